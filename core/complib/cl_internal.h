@@ -1,0 +1,23 @@
+/*
+ * ibal complib: private declarations shared by complib's own files.
+ * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
+ */
+#ifndef CL_INTERNAL_H
+#define CL_INTERNAL_H
+
+#include <stdio.h>
+#include <complib/cl_types.h>
+
+/* Mark functions that must not leave the library (the version script hides
+ * them anyway; this keeps them out of the dynamic symbol table early). */
+#define CL_PRIVATE __attribute__((visibility("hidden")))
+
+/* The stream complib writes diagnostics to: the file named by CL_LOG_FILE
+ * (opened for append once), else stderr. Never NULL. */
+CL_PRIVATE FILE *cl_out_stream(void);
+
+/* Writes one formatted diagnostic line to cl_out_stream() under a lock so
+ * that lines from several threads do not interleave. */
+CL_PRIVATE void cl_out_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,67 @@
+/*
+ * ibal tests: the small CUnit harness every test program uses.
+ * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
+ *
+ * A test file defines `static const test_entry_t tests[] = { TEST_ENTRY(fn), ... };`
+ * and ends with `TEST_MAIN("suite name", tests)`. The program exits 0 only if
+ * every test passed, and prints `CUNIT-TOTALS: tests=N failed=M` for the
+ * aggregate report of tests/run-all.sh.
+ */
+#ifndef IBAL_CL_TEST_H
+#define IBAL_CL_TEST_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <CUnit/Basic.h>
+
+typedef struct {
+	const char *name;
+	CU_TestFunc fn;
+} test_entry_t;
+
+#define TEST_ENTRY(fn) { #fn, fn }
+#define TEST_COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static inline int test_run_suite(const char *suite_name, const test_entry_t *t, size_t n)
+{
+	CU_pSuite suite;
+	unsigned run, failed;
+	size_t i;
+
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 2;
+	suite = CU_add_suite(suite_name, NULL, NULL);
+	if (!suite)
+		return 2;
+	for (i = 0; i < n; i++)
+		if (!CU_add_test(suite, t[i].name, t[i].fn))
+			return 2;
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	run = CU_get_number_of_tests_run();
+	failed = CU_get_number_of_tests_failed();
+	if (CU_get_number_of_failures() && !failed)
+		failed = 1;
+	printf("CUNIT-TOTALS: tests=%u failed=%u\n", run, failed);
+	CU_cleanup_registry();
+	return failed ? 1 : 0;
+}
+
+#define TEST_MAIN(suite_name, table) \
+	int main(void) { return test_run_suite(suite_name, table, TEST_COUNT(table)); }
+
+/* Monotonic milliseconds, for loose bounds on how long something took. */
+static inline uint64_t test_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* Generous upper bound for "this must happen soon" waits in tests, so that
+ * slow CI machines and valgrind do not turn into false failures. */
+#define TEST_WAIT_US (20u * 1000u * 1000u)
+
+#endif
