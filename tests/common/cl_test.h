@@ -10,6 +10,7 @@
 #ifndef IBAL_CL_TEST_H
 #define IBAL_CL_TEST_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
