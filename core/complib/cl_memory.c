@@ -44,7 +44,12 @@ static void trk_add(void *p, size_t size, const char *file, int32_t line, const 
 	trk_rec_t *r;
 	unsigned b;
 
-	if (!p || !atomic_load_explicit(&trk_on, memory_order_relaxed))
+	if (!p)
+		return;
+	/* A caller compiled with CL_TRACK_MEM passes its file name: that alone
+	 * starts tracking, as upstream's debug builds do. */
+	if (!atomic_load_explicit(&trk_on, memory_order_relaxed) &&
+	    (!file || __cl_mem_track(TRUE) != CL_SUCCESS))
 		return;
 	r = malloc(sizeof(*r));
 	if (!r)
@@ -176,8 +181,8 @@ void _cl_deinit(void)
 	pthread_mutex_lock(&trk_lock);
 	last = (init_depth > 0 && --init_depth == 0);
 	pthread_mutex_unlock(&trk_lock);
-	if (last && getenv("CL_MEM_TRACK"))
-		__cl_mem_track(FALSE);
+	if (last && atomic_load(&trk_on))
+		__cl_mem_track(FALSE);	/* lists what is still allocated */
 }
 
 __attribute__((constructor)) static void cl_memory_ctor(void)

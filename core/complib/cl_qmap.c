@@ -196,9 +196,7 @@ static inline void link_at(cl_qmap_t *map, uint64_t key, node_t *item, node_t *p
 	item->p_right = nil;
 	item->p_up = parent;
 	item->color = RED;
-#ifdef _DEBUG_
 	item->p_map = map;
-#endif
 	/* A left child precedes its parent in the list; a right child follows it. */
 	if (parent == &map->root) {
 		map->root.p_left = item;
@@ -239,10 +237,8 @@ void cl_qmap_init(cl_qmap_t *const p_map)
 	nil->p_up = nil;
 	nil->color = BLACK;
 	nil->key = 0;
-#ifdef _DEBUG_
 	p_map->root.p_map = p_map;
 	nil->p_map = p_map;
-#endif
 	nil->pool_item.list_item.p_next = &nil->pool_item.list_item;
 	nil->pool_item.list_item.p_prev = &nil->pool_item.list_item;
 	p_map->count = 0;
@@ -307,9 +303,7 @@ void cl_qmap_remove_item(cl_qmap_t *const p_map, cl_map_item_t *const p_item)
 	nil = &p_map->nil;
 	if (p_item == nil)
 		return;
-#ifdef _DEBUG_
 	CL_ASSERT(p_item->p_map == p_map);
-#endif
 	/* y: the node actually unlinked from the tree; x: the child taking its place. */
 	if (p_item->p_left == nil || p_item->p_right == nil)
 		y = p_item;
@@ -336,9 +330,7 @@ void cl_qmap_remove_item(cl_qmap_t *const p_map, cl_map_item_t *const p_item)
 	p_map->count--;
 	/* Leave nil self-consistent for the next operation. */
 	nil->p_up = nil;
-#ifdef _DEBUG_
 	p_item->p_map = NULL;
-#endif
 }
 
 cl_map_item_t *cl_qmap_remove(cl_qmap_t *const p_map, const uint64_t key)

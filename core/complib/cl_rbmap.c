@@ -162,9 +162,7 @@ void cl_rbmap_insert(cl_rbmap_t *const p_map, cl_rbmap_item_t *const p_insert_at
 	p_item->p_left = nil;
 	p_item->p_right = nil;
 	p_item->color = RED;
-#ifdef _DEBUG_
 	p_item->p_map = p_map;
-#endif
 	if (p_insert_at == nil) {
 		CL_ASSERT(p_map->root.p_left == nil);
 		p_map->root.p_left = p_item;
@@ -191,9 +189,7 @@ void cl_rbmap_remove_item(cl_rbmap_t *const p_map, cl_rbmap_item_t *const p_item
 	nil = &p_map->nil;
 	if (p_item == nil)
 		return;
-#ifdef _DEBUG_
 	CL_ASSERT(p_item->p_map == p_map);
-#endif
 	/* y: the node actually unlinked from the tree; x: the child taking its place. */
 	if (p_item->p_left == nil || p_item->p_right == nil) {
 		y = p_item;
@@ -219,7 +215,5 @@ void cl_rbmap_remove_item(cl_rbmap_t *const p_map, cl_rbmap_item_t *const p_item
 	}
 	p_map->count--;
 	nil->p_up = nil;
-#ifdef _DEBUG_
 	p_item->p_map = NULL;
-#endif
 }

@@ -38,9 +38,11 @@ void cl_thread_construct(cl_thread_t *const p_thread)
 cl_status_t cl_thread_init(cl_thread_t *const p_thread, cl_pfn_thread_callback_t pfn_callback,
 			   const void *const context, const char *const name)
 {
-	if (!p_thread || !pfn_callback)
+	if (!p_thread)
 		return CL_INVALID_PARAMETER;
 	cl_thread_construct(p_thread);
+	if (!pfn_callback)
+		return CL_INVALID_PARAMETER;
 	p_thread->pfn_callback = pfn_callback;
 	p_thread->context = context;
 	if (name) {

@@ -222,9 +222,11 @@ void cl_timer_construct(cl_timer_t *const p_timer)
 cl_status_t cl_timer_init(cl_timer_t *const p_timer, cl_pfn_timer_callback_t pfn_callback,
 			  const void *const context)
 {
-	if (!p_timer || !pfn_callback)
+	if (!p_timer)
 		return CL_INVALID_PARAMETER;
 	cl_timer_construct(p_timer);
+	if (!pfn_callback)
+		return CL_INVALID_PARAMETER;
 	p_timer->pfn_callback = pfn_callback;
 	p_timer->context = context;
 	pthread_once(&prov_once, prov_setup);

@@ -72,8 +72,9 @@ CL_EXPORT cl_status_t CL_API cl_event_reset(IN cl_event_t *const p_event);
  *
  * @param p_event an initialized event.
  * @param wait_us time limit in microseconds, 0, or EVENT_NO_TIMEOUT.
- * @param interruptible TRUE to return CL_NOT_DONE when a signal handler runs
- * in this thread during the wait; FALSE to keep waiting.
+ * @param interruptible TRUE to return CL_NOT_DONE when a signal handler
+ * installed without SA_RESTART runs in this thread during the wait (with
+ * SA_RESTART the system resumes the wait); FALSE to keep waiting.
  * @return CL_SUCCESS when the event was signalled; CL_TIMEOUT when the time
  * limit passed first; CL_NOT_DONE when interrupted by a signal (only if
  * @p interruptible); CL_ERROR if the event is not initialized or the wait

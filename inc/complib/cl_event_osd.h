@@ -4,10 +4,12 @@
  */
 /**
  * @file cl_event_osd.h
- * @brief cl_event_t: a futex word holding the signalled state plus a count
- * of sleeping waiters, so that signalling an event nobody waits on costs
- * one atomic exchange and no system call. Timeouts are measured on
- * CLOCK_MONOTONIC. An event holds no file descriptor and no memory.
+ * @brief cl_event_t: one futex word holding the signalled state and the
+ * number of waiters, so that signalling an event nobody waits on costs one
+ * atomic operation and no system call, and so that cl_event_signal touches
+ * the event's memory only in that one operation (a woken waiter may free the
+ * event right after it). Timeouts are measured on CLOCK_MONOTONIC. An event
+ * holds no file descriptor and no memory.
  */
 #ifndef _CL_EVENT_OSD_H_
 #define _CL_EVENT_OSD_H_
@@ -16,10 +18,11 @@
 
 /** Event. Treat as opaque; use the cl_event functions. */
 typedef struct _cl_event {
-	volatile int32_t signaled; /**< Futex word: 1 when signalled, 0 when reset. */
-	volatile int32_t waiters;  /**< Threads inside cl_event_wait_on that may sleep. */
-	boolean_t manual_reset;    /**< TRUE: stays signalled until cl_event_reset. */
-	cl_state_t state;          /**< CL_INITIALIZED between init and destroy. */
+	/** Futex word: bit 0 set while signalled; the other bits count the
+	 * threads inside cl_event_wait_on that may sleep (in units of 2). */
+	volatile int32_t word;
+	boolean_t manual_reset; /**< TRUE: stays signalled until cl_event_reset. */
+	cl_state_t state;       /**< CL_INITIALIZED between init and destroy. */
 } cl_event_t;
 
 #ifdef __cplusplus
@@ -33,8 +36,7 @@ extern "C" {
 CL_INLINE void CL_API cl_event_construct(IN cl_event_t *const p_event)
 {
 	CL_ASSERT(p_event);
-	p_event->signaled = 0;
-	p_event->waiters = 0;
+	p_event->word = 0;
 	p_event->manual_reset = FALSE;
 	p_event->state = CL_UNINITIALIZED;
 }

@@ -7,11 +7,14 @@
  * @brief Allocation (`cl_malloc`, `cl_zalloc`, `cl_palloc`, `cl_pzalloc`,
  * `cl_free`), buffer helpers, and allocation tracking with a leak display.
  *
- * Tracking records each live allocation with its file and line. It is
- * compiled into a caller's allocations when `CL_TRACK_MEM` (or `_DEBUG_`
- * without `CL_NO_TRACK_MEM`) is defined, and can be switched on for every
- * allocation at run time with `__cl_mem_track(TRUE)` or by starting the
- * process with `CL_MEM_TRACK=1` in the environment. Tracked and untracked
+ * Tracking records each live allocation with its file and line. Code
+ * compiled with `CL_TRACK_MEM` (or `_DEBUG_` without `CL_NO_TRACK_MEM`)
+ * passes its file and line, and its first allocation starts tracking for
+ * the process. Tracking can also be switched on for every allocation at run
+ * time with `__cl_mem_track(TRUE)`, or by starting the process with
+ * `CL_MEM_TRACK=1` in the environment. While tracking is on when the library
+ * unloads, allocations still live are listed (see cl_mem_display()) to the
+ * complib log target (stderr, or the file in `CL_LOG_FILE`). Tracked and untracked
  * allocations may be freed by either `cl_free` variant: the block layout is
  * the same, so code built with and without tracking can be mixed.
  *

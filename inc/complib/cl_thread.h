@@ -51,7 +51,9 @@ CL_EXPORT void CL_API cl_thread_construct(IN cl_thread_t *const p_thread);
  * @param name name of the thread (optional); at most 15 characters are kept,
  * and the system thread name (see `ps -L`, gdb) is set to it.
  * @return CL_SUCCESS; CL_INVALID_PARAMETER if @p p_thread or @p pfn_callback
- * is NULL; CL_ERROR if the thread could not be created.
+ * is NULL; CL_ERROR if the thread could not be created. A non-NULL
+ * @p p_thread is constructed first, so cl_thread_destroy is safe after any
+ * result.
  */
 CL_EXPORT cl_status_t CL_API cl_thread_init(IN cl_thread_t *const p_thread,
 					    IN cl_pfn_thread_callback_t pfn_callback,

@@ -59,7 +59,9 @@ CL_EXPORT void CL_API cl_timer_construct(IN cl_timer_t *const p_timer);
  * @param pfn_callback function called on expiry.
  * @param context its argument.
  * @return CL_SUCCESS; CL_INVALID_PARAMETER if @p p_timer or @p pfn_callback
- * is NULL; CL_ERROR if the timer thread could not be started.
+ * is NULL; CL_ERROR if the timer thread could not be started. A non-NULL
+ * @p p_timer is constructed first, so cl_timer_destroy is safe after any
+ * result.
  */
 CL_EXPORT cl_status_t CL_API cl_timer_init(IN cl_timer_t *const p_timer,
 					   IN cl_pfn_timer_callback_t pfn_callback,

@@ -590,6 +590,27 @@ AL_INLINE void AL_API ib_port_info_set_master_smsl(IN ib_port_info_t *const p_pi
 }
 
 /**
+ * Reads MasterSMSL (upstream's other name for ib_port_info_get_master_smsl).
+ * @param p_pi the PortInfo attribute.
+ * @return the SL used to reach the master SM.
+ */
+AL_INLINE uint8_t AL_API ib_port_info_get_sm_sl(IN const ib_port_info_t *const p_pi)
+{
+	return ib_port_info_get_master_smsl(p_pi);
+}
+
+/**
+ * Writes MasterSMSL (upstream's other name for ib_port_info_set_master_smsl).
+ * @param p_pi the PortInfo attribute.
+ * @param sm_sl the SL; only the low 4 bits are used.
+ */
+AL_INLINE void AL_API ib_port_info_set_sm_sl(IN ib_port_info_t *const p_pi,
+					     IN const uint8_t sm_sl)
+{
+	ib_port_info_set_master_smsl(p_pi, sm_sl);
+}
+
+/**
  * Writes SubnetTimeOut, leaving the two flag bits above it alone.
  * @param p_pi the PortInfo attribute.
  * @param timeout encoded timeout (4.096 us * 2^timeout), at most 0x1F; asserted.
@@ -1253,18 +1274,23 @@ typedef struct _ib_mad_notice_attr {
 		} PACK_SUFFIX ntc_256;        /**< Trap 256. */
 
 		/**
-		 * Traps 257 and 258 (bad P_Key or Q_Key). OFED for Windows keeps
-		 * a separate sl byte at offset 10, so qp1, qp2, gid1 and gid2 sit
-		 * one byte later than the specification's SL/QP1 word (offset 10),
-		 * QP2 (14), GID1 (18) and GID2 (34).
+		 * Traps 257 and 258 (bad P_Key or Q_Key), laid out as the
+		 * specification (and OpenSM) does: the SL/QP1 word at offset 10,
+		 * QP2 at 14, GID1 at 18, GID2 at 34. OFED for Windows declares a
+		 * separate sl byte before qp1, which shifts every later field by
+		 * one byte against what an SM sends; here sl overlays the first
+		 * byte of that word instead, so code using either name compiles
+		 * and reads the bytes on the wire (SL is in bits 7-4 of sl).
 		 */
 		struct _ntc_257_258 {
 			ib_net16_t pad1;       /**< Reserved. */
 			ib_net16_t lid1;       /**< LID1: source LID of the offending packet. */
 			ib_net16_t lid2;       /**< LID2: destination LID of the offending packet. */
 			ib_net32_t key;        /**< The bad P_Key or Q_Key. */
-			uint8_t sl;            /**< Service level. */
-			ib_net32_t qp1;        /**< Source QP (low 24 bits). */
+			__extension__ union {
+				uint8_t sl;      /**< First byte of the SL/QP1 word: SL in bits 7-4. */
+				ib_net32_t qp1;  /**< SL (bits 31-28) and source QP (bits 23-0), offset 10. */
+			} PACK_SUFFIX;
 			ib_net32_t qp2;        /**< Destination QP (low 24 bits). */
 			ib_gid_t gid1;         /**< Source GID. */
 			ib_gid_t gid2;         /**< Destination GID. */

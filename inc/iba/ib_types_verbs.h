@@ -1125,6 +1125,17 @@ typedef uint32_t ib_mr_mod_t;
 #define IB_MR_MOD_PD     0x00000002 /**< The protection domain. */
 #define IB_MR_MOD_ACCESS 0x00000004 /**< The access rights. */
 
+/*
+ * Attribute modifiers of SubnSet(SMInfo), network order. OFED for Windows
+ * and OpenSM define them here, between the verbs types; IB_SMINFO_STATE_INIT,
+ * defined next to them upstream, is in ib_types_base.h.
+ */
+#define IB_SMINFO_ATTR_MOD_HANDOVER    (CL_HTON32(0x000001)) /**< SubnSet(SMInfo): HandOver. */
+#define IB_SMINFO_ATTR_MOD_ACKNOWLEDGE (CL_HTON32(0x000002)) /**< SubnSet(SMInfo): Acknowledge. */
+#define IB_SMINFO_ATTR_MOD_DISABLE     (CL_HTON32(0x000003)) /**< SubnSet(SMInfo): Disable. */
+#define IB_SMINFO_ATTR_MOD_STANDBY     (CL_HTON32(0x000004)) /**< SubnSet(SMInfo): Standby. */
+#define IB_SMINFO_ATTR_MOD_DISCOVER    (CL_HTON32(0x000005)) /**< SubnSet(SMInfo): Discover. */
+
 /** Vendor-specific request to a verbs provider. */
 typedef struct _ib_ci_op {
 	IN uint32_t command;        /**< Command the provider understands. */
@@ -1140,9 +1151,13 @@ typedef struct _ib_ci_op {
 /* IP addressing CM (RDMA CM) private data                                  */
 /* ------------------------------------------------------------------------ */
 
-/** Service ID prefix of the RDMA IP CM service, as a network-order 64-bit value. */
+/**
+ * Service ID prefix of the RDMA IP CM service (bytes 00 00 00 00 01), as the
+ * integer value a network-order service ID has on a little-endian host. Use
+ * ib_cm_is_rdma_cm_sid(), which works on any host.
+ */
 #define IB_REQ_CM_RDMA_SID_PREFIX      0x0000000100000000ULL
-/** Bits of a network-order service ID compared with IB_REQ_CM_RDMA_SID_PREFIX. */
+/** Bits compared with IB_REQ_CM_RDMA_SID_PREFIX (little-endian hosts). */
 #define IB_REQ_CM_RDMA_SID_PREFIX_MASK 0x000000FFFFFFFFFFULL
 #define IB_REQ_CM_RDMA_PDATA_SIZE      56 /**< Consumer private data bytes of ib_cm_rdma_req_t. */
 #define IB_REQ_CM_RDMA_MAJOR_VERSION   0  /**< Major version of the private data format. */

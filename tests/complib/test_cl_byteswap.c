@@ -10,7 +10,7 @@ static const uint16_t k16 = CL_HTON16(0x1234);
 static const uint32_t k32 = CL_HTON32(0x12345678);
 static const uint64_t k64 = CL_HTON64(CL_CONST64(0x0102030405060708));
 enum { K_ENUM = CL_NTOH16(0x0100) };
-static char k_array[CL_NTOH32(CL_HTON32(3))];
+typedef char k_array_t[CL_NTOH32(CL_HTON32(3))];
 
 /* Byte i of v as it lies in memory. */
 static uint8_t byte_at(const void *v, int i)
@@ -53,7 +53,7 @@ static void test_macros_match_functions(void)
 	CU_ASSERT_EQUAL(k32, cl_hton32(0x12345678));
 	CU_ASSERT_EQUAL(k64, cl_hton64(CL_CONST64(0x0102030405060708)));
 	CU_ASSERT_EQUAL(K_ENUM, cl_ntoh16(0x0100));
-	CU_ASSERT_EQUAL(sizeof(k_array), 3);
+	CU_ASSERT_EQUAL(sizeof(k_array_t), 3);
 	for (i = 0; i < 64; i++, x = x * CL_CONST64(6364136223846793005) + 1442695040888963407ULL) {
 		CU_ASSERT_EQUAL(CL_NTOH16((uint16_t)x), cl_ntoh16((uint16_t)x));
 		CU_ASSERT_EQUAL(CL_HTON16((uint16_t)x), cl_hton16((uint16_t)x));

@@ -3,6 +3,7 @@
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <complib/cl_event.h>
 #include <complib/cl_atomic.h>
@@ -244,6 +245,38 @@ static void test_ping_pong(void)
 	cl_event_destroy(&pong);
 }
 
+/* The common pattern "wait, then free the object holding the event": the
+ * waiter frees the event as soon as its wait succeeds, possibly while the
+ * signaller is still inside cl_event_signal. Under ASan this catches a
+ * signal that touches the event late, when the timing window is hit. */
+static void *wait_and_free(void *arg)
+{
+	cl_event_t *ev = (cl_event_t *)arg;
+
+	CU_ASSERT_EQUAL(cl_event_wait_on(ev, TEST_WAIT_US, FALSE), CL_SUCCESS);
+	cl_event_destroy(ev);
+	free(ev);
+	return NULL;
+}
+
+static void test_free_right_after_wait(void)
+{
+	cl_event_t *ev;
+	pthread_t t;
+	int i;
+
+	for (i = 0; i < 500; i++) {
+		ev = (cl_event_t *)malloc(sizeof(*ev));
+		CU_ASSERT_PTR_NOT_NULL_FATAL(ev);
+		CU_ASSERT_EQUAL_FATAL(cl_event_init(ev, i & 1), CL_SUCCESS);
+		CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, wait_and_free, ev), 0);
+		if (i & 2)
+			sched_yield();	/* vary whether the waiter sleeps first */
+		cl_event_signal(ev);
+		pthread_join(t, NULL);
+	}
+}
+
 static void on_usr1(int sig)
 {
 	(void)sig;
@@ -329,6 +362,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_manual_reset_releases_all),
 	TEST_ENTRY(test_auto_reset_releases_one_per_signal),
 	TEST_ENTRY(test_ping_pong),
+	TEST_ENTRY(test_free_right_after_wait),
 	TEST_ENTRY(test_interruptible_wait),
 	TEST_ENTRY(test_uninterruptible_wait_ignores_signals),
 };

@@ -6,7 +6,7 @@
 #include "../common/cl_test.h"
 
 /* Usable in constant expressions. */
-static char buf[ROUNDUP(10, 8)];
+typedef char buf_t[ROUNDUP(10, 8)];
 enum { BIG = MAX(3, 9), SMALL = MIN(3, 9) };
 
 static void test_max_min(void)
@@ -36,7 +36,7 @@ static void test_max_min_precedence(void)
 
 static void test_roundup(void)
 {
-	CU_ASSERT_EQUAL(sizeof(buf), 16);
+	CU_ASSERT_EQUAL(sizeof(buf_t), 16);
 	CU_ASSERT_EQUAL(ROUNDUP(0u, 8u), 0);
 	CU_ASSERT_EQUAL(ROUNDUP(1u, 8u), 8);
 	CU_ASSERT_EQUAL(ROUNDUP(8u, 8u), 8);

@@ -118,12 +118,14 @@ static void test_writer_excludes_all(void)
 	holder_start(&w, &lock, TRUE);
 	CU_ASSERT_EQUAL(holder_wait_in(&r, SHORT_US), CL_TIMEOUT);
 	CU_ASSERT_EQUAL(holder_wait_in(&w, SHORT_US), CL_TIMEOUT);
+	CU_ASSERT_TRUE_FATAL(wait_for_writers(&lock, 1));
 	cl_plock_release(&lock);
-	/* Both get the lock eventually, one after the other. */
-	CU_ASSERT_TRUE(holder_wait_in(&r, 0) == CL_SUCCESS ||
-		       holder_wait_in(&w, TEST_WAIT_US) == CL_SUCCESS);
-	holder_finish(&r);
+	/* The waiting writer goes first, then the reader. */
+	CU_ASSERT_EQUAL(holder_wait_in(&w, TEST_WAIT_US), CL_SUCCESS);
+	CU_ASSERT_EQUAL(holder_wait_in(&r, SHORT_US), CL_TIMEOUT);
 	holder_finish(&w);
+	CU_ASSERT_EQUAL(holder_wait_in(&r, TEST_WAIT_US), CL_SUCCESS);
+	holder_finish(&r);
 	cl_plock_destroy(&lock);
 }
 

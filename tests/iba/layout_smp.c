@@ -209,18 +209,17 @@ DD(ntc_256.mkey, 14);
 DD(ntc_256.dr_slid, 22);
 DD(ntc_256.dr_trunc_hop, 23);
 DD(ntc_256.dr_rtn_path, 24);
-/* Traps 257-258: LID1 2, LID2 4, Key 6 as in the specification. Upstream
- * then inserts an sl byte at 10, so QP1/QP2/GID1/GID2 sit at 11/15/19/35
- * instead of the specification's 10/14/18/34 (upstream layout asserted). */
+/* Traps 257-258 as in the specification: LID1 2, LID2 4, Key 6, SL/QP1 10,
+ * QP2 14, GID1 18, GID2 34; upstream's separate sl byte overlays offset 10. */
 DD(ntc_257_258.pad1, 0);
 DD(ntc_257_258.lid1, 2);
 DD(ntc_257_258.lid2, 4);
 DD(ntc_257_258.key, 6);
 DD(ntc_257_258.sl, 10);
-DD(ntc_257_258.qp1, 11);
-DD(ntc_257_258.qp2, 15);
-DD(ntc_257_258.gid1, 19);
-DD(ntc_257_258.gid2, 35);
+DD(ntc_257_258.qp1, 10);
+DD(ntc_257_258.qp2, 14);
+DD(ntc_257_258.gid1, 18);
+DD(ntc_257_258.gid2, 34);
 /* Trap 259: DataValid 0, LID1 2, LID2 4, P_Key 6, SL/QP1 8, QP2 12, GID1 16,
  * GID2 32, SwLID 48, PortNo 50. */
 DD(ntc_259.data_valid, 0);

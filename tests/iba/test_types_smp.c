@@ -202,6 +202,11 @@ static void test_port_info_getters(void)
 	CU_ASSERT_EQUAL(ib_port_info_get_link_speed_enabled(&pi), 7);
 	CU_ASSERT_EQUAL(ib_port_info_get_neighbor_mtu(&pi), IB_MTU_LEN_2048);
 	CU_ASSERT_EQUAL(ib_port_info_get_master_smsl(&pi), 11);
+	CU_ASSERT_EQUAL(ib_port_info_get_sm_sl(&pi), 11);
+	ib_port_info_set_sm_sl(&pi, 5);
+	CU_ASSERT_EQUAL(ib_port_info_get_master_smsl(&pi), 5);
+	CU_ASSERT_EQUAL(ib_port_info_get_neighbor_mtu(&pi), IB_MTU_LEN_2048);
+	ib_port_info_set_sm_sl(&pi, 11);
 	CU_ASSERT_EQUAL(ib_port_info_get_vl_cap(&pi), 3);
 	CU_ASSERT_EQUAL(ib_port_info_get_init_type(&pi), 0xA);
 	CU_ASSERT_EQUAL(ib_port_info_get_mtu_cap(&pi), IB_MTU_LEN_4096);
