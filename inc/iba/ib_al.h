@@ -34,10 +34,13 @@
  * are opaque pointers; `ib_cm_handle_t` is a small structure passed by
  * value.
  *
- * Thread safety: every exported call may be made from any thread, including
- * from within access-layer callbacks, except where a call's documentation
- * says otherwise (ib_close_al() must not be called from a callback). The
- * caller serializes its own use of a request or record structure. The inline
+ * Thread safety: the calls may be made from any thread, and from within
+ * access-layer callbacks, except those that wait for callbacks to return:
+ * ib_close_al() must not be called from a callback, nor may an object be
+ * destroyed with ib_sync_destroy from one of its own callbacks (or those of
+ * its children). Some calls are meant to be made from a callback (ib_cm_apr()
+ * from the LAP callback, ib_reject_ioc() from the PnP callback). The caller
+ * serializes its own use of a request or record structure. The inline
  * helpers keep no state.
  */
 #ifndef __IB_AL_H__
@@ -221,10 +224,7 @@ typedef struct _ib_async_event_rec {
 	uint64_t vendor_specific; /**< Optional provider-specific information. */
 	/** Context of the resource, as given at its creation. */
 	TO_LONG_PTR(void *, context);
-	/**
-	 * Handle of the resource the event concerns. It is provided because
-	 * an event may arrive before the call creating the resource returned.
-	 */
+	/** Handle of one of the resource types; the event's code tells which. */
 	union _handle_t {
 		/** For a CA event. */
 		TO_LONG_PTR(ib_ca_handle_t, h_ca);
@@ -234,7 +234,8 @@ typedef struct _ib_async_event_rec {
 		TO_LONG_PTR(ib_qp_handle_t, h_qp);
 		/** For an SRQ event. */
 		TO_LONG_PTR(struct _ib_srq *, h_srq);
-	} handle;
+	} handle; /**< The resource the event concerns (given because an event
+		   *   may arrive before the call creating the resource returned). */
 	uint8_t port_number;      /**< Port of a port event. */
 } ib_async_event_rec_t;
 
