@@ -41,9 +41,11 @@ run() {
 	: >"$tmp/stderr"
 }
 
-# table TITLE UNIT IBAL_FILE [OSM_FILE]: best value per row, in first-seen order.
+# table TITLE UNIT TOLERANCE IBAL_FILE [OSM_FILE]: best value per row, in
+# first-seen order; a ratio above 1 + TOLERANCE is marked "slower", one
+# above 1.00 but within it "~" (within noise).
 table() {
-	awk -F '\t' -v title="$1" -v unit="$2" -v have_osm="${4:+1}" '
+	awk -F '\t' -v title="$1" -v unit="$2" -v tol="$3" -v have_osm="${5:+1}" '
 	FNR == 1 { file++ }
 	{
 		k = $1; v = $2 + 0
@@ -60,19 +62,22 @@ table() {
 				k = order[i]
 				if (!(k in a) || !(k in b)) continue
 				r = b[k] > 0 ? a[k] / b[k] : 0
-				mark = r > 1.05 ? "  slower" : r > 1.00 ? "  ~" : ""
+				mark = r > 1 + tol ? "  slower" : r > 1.00 ? "  ~" : ""
 				printf "%-34s %12.2f %12.2f %7.2f%s\n", k, a[k], b[k], r, mark
-				rows++; if (r <= 1.00) ok++; else if (r <= 1.05) near++
+				rows++; if (r <= 1.00) ok++; else if (r <= 1 + tol) near++
 			}
-			printf "%d rows: ours faster or equal on %d, within 5%% on %d, slower on %d\n",
-				rows, ok, near, rows - ok - near
+			if (tol > 0)
+				printf "%d rows: ours faster or equal on %d, within %d%% (noise) on %d, slower on %d\n",
+					rows, ok, tol * 100 + 0.5, near, rows - ok - near
+			else
+				printf "%d rows: ours fewer or equal on %d, more on %d\n", rows, ok, rows - ok
 		} else {
 			printf "%-34s %12s\n", "operation", "ibal " unit
 			for (i = 1; i <= n; i++)
 				printf "%-34s %12.2f\n", order[i], a[order[i]]
 			print "(OpenSM complib not found by configure: ours only)"
 		}
-	}' "$3" ${4:+"$4"}
+	}' "$4" ${5:+"$5"}
 }
 
 # Timing: best of $runs runs per group and program.
@@ -96,8 +101,8 @@ if [ "$cg" != only ]; then
 		done
 	done
 	echo >&2
-	table "Time per operation (best of $runs runs; 2-core shared machine, expect noise)" \
-		ns/op "$tmp/ibal" ${osm:+"$tmp/osm"}
+	table "Time per operation (best of $runs runs; on a shared machine expect a few % of noise)" \
+		ns/op 0.05 "$tmp/ibal" ${osm:+"$tmp/osm"}
 fi
 
 # Instructions: callgrind, one measured sample per row (see bench_complib.c).
@@ -127,6 +132,6 @@ if [ -n "$cg" ] && [ "$cg" != 0 ]; then
 	cg_run "$ibal" "$tmp/cg_ibal" ibal
 	[ -z "$osm" ] || cg_run "$osm" "$tmp/cg_osm" osm
 	table "Instructions per operation (callgrind; all threads; deterministic up to lock contention)" \
-		Ir/op "$tmp/cg_ibal" ${osm:+"$tmp/cg_osm"}
+		Ir/op 0 "$tmp/cg_ibal" ${osm:+"$tmp/cg_osm"}
 fi
 exit $status
