@@ -5,164 +5,12 @@
 #include <complib/cl_qmap.h>
 
 /*
- * Layout: map->root is a black sentinel whose p_left is the top node (and
- * whose p_up is itself); map->nil is a black sentinel ending every leaf, the
- * end marker, and the head of the circular list threading the items in key
- * order. Every real node, the top one included, has a parent whose p_left or
- * p_right points at it, so "which link of the parent" never needs a special
- * case.
+ * The tree and its sentinels are cl_rbtree.h's; map->nil is also the end
+ * marker and the head of the circular list threading the items in key order.
  */
-typedef cl_map_item_t node_t;
-
-#define RED CL_MAP_RED
-#define BLACK CL_MAP_BLACK
-
-static inline node_t **link_to(node_t *n)
-{
-	node_t *up = n->p_up;
-
-	return up->p_left == n ? &up->p_left : &up->p_right;
-}
-
-/* Rotations; `nil` is never given a new parent here. */
-static void rotate_left(node_t *nil, node_t *a)
-{
-	node_t *c = a->p_right;
-
-	*link_to(a) = c;
-	c->p_up = a->p_up;
-	a->p_right = c->p_left;
-	if (c->p_left != nil)
-		c->p_left->p_up = a;
-	c->p_left = a;
-	a->p_up = c;
-}
-
-static void rotate_right(node_t *nil, node_t *c)
-{
-	node_t *a = c->p_left;
-
-	*link_to(c) = a;
-	a->p_up = c->p_up;
-	c->p_left = a->p_right;
-	if (a->p_right != nil)
-		a->p_right->p_up = c;
-	a->p_right = c;
-	c->p_up = a;
-}
-
-/* Restores the red-black rules after `x` (red) was linked in. */
-static void insert_fixup(cl_qmap_t *map, node_t *x)
-{
-	node_t *nil = &map->nil;
-
-	while (x->p_up->color == RED) {
-		node_t *p = x->p_up, *g = p->p_up, *u;
-
-		if (p == g->p_left) {
-			u = g->p_right;
-			if (u->color == RED) {
-				p->color = u->color = BLACK;
-				g->color = RED;
-				x = g;
-				continue;
-			}
-			if (x == p->p_right) {
-				rotate_left(nil, p);
-				p = x;
-			}
-			p->color = BLACK;
-			g->color = RED;
-			rotate_right(nil, g);
-		} else {
-			u = g->p_left;
-			if (u->color == RED) {
-				p->color = u->color = BLACK;
-				g->color = RED;
-				x = g;
-				continue;
-			}
-			if (x == p->p_left) {
-				rotate_right(nil, p);
-				p = x;
-			}
-			p->color = BLACK;
-			g->color = RED;
-			rotate_left(nil, g);
-		}
-		break;
-	}
-	map->root.p_left->color = BLACK;
-}
-
-/* Restores the red-black rules after a black node was unlinked above `x`. */
-static void remove_fixup(cl_qmap_t *map, node_t *x)
-{
-	node_t *nil = &map->nil, *top = &map->root;
-
-	while (x->color == BLACK && x->p_up != top) {
-		node_t *p = x->p_up, *w;
-
-		if (x == p->p_left) {
-			w = p->p_right;
-			if (w->color == RED) {
-				w->color = BLACK;
-				p->color = RED;
-				rotate_left(nil, p);
-				w = p->p_right;
-			}
-			if (w->p_left->color == BLACK && w->p_right->color == BLACK) {
-				w->color = RED;
-				x = p;
-				continue;
-			}
-			if (w->p_right->color == BLACK) {
-				w->p_left->color = BLACK;
-				w->color = RED;
-				rotate_right(nil, w);
-				w = p->p_right;
-			}
-			w->color = p->color;
-			p->color = BLACK;
-			w->p_right->color = BLACK;
-			rotate_left(nil, p);
-		} else {
-			w = p->p_left;
-			if (w->color == RED) {
-				w->color = BLACK;
-				p->color = RED;
-				rotate_right(nil, p);
-				w = p->p_left;
-			}
-			if (w->p_left->color == BLACK && w->p_right->color == BLACK) {
-				w->color = RED;
-				x = p;
-				continue;
-			}
-			if (w->p_left->color == BLACK) {
-				w->p_right->color = BLACK;
-				w->color = RED;
-				rotate_left(nil, w);
-				w = p->p_left;
-			}
-			w->color = p->color;
-			p->color = BLACK;
-			w->p_left->color = BLACK;
-			rotate_right(nil, p);
-		}
-		break;
-	}
-	x->color = BLACK;
-}
-
-/* Threads `n` on the sorted list just before `at`. */
-static inline void list_link_before(cl_list_item_t *at, cl_list_item_t *n)
-{
-	n->p_next = at;
-	n->p_prev = at->p_prev;
-	at->p_prev->p_next = n;
-	at->p_prev = n;
-}
+#define CL_RBTREE_NODE cl_map_item_t
+#define CL_RBTREE_MAP cl_qmap_t
+#include "cl_rbtree.h"
 
 /*
  * Looks `key` up: returns its node, or nil on a miss, in which case *p_parent
@@ -188,19 +36,13 @@ static inline node_t *find_slot(cl_qmap_t *map, uint64_t key, node_t **p_parent)
 /* Links `item` below `parent` as found by find_slot() and rebalances. */
 static inline void link_at(cl_qmap_t *map, uint64_t key, node_t *item, node_t *parent)
 {
-	node_t *nil = &map->nil;
 	cl_list_item_t *at;
 
 	item->key = key;
-	item->p_left = nil;
-	item->p_right = nil;
-	item->p_up = parent;
-	item->color = RED;
-	item->p_map = map;
 	/* A left child precedes its parent in the list; a right child follows it. */
 	if (parent == &map->root) {
-		map->root.p_left = item;
-		at = &nil->pool_item.list_item;
+		parent->p_left = item;
+		at = &map->nil.pool_item.list_item;
 	} else if (key < parent->key) {
 		parent->p_left = item;
 		at = &parent->pool_item.list_item;
@@ -208,9 +50,8 @@ static inline void link_at(cl_qmap_t *map, uint64_t key, node_t *item, node_t *p
 		parent->p_right = item;
 		at = parent->pool_item.list_item.p_next;
 	}
-	list_link_before(at, &item->pool_item.list_item);
-	map->count++;
-	insert_fixup(map, item);
+	__cl_primitive_insert(at, &item->pool_item.list_item);
+	rbt_link(map, parent, item);
 }
 
 /* Inserts `item` whose key exceeds every key in the map, in O(1) amortized. */
@@ -223,25 +64,15 @@ static void append_max(cl_qmap_t *map, uint64_t key, node_t *item)
 
 void cl_qmap_init(cl_qmap_t *const p_map)
 {
-	node_t *nil;
+	cl_list_item_t *end;
 
 	CL_ASSERT(p_map);
-	nil = &p_map->nil;
-	p_map->root.p_left = nil;
-	p_map->root.p_right = nil;
-	p_map->root.p_up = &p_map->root;
-	p_map->root.color = BLACK;
+	rbt_init(p_map);
 	p_map->root.key = 0;
-	nil->p_left = nil;
-	nil->p_right = nil;
-	nil->p_up = nil;
-	nil->color = BLACK;
-	nil->key = 0;
-	p_map->root.p_map = p_map;
-	nil->p_map = p_map;
-	nil->pool_item.list_item.p_next = &nil->pool_item.list_item;
-	nil->pool_item.list_item.p_prev = &nil->pool_item.list_item;
-	p_map->count = 0;
+	p_map->nil.key = 0;
+	end = &p_map->nil.pool_item.list_item;
+	end->p_next = end;
+	end->p_prev = end;
 	p_map->state = CL_INITIALIZED;
 }
 
@@ -296,41 +127,14 @@ cl_map_item_t *cl_qmap_get_next(const cl_qmap_t *const p_map, const uint64_t key
 
 void cl_qmap_remove_item(cl_qmap_t *const p_map, cl_map_item_t *const p_item)
 {
-	node_t *nil, *y, *x;
-	cl_list_item_t *li;
-
 	CL_ASSERT(p_map && p_map->state == CL_INITIALIZED && p_item);
-	nil = &p_map->nil;
-	if (p_item == nil)
+	if (p_item == &p_map->nil)
 		return;
 	CL_ASSERT(p_item->p_map == p_map);
-	/* y: the node actually unlinked from the tree; x: the child taking its place. */
-	if (p_item->p_left == nil || p_item->p_right == nil)
-		y = p_item;
-	else
-		y = cl_qmap_next(p_item); /* the in-order successor has no left child */
-	x = y->p_left != nil ? y->p_left : y->p_right;
-	x->p_up = y->p_up; /* may set nil's parent, which remove_fixup relies on */
-	*link_to(y) = x;
-	if (y->color == BLACK)
-		remove_fixup(p_map, x);
-	if (y != p_item) {
-		/* Put the successor where the removed item was. */
-		y->p_up = p_item->p_up;
-		y->p_left = p_item->p_left;
-		y->p_right = p_item->p_right;
-		y->color = p_item->color;
-		*link_to(p_item) = y;
-		y->p_left->p_up = y;
-		y->p_right->p_up = y;
-	}
-	li = &p_item->pool_item.list_item;
-	li->p_prev->p_next = li->p_next;
-	li->p_next->p_prev = li->p_prev;
-	p_map->count--;
-	/* Leave nil self-consistent for the next operation. */
-	nil->p_up = nil;
-	p_item->p_map = NULL;
+	/* The list gives the in-order successor in O(1). */
+	rbt_unlink(p_map, p_item,
+		   rbt_has_two_children(p_map, p_item) ? cl_qmap_next(p_item) : p_item);
+	__cl_primitive_remove(&p_item->pool_item.list_item);
 }
 
 cl_map_item_t *cl_qmap_remove(cl_qmap_t *const p_map, const uint64_t key)

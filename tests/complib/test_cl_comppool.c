@@ -3,8 +3,8 @@
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  */
 #include <complib/cl_comppool.h>
-#include <complib/cl_memory.h>
 #include "../common/cl_test.h"
+#include "../common/mem_track.h"
 
 /* Three components: a record, a buffer, and a trailer the record points to. */
 typedef struct {
@@ -49,18 +49,6 @@ static void dtor_cb(void *const p_object, void *context)
 	c->dtors++;
 }
 
-static void track_begin(void)
-{
-	CU_ASSERT_EQUAL(__cl_mem_track(TRUE), CL_SUCCESS);
-	CU_ASSERT_EQUAL(cl_mem_track_count(), 0);
-}
-
-static void track_end(void)
-{
-	CU_ASSERT_EQUAL(cl_mem_track_count(), 0);
-	__cl_mem_track(FALSE);
-}
-
 static size_t sizes3[3] = { sizeof(rec_t), BUF_SIZE, sizeof(uint32_t) };
 
 static void test_construct_destroy(void)
@@ -77,7 +65,7 @@ static void test_invalid_settings(void)
 	cl_cpool_t pool;
 	ctx_t c = { 0 };
 
-	track_begin();
+	test_track_begin();
 	CU_ASSERT_EQUAL(cl_cpool_init(&pool, 4, 3, 1, sizes3, 3, init_cb, dtor_cb, &c),
 			CL_INVALID_SETTING);
 	CU_ASSERT_FALSE(cl_is_cpool_inited(&pool));
@@ -86,7 +74,7 @@ static void test_invalid_settings(void)
 			CL_INVALID_SETTING);
 	cl_cpool_destroy(&pool);
 	CU_ASSERT_EQUAL(c.inits, 0);
-	track_end();
+	test_track_end();
 }
 
 static void test_min_max_grow(void)
@@ -96,7 +84,7 @@ static void test_min_max_grow(void)
 	rec_t *got[9];
 	int i;
 
-	track_begin();
+	test_track_begin();
 	CU_ASSERT_EQUAL(cl_cpool_init(&pool, 3, 9, 2, sizes3, 3, init_cb, dtor_cb, &c),
 			CL_SUCCESS);
 	/* The caller's sizes are left as they were. */
@@ -122,7 +110,7 @@ static void test_min_max_grow(void)
 	cl_cpool_destroy(&pool);
 	CU_ASSERT_EQUAL(c.dtors, 9);
 	CU_ASSERT_EQUAL(c.bad, 0);
-	track_end();
+	test_track_end();
 }
 
 static void test_init_failure(void)
@@ -130,7 +118,7 @@ static void test_init_failure(void)
 	cl_cpool_t pool;
 	ctx_t c = { 0 };
 
-	track_begin();
+	test_track_begin();
 	c.fail_at = 2;
 	c.fail_status = CL_INSUFFICIENT_RESOURCES;
 	CU_ASSERT_EQUAL(cl_cpool_init(&pool, 5, 0, 1, sizes3, 3, init_cb, dtor_cb, &c),
@@ -149,7 +137,7 @@ static void test_init_failure(void)
 	CU_ASSERT_EQUAL(cl_cpool_grow(&pool, 2), CL_SUCCESS);
 	CU_ASSERT_EQUAL(cl_cpool_count(&pool), 2);
 	cl_cpool_destroy(&pool);
-	track_end();
+	test_track_end();
 }
 
 static void test_no_initializer(void)
@@ -158,7 +146,7 @@ static void test_no_initializer(void)
 	size_t one = 3; /* tiny objects are fine: the pool adds its header */
 	uint8_t *a, *b;
 
-	track_begin();
+	test_track_begin();
 	CU_ASSERT_EQUAL(cl_cpool_init(&pool, 1, 0, 1, &one, 1, NULL, NULL, NULL), CL_SUCCESS);
 	a = (uint8_t *)cl_cpool_get(&pool);
 	b = (uint8_t *)cl_cpool_get(&pool);
@@ -171,7 +159,7 @@ static void test_no_initializer(void)
 	cl_cpool_put(&pool, b);
 	CU_ASSERT_EQUAL(cl_cpool_count(&pool), 2);
 	cl_cpool_destroy(&pool);
-	track_end();
+	test_track_end();
 }
 
 static void test_null_initializer_many_components(void)
@@ -182,7 +170,7 @@ static void test_null_initializer_many_components(void)
 
 	for (i = 0; i < 12; i++)
 		sizes[i] = (size_t)(i + 1);
-	track_begin();
+	test_track_begin();
 	CU_ASSERT_EQUAL(cl_cpool_init(&pool, 0, 0, 2, sizes, 12, NULL, NULL, NULL),
 			CL_INVALID_SETTING);
 	CU_ASSERT_FALSE(cl_is_cpool_inited(&pool));
@@ -190,7 +178,7 @@ static void test_null_initializer_many_components(void)
 	CU_ASSERT_EQUAL(cl_cpool_init(&pool, 0, 0, 2, sizes, 2, NULL, NULL, NULL),
 			CL_INVALID_SETTING);
 	cl_cpool_destroy(&pool);
-	track_end();
+	test_track_end();
 }
 
 static cl_status_t count_cb(void **const p_comp_array, const uint32_t num_components,
@@ -214,13 +202,13 @@ static void test_many_components_with_init(void)
 
 	for (i = 0; i < 12; i++)
 		sizes[i] = (size_t)(i + 1);
-	track_begin();
+	test_track_begin();
 	CU_ASSERT_EQUAL(cl_cpool_init(&pool, 4, 0, 2, sizes, 12, count_cb, NULL, &n),
 			CL_SUCCESS);
 	CU_ASSERT_EQUAL(n, 4);
 	CU_ASSERT_EQUAL(sizes[0], 1);
 	cl_cpool_destroy(&pool);
-	track_end();
+	test_track_end();
 }
 
 static const test_entry_t tests[] = {

@@ -9,47 +9,14 @@
 #define __MODULE__ "tmod"
 #include <complib/cl_debug.h>
 #include <pthread.h>
-#include <spawn.h>
+#include <signal.h>
+#include <string.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include "../common/cl_test.h"
+#include "../common/log_capture.h"
 
 /* The level the test process starts with (set in main before any output). */
 #define ENV_LEVEL 0x80000003u
-
-static char log_path[64];
-static long log_pos;
-
-/* Returns (malloc'd) everything written to the log since the last call. */
-static char *log_take(void)
-{
-	FILE *f = fopen(log_path, "r");
-	char *buf;
-	long end;
-	size_t n;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	end = ftell(f);
-	buf = (char *)malloc((size_t)(end - log_pos) + 1);
-	fseek(f, log_pos, SEEK_SET);
-	n = fread(buf, 1, (size_t)(end - log_pos), f);
-	buf[n] = '\0';
-	log_pos += (long)n;
-	fclose(f);
-	return buf;
-}
-
-/* Asserts the new log text equals `expect` exactly. */
-#define ASSERT_LOG(expect) \
-	do { \
-		char *got_ = log_take(); \
-		CU_ASSERT_PTR_NOT_NULL_FATAL(got_); \
-		CU_ASSERT_STRING_EQUAL(got_, (expect)); \
-		free(got_); \
-	} while (0)
 
 static unsigned tid(void)
 {
@@ -60,7 +27,7 @@ static void test_env_level(void)
 {
 	CU_ASSERT_EQUAL(cl_dbg_get_level(), ENV_LEVEL);
 	CU_ASSERT_EQUAL(cl_dbg_get_level(), ENV_LEVEL);
-	ASSERT_LOG("");
+	TEST_ASSERT_LOG("");
 }
 
 static void test_msg_out(void)
@@ -69,13 +36,13 @@ static void test_msg_out(void)
 	char *got;
 
 	cl_msg_out("hello %s %d\n", "world", 42);
-	ASSERT_LOG("hello world 42\n");
+	TEST_ASSERT_LOG("hello world 42\n");
 	cl_msg_out("no newline");
-	ASSERT_LOG("no newline");
+	TEST_ASSERT_LOG("no newline");
 	memset(big, 'x', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
 	cl_msg_out("[%s]\n", big);
-	got = log_take();
+	got = test_log_take();
 	CU_ASSERT_EQUAL(strlen(got), sizeof(big) + 2);
 	CU_ASSERT_EQUAL(got[0], '[');
 	CU_ASSERT_STRING_EQUAL(got + sizeof(big), "]\n");
@@ -84,7 +51,7 @@ static void test_msg_out(void)
 	cl_dbg_set_level(CL_DBG_DISABLE);
 	cl_msg_out("always\n");
 	cl_dbg_set_level(ENV_LEVEL);
-	ASSERT_LOG("always\n");
+	TEST_ASSERT_LOG("always\n");
 }
 
 static void test_print_filtering(void)
@@ -97,7 +64,7 @@ static void test_print_filtering(void)
 	CL_PRINT(3, 1, ("f\n"));           /* CHK_LVL lacks bit 1 */
 	CL_PRINT(2, 0x7, ("g\n"));         /* CHK_LVL has extra bits */
 	CL_PRINT(0, 0, ("h\n"));           /* no bits required */
-	ASSERT_LOG("a\nb\ng\nh\n");
+	TEST_ASSERT_LOG("a\nb\ng\nh\n");
 }
 
 static void test_print_errors(void)
@@ -108,13 +75,13 @@ static void test_print_errors(void)
 	CL_PRINT(CL_DBG_ERROR | 0x40, 0x40, ("e2\n"));
 	CL_PRINT(CL_DBG_ERROR, CL_DBG_ALL, ("e3\n"));
 	CL_PRINT(CL_DBG_ERROR, CL_DBG_DISABLE, ("e4\n"));
-	ASSERT_LOG("e1\ne3\n");
+	TEST_ASSERT_LOG("e1\ne3\n");
 	/* The env mask without the error bit silences errors too. */
 	cl_dbg_set_level(0x3);
 	CL_PRINT(CL_DBG_ERROR, CL_DBG_ALL, ("e5\n"));
 	CL_PRINT(1, CL_DBG_ALL, ("i1\n"));
 	cl_dbg_set_level(ENV_LEVEL);
-	ASSERT_LOG("i1\n");
+	TEST_ASSERT_LOG("i1\n");
 }
 
 static void test_disable_all(void)
@@ -130,7 +97,7 @@ static void test_disable_all(void)
 	CL_PRINT(4, CL_DBG_ALL, ("w\n"));
 	cl_dbg_set_level(ENV_LEVEL);
 	CU_ASSERT_FALSE(cl_dbg_is_enabled(4, CL_DBG_ALL));
-	ASSERT_LOG("w\n");
+	TEST_ASSERT_LOG("w\n");
 }
 
 static void traced_function(int fail)
@@ -154,18 +121,18 @@ static void test_trace_format(void)
 		 "0x%x:tmod:traced_function() [\n"
 		 "0x%x:tmod:traced_function(): value 7\n"
 		 "0x%x:tmod:traced_function() ]\n", t, t, t);
-	ASSERT_LOG(expect);
+	TEST_ASSERT_LOG(expect);
 	traced_function(3);
 	snprintf(expect, sizeof(expect),
 		 "0x%x:tmod:traced_function() [\n"
 		 "0x%x:tmod:traced_function() !ERROR!: failed 3\n"
 		 "0x%x:tmod:traced_function() ]\n", t, t, t);
-	ASSERT_LOG(expect);
+	TEST_ASSERT_LOG(expect);
 	/* Filtered traces print neither prefix nor text, and leave no prefix behind. */
 	CL_TRACE(4, CL_DBG_ALL, ("hidden\n"));
 	CL_TRACE_EXIT(8, CL_DBG_ALL, ("hidden\n"));
 	cl_msg_out("plain\n");
-	ASSERT_LOG("plain\n");
+	TEST_ASSERT_LOG("plain\n");
 }
 
 static int evals;
@@ -192,7 +159,7 @@ static void test_single_evaluation(void)
 	CL_PRINT(4, CL_DBG_ALL, ("q%d\n", ++args));
 	CL_TRACE(1, 0, ("q%d\n", ++args));
 	CU_ASSERT_EQUAL(args, 2);
-	free(log_take());
+	free(test_log_take());
 }
 
 static void test_statement_syntax(void)
@@ -215,7 +182,7 @@ static void test_statement_syntax(void)
 	else
 		branch = 3;
 	CU_ASSERT_EQUAL(branch, 3);
-	ASSERT_LOG("");
+	TEST_ASSERT_LOG("");
 }
 
 #define THREADS 4
@@ -242,7 +209,7 @@ static void test_concurrent_lines(void)
 						     (void *)(intptr_t)i), 0);
 	for (i = 0; i < THREADS; i++)
 		pthread_join(th[i], NULL);
-	text = log_take();
+	text = test_log_take();
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		unsigned t;
 		int id = -1, n = -1, used = 0;
@@ -261,73 +228,16 @@ static void test_concurrent_lines(void)
 	free(text);
 }
 
-extern char **environ;
-
-/* The environment of this process without the complib variables, plus
- * `a` and `b` (either may be NULL); free() the result. The rest is kept so
- * that a child finds its libraries as this process did (libtool, valgrind). */
-static char **child_env(char *a, char *b)
-{
-	size_t n = 0, k = 0, i;
-	char **env;
-
-	while (environ[n])
-		n++;
-	env = (char **)calloc(n + 3, sizeof(*env));
-	if (!env)
-		return NULL;
-	for (i = 0; i < n; i++)
-		if (strncmp(environ[i], "CL_", 3))
-			env[k++] = environ[i];
-	if (a)
-		env[k++] = a;
-	if (b)
-		env[k++] = b;
-	return env;
-}
-
 /* Runs this program with CL_DEBUG_LEVEL=value (NULL: unset) in print-level
- * mode and returns the level the child reports. */
+ * mode and returns the level the child reports, or -2. */
 static long child_level(const char *value)
 {
-	char exe[512], env_level[128], out[64];
-	char *argv[] = { exe, (char *)"--print-level", NULL };
+	char env_level[128], out[64];
 	char env_file[] = "CL_LOG_FILE=/dev/null";
-	char **envp;
-	posix_spawn_file_actions_t fa;
-	int fds[2], status, rc;
-	ssize_t n, len;
-	pid_t pid;
 
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
-		return -2;
-	exe[n] = '\0';
 	if (value)
 		snprintf(env_level, sizeof(env_level), "CL_DEBUG_LEVEL=%s", value);
-	envp = child_env(env_file, value ? env_level : NULL);
-	if (!envp || pipe(fds)) {
-		free(envp);
-		return -2;
-	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-	posix_spawn_file_actions_addclose(&fa, fds[0]);
-	rc = posix_spawn(&pid, exe, &fa, NULL, argv, envp);
-	posix_spawn_file_actions_destroy(&fa);
-	free(envp);
-	if (rc) {
-		close(fds[0]);
-		close(fds[1]);
-		return -2;
-	}
-	close(fds[1]);
-	len = 0;
-	while ((n = read(fds[0], out + len, sizeof(out) - 1 - (size_t)len)) > 0)
-		len += n;
-	close(fds[0]);
-	out[len] = '\0';
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+	if (test_run_self("--print-level", env_file, value ? env_level : NULL, out, sizeof(out)))
 		return -2;
 	return strtol(out, NULL, 0);
 }
@@ -387,21 +297,17 @@ static const test_entry_t tests[] = {
 
 int main(int argc, char **argv)
 {
-	int fd, rc;
+	int rc;
 
 	if (argc > 1 && !strcmp(argv[1], "--print-level")) {
 		printf("0x%x\n", cl_dbg_get_level());
 		return 0;
 	}
 	/* Both variables are read once per process: set them before any output. */
-	snprintf(log_path, sizeof(log_path), "/tmp/test_cl_debug.XXXXXX");
-	fd = mkstemp(log_path);
-	if (fd < 0)
+	if (test_log_setup("test_cl_debug"))
 		return 2;
-	close(fd);
-	setenv("CL_LOG_FILE", log_path, 1);
 	setenv("CL_DEBUG_LEVEL", "0x80000003", 1);
 	rc = test_run_suite("cl_debug", tests, TEST_COUNT(tests));
-	unlink(log_path);
+	unlink(test_log_path);
 	return rc;
 }

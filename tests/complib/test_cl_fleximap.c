@@ -15,15 +15,18 @@ typedef struct {
 static node_t nodes[KEYS];
 static int keyval[KEYS]; /* keyval[i] == i: stable key storage for lookups */
 static unsigned cmp_calls;
-
 static uint64_t rng_state = 0x9E3779B97F4A7C15ULL;
+
+#define MAP_CHECK_MAP cl_fmap_t
+#define MAP_CHECK_ITEM cl_fmap_item_t
+#define MAP_CHECK_CMP(m, a, b) ((m)->pfn_compare((a)->p_key, (b)->p_key))
+#define MAP_CHECK_COUNT cl_fmap_count
+#define MAP_CHECK_LIST cl_fmap
+#include "../common/map_check.h"
 
 static uint64_t rng(void)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
+	return test_xorshift64(&rng_state);
 }
 
 static int cmp_int(const void *const a, const void *const b)
@@ -45,54 +48,6 @@ static int cmp_decade(const void *const a, const void *const b)
 static int cmp_str(const void *const a, const void *const b)
 {
 	return strcmp((const char *)a, (const char *)b);
-}
-
-static int check_subtree(const cl_fmap_t *m, const cl_fmap_item_t *n, const cl_fmap_item_t *up,
-			 const void *lo, const void *hi, size_t *count)
-{
-	int lh, rh;
-
-	if (n == &m->nil)
-		return 1;
-	if (n->p_up != up || (n->color != CL_MAP_RED && n->color != CL_MAP_BLACK))
-		return -1;
-	if ((lo && m->pfn_compare(n->p_key, lo) <= 0) || (hi && m->pfn_compare(n->p_key, hi) >= 0))
-		return -1;
-	if (n->color == CL_MAP_RED &&
-	    (n->p_left->color == CL_MAP_RED || n->p_right->color == CL_MAP_RED))
-		return -1;
-	(*count)++;
-	lh = check_subtree(m, n->p_left, n, lo, n->p_key, count);
-	rh = check_subtree(m, n->p_right, n, n->p_key, hi, count);
-	if (lh < 0 || lh != rh)
-		return -1;
-	return lh + (n->color == CL_MAP_BLACK);
-}
-
-/* Checks every red-black and list invariant of a map. */
-static int map_valid(const cl_fmap_t *m)
-{
-	const cl_fmap_item_t *top = m->root.p_left, *it, *prev;
-	size_t count = 0, listed = 0;
-
-	if (m->nil.color != CL_MAP_BLACK || m->root.color != CL_MAP_BLACK)
-		return 0;
-	if (top != &m->nil && top->color != CL_MAP_BLACK)
-		return 0;
-	if (check_subtree(m, top, &m->root, NULL, NULL, &count) < 0)
-		return 0;
-	if (count != cl_fmap_count(m))
-		return 0;
-	prev = cl_fmap_end(m);
-	for (it = cl_fmap_head(m); it != cl_fmap_end(m); it = cl_fmap_next(it)) {
-		if (cl_fmap_prev(it) != prev)
-			return 0;
-		if (prev != cl_fmap_end(m) && m->pfn_compare(prev->p_key, it->p_key) >= 0)
-			return 0;
-		prev = it;
-		listed++;
-	}
-	return listed == count && cl_fmap_tail(m) == prev;
 }
 
 static void init_keys(void)

@@ -3,8 +3,8 @@
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  */
 #include <complib/cl_pool.h>
-#include <complib/cl_memory.h>
 #include "../common/cl_test.h"
+#include "../common/mem_track.h"
 
 typedef struct {
 	double d;
@@ -39,18 +39,6 @@ static void dtor_cb(void *const p_object, void *context)
 	c->dtors++;
 }
 
-static void track_begin(void)
-{
-	CU_ASSERT_EQUAL(__cl_mem_track(TRUE), CL_SUCCESS);
-	CU_ASSERT_EQUAL(cl_mem_track_count(), 0);
-}
-
-static void track_end(void)
-{
-	CU_ASSERT_EQUAL(cl_mem_track_count(), 0);
-	__cl_mem_track(FALSE);
-}
-
 static void test_construct_destroy(void)
 {
 	cl_pool_t pool;
@@ -65,7 +53,7 @@ static void test_invalid_settings(void)
 	cl_pool_t pool;
 	ctx_t c = { 0 };
 
-	track_begin();
+	test_track_begin();
 	CU_ASSERT_EQUAL(cl_pool_init(&pool, 2, 1, 1, sizeof(obj_t), init_cb, dtor_cb, &c),
 			CL_INVALID_SETTING);
 	CU_ASSERT_FALSE(cl_is_pool_inited(&pool));
@@ -77,7 +65,7 @@ static void test_invalid_settings(void)
 			CL_INSUFFICIENT_MEMORY);
 	cl_pool_destroy(&pool);
 	CU_ASSERT_EQUAL(c.inits, 0);
-	track_end();
+	test_track_end();
 }
 
 static void test_min_max_grow(void)
@@ -87,7 +75,7 @@ static void test_min_max_grow(void)
 	obj_t *got[8];
 	int i, j;
 
-	track_begin();
+	test_track_begin();
 	CU_ASSERT_EQUAL(cl_pool_init(&pool, 1, 8, 3, sizeof(obj_t), init_cb, dtor_cb, &c),
 			CL_SUCCESS);
 	CU_ASSERT_TRUE(cl_is_pool_inited(&pool));
@@ -112,7 +100,7 @@ static void test_min_max_grow(void)
 	cl_pool_put(&pool, got[7]);
 	cl_pool_destroy(&pool);
 	CU_ASSERT_EQUAL(c.dtors, 8);
-	track_end();
+	test_track_end();
 }
 
 static void test_no_growth_and_explicit_grow(void)
@@ -138,7 +126,7 @@ static void test_init_failure(void)
 	cl_pool_t pool;
 	ctx_t c = { 0 };
 
-	track_begin();
+	test_track_begin();
 	c.fail_at = 3;
 	c.fail_status = CL_INVALID_PERMISSION;
 	CU_ASSERT_EQUAL(cl_pool_init(&pool, 4, 0, 1, sizeof(obj_t), init_cb, dtor_cb, &c),
@@ -155,7 +143,7 @@ static void test_init_failure(void)
 	CU_ASSERT_PTR_NULL(cl_pool_get(&pool));
 	CU_ASSERT_PTR_NOT_NULL(cl_pool_get(&pool)); /* the next growth succeeds */
 	cl_pool_destroy(&pool);
-	track_end();
+	test_track_end();
 }
 
 static void test_no_callbacks(void)
@@ -164,7 +152,7 @@ static void test_no_callbacks(void)
 	void *p[3];
 	int i;
 
-	track_begin();
+	test_track_begin();
 	CU_ASSERT_EQUAL(cl_pool_init(&pool, 0, 3, 2, 1, NULL, NULL, NULL), CL_SUCCESS);
 	for (i = 0; i < 3; i++) {
 		p[i] = cl_pool_get(&pool);
@@ -174,7 +162,7 @@ static void test_no_callbacks(void)
 	for (i = 0; i < 3; i++)
 		cl_pool_put(&pool, p[i]);
 	cl_pool_destroy(&pool);
-	track_end();
+	test_track_end();
 }
 
 static const test_entry_t tests[] = {

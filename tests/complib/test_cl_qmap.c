@@ -14,63 +14,18 @@ typedef struct {
 #define KEYS 2048
 static node_t nodes[KEYS];
 
+#define MAP_CHECK_MAP cl_qmap_t
+#define MAP_CHECK_ITEM cl_map_item_t
+#define MAP_CHECK_CMP(m, a, b) (((a)->key > (b)->key) - ((a)->key < (b)->key))
+#define MAP_CHECK_COUNT cl_qmap_count
+#define MAP_CHECK_LIST cl_qmap
+#include "../common/map_check.h"
+
 static uint64_t rng_state = 88172645463325252ULL;
 
 static uint64_t rng(void)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
-}
-
-/* Walks a subtree checking links, order and colours; returns its black height or -1. */
-static int check_subtree(const cl_qmap_t *m, const cl_map_item_t *n, const cl_map_item_t *up,
-			 const uint64_t *lo, const uint64_t *hi, size_t *count)
-{
-	int lh, rh;
-
-	if (n == &m->nil)
-		return 1;
-	if (n->p_up != up || (n->color != CL_MAP_RED && n->color != CL_MAP_BLACK))
-		return -1;
-	if ((lo && n->key <= *lo) || (hi && n->key >= *hi))
-		return -1;
-	if (n->color == CL_MAP_RED &&
-	    (n->p_left->color == CL_MAP_RED || n->p_right->color == CL_MAP_RED))
-		return -1;
-	(*count)++;
-	lh = check_subtree(m, n->p_left, n, lo, &n->key, count);
-	rh = check_subtree(m, n->p_right, n, &n->key, hi, count);
-	if (lh < 0 || lh != rh)
-		return -1;
-	return lh + (n->color == CL_MAP_BLACK);
-}
-
-/* Checks every red-black and list invariant of a map. */
-static int map_valid(const cl_qmap_t *m)
-{
-	const cl_map_item_t *top = m->root.p_left, *it, *prev;
-	size_t count = 0, listed = 0;
-
-	if (m->nil.color != CL_MAP_BLACK || m->root.color != CL_MAP_BLACK)
-		return 0;
-	if (top != &m->nil && top->color != CL_MAP_BLACK)
-		return 0;
-	if (check_subtree(m, top, &m->root, NULL, NULL, &count) < 0)
-		return 0;
-	if (count != cl_qmap_count(m))
-		return 0;
-	prev = cl_qmap_end(m);
-	for (it = cl_qmap_head(m); it != cl_qmap_end(m); it = cl_qmap_next(it)) {
-		if (cl_qmap_prev(it) != prev)
-			return 0;
-		if (prev != cl_qmap_end(m) && prev->key >= it->key)
-			return 0;
-		prev = it;
-		listed++;
-	}
-	return listed == count && cl_qmap_tail(m) == prev;
+	return test_xorshift64(&rng_state);
 }
 
 static int value_of(const cl_map_item_t *it)

@@ -3,8 +3,8 @@
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  */
 #include <complib/cl_qpool.h>
-#include <complib/cl_memory.h>
 #include "../common/cl_test.h"
+#include "../common/mem_track.h"
 
 /* The pool item is not at the start: the initializer must locate it. */
 typedef struct {
@@ -45,18 +45,6 @@ static void dtor_cb(const cl_pool_item_t *const p_pool_item, void *context)
 	c->last_dtor_ctx = context;
 }
 
-static void track_begin(void)
-{
-	CU_ASSERT_EQUAL(__cl_mem_track(TRUE), CL_SUCCESS);
-	CU_ASSERT_EQUAL(cl_mem_track_count(), 0);
-}
-
-static void track_end(void)
-{
-	CU_ASSERT_EQUAL(cl_mem_track_count(), 0);
-	__cl_mem_track(FALSE);
-}
-
 static void test_construct_destroy(void)
 {
 	cl_qpool_t pool;
@@ -71,7 +59,7 @@ static void test_invalid_settings(void)
 	cl_qpool_t pool;
 	ctx_t c = { 0 };
 
-	track_begin();
+	test_track_begin();
 	CU_ASSERT_EQUAL(cl_qpool_init(&pool, 3, 2, 1, sizeof(obj_t), init_cb, dtor_cb, &c),
 			CL_INVALID_SETTING);
 	CU_ASSERT_FALSE(cl_is_qpool_inited(&pool));
@@ -81,7 +69,7 @@ static void test_invalid_settings(void)
 				      NULL), CL_INVALID_SETTING);
 	cl_qpool_destroy(&pool);
 	CU_ASSERT_EQUAL(c.inits, 0);
-	track_end();
+	test_track_end();
 }
 
 static void test_min_max_grow(void)
@@ -91,7 +79,7 @@ static void test_min_max_grow(void)
 	cl_pool_item_t *got[7];
 	int i;
 
-	track_begin();
+	test_track_begin();
 	CU_ASSERT_EQUAL(cl_qpool_init(&pool, 2, 7, 2, sizeof(obj_t), init_cb, dtor_cb, &c),
 			CL_SUCCESS);
 	CU_ASSERT_TRUE(cl_is_qpool_inited(&pool));
@@ -116,7 +104,7 @@ static void test_min_max_grow(void)
 	cl_qpool_destroy(&pool);
 	CU_ASSERT_EQUAL(c.dtors, 7);
 	CU_ASSERT_PTR_EQUAL(c.last_dtor_ctx, &c);
-	track_end();
+	test_track_end();
 }
 
 static void test_no_growth(void)
@@ -143,7 +131,7 @@ static void test_init_failure(void)
 	cl_qpool_t pool;
 	ctx_t c = { 0 };
 
-	track_begin();
+	test_track_begin();
 	c.fail_at = 4;
 	c.fail_status = CL_NOT_DONE;
 	CU_ASSERT_EQUAL(cl_qpool_init(&pool, 6, 0, 1, sizeof(obj_t), init_cb, dtor_cb, &c),
@@ -162,7 +150,7 @@ static void test_init_failure(void)
 	c.fail_at = 0;
 	CU_ASSERT_PTR_NOT_NULL(cl_qpool_get(&pool)); /* grows again, kept out */
 	cl_qpool_destroy(&pool);
-	track_end();
+	test_track_end();
 }
 
 typedef struct {
@@ -177,7 +165,7 @@ static void test_no_initializer_put_list(void)
 	cl_list_item_t *it;
 	int i;
 
-	track_begin();
+	test_track_begin();
 	CU_ASSERT_EQUAL(cl_qpool_init(&pool, 4, 0, 4, sizeof(head_obj_t), NULL, NULL, NULL),
 			CL_SUCCESS);
 	cl_qlist_init(&list);
@@ -199,7 +187,7 @@ static void test_no_initializer_put_list(void)
 	/* put_list puts the list at the head in order: first out is item 1. */
 	CU_ASSERT_EQUAL(((head_obj_t *)cl_qpool_get(&pool))->v, 1);
 	cl_qpool_destroy(&pool);
-	track_end();
+	test_track_end();
 }
 
 static void test_many(void)
@@ -208,7 +196,7 @@ static void test_many(void)
 	cl_qlist_t list;
 	int i;
 
-	track_begin();
+	test_track_begin();
 	CU_ASSERT_EQUAL(cl_qpool_init(&pool, 0, 0, 100, sizeof(head_obj_t), NULL, NULL, NULL),
 			CL_SUCCESS);
 	cl_qlist_init(&list);
@@ -224,7 +212,7 @@ static void test_many(void)
 		cl_qpool_put(&pool, (cl_pool_item_t *)cl_qlist_remove_head(&list));
 	CU_ASSERT_EQUAL(cl_qpool_count(&pool), 5000);
 	cl_qpool_destroy(&pool);
-	track_end();
+	test_track_end();
 }
 
 static const test_entry_t tests[] = {
