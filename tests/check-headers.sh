@@ -15,7 +15,7 @@ fail=0 n=0
 compilers="gcc clang"
 command -v clang >/dev/null 2>&1 || compilers="gcc"
 
-headers=$(cd "$inc" && ls complib/*.h iba/*.h 2>/dev/null | grep -v -e '/cl_packon.h$' -e '/cl_packoff.h$' -e '_win32\.h$')
+headers=$(cd "$inc" && ls complib/*.h iba/*.h 2>/dev/null | grep -v -e '/cl_packon.h$' -e '/cl_packoff.h$')
 
 for h in $headers; do
 	if grep -Eq '^[[:space:]]*#[[:space:]]*include[[:space:]]*<(unistd|getopt)\.h>' "$inc/$h"; then
