@@ -1,0 +1,364 @@
+/*
+ * ibal soft provider: fabric directories, their settings, and opening and closing ports.
+ * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <complib/cl_memory.h>
+#include "soft_fabric_int.h"
+
+#define DEFAULT_SEED 0x1BA15EEDull
+#define DEFAULT_SEND_WAIT_US 10000u
+#define MAX_ENV_US 60000000u /* 60 s */
+#define SOCK_BUF_BYTES (4 << 20)
+#define SOCK_NAME_PREFIX "/lid-"
+
+/* The fabric directories this process has ports in. */
+static pthread_mutex_t fab_list_lock = PTHREAD_MUTEX_INITIALIZER;
+static soft_fabric_t *fab_list;
+
+void soft_fabric_warn(const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "ibal soft fabric: %s\n", line);
+}
+
+/* ---- Settings ---- */
+
+static double env_double(const char *name, double lo, double hi, double dflt)
+{
+	const char *s = getenv(name);
+	char *end;
+	double v;
+
+	if (!s || !*s)
+		return dflt;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || !(v >= lo && v <= hi)) {
+		soft_fabric_warn("%s=%s ignored (want %g..%g)", name, s, lo, hi);
+		return dflt;
+	}
+	return v;
+}
+
+static uint64_t env_u64(const char *name, uint64_t hi, uint64_t dflt)
+{
+	const char *s = getenv(name);
+	unsigned long long v;
+	char *end;
+
+	if (!s || !*s)
+		return dflt;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end || *s == '-' || v > hi) {
+		soft_fabric_warn("%s=%s ignored (want 0..%llu)", name, s, (unsigned long long)hi);
+		return dflt;
+	}
+	return v;
+}
+
+static void read_cfg(soft_fab_cfg_t *cfg)
+{
+	cfg->drop_pct = env_double(SOFT_FABRIC_ENV_DROP_PCT, 0.0, 100.0, 0.0);
+	cfg->seed = env_u64(SOFT_FABRIC_ENV_SEED, UINT64_MAX, DEFAULT_SEED);
+	cfg->delay_us = (uint32_t)env_u64(SOFT_FABRIC_ENV_DELAY_US, MAX_ENV_US, 0);
+	cfg->send_wait_us =
+		(uint32_t)env_u64(SOFT_FABRIC_ENV_SEND_WAIT_US, MAX_ENV_US, DEFAULT_SEND_WAIT_US);
+}
+
+static void open_capture(soft_fabric_t *fab)
+{
+	const char *path = getenv(SOFT_FABRIC_ENV_PCAP);
+	const char *lt = getenv(SOFT_FABRIC_ENV_PCAP_LINKTYPE);
+	uint32_t linktype = SOFT_PCAP_LINKTYPE_ERF;
+	ib_api_status_t status;
+
+	if (!path || !*path)
+		return;
+	if (lt && (!strcmp(lt, "247") || !strcmp(lt, "infiniband")))
+		linktype = SOFT_PCAP_LINKTYPE_INFINIBAND;
+	else if (lt && *lt && strcmp(lt, "erf") && strcmp(lt, "197"))
+		soft_fabric_warn("%s=%s ignored (want erf or 247)", SOFT_FABRIC_ENV_PCAP_LINKTYPE, lt);
+	status = soft_pcap_open(path, linktype, &fab->pcap);
+	if (status != IB_SUCCESS) {
+		fab->pcap = NULL;
+		soft_fabric_warn("no capture: %s=%s %s", SOFT_FABRIC_ENV_PCAP, path,
+				 status == IB_INVALID_SETTING ? "is not a capture of this kind" :
+								"cannot be opened");
+	}
+}
+
+/* ---- The fabric directory ---- */
+
+/* mkdir -p with mode 0700 for the directories it creates. */
+static void make_dirs(const char *path)
+{
+	char buf[PATH_MAX];
+	size_t i, n = strlen(path);
+
+	if (n >= sizeof(buf))
+		return;
+	memcpy(buf, path, n + 1);
+	for (i = 1; i < n; i++) {
+		if (buf[i] != '/')
+			continue;
+		buf[i] = '\0';
+		mkdir(buf, 0700);
+		buf[i] = '/';
+	}
+	mkdir(buf, 0700);
+}
+
+/* The canonical path of the fabric directory, created if missing. */
+static ib_api_status_t resolve_dir(char *out)
+{
+	const char *env = getenv(SOFT_FABRIC_ENV_DIR);
+	char base[64], dflt[80];
+	struct stat st;
+
+	if (env && *env) {
+		make_dirs(env);
+	} else {
+		snprintf(base, sizeof(base), "/tmp/ibal-soft-%lu", (unsigned long)getuid());
+		mkdir(base, 0700);
+		/* Shared /tmp: refuse a directory someone else planted. */
+		if (lstat(base, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid()) {
+			soft_fabric_warn("%s is not a directory of this user", base);
+			return IB_INVALID_SETTING;
+		}
+		snprintf(dflt, sizeof(dflt), "%s/default", base);
+		mkdir(dflt, 0700);
+		env = dflt;
+	}
+	if (!realpath(env, out) || stat(out, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		soft_fabric_warn("fabric directory %s cannot be used", env);
+		return IB_INVALID_SETTING;
+	}
+	return IB_SUCCESS;
+}
+
+static void fabric_free(soft_fabric_t *fab)
+{
+	soft_delay_shutdown(fab);
+	soft_pcap_close(fab->pcap);
+	soft_reg_close(fab);
+	cl_event_destroy(&fab->delay_ev);
+	cl_mutex_destroy(&fab->send_lock);
+	cl_mutex_destroy(&fab->q_lock);
+	cl_mutex_destroy(&fab->reg_lock);
+	cl_free(fab);
+}
+
+static ib_api_status_t fabric_create(const char *dir, soft_fabric_t **pp_fab)
+{
+	soft_fabric_t *fab = (soft_fabric_t *)cl_zalloc(sizeof(*fab));
+	ib_api_status_t status;
+	size_t n = strlen(dir);
+
+	if (!fab)
+		return IB_INSUFFICIENT_MEMORY;
+	fab->reg_fd = -1;
+	cl_mutex_construct(&fab->reg_lock);
+	cl_mutex_construct(&fab->q_lock);
+	cl_mutex_construct(&fab->send_lock);
+	cl_event_construct(&fab->delay_ev);
+	cl_thread_construct(&fab->delay_thread);
+	cl_qlist_init(&fab->delay_q);
+	if (cl_mutex_init(&fab->reg_lock) != CL_SUCCESS || cl_mutex_init(&fab->q_lock) != CL_SUCCESS ||
+	    cl_mutex_init(&fab->send_lock) != CL_SUCCESS ||
+	    cl_event_init(&fab->delay_ev, FALSE) != CL_SUCCESS) {
+		fabric_free(fab);
+		return IB_ERROR;
+	}
+	fab->pid = getpid();
+	fab->self_start = soft_proc_start_time(fab->pid);
+	memcpy(fab->dir, dir, n + 1);
+	/* "<dir>/lid-XXXX" must fit a socket address. */
+	if (n + sizeof(SOCK_NAME_PREFIX) - 1 + 4 + 1 > sizeof(fab->sa_proto.sun_path)) {
+		soft_fabric_warn("fabric directory %s: path too long for a socket", dir);
+		fabric_free(fab);
+		return IB_INVALID_SETTING;
+	}
+	fab->sa_proto.sun_family = AF_UNIX;
+	memcpy(fab->sa_proto.sun_path, dir, n);
+	memcpy(fab->sa_proto.sun_path + n, SOCK_NAME_PREFIX, sizeof(SOCK_NAME_PREFIX));
+	fab->sa_prefix_len = n + sizeof(SOCK_NAME_PREFIX) - 1;
+	status = soft_reg_open(fab);
+	if (status != IB_SUCCESS) {
+		fabric_free(fab);
+		return status;
+	}
+	read_cfg(&fab->cfg);
+	open_capture(fab);
+	*pp_fab = fab;
+	return IB_SUCCESS;
+}
+
+/* This process's object for the fabric directory of the environment, one more reference. */
+static ib_api_status_t fabric_get(soft_fabric_t **pp_fab)
+{
+	char dir[PATH_MAX];
+	ib_api_status_t status = resolve_dir(dir);
+	pid_t self = getpid();
+	soft_fabric_t *fab;
+
+	if (status != IB_SUCCESS)
+		return status;
+	pthread_mutex_lock(&fab_list_lock);
+	/* Objects inherited across fork() belong to the parent: never reused. */
+	for (fab = fab_list; fab; fab = fab->next)
+		if (fab->pid == self && !strcmp(fab->dir, dir))
+			break;
+	if (!fab) {
+		status = fabric_create(dir, &fab);
+		if (status == IB_SUCCESS) {
+			fab->next = fab_list;
+			fab_list = fab;
+		}
+	}
+	if (status == IB_SUCCESS) {
+		fab->refs++;
+		*pp_fab = fab;
+	}
+	pthread_mutex_unlock(&fab_list_lock);
+	return status;
+}
+
+static void fabric_put(soft_fabric_t *fab)
+{
+	soft_fabric_t **pp;
+
+	pthread_mutex_lock(&fab_list_lock);
+	if (--fab->refs) {
+		pthread_mutex_unlock(&fab_list_lock);
+		return;
+	}
+	for (pp = &fab_list; *pp != fab; pp = &(*pp)->next)
+		;
+	*pp = fab->next;
+	pthread_mutex_unlock(&fab_list_lock);
+	fabric_free(fab);
+}
+
+/* ---- Ports ---- */
+
+int soft_fabric_new_socket(void)
+{
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	int sz = SOCK_BUF_BYTES;
+
+	/* Best effort: more packets in flight before a sender must wait. */
+	if (fd >= 0)
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
+	return fd;
+}
+
+static void port_free(soft_fabric_port_t *port)
+{
+	if (port->fd >= 0)
+		close(port->fd);
+	if (port->cong_fd >= 0)
+		close(port->cong_fd);
+	cl_mutex_destroy(&port->cong_lock);
+	cl_free(port);
+}
+
+ib_api_status_t soft_fabric_port_open(ib_net64_t port_guid, ib_net64_t node_guid,
+				      uint8_t port_num, soft_fabric_port_t **pp_port)
+{
+	soft_fabric_port_t *port;
+	ib_api_status_t status;
+	soft_fabric_t *fab;
+
+	if (!pp_port)
+		return IB_INVALID_PARAMETER;
+	if (!port_guid)
+		return IB_INVALID_GUID;
+	port = (soft_fabric_port_t *)cl_zalloc(sizeof(*port));
+	if (!port)
+		return IB_INSUFFICIENT_MEMORY;
+	port->cong_fd = -1;
+	port->port_guid = port_guid;
+	port->node_guid = node_guid;
+	port->port_num = port_num;
+	cl_mutex_construct(&port->cong_lock);
+	port->fd = soft_fabric_new_socket();
+	if (port->fd < 0 || cl_mutex_init(&port->cong_lock) != CL_SUCCESS) {
+		port_free(port);
+		return IB_ERROR;
+	}
+	status = fabric_get(&fab);
+	if (status != IB_SUCCESS) {
+		port_free(port);
+		return status;
+	}
+	port->fab = fab;
+	port->rng_key = soft_rng_key(fab->cfg.seed, port_guid, port_num);
+	status = soft_reg_lock(fab);
+	if (status == IB_SUCCESS) {
+		status = soft_reg_attach(fab, port);
+		soft_reg_unlock(fab);
+	}
+	if (status != IB_SUCCESS) {
+		port_free(port);
+		fabric_put(fab);
+		return status;
+	}
+	*pp_port = port;
+	return IB_SUCCESS;
+}
+
+void soft_fabric_port_close(soft_fabric_port_t *port)
+{
+	soft_fabric_t *fab;
+
+	if (!port)
+		return;
+	fab = port->fab;
+	if (fab->pid != getpid()) {
+		/* Inherited across fork(): the parent still owns port and fabric. */
+		port_free(port);
+		return;
+	}
+	soft_delay_purge(fab, port);
+	if (soft_reg_lock(fab) == IB_SUCCESS) {
+		soft_reg_detach(fab, port);
+		soft_reg_unlock(fab);
+	}
+	port_free(port);
+	fabric_put(fab);
+}
+
+uint16_t soft_fabric_port_lid(const soft_fabric_port_t *port)
+{
+	return port->lid;
+}
+
+int soft_fabric_port_fd(const soft_fabric_port_t *port)
+{
+	return port->fd;
+}
+
+void soft_fabric_port_stats(const soft_fabric_port_t *port, soft_fabric_stats_t *p_stats)
+{
+	const uint64_t *src = (const uint64_t *)(const void *)&port->stats;
+	uint64_t *dst = (uint64_t *)(void *)p_stats;
+	size_t i;
+
+	for (i = 0; i < sizeof(*p_stats) / sizeof(uint64_t); i++)
+		dst[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
+}

@@ -1,0 +1,335 @@
+/*
+ * ibal soft provider: the simulated subnet the soft HCA's ports attach to.
+ * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
+ */
+/**
+ * @file soft_fabric.h
+ * @brief The soft fabric: a subnet of soft HCA ports spanning the processes
+ * of one host, with LID assignment, packet delivery, loss and delay
+ * injection and packet capture.
+ *
+ * **Rendezvous.** Processes share a fabric directory, `$IBAL_SOFT_FABRIC`
+ * (default `/tmp/ibal-soft-<uid>/default`), created with mode 0700 when the
+ * first port opens. Each port is a Unix datagram socket bound in it
+ * (`lid-XXXX`, the port's LID in hex); a packet is one datagram holding the
+ * bytes an IB link carries, LRH through VCRC. There is no daemon.
+ *
+ * **Registry.** `registry` in that directory is a file of fixed-size records,
+ * one per unicast LID, mapped by every process and changed only under an
+ * exclusive `flock`. A port opening takes the LID its port GUID had if that
+ * holder is gone, else the lowest LID (1..0xBFFF) that is free or whose holder
+ * is gone. A holder is gone when its process no longer exists (PID checked
+ * together with the process start time, so a reused PID is not mistaken for
+ * it) or when its socket refuses a connection (ECONNREFUSED, ENOENT: the
+ * process died, closed it without deregistering, or exec'ed). Stale records
+ * are reclaimed when an open, a lookup or a listing meets them, and when a
+ * send to that LID is refused.
+ *
+ * **Delivery.** soft_fabric_send() routes by the DLID of the LRH (bytes 2-3,
+ * big-endian): a unicast LID reaches the port holding it (the sender itself
+ * included, as loopback); a multicast LID (0xC000..0xFFFE) reaches every port
+ * attached to it with soft_fabric_mcast_attach(), the sender included when it
+ * is attached (the soft HCA filters its own packets if it must); LID 0 and
+ * the permissive LID 0xFFFF are not routable by DLID and are dropped.
+ * soft_fabric_send_to() delivers to a port named by the caller whatever the
+ * DLID is: that is how directed-route SMPs (DLID 0xFFFF) travel. A packet for
+ * a LID nobody holds, or whose holder is dead, is dropped silently, as a link
+ * would, and counted (soft_fabric_port_stats()).
+ *
+ * **Congestion.** Sends never block indefinitely. When the receiving socket's
+ * queue is full (Linux queues only `net.unix.max_dgram_qlen` datagrams, 10 by
+ * default, per socket), the sender waits for room for at most
+ * `$IBAL_SOFT_SEND_WAIT_US` microseconds (default 10000), as an IB link's
+ * credit flow control would hold a packet back; if the receiver does not drain
+ * its queue by then, the packet is dropped and counted, and reliable
+ * transports recover by retransmission.
+ *
+ * **Injection.** `$IBAL_SOFT_DROP_PCT` (0..100, fractions allowed) drops that
+ * share of the packets each port sends, decided by a counter-based PRNG keyed
+ * by `$IBAL_SOFT_SEED` (default 0x1BA15EED) and the port GUID, so a run that
+ * sends the same packets in the same order per port drops the same ones.
+ * soft_fabric_set_drop_filter() installs a test hook consulted first.
+ * `$IBAL_SOFT_DELAY_US` delays every packet by that many microseconds: the
+ * sender queues it with its due time and a per-process timer thread sends it
+ * then, so receivers need no changes and the order of each port's packets is
+ * kept. Packets still queued when their port closes are lost.
+ *
+ * **Capture.** `$IBAL_SOFT_PCAP=path` appends every packet a port of this
+ * process sends (after the injection decisions) to a pcap file; `%p` in the
+ * path is replaced by the process ID. The link type is LINKTYPE_ERF (197),
+ * each record an ERF header of type InfiniBand followed by the packet bytes,
+ * because Wireshark reads that and does not read LINKTYPE_INFINIBAND (247);
+ * injected drops are recorded with the ERF "RX error" flag set (Wireshark
+ * filter `erf.flags.rxe == 0` shows what was delivered).
+ * `$IBAL_SOFT_PCAP_LINKTYPE=247` writes LINKTYPE_INFINIBAND records (the
+ * packet bytes alone) instead, without the dropped packets. Records are
+ * appended with one `writev` each on a file opened `O_APPEND`, so threads and
+ * processes may share one file (on a local file system); an existing file
+ * is appended to, never truncated.
+ *
+ * The environment is read when the first port of a fabric directory opens in
+ * a process; the settings hold until the last port of that directory closes.
+ *
+ * **Threads and processes.** Every function may be called from any thread;
+ * send, receive and the lookups may run concurrently on one port, but a port
+ * must not be closed while another thread uses it. After fork() the child
+ * may open ports of its own; it must not use ports it inherited (closing one
+ * there releases only the child's descriptors).
+ *
+ * LIDs in this interface are in host byte order; GUIDs are ib_net64_t, in
+ * network order, as everywhere in the access layer.
+ */
+#ifndef SOFT_FABRIC_H
+#define SOFT_FABRIC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <iba/ib_types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Largest packet the fabric carries: a 4096-byte payload plus every header. */
+#define SOFT_FABRIC_MAX_PACKET (4096 + 128)
+/** Smallest packet: a local route header (LRH). */
+#define SOFT_FABRIC_MIN_PACKET 8
+/** Highest unicast LID the registry assigns (host order). */
+#define SOFT_FABRIC_LID_UNICAST_MAX 0xBFFF
+/** Multicast groups one port may be attached to at a time. */
+#define SOFT_FABRIC_MAX_MCAST 104
+
+/** Environment variable naming the fabric directory. */
+#define SOFT_FABRIC_ENV_DIR "IBAL_SOFT_FABRIC"
+/** Environment variable: percentage of sent packets to drop (0..100). */
+#define SOFT_FABRIC_ENV_DROP_PCT "IBAL_SOFT_DROP_PCT"
+/** Environment variable: seed of the drop decisions. */
+#define SOFT_FABRIC_ENV_SEED "IBAL_SOFT_SEED"
+/** Environment variable: delay of every packet, in microseconds. */
+#define SOFT_FABRIC_ENV_DELAY_US "IBAL_SOFT_DELAY_US"
+/** Environment variable: longest wait for room at a full receiver, microseconds. */
+#define SOFT_FABRIC_ENV_SEND_WAIT_US "IBAL_SOFT_SEND_WAIT_US"
+/** Environment variable: pcap file to capture to (`%p`: process ID). */
+#define SOFT_FABRIC_ENV_PCAP "IBAL_SOFT_PCAP"
+/** Environment variable: pcap link type, `erf` (default) or `247`. */
+#define SOFT_FABRIC_ENV_PCAP_LINKTYPE "IBAL_SOFT_PCAP_LINKTYPE"
+
+/** A port attached to the fabric. Opaque. */
+typedef struct soft_fabric_port soft_fabric_port_t;
+
+/** Counters of one port; each only grows while the port is open. */
+typedef struct soft_fabric_stats {
+	uint64_t tx_packets;    /**< Packets given to soft_fabric_send / _send_to. */
+	uint64_t tx_bytes;      /**< Their bytes. */
+	uint64_t delivered;     /**< Datagrams placed at a receiving port (one per multicast member). */
+	uint64_t rx_packets;    /**< Packets returned by soft_fabric_recv. */
+	uint64_t rx_bytes;      /**< Their bytes. */
+	uint64_t drop_injected; /**< Dropped by IBAL_SOFT_DROP_PCT or the drop filter. */
+	uint64_t drop_unknown;  /**< Dropped: no port holds the LID, DLID 0 or 0xFFFF, multicast group without members. */
+	uint64_t drop_dead;     /**< Dropped: the port holding the LID is gone. */
+	uint64_t drop_busy;     /**< Dropped: the receiver's queue stayed full for the whole wait. */
+	uint64_t drop_error;    /**< Dropped: any other failure of the socket. */
+	uint64_t rx_truncated;  /**< Received packets discarded because the buffer was too small. */
+} soft_fabric_stats_t;
+
+/** What the registry records about a live port. */
+typedef struct soft_fabric_port_info {
+	ib_net64_t port_guid; /**< Port GUID, network order. */
+	ib_net64_t node_guid; /**< Node GUID of the port's CA, network order. */
+	uint16_t lid;         /**< Assigned LID, host order. */
+	uint8_t port_num;     /**< Port number on its CA. */
+	int32_t owner_pid;    /**< Process that opened the port. */
+} soft_fabric_port_info_t;
+
+/**
+ * Decides whether to drop a packet a port is sending (test hook).
+ * Called for every packet before IBAL_SOFT_DROP_PCT applies, from the sending
+ * thread, under a process-wide lock (so calls never overlap, and after
+ * soft_fabric_set_drop_filter returns the previous filter is not running and
+ * will not run again). It must not call soft_fabric functions.
+ * @param context the value given to soft_fabric_set_drop_filter.
+ * @param port the sending port.
+ * @param pkt the packet, LRH first.
+ * @param len its length in bytes.
+ * @return TRUE to drop the packet, FALSE to let it go on.
+ */
+typedef boolean_t (*soft_fabric_drop_fn_t)(void *context, const soft_fabric_port_t *port,
+					   const void *pkt, size_t len);
+
+/**
+ * Attaches a port to the fabric of `$IBAL_SOFT_FABRIC`: binds its socket,
+ * registers it and assigns its LID.
+ * @param port_guid the port GUID (network order), unique on the fabric.
+ * @param node_guid the node GUID of its CA (network order).
+ * @param port_num the port number on its CA.
+ * @param pp_port receives the port.
+ * @return IB_SUCCESS; IB_INVALID_PARAMETER if @p pp_port is NULL;
+ * IB_INVALID_GUID if @p port_guid is 0; IB_RESOURCE_BUSY if a live port
+ * already has @p port_guid; IB_INSUFFICIENT_RESOURCES if every unicast LID is
+ * held by a live port; IB_INVALID_SETTING if the fabric directory cannot be
+ * used (its path is too long for a socket address, it is not a directory, or
+ * the default one is not owned by the caller) or the registry there is not
+ * one this version understands; IB_INSUFFICIENT_MEMORY; IB_ERROR if a system
+ * call failed.
+ */
+ib_api_status_t soft_fabric_port_open(ib_net64_t port_guid, ib_net64_t node_guid,
+				      uint8_t port_num, soft_fabric_port_t **pp_port);
+
+/**
+ * Detaches a port: deregisters it (its LID becomes free), closes its socket
+ * and discards its delayed packets. NULL is ignored.
+ * @param port the port; invalid afterwards.
+ */
+void soft_fabric_port_close(soft_fabric_port_t *port);
+
+/**
+ * The LID assigned to a port.
+ * @param port the port.
+ * @return its LID, host order.
+ */
+uint16_t soft_fabric_port_lid(const soft_fabric_port_t *port);
+
+/**
+ * The port's socket, for poll/epoll (readable when a packet waits). The
+ * caller must only poll it; read with soft_fabric_recv.
+ * @param port the port.
+ * @return a non-blocking file descriptor, valid until the port closes.
+ */
+int soft_fabric_port_fd(const soft_fabric_port_t *port);
+
+/**
+ * Copies a port's counters.
+ * @param port the port.
+ * @param p_stats receives them.
+ */
+void soft_fabric_port_stats(const soft_fabric_port_t *port, soft_fabric_stats_t *p_stats);
+
+/**
+ * Sends a packet, routed by the DLID of its LRH. Never blocks for longer than
+ * `$IBAL_SOFT_SEND_WAIT_US`. Packets that cannot be delivered are dropped and
+ * counted, not reported.
+ * @param port the sending port.
+ * @param pkt the packet, LRH through VCRC.
+ * @param len its length, SOFT_FABRIC_MIN_PACKET..SOFT_FABRIC_MAX_PACKET.
+ * @return IB_SUCCESS (also when the packet was dropped);
+ * IB_INVALID_PARAMETER if @p port or @p pkt is NULL or @p len is out of range.
+ */
+ib_api_status_t soft_fabric_send(soft_fabric_port_t *port, const void *pkt, size_t len);
+
+/**
+ * Sends a packet to the port holding @p dest_lid, whatever the DLID of its
+ * LRH (directed-route SMPs carry the permissive DLID 0xFFFF). Injection,
+ * capture and delay apply as for soft_fabric_send.
+ * @param port the sending port.
+ * @param dest_lid unicast LID of the receiving port, host order.
+ * @param pkt the packet, LRH through VCRC.
+ * @param len its length, SOFT_FABRIC_MIN_PACKET..SOFT_FABRIC_MAX_PACKET.
+ * @return IB_SUCCESS (also when the packet was dropped); IB_INVALID_LID if
+ * @p dest_lid is not a unicast LID; IB_INVALID_PARAMETER as soft_fabric_send.
+ */
+ib_api_status_t soft_fabric_send_to(soft_fabric_port_t *port, uint16_t dest_lid,
+				    const void *pkt, size_t len);
+
+/**
+ * Takes the next packet that reached the port, without waiting.
+ * @param port the receiving port.
+ * @param buf where to copy the packet.
+ * @param cap size of @p buf; SOFT_FABRIC_MAX_PACKET holds any packet.
+ * @param p_len receives the packet's length.
+ * @return IB_SUCCESS; IB_NOT_FOUND if no packet is waiting; IB_OVERFLOW if
+ * the packet was longer than @p cap (it is discarded, counted in
+ * rx_truncated, and *@p p_len tells its length); IB_INVALID_PARAMETER if a
+ * pointer is NULL; IB_ERROR if the socket failed.
+ */
+ib_api_status_t soft_fabric_recv(soft_fabric_port_t *port, void *buf, size_t cap, size_t *p_len);
+
+/**
+ * Attaches a port to a multicast group, so that packets to @p mlid reach it.
+ * Attaching twice is the same as once.
+ * @param port the port.
+ * @param mlid the multicast LID, 0xC000..0xFFFE, host order.
+ * @return IB_SUCCESS; IB_INVALID_LID if @p mlid is not a multicast LID;
+ * IB_INSUFFICIENT_RESOURCES if the port is attached to SOFT_FABRIC_MAX_MCAST
+ * groups; IB_INVALID_PORT_STATE if the port lost its registration (its socket
+ * file was removed and another process reclaimed the LID); IB_ERROR if the
+ * registry could not be locked.
+ */
+ib_api_status_t soft_fabric_mcast_attach(soft_fabric_port_t *port, uint16_t mlid);
+
+/**
+ * Detaches a port from a multicast group.
+ * @param port the port.
+ * @param mlid the multicast LID, host order.
+ * @return IB_SUCCESS; IB_NOT_FOUND if the port was not attached to it;
+ * IB_INVALID_LID, IB_INVALID_PORT_STATE, IB_ERROR as soft_fabric_mcast_attach.
+ */
+ib_api_status_t soft_fabric_mcast_detach(soft_fabric_port_t *port, uint16_t mlid);
+
+/**
+ * Finds the LID of a live port of the fabric @p port is on, by port GUID.
+ * @param port any open port (names the fabric).
+ * @param port_guid the port GUID, network order.
+ * @param p_lid receives the LID, host order.
+ * @return IB_SUCCESS; IB_NOT_FOUND if no live port has that GUID;
+ * IB_INVALID_PARAMETER if a pointer is NULL; IB_ERROR if the registry could
+ * not be locked.
+ */
+ib_api_status_t soft_fabric_lid_by_guid(soft_fabric_port_t *port, ib_net64_t port_guid,
+					uint16_t *p_lid);
+
+/**
+ * Finds the LID of a live port by its GID: the subnet prefix must be the
+ * fabric's (the default, fe80::/64) and the interface ID is the port GUID.
+ * @param port any open port (names the fabric).
+ * @param p_gid the GID.
+ * @param p_lid receives the LID, host order.
+ * @return IB_SUCCESS; IB_NOT_FOUND if the prefix is not the fabric's or no
+ * live port has that GUID; IB_INVALID_PARAMETER if a pointer is NULL;
+ * IB_ERROR if the registry could not be locked.
+ */
+ib_api_status_t soft_fabric_lid_by_gid(soft_fabric_port_t *port, const ib_gid_t *p_gid,
+				       uint16_t *p_lid);
+
+/**
+ * Describes the live port holding a LID.
+ * @param port any open port (names the fabric).
+ * @param lid a unicast LID, host order.
+ * @param p_info receives the description.
+ * @return IB_SUCCESS; IB_NOT_FOUND if no live port holds @p lid;
+ * IB_INVALID_LID if @p lid is not a unicast LID; IB_INVALID_PARAMETER if a
+ * pointer is NULL; IB_ERROR if the registry could not be locked.
+ */
+ib_api_status_t soft_fabric_port_by_lid(soft_fabric_port_t *port, uint16_t lid,
+					soft_fabric_port_info_t *p_info);
+
+/**
+ * Lists the live ports of the fabric in increasing LID order, reclaiming the
+ * records of dead ones on the way.
+ * @param port any open port (names the fabric).
+ * @param p_info array receiving up to @p cap descriptions (may be NULL if
+ * @p cap is 0).
+ * @param cap number of elements of @p p_info.
+ * @param p_count receives the number of live ports.
+ * @return IB_SUCCESS; IB_INSUFFICIENT_MEMORY if there are more than @p cap
+ * live ports (the first @p cap are filled and *@p p_count tells how many
+ * there are); IB_INVALID_PARAMETER if @p port or @p p_count is NULL, or
+ * @p p_info is NULL with @p cap > 0; IB_ERROR if the registry could not be
+ * locked.
+ */
+ib_api_status_t soft_fabric_port_list(soft_fabric_port_t *port, soft_fabric_port_info_t *p_info,
+				      size_t cap, size_t *p_count);
+
+/**
+ * Installs the process-wide drop filter (test hook), replacing any previous
+ * one. When this returns, the previous filter is not running and will not
+ * be called again.
+ * @param pfn_filter the filter; NULL removes it.
+ * @param context passed to it.
+ */
+void soft_fabric_set_drop_filter(soft_fabric_drop_fn_t pfn_filter, void *context);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SOFT_FABRIC_H */

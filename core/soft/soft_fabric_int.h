@@ -1,0 +1,180 @@
+/*
+ * ibal soft provider: private declarations shared by the soft fabric's files.
+ * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
+ */
+#ifndef SOFT_FABRIC_INT_H
+#define SOFT_FABRIC_INT_H
+
+#include <limits.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/un.h>
+#include <complib/cl_event.h>
+#include <complib/cl_mutex.h>
+#include <complib/cl_qlist.h>
+#include <complib/cl_thread.h>
+#include "soft_fabric.h"
+#include "soft_pcap.h"
+
+#ifndef PATH_MAX
+#define PATH_MAX 4096
+#endif
+
+/* Functions shared between the fabric's files, never exported. */
+#define SOFT_PRIVATE __attribute__((visibility("hidden")))
+
+/* ---- Registry file layout (shared by every process of the fabric) ---- */
+
+#define SOFT_REG_FILE "registry"
+#define SOFT_REG_MAGIC 0x3142414642414C49ull /* "ILABFAB1" read little endian */
+#define SOFT_REG_VERSION 1u
+#define SOFT_REG_HDR_SIZE 4096u
+#define SOFT_REG_NRECS 0xC000u /* one record per LID 0..0xBFFF; record 0 unused */
+
+#define SOFT_REC_FREE 0u
+#define SOFT_REC_ACTIVE 1u
+
+typedef struct soft_reg_hdr {
+	uint64_t magic;
+	uint32_t version;
+	uint32_t hdr_size;
+	uint32_t rec_size;
+	uint32_t n_recs;
+	uint32_t hwm;             /* highest LID ever assigned; scans stop there */
+	uint32_t reserved0;
+	uint64_t gen;             /* bumped at every assignment; names it */
+	ib_net64_t subnet_prefix; /* GID prefix of the fabric's ports */
+	uint8_t pad[SOFT_REG_HDR_SIZE - 48];
+} soft_reg_hdr_t;
+
+typedef struct soft_reg_rec {
+	uint32_t state; /* SOFT_REC_FREE or SOFT_REC_ACTIVE */
+	uint16_t lid;
+	uint8_t port_num;
+	uint8_t n_mcast;
+	int32_t owner_pid;
+	uint32_t reserved0;
+	uint64_t owner_start; /* start time of owner_pid (clock ticks since boot), 0 if unknown */
+	uint64_t gen;         /* soft_reg_hdr_t.gen of the assignment */
+	ib_net64_t port_guid;
+	ib_net64_t node_guid;
+	uint16_t mlid[SOFT_FABRIC_MAX_MCAST];
+} soft_reg_rec_t;
+
+/* ---- Per-process objects ---- */
+
+/* Settings read from the environment when the fabric object is created. */
+typedef struct soft_fab_cfg {
+	double drop_pct;
+	uint64_t seed;
+	uint32_t delay_us;
+	uint32_t send_wait_us;
+} soft_fab_cfg_t;
+
+/* A packet waiting in the delay queue. */
+typedef struct soft_delayed {
+	cl_list_item_t item;
+	soft_fabric_port_t *port;
+	uint64_t due_ns;
+	uint16_t dest_lid; /* the DLID to route by (or the explicit destination) */
+	boolean_t explicit_dest;
+	size_t len;
+	uint8_t data[];
+} soft_delayed_t;
+
+/* One fabric directory as seen by one process; shared by its ports there. */
+typedef struct soft_fabric {
+	struct soft_fabric *next; /* in the process's list (under the list lock) */
+	unsigned refs;            /* ports using it (under the list lock) */
+	pid_t pid;                /* process that created it (fork detection) */
+	uint64_t self_start;      /* that process's start time */
+	char dir[PATH_MAX];
+	struct sockaddr_un sa_proto; /* "<dir>/lid-" ready for the LID digits */
+	size_t sa_prefix_len;
+
+	/* The registry: this process's accesses are serialized by reg_lock,
+	 * those of all processes by flock on reg_fd. */
+	cl_mutex_t reg_lock;
+	int reg_fd;
+	soft_reg_hdr_t *hdr;
+	soft_reg_rec_t *recs;
+	size_t map_len;
+
+	soft_fab_cfg_t cfg;
+	soft_pcap_t *pcap;
+
+	/* Delay queue: FIFO of soft_delayed_t, due times increasing. */
+	cl_mutex_t q_lock;    /* guards delay_q, delay_running, delay_stop */
+	cl_mutex_t send_lock; /* held by the delay thread while it sends */
+	cl_qlist_t delay_q;
+	cl_event_t delay_ev;
+	cl_thread_t delay_thread;
+	boolean_t delay_running;
+	boolean_t delay_stop;
+} soft_fabric_t;
+
+struct soft_fabric_port {
+	soft_fabric_t *fab;
+	int fd;
+	uint16_t lid;
+	uint8_t port_num;
+	uint64_t gen; /* registry generation of our record */
+	ib_net64_t port_guid;
+	ib_net64_t node_guid;
+	uint64_t rng_key;
+	uint64_t rng_ctr; /* atomic */
+	cl_mutex_t cong_lock; /* guards cong_fd */
+	int cong_fd;          /* connected socket for waiting on a full receiver */
+	soft_fabric_stats_t stats; /* fields updated atomically */
+};
+
+/* ---- soft_fabric_registry.c ---- */
+
+/* Opens (creating and initializing it if needed) and maps the registry of fab->dir. */
+SOFT_PRIVATE ib_api_status_t soft_reg_open(soft_fabric_t *fab);
+SOFT_PRIVATE void soft_reg_close(soft_fabric_t *fab);
+/* Serializes against every other registry user, in and out of this process. */
+SOFT_PRIVATE ib_api_status_t soft_reg_lock(soft_fabric_t *fab);
+SOFT_PRIVATE void soft_reg_unlock(soft_fabric_t *fab);
+/* Under the lock: TRUE if the record's holder still exists (frees it otherwise). */
+SOFT_PRIVATE boolean_t soft_reg_check_live(soft_fabric_t *fab, uint16_t lid);
+/* Under the lock: chooses a LID for port_guid, binds fd there and records it. */
+SOFT_PRIVATE ib_api_status_t soft_reg_attach(soft_fabric_t *fab, soft_fabric_port_t *port);
+/* Under the lock: removes the port's record and socket file if still its own. */
+SOFT_PRIVATE void soft_reg_detach(soft_fabric_t *fab, soft_fabric_port_t *port);
+/* Takes the lock: frees the record of lid if its holder is gone. */
+SOFT_PRIVATE void soft_reg_reclaim(soft_fabric_t *fab, uint16_t lid);
+/* Under the lock: the port's own record, or NULL if it lost it. */
+SOFT_PRIVATE soft_reg_rec_t *soft_reg_own_rec(soft_fabric_t *fab, const soft_fabric_port_t *port);
+/* Takes the lock: collects up to cap members of mlid with LIDs >= *p_next
+ * into out; *p_next becomes the LID to resume from (0 when the scan is done). */
+SOFT_PRIVATE size_t soft_reg_mcast_members(soft_fabric_t *fab, uint16_t mlid, uint16_t *p_next,
+					   uint16_t *out, size_t cap);
+/* Fills *sa with the socket address of lid; returns its length. */
+SOFT_PRIVATE socklen_t soft_reg_sockaddr(const soft_fabric_t *fab, uint16_t lid,
+					 struct sockaddr_un *sa);
+/* Start time of a process (field 22 of /proc/<pid>/stat); 0 if unknown. */
+SOFT_PRIVATE uint64_t soft_proc_start_time(pid_t pid);
+
+/* ---- soft_fabric_xfer.c ---- */
+
+/* Stops the delay thread and frees what it still held (fabric teardown). */
+SOFT_PRIVATE void soft_delay_shutdown(soft_fabric_t *fab);
+/* Discards the port's delayed packets and waits out a send of one (port close). */
+SOFT_PRIVATE void soft_delay_purge(soft_fabric_t *fab, soft_fabric_port_t *port);
+/* The key of a port's drop decisions. */
+SOFT_PRIVATE uint64_t soft_rng_key(uint64_t seed, ib_net64_t port_guid, uint8_t port_num);
+
+/* ---- soft_fabric.c ---- */
+
+/* Writes one diagnostic line to stderr. */
+SOFT_PRIVATE void soft_fabric_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A non-blocking, close-on-exec datagram socket with a large send buffer; -1 on failure. */
+SOFT_PRIVATE int soft_fabric_new_socket(void);
+
+/* Atomic counter helpers for the port statistics. */
+#define SOFT_STAT_ADD(port, field, v) \
+	__atomic_fetch_add(&(port)->stats.field, (uint64_t)(v), __ATOMIC_RELAXED)
+
+#endif

@@ -1,0 +1,364 @@
+/*
+ * ibal soft provider: packet delivery on the soft fabric, with loss and delay injection.
+ * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
+ */
+#define _GNU_SOURCE /* ppoll */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <complib/cl_memory.h>
+#include "soft_fabric_int.h"
+
+#define LID_PERMISSIVE 0xFFFFu
+#define MCAST_LO 0xC000u
+#define MCAST_CHUNK 64 /* multicast members resolved per registry lock */
+
+/* The drop filter: called under filter_lock; filter_armed says whether to look. */
+static pthread_mutex_t filter_lock = PTHREAD_MUTEX_INITIALIZER;
+static soft_fabric_drop_fn_t filter_fn;
+static void *filter_ctx;
+static int filter_armed;
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The SplitMix64 output function: a bijection that scrambles consecutive inputs. */
+static uint64_t mix64(uint64_t x)
+{
+	x += 0x9E3779B97F4A7C15ull;
+	x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+	x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+	return x ^ (x >> 31);
+}
+
+uint64_t soft_rng_key(uint64_t seed, ib_net64_t port_guid, uint8_t port_num)
+{
+	return mix64(seed ^ mix64(port_guid ^ ((uint64_t)port_num << 56)));
+}
+
+void soft_fabric_set_drop_filter(soft_fabric_drop_fn_t pfn_filter, void *context)
+{
+	pthread_mutex_lock(&filter_lock);
+	filter_fn = pfn_filter;
+	filter_ctx = context;
+	__atomic_store_n(&filter_armed, pfn_filter != NULL, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&filter_lock);
+}
+
+/* The injection decision for one packet: the filter first, then the drop rate. */
+static boolean_t inject_drop(soft_fabric_port_t *port, const void *pkt, size_t len)
+{
+	double pct = port->fab->cfg.drop_pct;
+	boolean_t drop = FALSE;
+	uint64_t r;
+
+	if (__atomic_load_n(&filter_armed, __ATOMIC_ACQUIRE)) {
+		pthread_mutex_lock(&filter_lock);
+		if (filter_fn)
+			drop = filter_fn(filter_ctx, port, pkt, len);
+		pthread_mutex_unlock(&filter_lock);
+		if (drop)
+			return TRUE;
+	}
+	if (pct <= 0.0)
+		return FALSE;
+	/* Counter-based: the n-th decision of a port depends only on key and n. */
+	r = mix64(port->rng_key + __atomic_fetch_add(&port->rng_ctr, 1, __ATOMIC_RELAXED));
+	return (double)(r >> 11) * (1.0 / 9007199254740992.0) * 100.0 < pct;
+}
+
+/* ---- Delivery ---- */
+
+static void count_failure(soft_fabric_port_t *port, uint16_t lid, int err)
+{
+	switch (err) {
+	case ENOENT:
+	case ENOTDIR:
+		SOFT_STAT_ADD(port, drop_unknown, 1);
+		break;
+	case ECONNREFUSED:
+	case ECONNRESET:
+		SOFT_STAT_ADD(port, drop_dead, 1);
+		soft_reg_reclaim(port->fab, lid);
+		break;
+	case EAGAIN:
+	case ENOBUFS:
+		SOFT_STAT_ADD(port, drop_busy, 1);
+		break;
+	default:
+		SOFT_STAT_ADD(port, drop_error, 1);
+		break;
+	}
+}
+
+/* Sends, waiting for room at the receiver: on a connected socket, poll reports room there. */
+static int send_waiting(soft_fabric_port_t *port, const struct sockaddr_un *sa, socklen_t sa_len,
+			const void *pkt, size_t len)
+{
+	uint64_t deadline = mono_ns() + (uint64_t)port->fab->cfg.send_wait_us * 1000u;
+	struct sockaddr unspec;
+	int err = EAGAIN;
+
+	if (port->cong_fd < 0)
+		port->cong_fd = soft_fabric_new_socket();
+	if (port->cong_fd < 0)
+		return errno;
+	if (connect(port->cong_fd, (const struct sockaddr *)sa, sa_len) < 0)
+		return errno;
+	for (;;) {
+		struct pollfd pfd = { .fd = port->cong_fd, .events = POLLOUT };
+		struct timespec ts;
+		uint64_t now;
+
+		if (send(port->cong_fd, pkt, len, MSG_DONTWAIT | MSG_NOSIGNAL) >= 0) {
+			err = 0;
+			break;
+		}
+		err = errno;
+		if (err == EINTR)
+			continue;
+		if (err != EAGAIN)
+			break;
+		now = mono_ns();
+		if (now >= deadline)
+			break;
+		ts.tv_sec = (time_t)((deadline - now) / 1000000000u);
+		ts.tv_nsec = (long)((deadline - now) % 1000000000u);
+		ppoll(&pfd, 1, &ts, NULL);
+	}
+	/* Disconnect, so that the receiver closing does not leave an error here. */
+	memset(&unspec, 0, sizeof(unspec));
+	unspec.sa_family = AF_UNSPEC;
+	connect(port->cong_fd, &unspec, sizeof(unspec));
+	return err;
+}
+
+/* Places one datagram at the port holding lid, or counts why not. */
+static void deliver(soft_fabric_port_t *port, uint16_t lid, const void *pkt, size_t len)
+{
+	struct sockaddr_un sa;
+	socklen_t sa_len = soft_reg_sockaddr(port->fab, lid, &sa);
+	ssize_t rc;
+	int err;
+
+	do
+		rc = sendto(port->fd, pkt, len, MSG_DONTWAIT | MSG_NOSIGNAL,
+			    (const struct sockaddr *)&sa, sa_len);
+	while (rc < 0 && errno == EINTR);
+	err = rc < 0 ? errno : 0;
+	if (err == EAGAIN && port->fab->cfg.send_wait_us) {
+		cl_mutex_acquire(&port->cong_lock);
+		err = send_waiting(port, &sa, sa_len, pkt, len);
+		cl_mutex_release(&port->cong_lock);
+	}
+	if (err)
+		count_failure(port, lid, err);
+	else
+		SOFT_STAT_ADD(port, delivered, 1);
+}
+
+static void deliver_mcast(soft_fabric_port_t *port, uint16_t mlid, const void *pkt, size_t len)
+{
+	uint16_t members[MCAST_CHUNK], next = 0;
+	size_t i, n, total = 0;
+
+	do {
+		n = soft_reg_mcast_members(port->fab, mlid, &next, members, MCAST_CHUNK);
+		for (i = 0; i < n; i++)
+			deliver(port, members[i], pkt, len);
+		total += n;
+	} while (next);
+	if (!total)
+		SOFT_STAT_ADD(port, drop_unknown, 1);
+}
+
+/* Delivers by destination: an explicit port, else the DLID's meaning. */
+static void route(soft_fabric_port_t *port, uint16_t dlid, boolean_t explicit_dest,
+		  const void *pkt, size_t len)
+{
+	if (explicit_dest || (dlid && dlid <= SOFT_FABRIC_LID_UNICAST_MAX))
+		deliver(port, dlid, pkt, len);
+	else if (dlid >= MCAST_LO && dlid != LID_PERMISSIVE)
+		deliver_mcast(port, dlid, pkt, len);
+	else
+		SOFT_STAT_ADD(port, drop_unknown, 1); /* LID 0, or permissive without a port */
+}
+
+/* ---- Delay queue ---- */
+
+static void delay_thread(void *context)
+{
+	soft_fabric_t *fab = (soft_fabric_t *)context;
+
+	cl_mutex_acquire(&fab->q_lock);
+	while (!fab->delay_stop) {
+		cl_list_item_t *head = cl_qlist_head(&fab->delay_q);
+		soft_delayed_t *e;
+		uint64_t now, due;
+
+		if (head == cl_qlist_end(&fab->delay_q)) {
+			cl_mutex_release(&fab->q_lock);
+			cl_event_wait_on(&fab->delay_ev, EVENT_NO_TIMEOUT, FALSE);
+			cl_mutex_acquire(&fab->q_lock);
+			continue;
+		}
+		e = PARENT_STRUCT(head, soft_delayed_t, item);
+		now = mono_ns();
+		due = e->due_ns; /* e may be purged once the lock is released */
+		if (due > now) {
+			cl_mutex_release(&fab->q_lock);
+			cl_event_wait_on(&fab->delay_ev, (uint32_t)((due - now + 999) / 1000), FALSE);
+			cl_mutex_acquire(&fab->q_lock);
+			continue;
+		}
+		cl_qlist_remove_head(&fab->delay_q);
+		/* Closing the port waits for send_lock, so the port outlives this send. */
+		cl_mutex_acquire(&fab->send_lock);
+		cl_mutex_release(&fab->q_lock);
+		route(e->port, e->dest_lid, e->explicit_dest, e->data, e->len);
+		cl_mutex_release(&fab->send_lock);
+		cl_free(e);
+		cl_mutex_acquire(&fab->q_lock);
+	}
+	cl_mutex_release(&fab->q_lock);
+}
+
+/* Queues a packet until now + delay; FALSE if it could not be queued. */
+static boolean_t delay_enqueue(soft_fabric_port_t *port, uint16_t dlid, boolean_t explicit_dest,
+			       const void *pkt, size_t len)
+{
+	soft_fabric_t *fab = port->fab;
+	soft_delayed_t *e = (soft_delayed_t *)cl_malloc(sizeof(*e) + len);
+
+	if (!e)
+		return FALSE;
+	e->port = port;
+	e->dest_lid = dlid;
+	e->explicit_dest = explicit_dest;
+	e->len = len;
+	memcpy(e->data, pkt, len);
+	cl_mutex_acquire(&fab->q_lock);
+	if (!fab->delay_running) {
+		if (cl_thread_init(&fab->delay_thread, delay_thread, fab, "soft-fab-delay") !=
+		    CL_SUCCESS) {
+			cl_mutex_release(&fab->q_lock);
+			cl_free(e);
+			return FALSE;
+		}
+		fab->delay_running = TRUE;
+	}
+	/* Due times are taken under the lock, so the queue stays in due order. */
+	e->due_ns = mono_ns() + (uint64_t)fab->cfg.delay_us * 1000u;
+	cl_qlist_insert_tail(&fab->delay_q, &e->item);
+	cl_mutex_release(&fab->q_lock);
+	cl_event_signal(&fab->delay_ev);
+	return TRUE;
+}
+
+void soft_delay_purge(soft_fabric_t *fab, soft_fabric_port_t *port)
+{
+	cl_list_item_t *it, *next;
+
+	cl_mutex_acquire(&fab->q_lock);
+	for (it = cl_qlist_head(&fab->delay_q); it != cl_qlist_end(&fab->delay_q); it = next) {
+		soft_delayed_t *e = PARENT_STRUCT(it, soft_delayed_t, item);
+
+		next = cl_qlist_next(it);
+		if (e->port == port) {
+			cl_qlist_remove_item(&fab->delay_q, it);
+			cl_free(e);
+		}
+	}
+	/* A packet of this port may be on its way out right now: wait for it. */
+	cl_mutex_acquire(&fab->send_lock);
+	cl_mutex_release(&fab->send_lock);
+	cl_mutex_release(&fab->q_lock);
+}
+
+void soft_delay_shutdown(soft_fabric_t *fab)
+{
+	cl_list_item_t *it;
+
+	if (fab->q_lock.state != CL_INITIALIZED)
+		return;
+	cl_mutex_acquire(&fab->q_lock);
+	fab->delay_stop = TRUE;
+	cl_mutex_release(&fab->q_lock);
+	cl_event_signal(&fab->delay_ev);
+	cl_thread_destroy(&fab->delay_thread);
+	while ((it = cl_qlist_remove_head(&fab->delay_q)) != cl_qlist_end(&fab->delay_q))
+		cl_free(PARENT_STRUCT(it, soft_delayed_t, item));
+}
+
+/* ---- Sending and receiving ---- */
+
+static ib_api_status_t send_common(soft_fabric_port_t *port, uint16_t dest_lid,
+				   boolean_t explicit_dest, const void *pkt, size_t len)
+{
+	soft_fabric_t *fab;
+	const uint8_t *b = (const uint8_t *)pkt;
+	boolean_t dropped;
+	uint16_t dlid;
+
+	if (!port || !pkt || len < SOFT_FABRIC_MIN_PACKET || len > SOFT_FABRIC_MAX_PACKET)
+		return IB_INVALID_PARAMETER;
+	fab = port->fab;
+	SOFT_STAT_ADD(port, tx_packets, 1);
+	SOFT_STAT_ADD(port, tx_bytes, len);
+	dropped = inject_drop(port, pkt, len);
+	if (fab->pcap)
+		soft_pcap_write(fab->pcap, pkt, len, dropped);
+	if (dropped) {
+		SOFT_STAT_ADD(port, drop_injected, 1);
+		return IB_SUCCESS;
+	}
+	/* LRH bytes 2-3: the destination LID, big endian. */
+	dlid = explicit_dest ? dest_lid : (uint16_t)((b[2] << 8) | b[3]);
+	if (fab->cfg.delay_us && delay_enqueue(port, dlid, explicit_dest, pkt, len))
+		return IB_SUCCESS;
+	route(port, dlid, explicit_dest, pkt, len);
+	return IB_SUCCESS;
+}
+
+ib_api_status_t soft_fabric_send(soft_fabric_port_t *port, const void *pkt, size_t len)
+{
+	return send_common(port, 0, FALSE, pkt, len);
+}
+
+ib_api_status_t soft_fabric_send_to(soft_fabric_port_t *port, uint16_t dest_lid, const void *pkt,
+				    size_t len)
+{
+	if (dest_lid == 0 || dest_lid > SOFT_FABRIC_LID_UNICAST_MAX)
+		return port && pkt ? IB_INVALID_LID : IB_INVALID_PARAMETER;
+	return send_common(port, dest_lid, TRUE, pkt, len);
+}
+
+ib_api_status_t soft_fabric_recv(soft_fabric_port_t *port, void *buf, size_t cap, size_t *p_len)
+{
+	ssize_t n;
+
+	if (!port || !buf || !p_len)
+		return IB_INVALID_PARAMETER;
+	do
+		n = recv(port->fd, buf, cap, MSG_DONTWAIT | MSG_TRUNC);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return errno == EAGAIN ? IB_NOT_FOUND : IB_ERROR;
+	*p_len = (size_t)n;
+	if ((size_t)n > cap) {
+		SOFT_STAT_ADD(port, rx_truncated, 1);
+		return IB_OVERFLOW;
+	}
+	SOFT_STAT_ADD(port, rx_packets, 1);
+	SOFT_STAT_ADD(port, rx_bytes, n);
+	return IB_SUCCESS;
+}

@@ -1,0 +1,1535 @@
+/*
+ * ibal tests: the soft fabric (ports, LIDs, delivery, injection, capture, processes).
+ * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
+ *
+ * Every test runs in a fabric directory of its own (mkdtemp, named by
+ * IBAL_SOFT_FABRIC), so test programs may run in parallel. Unix datagrams
+ * are queued at the receiver before sendto() returns, so "nothing arrived"
+ * is checked right after sending; arrivals are awaited with poll() and a
+ * generous bound. The capture test also runs tshark when it is on PATH.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include "soft_fabric.h"
+#include "soft_pcap.h"
+#include "../common/cl_test.h"
+
+#define WAIT_MS ((int)(TEST_WAIT_US / 1000u))
+#define GUID(n) CL_HTON64(0x0002C90300000000ull + (n))
+#define NODE(n) CL_HTON64(0x0002C90300100000ull + (n))
+#define OP_UD_SEND_ONLY 0x64
+#define OP_RC_SEND_ONLY 0x04
+#define HDR_LEN 28 /* LRH 8 + BTH 12 + DETH 8 */
+#define MLID 0xC001
+
+static char fab_dir[256];
+
+/* ------------------------------------------------------------------------ */
+/* Helpers                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static void rm_tree(const char *dir)
+{
+	char path[512];
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		unlink(path);
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
+/* A new fabric directory for this test, no injection, the default wait. */
+static void fabric_begin(void)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	snprintf(fab_dir, sizeof(fab_dir), "%s/ibal-fab-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(fab_dir));
+	setenv(SOFT_FABRIC_ENV_DIR, fab_dir, 1);
+	unsetenv(SOFT_FABRIC_ENV_DROP_PCT);
+	unsetenv(SOFT_FABRIC_ENV_SEED);
+	unsetenv(SOFT_FABRIC_ENV_DELAY_US);
+	unsetenv(SOFT_FABRIC_ENV_SEND_WAIT_US);
+	unsetenv(SOFT_FABRIC_ENV_PCAP);
+	unsetenv(SOFT_FABRIC_ENV_PCAP_LINKTYPE);
+}
+
+static void fabric_end(void)
+{
+	rm_tree(fab_dir);
+	unsetenv(SOFT_FABRIC_ENV_DIR);
+}
+
+static soft_fabric_port_t *open_port(unsigned n)
+{
+	soft_fabric_port_t *port = NULL;
+
+	CU_ASSERT_EQUAL(soft_fabric_port_open(GUID(n), NODE(n), 1, &port), IB_SUCCESS);
+	return port;
+}
+
+static void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static uint16_t get16(const uint8_t *p)
+{
+	return (uint16_t)((p[0] << 8) | p[1]);
+}
+
+/*
+ * A UD SEND Only packet: LRH (VL 0, LNH IBA local), BTH, DETH, @p payload
+ * bytes of which the first four hold @p seq, then ICRC and VCRC (left zero:
+ * the fabric carries bytes and does not check them).
+ */
+static size_t make_pkt(uint8_t *b, uint16_t dlid, uint16_t slid, uint8_t opcode, uint32_t seq,
+		       size_t payload)
+{
+	size_t len = HDR_LEN + payload + 6;
+
+	memset(b, 0, len);
+	b[1] = 0x02; /* SL 0, LNH 2 */
+	put16(b + 2, dlid);
+	put16(b + 4, (uint16_t)((len - 2) / 4));
+	put16(b + 6, slid);
+	b[8] = opcode;
+	put16(b + 10, 0xFFFF); /* P_Key */
+	b[15] = 1;             /* DestQP 1 */
+	b[19] = (uint8_t)seq;  /* PSN */
+	b[HDR_LEN + 0] = (uint8_t)(seq >> 24);
+	b[HDR_LEN + 1] = (uint8_t)(seq >> 16);
+	b[HDR_LEN + 2] = (uint8_t)(seq >> 8);
+	b[HDR_LEN + 3] = (uint8_t)seq;
+	return len;
+}
+
+static uint32_t pkt_seq(const uint8_t *b)
+{
+	return ((uint32_t)b[HDR_LEN] << 24) | ((uint32_t)b[HDR_LEN + 1] << 16) |
+	       ((uint32_t)b[HDR_LEN + 2] << 8) | b[HDR_LEN + 3];
+}
+
+static void send_seq(soft_fabric_port_t *from, uint16_t dlid, uint32_t seq)
+{
+	uint8_t b[256];
+	size_t len = make_pkt(b, dlid, soft_fabric_port_lid(from), OP_UD_SEND_ONLY, seq, 16);
+
+	CU_ASSERT_EQUAL(soft_fabric_send(from, b, len), IB_SUCCESS);
+}
+
+/* Waits (poll, bounded) for the next packet; IB_SUCCESS or IB_TIMEOUT. */
+static ib_api_status_t wait_recv(soft_fabric_port_t *port, uint8_t *buf, size_t cap, size_t *p_len,
+				 int timeout_ms)
+{
+	uint64_t end = test_now_ms() + (uint64_t)timeout_ms;
+	ib_api_status_t status;
+
+	for (;;) {
+		struct pollfd pfd = { .fd = soft_fabric_port_fd(port), .events = POLLIN };
+		uint64_t now;
+
+		status = soft_fabric_recv(port, buf, cap, p_len);
+		if (status != IB_NOT_FOUND)
+			return status;
+		now = test_now_ms();
+		if (now >= end)
+			return IB_TIMEOUT;
+		poll(&pfd, 1, (int)(end - now));
+	}
+}
+
+/* Receives one packet (waiting for it) and returns its sequence number, or -1. */
+static long recv_seq(soft_fabric_port_t *port)
+{
+	uint8_t b[SOFT_FABRIC_MAX_PACKET];
+	size_t len = 0;
+
+	if (wait_recv(port, b, sizeof(b), &len, WAIT_MS) != IB_SUCCESS || len < HDR_LEN + 4)
+		return -1;
+	return (long)pkt_seq(b);
+}
+
+static boolean_t nothing_waiting(soft_fabric_port_t *port)
+{
+	uint8_t b[SOFT_FABRIC_MAX_PACKET];
+	size_t len;
+
+	return soft_fabric_recv(port, b, sizeof(b), &len) == IB_NOT_FOUND;
+}
+
+static soft_fabric_stats_t stats_of(soft_fabric_port_t *port)
+{
+	soft_fabric_stats_t s;
+
+	soft_fabric_port_stats(port, &s);
+	return s;
+}
+
+static boolean_t sock_file_exists(uint16_t lid)
+{
+	char path[512];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/lid-%04x", fab_dir, lid);
+	return stat(path, &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Ports and LIDs                                                            */
+/* ------------------------------------------------------------------------ */
+
+static void test_open_params(void)
+{
+	soft_fabric_port_t *port = NULL, *dup = NULL;
+
+	fabric_begin();
+	CU_ASSERT_EQUAL(soft_fabric_port_open(GUID(1), NODE(1), 1, NULL), IB_INVALID_PARAMETER);
+	CU_ASSERT_EQUAL(soft_fabric_port_open(0, NODE(1), 1, &port), IB_INVALID_GUID);
+	CU_ASSERT_PTR_NULL(port);
+	port = open_port(1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(port);
+	/* A live port's GUID cannot be registered twice. */
+	CU_ASSERT_EQUAL(soft_fabric_port_open(GUID(1), NODE(9), 2, &dup), IB_RESOURCE_BUSY);
+	CU_ASSERT_PTR_NULL(dup);
+	CU_ASSERT_TRUE(soft_fabric_port_fd(port) >= 0);
+	CU_ASSERT_TRUE(sock_file_exists(soft_fabric_port_lid(port)));
+	soft_fabric_port_close(port);
+	soft_fabric_port_close(NULL);
+	fabric_end();
+}
+
+/* Directories and registries the fabric refuses. */
+static void test_unusable_directories(void)
+{
+	soft_fabric_port_t *port = NULL;
+	char path[600], sub[512];
+	FILE *f;
+	size_t n;
+
+	fabric_begin();
+	/* A file where the directory should be. */
+	snprintf(path, sizeof(path), "%s/file", fab_dir);
+	f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fclose(f);
+	setenv(SOFT_FABRIC_ENV_DIR, path, 1);
+	CU_ASSERT_EQUAL(soft_fabric_port_open(GUID(1), NODE(1), 1, &port), IB_INVALID_SETTING);
+	unlink(path);
+	/* A registry that is not one. */
+	snprintf(sub, sizeof(sub), "%s/bad", fab_dir);
+	CU_ASSERT_EQUAL(mkdir(sub, 0700), 0);
+	snprintf(path, sizeof(path), "%s/registry", sub);
+	f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs("something else", f);
+	fclose(f);
+	setenv(SOFT_FABRIC_ENV_DIR, sub, 1);
+	CU_ASSERT_EQUAL(soft_fabric_port_open(GUID(1), NODE(1), 1, &port), IB_INVALID_SETTING);
+	unlink(path);
+	rmdir(sub);
+	/* A path too long for a socket address (created on demand, then refused). */
+	n = (size_t)snprintf(sub, sizeof(sub), "%s/", fab_dir);
+	memset(sub + n, 'd', 120);
+	sub[n + 120] = '\0';
+	setenv(SOFT_FABRIC_ENV_DIR, sub, 1);
+	CU_ASSERT_EQUAL(soft_fabric_port_open(GUID(1), NODE(1), 1, &port), IB_INVALID_SETTING);
+	CU_ASSERT_PTR_NULL(port);
+	rmdir(sub);
+	fabric_end();
+}
+
+static void test_lids_unique_and_stable(void)
+{
+	soft_fabric_port_t *p[5], *d;
+	soft_fabric_port_info_t info;
+	uint16_t lid2;
+	int i, j;
+
+	fabric_begin();
+	for (i = 0; i < 5; i++) {
+		p[i] = open_port((unsigned)i + 1);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(p[i]);
+	}
+	/* A fresh fabric hands out the lowest free LIDs: 1..5. */
+	for (i = 0; i < 5; i++) {
+		CU_ASSERT_EQUAL(soft_fabric_port_lid(p[i]), i + 1);
+		for (j = 0; j < i; j++)
+			CU_ASSERT_NOT_EQUAL(soft_fabric_port_lid(p[i]), soft_fabric_port_lid(p[j]));
+		CU_ASSERT_EQUAL(soft_fabric_port_by_lid(p[0], soft_fabric_port_lid(p[i]), &info),
+				IB_SUCCESS);
+		CU_ASSERT_EQUAL(info.port_guid, GUID((unsigned)i + 1));
+		CU_ASSERT_EQUAL(info.node_guid, NODE((unsigned)i + 1));
+		CU_ASSERT_EQUAL(info.port_num, 1);
+		CU_ASSERT_EQUAL(info.owner_pid, getpid());
+	}
+	/* Stable: the registry answers the same while the port lives. */
+	CU_ASSERT_EQUAL(soft_fabric_port_by_lid(p[4], 2, &info), IB_SUCCESS);
+	CU_ASSERT_EQUAL(info.port_guid, GUID(2));
+	/* A closed port's LID is free again, its socket file gone. */
+	lid2 = soft_fabric_port_lid(p[1]);
+	soft_fabric_port_close(p[1]);
+	CU_ASSERT_FALSE(sock_file_exists(lid2));
+	CU_ASSERT_EQUAL(soft_fabric_port_by_lid(p[0], lid2, &info), IB_NOT_FOUND);
+	d = open_port(6);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	CU_ASSERT_EQUAL(soft_fabric_port_lid(d), lid2);
+	CU_ASSERT_EQUAL(soft_fabric_port_by_lid(p[0], 0, &info), IB_INVALID_LID);
+	CU_ASSERT_EQUAL(soft_fabric_port_by_lid(p[0], 0xC000, &info), IB_INVALID_LID);
+	CU_ASSERT_EQUAL(soft_fabric_port_by_lid(p[0], 77, &info), IB_NOT_FOUND);
+	soft_fabric_port_close(d);
+	for (i = 0; i < 5; i++)
+		if (i != 1)
+			soft_fabric_port_close(p[i]);
+	fabric_end();
+}
+
+static void test_lookups(void)
+{
+	soft_fabric_port_info_t list[4];
+	soft_fabric_port_t *a, *b, *c;
+	ib_gid_t gid;
+	uint16_t lid = 0;
+	size_t n = 0;
+
+	fabric_begin();
+	a = open_port(1);
+	b = open_port(2);
+	c = open_port(3);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	CU_ASSERT_EQUAL(soft_fabric_lid_by_guid(a, GUID(3), &lid), IB_SUCCESS);
+	CU_ASSERT_EQUAL(lid, soft_fabric_port_lid(c));
+	CU_ASSERT_EQUAL(soft_fabric_lid_by_guid(a, GUID(42), &lid), IB_NOT_FOUND);
+	CU_ASSERT_EQUAL(soft_fabric_lid_by_guid(a, GUID(3), NULL), IB_INVALID_PARAMETER);
+	ib_gid_set_default(&gid, GUID(2));
+	CU_ASSERT_EQUAL(soft_fabric_lid_by_gid(c, &gid, &lid), IB_SUCCESS);
+	CU_ASSERT_EQUAL(lid, soft_fabric_port_lid(b));
+	gid.unicast.prefix = CL_HTON64(0xFEC0000000000000ull);
+	CU_ASSERT_EQUAL(soft_fabric_lid_by_gid(c, &gid, &lid), IB_NOT_FOUND);
+	/* Listing: LID order; a short array gets the first entries and the count. */
+	CU_ASSERT_EQUAL(soft_fabric_port_list(b, list, 4, &n), IB_SUCCESS);
+	CU_ASSERT_EQUAL(n, 3);
+	CU_ASSERT_EQUAL(list[0].port_guid, GUID(1));
+	CU_ASSERT_EQUAL(list[1].port_guid, GUID(2));
+	CU_ASSERT_EQUAL(list[2].port_guid, GUID(3));
+	CU_ASSERT_TRUE(list[0].lid < list[1].lid && list[1].lid < list[2].lid);
+	memset(list, 0, sizeof(list));
+	CU_ASSERT_EQUAL(soft_fabric_port_list(b, list, 2, &n), IB_INSUFFICIENT_MEMORY);
+	CU_ASSERT_EQUAL(n, 3);
+	CU_ASSERT_EQUAL(list[1].port_guid, GUID(2));
+	CU_ASSERT_EQUAL(list[2].port_guid, 0);
+	CU_ASSERT_EQUAL(soft_fabric_port_list(b, NULL, 0, &n), IB_INSUFFICIENT_MEMORY);
+	CU_ASSERT_EQUAL(soft_fabric_port_list(b, NULL, 1, &n), IB_INVALID_PARAMETER);
+	soft_fabric_port_close(b);
+	CU_ASSERT_EQUAL(soft_fabric_port_list(a, list, 4, &n), IB_SUCCESS);
+	CU_ASSERT_EQUAL(n, 2);
+	CU_ASSERT_EQUAL(soft_fabric_lid_by_guid(a, GUID(2), &lid), IB_NOT_FOUND);
+	soft_fabric_port_close(a);
+	soft_fabric_port_close(c);
+	fabric_end();
+}
+
+/* A record whose socket file vanished is reclaimed; its old owner cannot touch the new one. */
+static void test_stale_socket_reclaimed(void)
+{
+	soft_fabric_port_t *a, *b, *c;
+	soft_fabric_port_info_t info;
+	char path[512];
+	uint16_t lid_b;
+
+	fabric_begin();
+	a = open_port(1);
+	b = open_port(2);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	lid_b = soft_fabric_port_lid(b);
+	snprintf(path, sizeof(path), "%s/lid-%04x", fab_dir, lid_b);
+	CU_ASSERT_EQUAL(unlink(path), 0);
+	send_seq(a, lid_b, 1);
+	CU_ASSERT_EQUAL(stats_of(a).drop_unknown, 1);
+	CU_ASSERT_EQUAL(soft_fabric_port_by_lid(a, lid_b, &info), IB_NOT_FOUND);
+	CU_ASSERT_EQUAL(soft_fabric_mcast_attach(b, MLID), IB_INVALID_PORT_STATE);
+	c = open_port(3);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	CU_ASSERT_EQUAL(soft_fabric_port_lid(c), lid_b);
+	/* Closing the old port must not deregister the new holder. */
+	soft_fabric_port_close(b);
+	send_seq(a, lid_b, 2);
+	CU_ASSERT_EQUAL(recv_seq(c), 2);
+	CU_ASSERT_EQUAL(soft_fabric_port_by_lid(a, lid_b, &info), IB_SUCCESS);
+	CU_ASSERT_EQUAL(info.port_guid, GUID(3));
+	soft_fabric_port_close(a);
+	soft_fabric_port_close(c);
+	fabric_end();
+}
+
+static void test_default_directory(void)
+{
+	soft_fabric_port_t *port = NULL;
+	char path[512];
+	struct stat st;
+	/* A GUID no other user of the default fabric would pick. */
+	ib_net64_t guid = CL_HTON64(0x0EADBEEF00000000ull | (uint64_t)getpid());
+
+	fabric_begin();
+	unsetenv(SOFT_FABRIC_ENV_DIR);
+	CU_ASSERT_EQUAL_FATAL(soft_fabric_port_open(guid, guid, 1, &port), IB_SUCCESS);
+	snprintf(path, sizeof(path), "/tmp/ibal-soft-%lu/default", (unsigned long)getuid());
+	CU_ASSERT_EQUAL(stat(path, &st), 0);
+	CU_ASSERT_TRUE(S_ISDIR(st.st_mode));
+	CU_ASSERT_EQUAL(st.st_mode & 0777, 0700);
+	snprintf(path, sizeof(path), "/tmp/ibal-soft-%lu/default/lid-%04x", (unsigned long)getuid(),
+		 soft_fabric_port_lid(port));
+	CU_ASSERT_EQUAL(stat(path, &st), 0);
+	soft_fabric_port_close(port);
+	CU_ASSERT_NOT_EQUAL(stat(path, &st), 0);
+	fabric_end();
+}
+
+static void test_directories_isolate(void)
+{
+	soft_fabric_port_t *a1, *a2, *b1;
+	char dir_a[256];
+
+	fabric_begin();
+	a1 = open_port(1);
+	a2 = open_port(2);
+	strcpy(dir_a, fab_dir);
+	fabric_begin();
+	/* Another directory is another subnet: LIDs and GUIDs start over. */
+	b1 = open_port(1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b1);
+	CU_ASSERT_EQUAL(soft_fabric_port_lid(b1), 1);
+	send_seq(b1, 2, 7);
+	CU_ASSERT_EQUAL(stats_of(b1).drop_unknown, 1);
+	CU_ASSERT_TRUE(nothing_waiting(a2));
+	send_seq(a1, 2, 8);
+	CU_ASSERT_EQUAL(recv_seq(a2), 8);
+	soft_fabric_port_close(b1);
+	fabric_end();
+	soft_fabric_port_close(a1);
+	soft_fabric_port_close(a2);
+	strcpy(fab_dir, dir_a);
+	fabric_end();
+}
+
+/* ------------------------------------------------------------------------ */
+/* Delivery                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static void test_unicast_exchange(void)
+{
+	soft_fabric_port_t *a, *b;
+	uint8_t out[SOFT_FABRIC_MAX_PACKET], in[SOFT_FABRIC_MAX_PACKET];
+	soft_fabric_stats_t s;
+	size_t len, got = 0, i;
+
+	fabric_begin();
+	a = open_port(1);
+	b = open_port(2);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	/* The largest packet travels whole. */
+	len = make_pkt(out, soft_fabric_port_lid(b), soft_fabric_port_lid(a), OP_UD_SEND_ONLY, 5,
+		       SOFT_FABRIC_MAX_PACKET - HDR_LEN - 6);
+	CU_ASSERT_EQUAL(len, SOFT_FABRIC_MAX_PACKET);
+	for (i = HDR_LEN + 4; i < len - 6; i++)
+		out[i] = (uint8_t)(i * 7);
+	CU_ASSERT_EQUAL(soft_fabric_send(a, out, len), IB_SUCCESS);
+	CU_ASSERT_EQUAL(wait_recv(b, in, sizeof(in), &got, WAIT_MS), IB_SUCCESS);
+	CU_ASSERT_EQUAL(got, len);
+	CU_ASSERT_EQUAL(memcmp(in, out, len), 0);
+	CU_ASSERT_TRUE(nothing_waiting(a));
+	/* And back, several, in order. */
+	for (i = 0; i < 5; i++)
+		send_seq(b, soft_fabric_port_lid(a), (uint32_t)i);
+	for (i = 0; i < 5; i++)
+		CU_ASSERT_EQUAL(recv_seq(a), (long)i);
+	CU_ASSERT_TRUE(nothing_waiting(a));
+	/* A port reaches itself (loopback). */
+	send_seq(a, soft_fabric_port_lid(a), 99);
+	CU_ASSERT_EQUAL(recv_seq(a), 99);
+	s = stats_of(a);
+	CU_ASSERT_EQUAL(s.tx_packets, 2);
+	CU_ASSERT_EQUAL(s.delivered, 2);
+	CU_ASSERT_EQUAL(s.rx_packets, 6);
+	CU_ASSERT_EQUAL(s.tx_bytes, len + (HDR_LEN + 16 + 6));
+	s = stats_of(b);
+	CU_ASSERT_EQUAL(s.rx_packets, 1);
+	CU_ASSERT_EQUAL(s.rx_bytes, len);
+	CU_ASSERT_EQUAL(s.tx_packets, 5);
+	soft_fabric_port_close(a);
+	soft_fabric_port_close(b);
+	fabric_end();
+}
+
+static void test_bad_sends_and_unknown_lids(void)
+{
+	soft_fabric_port_t *a, *b;
+	uint8_t pkt[64];
+	size_t len;
+	soft_fabric_stats_t s;
+
+	fabric_begin();
+	a = open_port(1);
+	b = open_port(2);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	len = make_pkt(pkt, 2, 1, OP_UD_SEND_ONLY, 0, 8);
+	CU_ASSERT_EQUAL(soft_fabric_send(NULL, pkt, len), IB_INVALID_PARAMETER);
+	CU_ASSERT_EQUAL(soft_fabric_send(a, NULL, len), IB_INVALID_PARAMETER);
+	CU_ASSERT_EQUAL(soft_fabric_send(a, pkt, SOFT_FABRIC_MIN_PACKET - 1), IB_INVALID_PARAMETER);
+	CU_ASSERT_EQUAL(soft_fabric_send(a, pkt, SOFT_FABRIC_MAX_PACKET + 1), IB_INVALID_PARAMETER);
+	CU_ASSERT_EQUAL(stats_of(a).tx_packets, 0);
+	/* Just the LRH is a packet the fabric carries. */
+	CU_ASSERT_EQUAL(soft_fabric_send(a, pkt, SOFT_FABRIC_MIN_PACKET), IB_SUCCESS);
+	CU_ASSERT_EQUAL(stats_of(a).delivered, 1);
+	CU_ASSERT_TRUE(!nothing_waiting(b));
+	/* LIDs nobody holds, LID 0 and the permissive LID are dropped and counted. */
+	send_seq(a, 3, 1);
+	send_seq(a, 0xBFFF, 2);
+	send_seq(a, 0, 3);
+	send_seq(a, 0xFFFF, 4);
+	s = stats_of(a);
+	CU_ASSERT_EQUAL(s.drop_unknown, 4);
+	CU_ASSERT_EQUAL(s.drop_dead + s.drop_busy + s.drop_error + s.drop_injected, 0);
+	CU_ASSERT_EQUAL(s.tx_packets, 5);
+	CU_ASSERT_EQUAL(s.delivered, 1);
+	CU_ASSERT_TRUE(nothing_waiting(b));
+	soft_fabric_port_close(a);
+	soft_fabric_port_close(b);
+	fabric_end();
+}
+
+/* Directed-route SMPs carry DLID 0xFFFF; the caller names the port. */
+static void test_send_to(void)
+{
+	soft_fabric_port_t *a, *b;
+	uint8_t pkt[128], in[SOFT_FABRIC_MAX_PACKET];
+	size_t len, got;
+
+	fabric_begin();
+	a = open_port(1);
+	b = open_port(2);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	len = make_pkt(pkt, 0xFFFF, 0xFFFF, OP_UD_SEND_ONLY, 11, 16);
+	CU_ASSERT_EQUAL(soft_fabric_send_to(a, soft_fabric_port_lid(b), pkt, len), IB_SUCCESS);
+	CU_ASSERT_EQUAL(wait_recv(b, in, sizeof(in), &got, WAIT_MS), IB_SUCCESS);
+	CU_ASSERT_EQUAL(got, len);
+	CU_ASSERT_EQUAL(get16(in + 2), 0xFFFF);
+	CU_ASSERT_EQUAL(soft_fabric_send_to(a, 0, pkt, len), IB_INVALID_LID);
+	CU_ASSERT_EQUAL(soft_fabric_send_to(a, 0xC001, pkt, len), IB_INVALID_LID);
+	CU_ASSERT_EQUAL(soft_fabric_send_to(NULL, 0, pkt, len), IB_INVALID_PARAMETER);
+	CU_ASSERT_EQUAL(soft_fabric_send_to(a, 2, pkt, 4), IB_INVALID_PARAMETER);
+	CU_ASSERT_EQUAL(soft_fabric_send_to(a, 9, pkt, len), IB_SUCCESS);
+	CU_ASSERT_EQUAL(stats_of(a).drop_unknown, 1);
+	soft_fabric_port_close(a);
+	soft_fabric_port_close(b);
+	fabric_end();
+}
+
+static void test_recv_edges(void)
+{
+	soft_fabric_port_t *a;
+	uint8_t small[16], big[SOFT_FABRIC_MAX_PACKET];
+	size_t len = 0;
+
+	fabric_begin();
+	a = open_port(1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_EQUAL(soft_fabric_recv(a, big, sizeof(big), &len), IB_NOT_FOUND);
+	CU_ASSERT_EQUAL(soft_fabric_recv(a, NULL, sizeof(big), &len), IB_INVALID_PARAMETER);
+	CU_ASSERT_EQUAL(soft_fabric_recv(a, big, sizeof(big), NULL), IB_INVALID_PARAMETER);
+	send_seq(a, soft_fabric_port_lid(a), 1);
+	send_seq(a, soft_fabric_port_lid(a), 2);
+	/* Too small a buffer: the packet is consumed, its length told. */
+	CU_ASSERT_EQUAL(soft_fabric_recv(a, small, sizeof(small), &len), IB_OVERFLOW);
+	CU_ASSERT_EQUAL(len, HDR_LEN + 16 + 6);
+	CU_ASSERT_EQUAL(stats_of(a).rx_truncated, 1);
+	CU_ASSERT_EQUAL(recv_seq(a), 2);
+	CU_ASSERT_EQUAL(stats_of(a).rx_packets, 1);
+	soft_fabric_port_close(a);
+	fabric_end();
+}
+
+static void test_multicast(void)
+{
+	soft_fabric_port_t *p[3];
+	soft_fabric_stats_t s;
+	unsigned i;
+
+	fabric_begin();
+	for (i = 0; i < 3; i++) {
+		p[i] = open_port(i + 1);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(p[i]);
+	}
+	CU_ASSERT_EQUAL(soft_fabric_mcast_attach(p[0], MLID), IB_SUCCESS);
+	CU_ASSERT_EQUAL(soft_fabric_mcast_attach(p[1], MLID), IB_SUCCESS);
+	CU_ASSERT_EQUAL(soft_fabric_mcast_attach(p[1], MLID), IB_SUCCESS); /* twice = once */
+	CU_ASSERT_EQUAL(soft_fabric_mcast_attach(p[2], MLID + 1), IB_SUCCESS);
+	/* Two of three ports are in the group; the sender is not. */
+	send_seq(p[2], MLID, 1);
+	CU_ASSERT_EQUAL(recv_seq(p[0]), 1);
+	CU_ASSERT_EQUAL(recv_seq(p[1]), 1);
+	CU_ASSERT_TRUE(nothing_waiting(p[0]));
+	CU_ASSERT_TRUE(nothing_waiting(p[1]));
+	CU_ASSERT_TRUE(nothing_waiting(p[2]));
+	s = stats_of(p[2]);
+	CU_ASSERT_EQUAL(s.tx_packets, 1);
+	CU_ASSERT_EQUAL(s.delivered, 2);
+	/* A member sending to its group gets its own packet too. */
+	send_seq(p[0], MLID, 2);
+	CU_ASSERT_EQUAL(recv_seq(p[0]), 2);
+	CU_ASSERT_EQUAL(recv_seq(p[1]), 2);
+	CU_ASSERT_TRUE(nothing_waiting(p[2]));
+	/* After a detach only the other member receives. */
+	CU_ASSERT_EQUAL(soft_fabric_mcast_detach(p[1], MLID), IB_SUCCESS);
+	CU_ASSERT_EQUAL(soft_fabric_mcast_detach(p[1], MLID), IB_NOT_FOUND);
+	send_seq(p[2], MLID, 3);
+	CU_ASSERT_EQUAL(recv_seq(p[0]), 3);
+	CU_ASSERT_TRUE(nothing_waiting(p[1]));
+	/* A group without members: dropped and counted. */
+	send_seq(p[2], 0xFFFE, 4);
+	CU_ASSERT_EQUAL(stats_of(p[2]).drop_unknown, 1);
+	CU_ASSERT_EQUAL(soft_fabric_mcast_attach(p[0], 0xBFFF), IB_INVALID_LID);
+	CU_ASSERT_EQUAL(soft_fabric_mcast_attach(p[0], 0xFFFF), IB_INVALID_LID);
+	CU_ASSERT_EQUAL(soft_fabric_mcast_detach(p[0], 5), IB_INVALID_LID);
+	CU_ASSERT_EQUAL(soft_fabric_mcast_attach(NULL, MLID), IB_INVALID_PARAMETER);
+	for (i = 0; i < 3; i++)
+		soft_fabric_port_close(p[i]);
+	fabric_end();
+}
+
+static void test_multicast_limit(void)
+{
+	soft_fabric_port_t *a;
+	unsigned i;
+
+	fabric_begin();
+	a = open_port(1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	for (i = 0; i < SOFT_FABRIC_MAX_MCAST; i++)
+		CU_ASSERT_EQUAL(soft_fabric_mcast_attach(a, (uint16_t)(0xC000 + i)), IB_SUCCESS);
+	CU_ASSERT_EQUAL(soft_fabric_mcast_attach(a, 0xD000), IB_INSUFFICIENT_RESOURCES);
+	CU_ASSERT_EQUAL(soft_fabric_mcast_attach(a, 0xC000), IB_SUCCESS);
+	CU_ASSERT_EQUAL(soft_fabric_mcast_detach(a, 0xC007), IB_SUCCESS);
+	CU_ASSERT_EQUAL(soft_fabric_mcast_attach(a, 0xD000), IB_SUCCESS);
+	send_seq(a, 0xD000, 1);
+	CU_ASSERT_EQUAL(recv_seq(a), 1);
+	send_seq(a, 0xC007, 2);
+	CU_ASSERT_TRUE(nothing_waiting(a));
+	soft_fabric_port_close(a);
+	fabric_end();
+}
+
+/* ------------------------------------------------------------------------ */
+/* Congestion                                                                */
+/* ------------------------------------------------------------------------ */
+
+static long dgram_qlen(void)
+{
+	FILE *f = fopen("/proc/sys/net/unix/max_dgram_qlen", "r");
+	long v = 10;
+
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = 10;
+		fclose(f);
+	}
+	return v;
+}
+
+/* A receiver that never reads: the sender waits a little, then drops. */
+static void test_full_receiver_drops(void)
+{
+	soft_fabric_port_t *a, *b;
+	soft_fabric_stats_t s;
+	long n = dgram_qlen() + 20, i, got = 0;
+	uint64_t t0;
+
+	fabric_begin();
+	setenv(SOFT_FABRIC_ENV_SEND_WAIT_US, "2000", 1);
+	a = open_port(1);
+	b = open_port(2);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	t0 = test_now_ms();
+	for (i = 0; i < n; i++)
+		send_seq(a, 2, (uint32_t)i);
+	s = stats_of(a);
+	CU_ASSERT_TRUE(s.drop_busy > 0);
+	CU_ASSERT_EQUAL(s.delivered + s.drop_busy, (uint64_t)n);
+	/* Each drop waited its 2 ms first (loose lower bound). */
+	CU_ASSERT_TRUE(test_now_ms() - t0 >= s.drop_busy * 2 - 1);
+	for (i = 0; nothing_waiting(b) == FALSE; i++)
+		got++;
+	CU_ASSERT_EQUAL((uint64_t)got, s.delivered);
+	soft_fabric_port_close(a);
+	soft_fabric_port_close(b);
+	fabric_end();
+}
+
+typedef struct {
+	soft_fabric_port_t *port;
+	long expect;
+	long got;
+	boolean_t in_order;
+} drain_t;
+
+static void *drain_thread(void *arg)
+{
+	drain_t *d = (drain_t *)arg;
+
+	d->in_order = TRUE;
+	while (d->got < d->expect) {
+		long seq = recv_seq(d->port);
+
+		if (seq < 0)
+			break;
+		if (seq != d->got)
+			d->in_order = FALSE;
+		d->got++;
+	}
+	return NULL;
+}
+
+/* A receiver that reads: the sender is held back, as by link credits, and loses nothing. */
+static void test_backpressure_lossless(void)
+{
+	soft_fabric_port_t *a, *b;
+	drain_t d;
+	pthread_t th;
+	long i, n = 20 * dgram_qlen();
+	char wait[32];
+
+	fabric_begin();
+	snprintf(wait, sizeof(wait), "%u", TEST_WAIT_US);
+	setenv(SOFT_FABRIC_ENV_SEND_WAIT_US, wait, 1);
+	a = open_port(1);
+	b = open_port(2);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	d.port = b;
+	d.expect = n;
+	d.got = 0;
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, drain_thread, &d), 0);
+	for (i = 0; i < n; i++)
+		send_seq(a, 2, (uint32_t)i);
+	pthread_join(th, NULL);
+	CU_ASSERT_EQUAL(d.got, n);
+	CU_ASSERT_TRUE(d.in_order);
+	CU_ASSERT_EQUAL(stats_of(a).delivered, (uint64_t)n);
+	CU_ASSERT_EQUAL(stats_of(a).drop_busy, 0);
+	soft_fabric_port_close(a);
+	soft_fabric_port_close(b);
+	fabric_end();
+}
+
+#define N_THREADS 4
+#define PER_THREAD 8 /* below the socket queue limit: nobody ever waits */
+
+typedef struct {
+	pthread_barrier_t *barrier;
+	unsigned idx;
+	uint16_t *lids;
+	soft_fabric_port_t *port;
+	int received;
+	int send_failures;
+	ib_api_status_t open_status;
+} peer_t;
+
+static void *peer_thread(void *arg)
+{
+	peer_t *p = (peer_t *)arg;
+	int i;
+
+	p->open_status = soft_fabric_port_open(GUID(100 + p->idx), NODE(100), 1, &p->port);
+	p->lids[p->idx] = p->open_status == IB_SUCCESS ? soft_fabric_port_lid(p->port) : 0;
+	pthread_barrier_wait(p->barrier);
+	if (p->open_status == IB_SUCCESS) {
+		uint8_t b[256];
+		size_t len;
+
+		for (i = 0; i < PER_THREAD; i++) {
+			len = make_pkt(b, p->lids[(p->idx + 1) % N_THREADS], p->lids[p->idx],
+				       OP_UD_SEND_ONLY, (uint32_t)i, 16);
+			if (soft_fabric_send(p->port, b, len) != IB_SUCCESS)
+				p->send_failures++;
+		}
+		for (i = 0; i < PER_THREAD; i++)
+			if (recv_seq(p->port) == i)
+				p->received++;
+	}
+	pthread_barrier_wait(p->barrier);
+	soft_fabric_port_close(p->port);
+	return NULL;
+}
+
+static void test_threads(void)
+{
+	pthread_barrier_t barrier;
+	pthread_t th[N_THREADS];
+	peer_t peers[N_THREADS];
+	uint16_t lids[N_THREADS];
+	unsigned i, j;
+
+	fabric_begin();
+	pthread_barrier_init(&barrier, NULL, N_THREADS);
+	for (i = 0; i < N_THREADS; i++) {
+		memset(&peers[i], 0, sizeof(peers[i]));
+		peers[i].barrier = &barrier;
+		peers[i].idx = i;
+		peers[i].lids = lids;
+		CU_ASSERT_EQUAL_FATAL(pthread_create(&th[i], NULL, peer_thread, &peers[i]), 0);
+	}
+	for (i = 0; i < N_THREADS; i++)
+		pthread_join(th[i], NULL);
+	pthread_barrier_destroy(&barrier);
+	for (i = 0; i < N_THREADS; i++) {
+		CU_ASSERT_EQUAL(peers[i].open_status, IB_SUCCESS);
+		CU_ASSERT_EQUAL(peers[i].received, PER_THREAD);
+		CU_ASSERT_EQUAL(peers[i].send_failures, 0);
+		CU_ASSERT_TRUE(lids[i] >= 1 && lids[i] <= N_THREADS);
+		for (j = 0; j < i; j++)
+			CU_ASSERT_NOT_EQUAL(lids[i], lids[j]);
+	}
+	fabric_end();
+}
+
+/* ------------------------------------------------------------------------ */
+/* Processes                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* Reads exactly n bytes from fd, waiting at most WAIT_MS; 0 on success. */
+static int read_pipe(int fd, void *buf, size_t n)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	uint64_t end = test_now_ms() + WAIT_MS;
+	size_t done = 0;
+
+	while (done < n) {
+		uint64_t now = test_now_ms();
+		ssize_t r;
+
+		if (now >= end || poll(&pfd, 1, (int)(end - now)) <= 0)
+			return -1;
+		r = read(fd, (char *)buf + done, n - done);
+		if (r <= 0)
+			return -1;
+		done += (size_t)r;
+	}
+	return 0;
+}
+
+/*
+ * The child: opens port GUID(child_guid), reports its LID, answers one packet
+ * from the parent with sequence +1, reports that, and waits to be killed.
+ * Exit codes name the step that failed.
+ */
+static void child_main(int to_parent, int from_parent, unsigned child_guid, boolean_t answer)
+{
+	soft_fabric_port_t *port;
+	uint16_t lid;
+	long seq;
+	char c;
+
+	if (soft_fabric_port_open(GUID(child_guid), NODE(child_guid), 1, &port) != IB_SUCCESS)
+		_exit(10);
+	lid = soft_fabric_port_lid(port);
+	if (write(to_parent, &lid, sizeof(lid)) != sizeof(lid))
+		_exit(11);
+	if (answer) {
+		uint8_t b[SOFT_FABRIC_MAX_PACKET];
+		size_t len;
+
+		if (wait_recv(port, b, sizeof(b), &len, WAIT_MS) != IB_SUCCESS)
+			_exit(12);
+		seq = (long)pkt_seq(b);
+		send_seq(port, get16(b + 6), (uint32_t)seq + 1);
+		c = 'R';
+		if (write(to_parent, &c, 1) != 1)
+			_exit(13);
+	}
+	/* Killed here; the bounded wait keeps a lost parent from leaving us behind. */
+	read_pipe(from_parent, &c, 1);
+	_exit(0);
+}
+
+static pid_t spawn_child(unsigned child_guid, boolean_t answer, int *p_to_child, int *p_from_child)
+{
+	int up[2], down[2];
+	pid_t pid;
+
+	if (pipe(up) < 0 || pipe(down) < 0)
+		return -1;
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		close(up[0]);
+		close(down[1]);
+		child_main(up[1], down[0], child_guid, answer);
+	}
+	close(up[1]);
+	close(down[0]);
+	*p_to_child = down[1];
+	*p_from_child = up[0];
+	return pid;
+}
+
+static void test_two_processes(void)
+{
+	soft_fabric_port_t *a, *c;
+	soft_fabric_port_info_t info;
+	soft_fabric_stats_t s;
+	int to_child, from_child, status;
+	uint16_t child_lid = 0;
+	siginfo_t si;
+	size_t n = 0;
+	pid_t pid;
+	char ack = 0;
+
+	fabric_begin();
+	a = open_port(1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	pid = spawn_child(2, TRUE, &to_child, &from_child);
+	CU_ASSERT_FATAL(pid > 0);
+	CU_ASSERT_EQUAL(read_pipe(from_child, &child_lid, sizeof(child_lid)), 0);
+	CU_ASSERT_EQUAL(child_lid, 2);
+	/* The registry is shared: the child's port is visible here. */
+	CU_ASSERT_EQUAL(soft_fabric_port_by_lid(a, child_lid, &info), IB_SUCCESS);
+	CU_ASSERT_EQUAL(info.owner_pid, pid);
+	CU_ASSERT_EQUAL(info.port_guid, GUID(2));
+	CU_ASSERT_EQUAL(soft_fabric_port_list(a, NULL, 0, &n), IB_INSUFFICIENT_MEMORY);
+	CU_ASSERT_EQUAL(n, 2);
+	/* Exchange. */
+	send_seq(a, child_lid, 41);
+	CU_ASSERT_EQUAL(recv_seq(a), 42);
+	CU_ASSERT_EQUAL(read_pipe(from_child, &ack, 1), 0);
+	CU_ASSERT_EQUAL(ack, 'R');
+	/* Kill it; keep it a zombie for now (a PID that exists, a closed socket). */
+	CU_ASSERT_EQUAL(kill(pid, SIGKILL), 0);
+	memset(&si, 0, sizeof(si));
+	CU_ASSERT_EQUAL(waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT), 0);
+	send_seq(a, child_lid, 43); /* refused: counted dead, record reclaimed */
+	send_seq(a, child_lid, 44); /* its socket file is gone now: unknown */
+	s = stats_of(a);
+	CU_ASSERT_EQUAL(s.drop_dead, 1);
+	CU_ASSERT_EQUAL(s.drop_unknown, 1);
+	CU_ASSERT_EQUAL(s.delivered, 1);
+	CU_ASSERT_FALSE(sock_file_exists(child_lid));
+	CU_ASSERT_EQUAL(soft_fabric_port_by_lid(a, child_lid, &info), IB_NOT_FOUND);
+	CU_ASSERT_EQUAL(soft_fabric_port_list(a, NULL, 0, &n), IB_INSUFFICIENT_MEMORY);
+	CU_ASSERT_EQUAL(n, 1);
+	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+	CU_ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	/* The child's LID goes to the next port. */
+	c = open_port(3);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	CU_ASSERT_EQUAL(soft_fabric_port_lid(c), child_lid);
+	send_seq(a, child_lid, 45);
+	CU_ASSERT_EQUAL(recv_seq(c), 45);
+	close(to_child);
+	close(from_child);
+	soft_fabric_port_close(c);
+	soft_fabric_port_close(a);
+	fabric_end();
+}
+
+#define N_CHILDREN 4
+#define PORTS_PER_CHILD 3
+
+/* Processes opening ports at the same time get distinct LIDs. */
+static void test_concurrent_processes(void)
+{
+	uint16_t lids[N_CHILDREN * PORTS_PER_CHILD];
+	int up[N_CHILDREN], down[N_CHILDREN], i, j, k, status;
+	soft_fabric_port_t *a;
+	pid_t pid[N_CHILDREN];
+	size_t n = 0;
+
+	fabric_begin();
+	a = open_port(1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	fflush(stdout);
+	for (i = 0; i < N_CHILDREN; i++) {
+		int u[2], d[2];
+
+		CU_ASSERT_FATAL(pipe(u) == 0 && pipe(d) == 0);
+		pid[i] = fork();
+		if (pid[i] == 0) {
+			soft_fabric_port_t *p[PORTS_PER_CHILD];
+			uint16_t l[PORTS_PER_CHILD];
+			char c;
+
+			close(u[0]);
+			close(d[1]);
+			for (k = 0; k < PORTS_PER_CHILD; k++) {
+				if (soft_fabric_port_open(GUID(1000 + (unsigned)(i * 10 + k)), NODE(i), 1,
+							  &p[k]) != IB_SUCCESS)
+					_exit(30);
+				l[k] = soft_fabric_port_lid(p[k]);
+			}
+			if (write(u[1], l, sizeof(l)) != (ssize_t)sizeof(l))
+				_exit(31);
+			read_pipe(d[0], &c, 1); /* until the parent is done looking */
+			for (k = 0; k < PORTS_PER_CHILD; k++)
+				soft_fabric_port_close(p[k]);
+			_exit(0);
+		}
+		CU_ASSERT_FATAL(pid[i] > 0);
+		close(u[1]);
+		close(d[0]);
+		up[i] = u[0];
+		down[i] = d[1];
+	}
+	for (i = 0; i < N_CHILDREN; i++)
+		CU_ASSERT_EQUAL(read_pipe(up[i], &lids[i * PORTS_PER_CHILD],
+					  PORTS_PER_CHILD * sizeof(uint16_t)), 0);
+	for (i = 0; i < N_CHILDREN * PORTS_PER_CHILD; i++) {
+		CU_ASSERT_TRUE(lids[i] >= 2 && lids[i] <= 1 + N_CHILDREN * PORTS_PER_CHILD);
+		for (j = 0; j < i; j++)
+			CU_ASSERT_NOT_EQUAL(lids[i], lids[j]);
+	}
+	CU_ASSERT_EQUAL(soft_fabric_port_list(a, NULL, 0, &n), IB_INSUFFICIENT_MEMORY);
+	CU_ASSERT_EQUAL(n, 1 + N_CHILDREN * PORTS_PER_CHILD);
+	for (i = 0; i < N_CHILDREN; i++) {
+		CU_ASSERT_EQUAL(write(down[i], "x", 1), 1);
+		CU_ASSERT_EQUAL(waitpid(pid[i], &status, 0), pid[i]);
+		CU_ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		close(up[i]);
+		close(down[i]);
+	}
+	/* They deregistered on close. */
+	CU_ASSERT_EQUAL(soft_fabric_port_list(a, NULL, 0, &n), IB_INSUFFICIENT_MEMORY);
+	CU_ASSERT_EQUAL(n, 1);
+	soft_fabric_port_close(a);
+	fabric_end();
+}
+
+/* A forked child closing a port it inherited leaves the parent's port alone. */
+static void test_fork_inherited_port(void)
+{
+	soft_fabric_port_t *a, *c;
+	soft_fabric_port_info_t info;
+	int status;
+	pid_t pid;
+
+	fabric_begin();
+	a = open_port(1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		soft_fabric_port_close(a);
+		/* The child's own port is another registration. */
+		if (soft_fabric_port_open(GUID(2), NODE(2), 1, &c) != IB_SUCCESS)
+			_exit(20);
+		if (soft_fabric_port_lid(c) != 2)
+			_exit(21);
+		soft_fabric_port_close(c);
+		_exit(0);
+	}
+	CU_ASSERT_FATAL(pid > 0);
+	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+	CU_ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CU_ASSERT_EQUAL(soft_fabric_port_by_lid(a, 1, &info), IB_SUCCESS);
+	CU_ASSERT_EQUAL(info.owner_pid, getpid());
+	CU_ASSERT_EQUAL(soft_fabric_port_by_lid(a, 2, &info), IB_NOT_FOUND);
+	send_seq(a, 1, 5);
+	CU_ASSERT_EQUAL(recv_seq(a), 5);
+	soft_fabric_port_close(a);
+	fabric_end();
+}
+
+/* Dead holders found by an open: the lowest dead LID is reused, a returning GUID gets its own. */
+static void test_dead_process_reclaimed_on_open(void)
+{
+	soft_fabric_port_t *a, *b, *x, *y;
+	int to_child[2], from_child[2], i, status;
+	uint16_t lid[2] = { 0, 0 };
+	pid_t pid[2];
+
+	fabric_begin();
+	a = open_port(1);
+	b = open_port(2);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	for (i = 0; i < 2; i++) {
+		pid[i] = spawn_child(10 + (unsigned)i, FALSE, &to_child[i], &from_child[i]);
+		CU_ASSERT_FATAL(pid[i] > 0);
+		CU_ASSERT_EQUAL(read_pipe(from_child[i], &lid[i], sizeof(lid[i])), 0);
+	}
+	CU_ASSERT_EQUAL(lid[0], 3);
+	CU_ASSERT_EQUAL(lid[1], 4);
+	for (i = 0; i < 2; i++) {
+		kill(pid[i], SIGKILL);
+		CU_ASSERT_EQUAL(waitpid(pid[i], &status, 0), pid[i]);
+		close(to_child[i]);
+		close(from_child[i]);
+	}
+	soft_fabric_port_close(b); /* LID 2 free; 3 and 4 held by the dead */
+	/* The second child's GUID comes back: it gets LID 4 again, not 2. */
+	x = open_port(11);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(x);
+	CU_ASSERT_EQUAL(soft_fabric_port_lid(x), lid[1]);
+	y = open_port(20);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(y);
+	CU_ASSERT_EQUAL(soft_fabric_port_lid(y), 2);
+	soft_fabric_port_close(y);
+	y = open_port(21);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(y);
+	CU_ASSERT_EQUAL(soft_fabric_port_lid(y), 2);
+	/* With 2 taken and 4 freed, the next is 3, from the first dead child. */
+	soft_fabric_port_close(x);
+	x = open_port(22);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(x);
+	CU_ASSERT_EQUAL(soft_fabric_port_lid(x), lid[0]);
+	soft_fabric_port_close(x);
+	soft_fabric_port_close(y);
+	soft_fabric_port_close(a);
+	fabric_end();
+}
+
+/* ------------------------------------------------------------------------ */
+/* Injection                                                                 */
+/* ------------------------------------------------------------------------ */
+
+static void test_drop_all(void)
+{
+	soft_fabric_port_t *a, *b;
+	soft_fabric_stats_t s;
+	int i;
+
+	fabric_begin();
+	setenv(SOFT_FABRIC_ENV_DROP_PCT, "100", 1);
+	a = open_port(1);
+	b = open_port(2);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	for (i = 0; i < 20; i++)
+		send_seq(a, 2, (uint32_t)i);
+	send_seq(a, MLID, 20);
+	CU_ASSERT_TRUE(nothing_waiting(b));
+	s = stats_of(a);
+	CU_ASSERT_EQUAL(s.tx_packets, 21);
+	CU_ASSERT_EQUAL(s.drop_injected, 21);
+	CU_ASSERT_EQUAL(s.delivered, 0);
+	CU_ASSERT_EQUAL(s.drop_unknown, 0);
+	soft_fabric_port_close(a);
+	soft_fabric_port_close(b);
+	fabric_end();
+}
+
+#define PCT_PKTS 400
+
+/* Sends PCT_PKTS packets under IBAL_SOFT_DROP_PCT=50 and records which arrived. */
+static int drop_pattern(const char *seed, uint8_t *arrived)
+{
+	uint8_t buf[SOFT_FABRIC_MAX_PACKET];
+	soft_fabric_port_t *a, *b;
+	soft_fabric_stats_t s;
+	size_t len;
+	uint32_t seq;
+	int i;
+
+	fabric_begin();
+	setenv(SOFT_FABRIC_ENV_DROP_PCT, "50", 1);
+	if (seed)
+		setenv(SOFT_FABRIC_ENV_SEED, seed, 1);
+	a = open_port(1);
+	b = open_port(2);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	memset(arrived, 0, PCT_PKTS);
+	for (i = 0; i < PCT_PKTS; i++) {
+		send_seq(a, 2, (uint32_t)i);
+		/* Delivery is synchronous: a packet not dropped is there now. */
+		if (soft_fabric_recv(b, buf, sizeof(buf), &len) != IB_SUCCESS)
+			continue;
+		seq = pkt_seq(buf);
+		CU_ASSERT_EQUAL(seq, (uint32_t)i);
+		if (seq < PCT_PKTS)
+			arrived[seq] = 1;
+	}
+	s = stats_of(a);
+	CU_ASSERT_EQUAL(s.drop_injected + s.delivered, PCT_PKTS);
+	CU_ASSERT_EQUAL(stats_of(b).rx_packets, s.delivered);
+	soft_fabric_port_close(a);
+	soft_fabric_port_close(b);
+	fabric_end();
+	return (int)s.delivered;
+}
+
+static void test_drop_pct_reproducible(void)
+{
+	static uint8_t p1[PCT_PKTS], p2[PCT_PKTS], p3[PCT_PKTS];
+	int n1, n2, n3, i, count = 0;
+
+	n1 = drop_pattern(NULL, p1);
+	n2 = drop_pattern(NULL, p2);
+	n3 = drop_pattern("12345", p3);
+	/* About half arrive (the bounds are 6 standard deviations wide). */
+	CU_ASSERT_TRUE(n1 > PCT_PKTS / 2 - 60 && n1 < PCT_PKTS / 2 + 60);
+	for (i = 0; i < PCT_PKTS; i++)
+		count += p1[i];
+	CU_ASSERT_EQUAL(count, n1);
+	/* The same seed drops the same packets; another seed others. */
+	CU_ASSERT_EQUAL(n1, n2);
+	CU_ASSERT_EQUAL(memcmp(p1, p2, PCT_PKTS), 0);
+	CU_ASSERT_NOT_EQUAL(memcmp(p1, p3, PCT_PKTS), 0);
+	(void)n3;
+}
+
+typedef struct {
+	uint8_t opcode;
+	int nth;
+	int seen;
+	int calls;
+} nth_filter_t;
+
+/* Drops the nth packet (1-based) with the given BTH opcode. */
+static boolean_t drop_nth(void *context, const soft_fabric_port_t *port, const void *pkt,
+			  size_t len)
+{
+	nth_filter_t *f = (nth_filter_t *)context;
+	const uint8_t *b = (const uint8_t *)pkt;
+
+	(void)port;
+	f->calls++;
+	if (len < 9 || b[8] != f->opcode)
+		return FALSE;
+	return ++f->seen == f->nth;
+}
+
+static void test_drop_filter(void)
+{
+	soft_fabric_port_t *a, *b;
+	nth_filter_t f = { OP_RC_SEND_ONLY, 3, 0, 0 };
+	uint8_t pkt[128];
+	size_t len;
+	int i;
+
+	fabric_begin();
+	a = open_port(1);
+	b = open_port(2);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	soft_fabric_set_drop_filter(drop_nth, &f);
+	/* Alternate two kinds; seq 0..9; RC ones are the odd seqs: the third is 5. */
+	for (i = 0; i < 10; i++) {
+		len = make_pkt(pkt, 2, 1, (i & 1) ? OP_RC_SEND_ONLY : OP_UD_SEND_ONLY,
+			       (uint32_t)i, 8);
+		CU_ASSERT_EQUAL(soft_fabric_send(a, pkt, len), IB_SUCCESS);
+	}
+	soft_fabric_set_drop_filter(NULL, NULL);
+	send_seq(a, 2, 10);
+	CU_ASSERT_EQUAL(f.calls, 10);
+	for (i = 0; i <= 10; i++)
+		if (i != 5)
+			CU_ASSERT_EQUAL(recv_seq(b), i);
+	CU_ASSERT_TRUE(nothing_waiting(b));
+	CU_ASSERT_EQUAL(stats_of(a).drop_injected, 1);
+	soft_fabric_port_close(a);
+	soft_fabric_port_close(b);
+	fabric_end();
+}
+
+static void test_delay(void)
+{
+	soft_fabric_port_t *a, *b;
+	const uint64_t delay_ms = 50;
+	boolean_t closed_in_time;
+	uint64_t t0;
+	long seq;
+	int i;
+
+	fabric_begin();
+	setenv(SOFT_FABRIC_ENV_DELAY_US, "50000", 1);
+	a = open_port(1);
+	b = open_port(2);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	t0 = test_now_ms();
+	for (i = 0; i < 6; i++)
+		send_seq(a, 2, (uint32_t)i);
+	/* They arrive, in order, and not before their time. */
+	for (i = 0; i < 6; i++)
+		CU_ASSERT_EQUAL(recv_seq(b), i);
+	CU_ASSERT_TRUE(test_now_ms() - t0 >= delay_ms);
+	/* The timer thread counts a packet after sending it: the 6th may not be counted yet. */
+	CU_ASSERT_TRUE(stats_of(a).delivered >= 5 && stats_of(a).delivered <= 6);
+	/* Packets still delayed when their port closes are discarded. */
+	t0 = test_now_ms();
+	for (i = 0; i < 3; i++)
+		send_seq(a, 2, 100 + (uint32_t)i);
+	soft_fabric_port_close(a);
+	closed_in_time = test_now_ms() - t0 < delay_ms;
+	a = open_port(1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	send_seq(a, 2, 200);
+	do
+		seq = recv_seq(b);
+	while (!closed_in_time && seq >= 100 && seq < 103); /* a slow run may have sent some */
+	CU_ASSERT_EQUAL(seq, 200);
+	soft_fabric_port_close(a);
+	soft_fabric_port_close(b);
+	fabric_end();
+}
+
+/* ------------------------------------------------------------------------ */
+/* Capture                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static void test_pcap_expand_path(void)
+{
+	char out[64];
+
+	CU_ASSERT_EQUAL(soft_pcap_expand_path("/x/cap-%p.pcap", 1234, out, sizeof(out)), IB_SUCCESS);
+	CU_ASSERT_STRING_EQUAL(out, "/x/cap-1234.pcap");
+	CU_ASSERT_EQUAL(soft_pcap_expand_path("a%%p%p%", 7, out, sizeof(out)), IB_SUCCESS);
+	CU_ASSERT_STRING_EQUAL(out, "a%p7%");
+	CU_ASSERT_EQUAL(soft_pcap_expand_path("%p%p", 123456, out, 12), IB_OVERFLOW);
+	CU_ASSERT_EQUAL(soft_pcap_expand_path("%p%p", 123456, out, 13), IB_SUCCESS);
+	CU_ASSERT_EQUAL(soft_pcap_expand_path(NULL, 1, out, sizeof(out)), IB_INVALID_PARAMETER);
+	CU_ASSERT_EQUAL(soft_pcap_expand_path("x", 1, out, 0), IB_INVALID_PARAMETER);
+}
+
+typedef struct {
+	uint32_t linktype;
+	int records;
+	int dropped;    /* ERF records with the RX error flag */
+	uint16_t dlid[16];
+	uint32_t seq[16];
+} pcap_summary_t;
+
+/* Parses a capture written by soft_pcap; -1 if it is malformed. */
+static int read_capture(const char *path, pcap_summary_t *sum)
+{
+	uint8_t buf[SOFT_FABRIC_MAX_PACKET + 64];
+	uint32_t hdr[6], rec[4];
+	FILE *f = fopen(path, "rb");
+	int rc = 0;
+
+	memset(sum, 0, sizeof(*sum));
+	if (!f)
+		return -1;
+	if (fread(hdr, 4, 6, f) != 6 || hdr[0] != 0xA1B23C4Du || hdr[5] == 0) {
+		fclose(f);
+		return -1;
+	}
+	sum->linktype = hdr[5];
+	while (fread(rec, 4, 4, f) == 4) {
+		const uint8_t *pkt = buf;
+
+		if (rec[2] != rec[3] || rec[2] > sizeof(buf) || rec[1] >= 1000000000u ||
+		    fread(buf, 1, rec[2], f) != rec[2]) {
+			rc = -1;
+			break;
+		}
+		if (sum->linktype == SOFT_PCAP_LINKTYPE_ERF) {
+			/* type 21, varlen, rlen = record length, wlen = packet length */
+			if (buf[8] != 21 || !(buf[9] & 0x04) || get16(buf + 10) != rec[2] ||
+			    get16(buf + 14) != rec[2] - 16) {
+				rc = -1;
+				break;
+			}
+			if (buf[9] & 0x10)
+				sum->dropped++;
+			pkt = buf + 16;
+		}
+		if (sum->records < 16) {
+			sum->dlid[sum->records] = get16(pkt + 2);
+			sum->seq[sum->records] = pkt_seq(pkt);
+		}
+		sum->records++;
+	}
+	fclose(f);
+	return rc;
+}
+
+static int on_path(const char *name)
+{
+	const char *path = getenv("PATH");
+	char buf[4096];
+
+	while (path && *path) {
+		const char *colon = strchr(path, ':');
+		size_t n = colon ? (size_t)(colon - path) : strlen(path);
+
+		if (n && n + strlen(name) + 2 <= sizeof(buf)) {
+			memcpy(buf, path, n);
+			buf[n] = '/';
+			strcpy(buf + n + 1, name);
+			if (access(buf, X_OK) == 0)
+				return 1;
+		}
+		path = colon ? colon + 1 : NULL;
+	}
+	return 0;
+}
+
+/* tshark's view: one line per frame, "<rxe flag>\t<dlid>"; returns the frame count. */
+static int tshark_frames(const char *path, int *p_rxe, uint16_t *dlids, int max)
+{
+	char cmd[1024], line[256];
+	int frames = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd),
+		 "tshark -n -r '%s' -T fields -e erf.flags.rxe -e infiniband.lrh.dlid 2>/dev/null",
+		 path);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	*p_rxe = 0;
+	while (fgets(line, sizeof(line), p)) {
+		char *tab = strchr(line, '\t');
+
+		if (line[0] == '1')
+			(*p_rxe)++;
+		if (tab && frames < max)
+			dlids[frames] = (uint16_t)strtoul(tab + 1, NULL, 0);
+		frames++;
+	}
+	if (pclose(p) != 0)
+		return -1;
+	return frames;
+}
+
+static void test_pcap_capture(void)
+{
+	soft_fabric_port_t *a, *b;
+	nth_filter_t f = { OP_UD_SEND_ONLY, 2, 0, 0 };
+	char tmpl[512], path[512];
+	pcap_summary_t sum;
+	uint16_t dlids[8];
+	int i, rxe = 0;
+
+	fabric_begin();
+	snprintf(tmpl, sizeof(tmpl), "%s/cap-%%p.pcap", fab_dir);
+	snprintf(path, sizeof(path), "%s/cap-%ld.pcap", fab_dir, (long)getpid());
+	setenv(SOFT_FABRIC_ENV_PCAP, tmpl, 1);
+	a = open_port(1);
+	b = open_port(2);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	soft_fabric_set_drop_filter(drop_nth, &f);
+	for (i = 0; i < 4; i++)
+		send_seq(a, 2, (uint32_t)i); /* the second is dropped */
+	soft_fabric_set_drop_filter(NULL, NULL);
+	send_seq(b, 1, 4);
+	send_seq(b, 0x77, 5); /* unknown LID: on the wire all the same */
+	soft_fabric_port_close(a);
+	soft_fabric_port_close(b);
+	/* Six records, the injected drop flagged, in sending order. */
+	CU_ASSERT_EQUAL_FATAL(read_capture(path, &sum), 0);
+	CU_ASSERT_EQUAL(sum.linktype, SOFT_PCAP_LINKTYPE_ERF);
+	CU_ASSERT_EQUAL(sum.records, 6);
+	CU_ASSERT_EQUAL(sum.dropped, 1);
+	for (i = 0; i < 6 && i < sum.records; i++)
+		CU_ASSERT_EQUAL(sum.seq[i], (uint32_t)i);
+	CU_ASSERT_EQUAL(sum.dlid[4], 1);
+	CU_ASSERT_EQUAL(sum.dlid[5], 0x77);
+	if (on_path("tshark")) {
+		CU_ASSERT_EQUAL(tshark_frames(path, &rxe, dlids, 8), 6);
+		CU_ASSERT_EQUAL(rxe, 1);
+		CU_ASSERT_EQUAL(dlids[0], 2);
+		CU_ASSERT_EQUAL(dlids[5], 0x77);
+	} else {
+		printf("(tshark not on PATH: capture not decoded) ");
+	}
+	/* Reopening appends to the same file, behind one header. */
+	a = open_port(1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	send_seq(a, 1, 6);
+	soft_fabric_port_close(a);
+	CU_ASSERT_EQUAL(read_capture(path, &sum), 0);
+	CU_ASSERT_EQUAL(sum.records, 7);
+	fabric_end();
+}
+
+static void test_pcap_linktype_247(void)
+{
+	soft_fabric_port_t *a;
+	nth_filter_t f = { OP_UD_SEND_ONLY, 1, 0, 0 };
+	char path[512];
+	pcap_summary_t sum;
+	FILE *fp;
+
+	fabric_begin();
+	snprintf(path, sizeof(path), "%s/ib.pcap", fab_dir);
+	setenv(SOFT_FABRIC_ENV_PCAP, path, 1);
+	setenv(SOFT_FABRIC_ENV_PCAP_LINKTYPE, "247", 1);
+	a = open_port(1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	soft_fabric_set_drop_filter(drop_nth, &f);
+	send_seq(a, 1, 0); /* dropped: not in a 247 capture */
+	soft_fabric_set_drop_filter(NULL, NULL);
+	send_seq(a, 1, 1);
+	send_seq(a, 1, 2);
+	soft_fabric_port_close(a);
+	CU_ASSERT_EQUAL_FATAL(read_capture(path, &sum), 0);
+	CU_ASSERT_EQUAL(sum.linktype, SOFT_PCAP_LINKTYPE_INFINIBAND);
+	CU_ASSERT_EQUAL(sum.records, 2);
+	CU_ASSERT_EQUAL(sum.seq[0], 1);
+	CU_ASSERT_EQUAL(sum.seq[1], 2);
+	/* A file of another kind is left alone: the port opens without capture. */
+	setenv(SOFT_FABRIC_ENV_PCAP_LINKTYPE, "erf", 1);
+	a = open_port(1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	send_seq(a, 1, 3);
+	soft_fabric_port_close(a);
+	CU_ASSERT_EQUAL(read_capture(path, &sum), 0);
+	CU_ASSERT_EQUAL(sum.records, 2);
+	/* So is a file that is not a capture at all. */
+	fp = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
+	fputs("not a capture, not a capture", fp);
+	fclose(fp);
+	a = open_port(1);
+	CU_ASSERT_PTR_NOT_NULL(a);
+	send_seq(a, 1, 4);
+	soft_fabric_port_close(a);
+	CU_ASSERT_NOT_EQUAL(read_capture(path, &sum), 0);
+	fabric_end();
+}
+
+static const test_entry_t tests[] = {
+	TEST_ENTRY(test_open_params),
+	TEST_ENTRY(test_unusable_directories),
+	TEST_ENTRY(test_lids_unique_and_stable),
+	TEST_ENTRY(test_lookups),
+	TEST_ENTRY(test_stale_socket_reclaimed),
+	TEST_ENTRY(test_default_directory),
+	TEST_ENTRY(test_directories_isolate),
+	TEST_ENTRY(test_unicast_exchange),
+	TEST_ENTRY(test_bad_sends_and_unknown_lids),
+	TEST_ENTRY(test_send_to),
+	TEST_ENTRY(test_recv_edges),
+	TEST_ENTRY(test_multicast),
+	TEST_ENTRY(test_multicast_limit),
+	TEST_ENTRY(test_full_receiver_drops),
+	TEST_ENTRY(test_backpressure_lossless),
+	TEST_ENTRY(test_threads),
+	TEST_ENTRY(test_two_processes),
+	TEST_ENTRY(test_concurrent_processes),
+	TEST_ENTRY(test_fork_inherited_port),
+	TEST_ENTRY(test_dead_process_reclaimed_on_open),
+	TEST_ENTRY(test_drop_all),
+	TEST_ENTRY(test_drop_pct_reproducible),
+	TEST_ENTRY(test_drop_filter),
+	TEST_ENTRY(test_delay),
+	TEST_ENTRY(test_pcap_expand_path),
+	TEST_ENTRY(test_pcap_capture),
+	TEST_ENTRY(test_pcap_linktype_247),
+};
+
+TEST_MAIN("soft fabric", tests)
