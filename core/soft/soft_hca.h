@@ -1,0 +1,531 @@
+/*
+ * ibal soft provider: the soft HCA's private objects, shared by its modules.
+ * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
+ */
+/**
+ * @file soft_hca.h
+ * @brief Private structures of the soft HCA (CA, port, PD, AV, MR, MW, CQ,
+ * SRQ, QP) and the functions its modules share. Never installed.
+ *
+ * **Locks**, in the order they nest:
+ * - `soft_ca_t.tab_lock` (rwlock): the QP table and the key table. Writers
+ *   add or remove QPs, MRs and MWs; readers are the progress thread while it
+ *   handles one packet and the post paths while they check keys and copy
+ *   registered memory, so an MR cannot go away under a copy.
+ * - `soft_qp_t.sq_lock` (mutex): serializes the send path of one QP, kept
+ *   while its packets go to the fabric (the receive path never takes it).
+ * - `soft_qp_t.lock`: QP state, attributes and receive queue.
+ * - `soft_srq_t.lock`: SRQ ring.
+ * - `soft_cq_t.lock`: CQ ring and arming.
+ * - `soft_ca_t.ev_lock`: the deferred upcall queue (innermost).
+ * `soft_ca_t.lock` guards the CA attributes and the special QP slots; it is
+ * taken alone or just inside tab_lock.
+ *
+ * **Upcalls** are never made from the caller's thread or with a lock held:
+ * every module queues them with soft_ca_defer() and the CA's progress thread
+ * delivers them in order (soft_progress.c).
+ */
+#ifndef SOFT_HCA_H
+#define SOFT_HCA_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <complib/cl_thread.h>
+#include <complib/cl_qlist.h>
+#include "al_prov.h"
+#include "soft_fabric.h"
+#include "soft_qp_state.h"
+#include "soft_wire.h"
+
+/** Most soft CAs one process may have (IBAL_SOFT_CAS). */
+#define SOFT_MAX_CAS 16
+/** Most ports per soft CA (IBAL_SOFT_PORTS). */
+#define SOFT_MAX_PORTS 2
+/** Environment: number of soft CAs in the process (default 1). */
+#define SOFT_ENV_CAS "IBAL_SOFT_CAS"
+/** Environment: ports per soft CA (default 1, at most SOFT_MAX_PORTS). */
+#define SOFT_ENV_PORTS "IBAL_SOFT_PORTS"
+
+/** @name Limits a soft CA reports and enforces. @{ */
+#define SOFT_MAX_QPS        16384u
+#define SOFT_MAX_WRS        16384u
+#define SOFT_MAX_SGES       32u
+#define SOFT_MAX_CQS        4096u
+#define SOFT_MAX_CQES       65536u
+#define SOFT_MAX_PDS        4096u
+#define SOFT_MAX_KEYS       16384u /**< MRs and MWs share the key index space. */
+#define SOFT_MAX_MR_SIZE    (1ull << 40)
+#define SOFT_MAX_AVS        65536u
+#define SOFT_MAX_INLINE     256u
+#define SOFT_MAX_QP_RD_ATOM 16u
+#define SOFT_MAX_SRQS       4096u
+#define SOFT_MAX_MCAST      SOFT_FABRIC_MAX_MCAST
+/** @} */
+
+/** The UD GRH area at the start of every receive buffer (IBA 11.4.1.2). */
+#define SOFT_UD_GRH_AREA SOFT_GRH_LEN
+/** Q_Key of QP1 (IBA 13.5.1): GSI packets must carry it. */
+#define SOFT_QP1_QKEY 0x80010000u
+
+typedef struct soft_ca soft_ca_t;
+typedef struct soft_qp soft_qp_t;
+typedef struct soft_cq soft_cq_t;
+typedef struct soft_srq soft_srq_t;
+
+/** One port of a soft CA. */
+typedef struct soft_port {
+	soft_ca_t *ca;               /**< Owning CA. */
+	uint8_t num;                 /**< Port number, 1-based. */
+	ib_net64_t guid;             /**< Port GUID. */
+	soft_fabric_port_t *fp;      /**< Fabric attachment. */
+	uint16_t lid;                /**< LID (host order) from the fabric. */
+	ib_port_cap_t cap;           /**< Capability bits (modify_ca). */
+	uint16_t pkey_ctr;           /**< P_Key violations. */
+	uint16_t qkey_ctr;           /**< Q_Key violations. */
+	ib_init_type_t init_type;    /**< Requested initialization type. */
+	soft_qp_t *spl[2];           /**< QP0 and QP1 of the port, or NULL. */
+} soft_port_t;
+
+/** A deferred upcall. */
+typedef struct soft_upcall {
+	cl_list_item_t item;         /**< Link in soft_ca_t.ev_list. */
+	void *prov_obj;              /**< Provider object it concerns (purged when destroyed). */
+	void *al_obj;                /**< Core context given to the upcall. */
+	int comp;                    /**< 1: cq_comp; 0: async_event. */
+	ib_async_event_t code;       /**< Event code (async). */
+	uint64_t vendor;             /**< Vendor-specific value (async). */
+} soft_upcall_t;
+
+/** An entry of the key table: an MR or an MW (index = key >> 8). */
+typedef struct soft_key_ent {
+	uint8_t type;                /**< SOFT_KEY_FREE, _MR, _MW. */
+	uint8_t key;                 /**< Low 8 bits of the current key. */
+	void *obj;                   /**< soft_mr_t or soft_mw_t. */
+} soft_key_ent_t;
+#define SOFT_KEY_FREE 0 /**< Unused entry. */
+#define SOFT_KEY_MR   1 /**< Entry holds a soft_mr_t. */
+#define SOFT_KEY_MW   2 /**< Entry holds a soft_mw_t. */
+
+/** A soft channel adapter. */
+struct soft_ca {
+	ib_net64_t guid;             /**< Node (CA) GUID. */
+	unsigned index;              /**< Index in the process, 0-based. */
+	void *al_ca;                 /**< Core context for CA events. */
+	uint8_t num_ports;           /**< Ports. */
+	soft_port_t port[SOFT_MAX_PORTS]; /**< Ports. */
+	pthread_mutex_t lock;        /**< Attributes, ports, special QP slots. */
+	ib_ca_attr_t *attr;          /**< Attribute block, for soft_qp_modify_check. */
+	uint32_t attr_size;          /**< Its size. */
+	pthread_rwlock_t tab_lock;   /**< QP and key tables (see file comment). */
+	soft_qp_t **qp_tab;          /**< QPs by number (SOFT_MAX_QPS entries). */
+	uint32_t next_qpn;           /**< Where the next QPN search starts. */
+	soft_key_ent_t *keys;        /**< Key table (SOFT_MAX_KEYS entries, 0 unused). */
+	uint32_t next_key;           /**< Where the next key search starts. */
+	uint32_t n_pd, n_cq, n_srq, n_av; /**< Object counts, under lock. */
+	/* Progress. */
+	cl_thread_t thread;          /**< Progress thread. */
+	int epfd;                    /**< epoll on port fds and evfd. */
+	int evfd;                    /**< eventfd that wakes the thread. */
+	volatile int stop;           /**< Set to stop the thread. */
+	pthread_mutex_t ev_lock;     /**< ev_list, busy_obj. */
+	pthread_cond_t ev_cond;      /**< Signaled when busy_obj clears. */
+	cl_qlist_t ev_list;          /**< Deferred upcalls, in order. */
+	void *busy_obj;              /**< Provider object whose upcall is running. */
+};
+
+/** A protection domain. */
+typedef struct soft_pd {
+	soft_ca_t *ca;               /**< Owning CA. */
+	ib_pd_type_t type;           /**< Type. */
+} soft_pd_t;
+
+/** An address vector. */
+typedef struct soft_av {
+	soft_pd_t *pd;               /**< Protection domain. */
+	ib_av_attr_t attr;           /**< Attributes as given (validated). */
+} soft_av_t;
+
+/** A memory region. */
+typedef struct soft_mr {
+	soft_pd_t *pd;               /**< Protection domain. */
+	uint64_t va;                 /**< Start (the caller's virtual address). */
+	uint64_t len;                /**< Length. */
+	ib_access_t access;          /**< Access rights. */
+	uint32_t lkey;               /**< L_Key, host order. */
+	uint32_t rkey;               /**< R_Key, host order (same as lkey). */
+	uint32_t n_mw;               /**< Windows bound to it. */
+} soft_mr_t;
+
+/** A type-1 memory window. */
+typedef struct soft_mw {
+	soft_pd_t *pd;               /**< Protection domain. */
+	uint32_t rkey;               /**< Current R_Key, host order. */
+	soft_mr_t *mr;               /**< Region it is bound to, or NULL. */
+	uint64_t va;                 /**< Bound range start. */
+	uint64_t len;                /**< Bound range length (0: unbound). */
+	ib_access_t access;          /**< Access rights of the binding. */
+} soft_mw_t;
+
+/** A completion queue. */
+struct soft_cq {
+	soft_ca_t *ca;               /**< Owning CA. */
+	void *al_cq;                 /**< Core context for upcalls. */
+	pthread_mutex_t lock;        /**< Everything below. */
+	ib_wc_t *ring;               /**< Entries (p_next unused). */
+	uint8_t *sol;                /**< Per entry: solicited. */
+	uint32_t size;               /**< Capacity. */
+	uint32_t head;               /**< Oldest entry. */
+	uint32_t count;              /**< Entries held. */
+	int arm;                     /**< SOFT_CQ_ARM_*. */
+	uint32_t arm_n;              /**< rearm_n: completions still to come. */
+	int overrun;                 /**< An overrun was reported; cleared by a poll. */
+	uint32_t n_qp;               /**< QPs using it. */
+};
+#define SOFT_CQ_ARM_NONE 0 /**< Not armed. */
+#define SOFT_CQ_ARM_NEXT 1 /**< Next completion. */
+#define SOFT_CQ_ARM_SOL  2 /**< Next solicited completion. */
+#define SOFT_CQ_ARM_N    3 /**< After arm_n completions. */
+
+/** A receive work request as queued. */
+typedef struct soft_rwqe {
+	uint64_t wr_id;              /**< Echoed in the completion. */
+	uint32_t num_ds;             /**< Segments. */
+	ib_local_ds_t ds[];          /**< Segments (max_sge entries). */
+} soft_rwqe_t;
+
+/** A ring of receive WQEs (QP RQ or SRQ). */
+typedef struct soft_rq {
+	uint8_t *buf;                /**< depth slots of stride bytes. */
+	uint32_t stride;             /**< Bytes per slot. */
+	uint32_t depth;              /**< Slots. */
+	uint32_t max_sge;            /**< Segments per WQE. */
+	uint32_t head;               /**< Oldest WQE. */
+	uint32_t count;              /**< WQEs queued. */
+} soft_rq_t;
+
+/** A shared receive queue. */
+struct soft_srq {
+	soft_pd_t *pd;               /**< Protection domain. */
+	void *al_srq;                /**< Core context for events. */
+	pthread_mutex_t lock;        /**< rq, limit. */
+	soft_rq_t rq;                /**< The WQEs. */
+	uint32_t limit;              /**< Armed limit, 0 when not armed. */
+	uint32_t n_qp;               /**< QPs attached (under lock). */
+};
+
+/** A send work request kept while the QP is in SQD (queued until RTS). */
+typedef struct soft_swqe {
+	ib_send_wr_t wr;             /**< Copy (p_next, ds_array repointed). */
+	ib_local_ds_t ds[SOFT_MAX_SGES]; /**< Segments. */
+	uint8_t inl[SOFT_MAX_INLINE];    /**< Inline data, copied at post. */
+	uint32_t inl_len;            /**< Inline bytes. */
+} soft_swqe_t;
+
+/**
+ * A queue pair. The reliable engine (soft_rc.c) hangs its state on @c rc
+ * and is reached through soft_qp_hooks (see soft_qp.c).
+ */
+struct soft_qp {
+	soft_ca_t *ca;               /**< Owning CA. */
+	soft_pd_t *pd;               /**< Protection domain. */
+	void *al_qp;                 /**< Core context for events. */
+	ib_qp_type_t type;           /**< Type. */
+	uint32_t qpn;                /**< Number (0/1 for special QPs). */
+	uint8_t spl_port;            /**< Special QPs: the port; else 0. */
+	soft_cq_t *scq;              /**< Send CQ. */
+	soft_cq_t *rcq;              /**< Receive CQ. */
+	soft_srq_t *srq;             /**< SRQ or NULL. */
+	boolean_t sq_signaled;       /**< Every send is signaled. */
+	uint32_t sq_depth;           /**< Send queue depth. */
+	uint32_t sq_sge;             /**< Send SGEs. */
+	uint32_t max_inline;         /**< Inline bytes. */
+	pthread_mutex_t sq_lock;     /**< Send path (see file comment). */
+	pthread_mutex_t lock;        /**< State, attributes, rq, sq ring. */
+	soft_qp_attr_t attr;         /**< State and attributes. */
+	soft_rq_t rq;                /**< Receive queue (unused with an SRQ). */
+	soft_swqe_t *sq;             /**< SQD queue (sq_depth slots). */
+	uint32_t sq_head;            /**< Oldest queued send. */
+	uint32_t sq_count;           /**< Sends queued in SQD. */
+	uint8_t *pkt;                /**< Packet buffer of the send path (SOFT_MAX_PKT_LEN). */
+	void *rc;                    /**< Reliable engine state (soft_rc.c), NULL for now. */
+};
+
+/** Hooks of the reliable engine; all NULL until soft_rc.c provides them. */
+typedef struct soft_qp_hooks {
+	/** post_send on an RC/UC QP in RTS or SQD, qp->sq_lock held. */
+	ib_api_status_t (*post_send)(soft_qp_t *qp, ib_send_wr_t *p_wr, ib_send_wr_t **pp_failure);
+	/** A packet for an RC/UC QP, tab_lock held for reading. */
+	void (*recv)(soft_qp_t *qp, soft_port_t *port, const soft_pkt_t *pkt);
+	/** The QP moved to @p new_state (after modify), no lock held. */
+	void (*state_changed)(soft_qp_t *qp, ib_qp_state_t old_state, ib_qp_state_t new_state);
+	/** The QP is being destroyed: free qp->rc. */
+	void (*destroy)(soft_qp_t *qp);
+} soft_qp_hooks_t;
+
+/** The reliable engine's hooks (soft_qp.c defines it, all NULL). */
+extern soft_qp_hooks_t soft_qp_hooks;
+
+/* soft_prov.c */
+/** The upcalls the core gave at init. */
+extern al_prov_upcalls_t soft_upcalls;
+/**
+ * Finds a CA of this process by GUID.
+ * @param guid CA GUID.
+ * @param p_index receives its index.
+ * @param p_ports receives its port count.
+ * @return TRUE if the GUID is one of ours.
+ */
+boolean_t soft_prov_ca_index(ib_net64_t guid, unsigned *p_index, uint8_t *p_ports);
+/**
+ * The GUID of a CA or of one of its ports.
+ * @param index CA index.
+ * @param port 0 for the node GUID, else the port number.
+ * @return the GUID, network order.
+ */
+ib_net64_t soft_prov_guid(unsigned index, uint8_t port);
+
+/* soft_ca.c */
+ib_api_status_t soft_open_ca(ib_net64_t ca_guid, void *al_ca, void **pp_ca);
+ib_api_status_t soft_query_ca(void *ca, ib_ca_attr_t *p_attr, uint32_t *p_size);
+ib_api_status_t soft_modify_ca(void *ca, uint8_t port_num, ib_ca_mod_t mod,
+			       const ib_port_attr_mod_t *p_attr);
+void soft_close_ca(void *ca);
+/**
+ * The P_Key at an index of a port's table.
+ * @param port the port.
+ * @param index the index.
+ * @param p_pkey receives the P_Key, host order.
+ * @return TRUE if the index is in the table.
+ */
+boolean_t soft_port_pkey(const soft_port_t *port, uint16_t index, uint16_t *p_pkey);
+/**
+ * The port's MTU in bytes.
+ * @param port the port.
+ * @return bytes.
+ */
+uint32_t soft_port_mtu(const soft_port_t *port);
+/**
+ * Looks a port up.
+ * @param ca the CA.
+ * @param num port number.
+ * @return the port, or NULL if out of range.
+ */
+soft_port_t *soft_ca_port(soft_ca_t *ca, uint8_t num);
+
+/* soft_pd.c */
+ib_api_status_t soft_alloc_pd(void *ca, ib_pd_type_t type, void **pp_pd);
+void soft_dealloc_pd(void *pd);
+
+/* soft_av.c */
+ib_api_status_t soft_create_av(void *pd, const ib_av_attr_t *p_attr, void **pp_av);
+ib_api_status_t soft_query_av(void *av, ib_av_attr_t *p_attr);
+ib_api_status_t soft_modify_av(void *pd, const ib_av_attr_t *p_attr, void **pp_av);
+void soft_destroy_av(void *av);
+/**
+ * Validates address vector attributes against a CA.
+ * @param ca the CA.
+ * @param p_attr the attributes.
+ * @return IB_SUCCESS, IB_INVALID_PORT, IB_INVALID_SETTING.
+ */
+ib_api_status_t soft_av_check(soft_ca_t *ca, const ib_av_attr_t *p_attr);
+
+/* soft_mr.c */
+ib_api_status_t soft_reg_mem(void *pd, const ib_mr_create_t *p_create, net32_t *p_lkey,
+			     net32_t *p_rkey, void **pp_mr);
+ib_api_status_t soft_query_mr(void *mr, ib_mr_attr_t *p_attr);
+ib_api_status_t soft_rereg_mem(void *mr, ib_mr_mod_t mask, const ib_mr_create_t *p_create,
+			       void *new_pd, net32_t *p_lkey, net32_t *p_rkey);
+ib_api_status_t soft_reg_shared(void *mr, void *pd, ib_access_t access, uint64_t *p_vaddr,
+				net32_t *p_lkey, net32_t *p_rkey, void **pp_mr);
+ib_api_status_t soft_dereg_mr(void *mr);
+/**
+ * Allocates a key table entry (tab_lock held for writing).
+ * @param ca the CA.
+ * @param type SOFT_KEY_MR or SOFT_KEY_MW.
+ * @param obj the object.
+ * @param p_key receives the key, host order.
+ * @return IB_SUCCESS or IB_INSUFFICIENT_RESOURCES.
+ */
+ib_api_status_t soft_key_alloc(soft_ca_t *ca, uint8_t type, void *obj, uint32_t *p_key);
+/**
+ * Frees a key table entry (tab_lock held for writing).
+ * @param ca the CA.
+ * @param key the key.
+ */
+void soft_key_free(soft_ca_t *ca, uint32_t key);
+/**
+ * Gives a key table entry a new key byte (tab_lock held for writing).
+ * @param ca the CA.
+ * @param key the current key.
+ * @return the new key.
+ */
+uint32_t soft_key_bump(soft_ca_t *ca, uint32_t key);
+/**
+ * The IBA check of a memory access through an L_Key or R_Key (tab_lock held
+ * for reading, which keeps the memory registered while the caller copies).
+ * Local accesses (no remote bit in @p access) take an MR's L_Key; remote ones
+ * an R_Key of an MR with those rights or of a bound MW.
+ * @param pd the protection domain of the QP making the access.
+ * @param key the key, host order.
+ * @param va start of the access.
+ * @param len its length (0 is always in bounds).
+ * @param access the rights needed: 0 to read locally, IB_AC_LOCAL_WRITE,
+ * IB_AC_RDMA_READ, IB_AC_RDMA_WRITE, IB_AC_ATOMIC.
+ * @return IB_SUCCESS; IB_INVALID_LKEY / IB_INVALID_RKEY for a key naming no
+ * region or window, or of the wrong kind; IB_INVALID_PD_HANDLE for another
+ * PD; IB_INVALID_PERMISSION for missing rights; IB_INVALID_SETTING for an
+ * access outside the bounds.
+ */
+ib_api_status_t soft_mr_check(soft_pd_t *pd, uint32_t key, uint64_t va, uint64_t len,
+			      ib_access_t access);
+
+/* soft_mw.c */
+ib_api_status_t soft_create_mw(void *pd, net32_t *p_rkey, void **pp_mw);
+ib_api_status_t soft_query_mw(void *mw, net32_t *p_rkey);
+ib_api_status_t soft_bind_mw(void *mw, void *qp, ib_bind_wr_t *p_bind, net32_t *p_rkey);
+void soft_destroy_mw(void *mw);
+/**
+ * Looks up a bound window by R_Key (tab_lock held).
+ * @param ca the CA.
+ * @param rkey the R_Key, host order.
+ * @return the window, or NULL.
+ */
+soft_mw_t *soft_mw_lookup(soft_ca_t *ca, uint32_t rkey);
+
+/* soft_cq.c */
+ib_api_status_t soft_create_cq(void *ca, uint32_t *p_size, void *al_cq, void **pp_cq);
+ib_api_status_t soft_resize_cq(void *cq, uint32_t *p_size);
+ib_api_status_t soft_query_cq(void *cq, uint32_t *p_size);
+void soft_destroy_cq(void *cq);
+ib_api_status_t soft_peek_cq(void *cq, uint32_t *p_n_cqes);
+ib_api_status_t soft_poll_cq(void *cq, ib_wc_t **pp_free_wclist, ib_wc_t **pp_done_wclist);
+ib_api_status_t soft_rearm_cq(void *cq, boolean_t solicited);
+ib_api_status_t soft_rearm_n_cq(void *cq, uint32_t n_cqes);
+/**
+ * Adds a completion; queues the completion upcall when the arming asks for
+ * it and the CQ_ERROR event on overrun.
+ * @param cq the CQ.
+ * @param p_wc the completion (p_next ignored).
+ * @param solicited the completion is solicited.
+ */
+void soft_cq_add(soft_cq_t *cq, const ib_wc_t *p_wc, boolean_t solicited);
+
+/* soft_srq.c */
+ib_api_status_t soft_create_srq(void *pd, const ib_srq_attr_t *p_attr, void *al_srq,
+				void **pp_srq);
+ib_api_status_t soft_query_srq(void *srq, ib_srq_attr_t *p_attr);
+ib_api_status_t soft_modify_srq(void *srq, const ib_srq_attr_t *p_attr, ib_srq_attr_mask_t mask);
+void soft_destroy_srq(void *srq);
+ib_api_status_t soft_post_srq_recv(void *srq, ib_recv_wr_t *p_wr, ib_recv_wr_t **pp_failure);
+/**
+ * Takes the oldest WQE of an SRQ, raising the limit event if due.
+ * @param srq the SRQ.
+ * @param p_wqe receives a copy (room for srq->rq.max_sge segments).
+ * @return TRUE if a WQE was taken.
+ */
+boolean_t soft_srq_take(soft_srq_t *srq, soft_rwqe_t *p_wqe);
+
+/* Receive rings (soft_srq.c). */
+/**
+ * Sets up a ring. @param rq the ring. @param depth slots. @param max_sge
+ * segments per WQE. @return IB_SUCCESS or IB_INSUFFICIENT_MEMORY.
+ */
+ib_api_status_t soft_rq_init(soft_rq_t *rq, uint32_t depth, uint32_t max_sge);
+/** Frees a ring. @param rq the ring. */
+void soft_rq_free(soft_rq_t *rq);
+/**
+ * Queues a receive WR (caller holds the ring's lock).
+ * @param rq the ring. @param p_wr the request.
+ * @return IB_SUCCESS, IB_INSUFFICIENT_RESOURCES (full), IB_INVALID_MAX_SGE.
+ */
+ib_api_status_t soft_rq_push(soft_rq_t *rq, const ib_recv_wr_t *p_wr);
+/**
+ * Dequeues the oldest WQE (caller holds the ring's lock).
+ * @param rq the ring. @param p_wqe receives a copy. @return TRUE if one was there.
+ */
+boolean_t soft_rq_pop(soft_rq_t *rq, soft_rwqe_t *p_wqe);
+/** Bytes of a soft_rwqe_t with @p max_sge segments. */
+#define SOFT_RWQE_SIZE(max_sge) (sizeof(soft_rwqe_t) + (size_t)(max_sge) * sizeof(ib_local_ds_t))
+
+/* soft_qp.c */
+ib_api_status_t soft_create_qp(void *pd, ib_qp_create_t *p_create, void *send_cq, void *recv_cq,
+			       void *srq, void *al_qp, void **pp_qp);
+ib_api_status_t soft_create_spl_qp(void *pd, uint8_t port_num, ib_qp_create_t *p_create,
+				   void *send_cq, void *recv_cq, void *al_qp, void **pp_qp);
+ib_api_status_t soft_query_qp(void *qp, ib_qp_attr_t *p_attr);
+ib_api_status_t soft_modify_qp(void *qp, const ib_qp_mod_t *p_mod);
+void soft_destroy_qp(void *qp);
+ib_api_status_t soft_post_send(void *qp, ib_send_wr_t *p_wr, ib_send_wr_t **pp_failure);
+ib_api_status_t soft_post_recv(void *qp, ib_recv_wr_t *p_wr, ib_recv_wr_t **pp_failure);
+/**
+ * Completes a work request in error on a CQ (flush and error paths).
+ * @param cq the CQ. @param wr_id the request. @param type completion type.
+ * @param status the status.
+ */
+void soft_cq_add_err(soft_cq_t *cq, uint64_t wr_id, ib_wc_type_t type, ib_wc_status_t status);
+/**
+ * Applies an HCA-made transition and queues its async event.
+ * @param qp the QP (lock held). @param ev the event.
+ */
+void soft_qp_hw_event(soft_qp_t *qp, soft_qp_event_t ev);
+/**
+ * Completes every queued receive with IB_WCS_WR_FLUSHED_ERR (lock held).
+ * @param qp the QP.
+ */
+void soft_qp_flush_rq(soft_qp_t *qp);
+/**
+ * Whether a QP state accepts incoming packets (RTR, RTS, SQD, SQE).
+ * @param state the state. @return TRUE if it does.
+ */
+boolean_t soft_qp_state_receives(ib_qp_state_t state);
+
+/* soft_ud.c */
+/**
+ * Executes one UD send WR: builds, gathers and sends its packet, then
+ * completes it (qp->sq_lock held, no other lock).
+ * @param qp the QP. @param p_wr the request. @param p_inl inline data copied
+ * at post time, or NULL to gather from the SGEs. @param inl_len its length.
+ */
+void soft_ud_execute(soft_qp_t *qp, const ib_send_wr_t *p_wr, const uint8_t *p_inl,
+		     uint32_t inl_len);
+/**
+ * Checks a UD send WR at post time.
+ * @param qp the QP. @param p_wr the request.
+ * @return IB_SUCCESS, IB_INVALID_WR_TYPE, IB_INVALID_MAX_SGE, IB_INVALID_PARAMETER.
+ */
+ib_api_status_t soft_ud_check_wr(soft_qp_t *qp, const ib_send_wr_t *p_wr);
+/**
+ * Delivers a parsed UD packet to its QP (progress thread, tab_lock read).
+ * @param port the receiving port. @param qp the destination QP.
+ * @param pkt the packet.
+ */
+void soft_ud_recv(soft_port_t *port, soft_qp_t *qp, const soft_pkt_t *pkt);
+
+/* soft_progress.c */
+/**
+ * Starts the CA's progress thread (ports already open).
+ * @param ca the CA. @return IB_SUCCESS or IB_ERROR.
+ */
+ib_api_status_t soft_progress_start(soft_ca_t *ca);
+/** Stops it and drops pending upcalls. @param ca the CA. */
+void soft_progress_stop(soft_ca_t *ca);
+/**
+ * Queues an upcall for the progress thread.
+ * @param ca the CA. @param prov_obj object concerned. @param al_obj core context.
+ * @param comp 1 for cq_comp. @param code async code. @param vendor vendor value.
+ */
+void soft_ca_defer(soft_ca_t *ca, void *prov_obj, void *al_obj, int comp,
+		   ib_async_event_t code, uint64_t vendor);
+/**
+ * Drops the queued upcalls of an object and waits for a running one to end.
+ * @param ca the CA. @param prov_obj the object being destroyed.
+ */
+void soft_ca_purge(soft_ca_t *ca, void *prov_obj);
+/**
+ * Dispatches one received packet (progress thread; exposed for tests of
+ * malformed input).
+ * @param port the receiving port. @param buf the bytes. @param len their number.
+ */
+void soft_progress_packet(soft_port_t *port, const uint8_t *buf, size_t len);
+
+#endif /* SOFT_HCA_H */

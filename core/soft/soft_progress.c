@@ -1,0 +1,202 @@
+/*
+ * ibal soft provider: the progress thread of a soft CA: packet reception, dispatch, upcalls.
+ * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
+ *
+ * One thread per CA waits in epoll on its ports' sockets and an eventfd.
+ * It parses each packet (malformed ones are dropped), finds the QP by
+ * BTH:DestQP (QP0/QP1 per port) under tab_lock read and hands it to the
+ * transport: UD here, RC/UC to soft_qp_hooks.recv. Upcalls queued by any
+ * thread with soft_ca_defer() are delivered here, in order, with no lock
+ * held; soft_ca_purge() lets a destroy drop an object's pending upcalls and
+ * wait out a running one.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+#include "soft_hca.h"
+
+static void wake(soft_ca_t *ca)
+{
+	uint64_t one = 1;
+	ssize_t r;
+
+	do
+		r = write(ca->evfd, &one, sizeof(one));
+	while (r < 0 && errno == EINTR);
+}
+
+void soft_ca_defer(soft_ca_t *ca, void *prov_obj, void *al_obj, int comp,
+		   ib_async_event_t code, uint64_t vendor)
+{
+	soft_upcall_t *u = calloc(1, sizeof(*u));
+
+	if (!u)
+		return;
+	u->prov_obj = prov_obj;
+	u->al_obj = al_obj;
+	u->comp = comp;
+	u->code = code;
+	u->vendor = vendor;
+	pthread_mutex_lock(&ca->ev_lock);
+	cl_qlist_insert_tail(&ca->ev_list, &u->item);
+	pthread_mutex_unlock(&ca->ev_lock);
+	wake(ca);
+}
+
+void soft_ca_purge(soft_ca_t *ca, void *prov_obj)
+{
+	cl_list_item_t *it, *next;
+
+	pthread_mutex_lock(&ca->ev_lock);
+	for (it = cl_qlist_head(&ca->ev_list); it != cl_qlist_end(&ca->ev_list); it = next) {
+		next = cl_qlist_next(it);
+		if (((soft_upcall_t *)it)->prov_obj == prov_obj) {
+			cl_qlist_remove_item(&ca->ev_list, it);
+			free(it);
+		}
+	}
+	while (ca->busy_obj == prov_obj && !cl_is_current_thread(&ca->thread))
+		pthread_cond_wait(&ca->ev_cond, &ca->ev_lock);
+	pthread_mutex_unlock(&ca->ev_lock);
+}
+
+static void deliver(soft_ca_t *ca)
+{
+	soft_upcall_t *u;
+
+	pthread_mutex_lock(&ca->ev_lock);
+	while (cl_qlist_count(&ca->ev_list)) {
+		u = (soft_upcall_t *)cl_qlist_remove_head(&ca->ev_list);
+		ca->busy_obj = u->prov_obj;
+		pthread_mutex_unlock(&ca->ev_lock);
+		if (u->comp && soft_upcalls.cq_comp)
+			soft_upcalls.cq_comp(u->al_obj);
+		else if (!u->comp && soft_upcalls.async_event)
+			soft_upcalls.async_event(u->al_obj, u->code, u->vendor);
+		free(u);
+		pthread_mutex_lock(&ca->ev_lock);
+		ca->busy_obj = NULL;
+		pthread_cond_broadcast(&ca->ev_cond);
+	}
+	pthread_mutex_unlock(&ca->ev_lock);
+}
+
+/* The QP a packet is for (tab_lock read held), or NULL. */
+static soft_qp_t *find_qp(soft_port_t *port, uint32_t qpn)
+{
+	if (qpn <= 1)
+		return port->spl[qpn];
+	return qpn < SOFT_MAX_QPS ? port->ca->qp_tab[qpn] : NULL;
+}
+
+void soft_progress_packet(soft_port_t *port, const uint8_t *buf, size_t len)
+{
+	soft_ca_t *ca = port->ca;
+	soft_pkt_t pkt;
+	soft_qp_t *qp;
+	uint8_t tr;
+
+	if (soft_pkt_parse(buf, len, &pkt) != SOFT_WIRE_OK)
+		return;
+	if (pkt.lrh.dlid != port->lid)
+		return; /* multicast: no attached QPs yet */
+	tr = pkt.bth.opcode & SOFT_TRANSPORT_MASK;
+	pthread_rwlock_rdlock(&ca->tab_lock);
+	qp = find_qp(port, pkt.bth.dest_qp);
+	if (qp && qp->spl_port && qp->spl_port != port->num)
+		qp = NULL;
+	if (qp && tr == SOFT_TRANSPORT_UD && soft_qp_class(qp->type) >= SOFT_QPC_UD)
+		soft_ud_recv(port, qp, &pkt);
+	else if (qp && (tr == SOFT_TRANSPORT_RC || tr == SOFT_TRANSPORT_UC) && soft_qp_hooks.recv)
+		soft_qp_hooks.recv(qp, port, &pkt);
+	pthread_rwlock_unlock(&ca->tab_lock);
+}
+
+static void drain_port(soft_port_t *port, uint8_t *buf)
+{
+	size_t len;
+	ib_api_status_t st;
+
+	for (;;) {
+		st = soft_fabric_recv(port->fp, buf, SOFT_FABRIC_MAX_PACKET, &len);
+		if (st == IB_SUCCESS)
+			soft_progress_packet(port, buf, len);
+		else if (st != IB_OVERFLOW)
+			return;
+	}
+}
+
+static void progress_main(void *context)
+{
+	soft_ca_t *ca = context;
+	struct epoll_event evs[SOFT_MAX_PORTS + 1];
+	uint8_t *buf = malloc(SOFT_FABRIC_MAX_PACKET);
+	uint64_t cnt;
+	int n, i;
+
+	if (!buf)
+		return;
+	while (!__atomic_load_n(&ca->stop, __ATOMIC_ACQUIRE)) {
+		n = epoll_wait(ca->epfd, evs, SOFT_MAX_PORTS + 1, -1);
+		for (i = 0; i < n; i++) {
+			if (evs[i].data.u32 == 0) {
+				if (read(ca->evfd, &cnt, sizeof(cnt)) < 0)
+					continue;
+			} else {
+				drain_port(&ca->port[evs[i].data.u32 - 1], buf);
+			}
+		}
+		deliver(ca);
+	}
+	free(buf);
+}
+
+ib_api_status_t soft_progress_start(soft_ca_t *ca)
+{
+	struct epoll_event ev;
+	unsigned i;
+
+	ca->epfd = epoll_create1(EPOLL_CLOEXEC);
+	ca->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (ca->epfd < 0 || ca->evfd < 0)
+		goto fail;
+	memset(&ev, 0, sizeof(ev));
+	ev.events = EPOLLIN;
+	ev.data.u32 = 0;
+	if (epoll_ctl(ca->epfd, EPOLL_CTL_ADD, ca->evfd, &ev))
+		goto fail;
+	for (i = 0; i < ca->num_ports; i++) {
+		ev.data.u32 = i + 1;
+		if (epoll_ctl(ca->epfd, EPOLL_CTL_ADD, soft_fabric_port_fd(ca->port[i].fp), &ev))
+			goto fail;
+	}
+	if (cl_thread_init(&ca->thread, progress_main, ca, "soft-progress") != CL_SUCCESS)
+		goto fail;
+	return IB_SUCCESS;
+fail:
+	if (ca->epfd >= 0)
+		close(ca->epfd);
+	if (ca->evfd >= 0)
+		close(ca->evfd);
+	ca->epfd = ca->evfd = -1;
+	return IB_ERROR;
+}
+
+void soft_progress_stop(soft_ca_t *ca)
+{
+	cl_list_item_t *it;
+
+	if (ca->epfd < 0)
+		return;
+	__atomic_store_n(&ca->stop, 1, __ATOMIC_RELEASE);
+	wake(ca);
+	cl_thread_destroy(&ca->thread);
+	close(ca->epfd);
+	close(ca->evfd);
+	ca->epfd = ca->evfd = -1;
+	while ((it = cl_qlist_remove_head(&ca->ev_list)) != cl_qlist_end(&ca->ev_list))
+		free(it);
+}

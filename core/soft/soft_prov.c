@@ -1,0 +1,143 @@
+/*
+ * ibal soft provider: the provider table, its lifetime and the enumeration of soft CAs.
+ * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
+ *
+ * A process has IBAL_SOFT_CAS soft CAs (default 1, at most SOFT_MAX_CAS),
+ * each with IBAL_SOFT_PORTS ports (default 1, at most SOFT_MAX_PORTS),
+ * read at init.
+ *
+ * GUIDs are unique on the host across processes: 64 bits made of
+ *   bits 63..40  0x02BA1A, a locally administered prefix of ours;
+ *   bits 39..16  the process ID (Linux PIDs fit 22 bits);
+ *   bits 15..4   the CA index in the process;
+ *   bits  3..0   0 for the node (CA) GUID, the port number for a port GUID.
+ * The fabric gives a returning port GUID (same PID and index again, after
+ * a close) its previous LID.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "soft_hca.h"
+
+#define SOFT_GUID_PREFIX 0x02BA1Aull
+
+al_prov_upcalls_t soft_upcalls;
+static unsigned soft_n_cas;
+static uint8_t soft_n_ports;
+static uint32_t soft_pid;
+
+/* Reads an integer environment variable within [lo, hi], else @p dflt. */
+static unsigned env_uint(const char *name, unsigned dflt, unsigned lo, unsigned hi)
+{
+	const char *s = getenv(name);
+	char *end;
+	unsigned long v;
+
+	if (!s || !*s)
+		return dflt;
+	v = strtoul(s, &end, 0);
+	if (*end || v < lo || v > hi)
+		return dflt;
+	return (unsigned)v;
+}
+
+ib_net64_t soft_prov_guid(unsigned index, uint8_t port)
+{
+	uint64_t g = (SOFT_GUID_PREFIX << 40) | ((uint64_t)(soft_pid & 0xFFFFFF) << 16) |
+		     ((uint64_t)(index & 0xFFF) << 4) | (port & 0xF);
+
+	return cl_hton64(g);
+}
+
+boolean_t soft_prov_ca_index(ib_net64_t guid, unsigned *p_index, uint8_t *p_ports)
+{
+	unsigned i;
+
+	for (i = 0; i < soft_n_cas; i++) {
+		if (soft_prov_guid(i, 0) == guid) {
+			*p_index = i;
+			*p_ports = soft_n_ports;
+			return TRUE;
+		}
+	}
+	return FALSE;
+}
+
+static ib_api_status_t soft_init(const al_prov_upcalls_t *up)
+{
+	if (!up)
+		return IB_INVALID_PARAMETER;
+	soft_upcalls = *up;
+	soft_n_cas = env_uint(SOFT_ENV_CAS, 1, 1, SOFT_MAX_CAS);
+	soft_n_ports = (uint8_t)env_uint(SOFT_ENV_PORTS, 1, 1, SOFT_MAX_PORTS);
+	soft_pid = (uint32_t)getpid();
+	return IB_SUCCESS;
+}
+
+static void soft_cleanup(void)
+{
+	memset(&soft_upcalls, 0, sizeof(soft_upcalls));
+	soft_n_cas = 0;
+}
+
+static ib_api_status_t soft_get_ca_guids(ib_net64_t *p_guids, size_t *p_count)
+{
+	size_t room, i;
+
+	if (!p_count)
+		return IB_INVALID_PARAMETER;
+	room = *p_count;
+	*p_count = soft_n_cas;
+	if (room < soft_n_cas || !p_guids)
+		return soft_n_cas ? IB_INSUFFICIENT_MEMORY : IB_SUCCESS;
+	for (i = 0; i < soft_n_cas; i++)
+		p_guids[i] = soft_prov_guid((unsigned)i, 0);
+	return IB_SUCCESS;
+}
+
+const al_prov_ops_t soft_prov_ops = {
+	.size = sizeof(al_prov_ops_t),
+	.name = "soft",
+	.init = soft_init,
+	.cleanup = soft_cleanup,
+	.get_ca_guids = soft_get_ca_guids,
+	.open_ca = soft_open_ca,
+	.query_ca = soft_query_ca,
+	.modify_ca = soft_modify_ca,
+	.close_ca = soft_close_ca,
+	.alloc_pd = soft_alloc_pd,
+	.dealloc_pd = soft_dealloc_pd,
+	.create_av = soft_create_av,
+	.query_av = soft_query_av,
+	.modify_av = soft_modify_av,
+	.destroy_av = soft_destroy_av,
+	.create_srq = soft_create_srq,
+	.query_srq = soft_query_srq,
+	.modify_srq = soft_modify_srq,
+	.destroy_srq = soft_destroy_srq,
+	.create_qp = soft_create_qp,
+	.create_spl_qp = soft_create_spl_qp,
+	.query_qp = soft_query_qp,
+	.modify_qp = soft_modify_qp,
+	.destroy_qp = soft_destroy_qp,
+	.create_cq = soft_create_cq,
+	.resize_cq = soft_resize_cq,
+	.query_cq = soft_query_cq,
+	.destroy_cq = soft_destroy_cq,
+	.reg_mem = soft_reg_mem,
+	.query_mr = soft_query_mr,
+	.rereg_mem = soft_rereg_mem,
+	.reg_shared = soft_reg_shared,
+	.dereg_mr = soft_dereg_mr,
+	.create_mw = soft_create_mw,
+	.query_mw = soft_query_mw,
+	.bind_mw = soft_bind_mw,
+	.destroy_mw = soft_destroy_mw,
+	.post_send = soft_post_send,
+	.post_recv = soft_post_recv,
+	.post_srq_recv = soft_post_srq_recv,
+	.peek_cq = soft_peek_cq,
+	.poll_cq = soft_poll_cq,
+	.rearm_cq = soft_rearm_cq,
+	.rearm_n_cq = soft_rearm_n_cq,
+};

@@ -1,0 +1,471 @@
+/*
+ * ibal soft provider: queue pairs: create, query, modify (with flush), destroy, post.
+ * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
+ *
+ * State rules of the post paths (IBA 10.8 and 11.4):
+ * - post_recv: INIT, RTR, RTS, SQD, SQE queue the WR; ERROR completes it at
+ *   once with IB_WCS_WR_FLUSHED_ERR; RESET is IB_INVALID_QP_STATE; a QP on
+ *   an SRQ has no receive queue (IB_INVALID_PARAMETER).
+ * - post_send: RTS executes (UD: soft_ud.c, at once, in the caller's
+ *   thread); SQD queues until SQD to RTS; SQE and ERROR complete with
+ *   IB_WCS_WR_FLUSHED_ERR; RESET, INIT, RTR are IB_INVALID_QP_STATE.
+ * - To ERROR flushes the receive queue and the SQD queue (flush completions
+ *   are generated whatever the signaling); to RESET drops them silently.
+ *
+ * Hooks for the reliable engine (RC/UC, to come in soft_rc.c): RC/UC QPs
+ * are created and modified fully here; `soft_qp_hooks` (soft_hca.h) is
+ * where soft_rc.c plugs in:
+ * - post_send: called for RC/UC WRs in RTS (sq_lock held); while NULL the
+ *   call returns IB_UNSUPPORTED.
+ * - recv: called by the progress thread for RC/UC packets (tab_lock read);
+ *   while NULL they are dropped.
+ * - state_changed: after every successful modify (to start/stop timers,
+ *   flush its send WQEs on ERROR).
+ * - destroy: to free qp->rc.
+ * It may use soft_qp_hw_event() for HCA-made transitions, soft_cq_add() /
+ * soft_cq_add_err() for completions, soft_mr_check() for keys, and
+ * qp->attr (PSNs, path, timers) under qp->lock.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "soft_hca.h"
+
+soft_qp_hooks_t soft_qp_hooks;
+
+boolean_t soft_qp_state_receives(ib_qp_state_t s)
+{
+	return s == IB_QPS_RTR || s == IB_QPS_RTS || (s & IB_QPS_SQD) == IB_QPS_SQD ||
+	       s == IB_QPS_SQERR;
+}
+
+void soft_cq_add_err(soft_cq_t *cq, uint64_t wr_id, ib_wc_type_t type, ib_wc_status_t status)
+{
+	ib_wc_t wc;
+
+	memset(&wc, 0, sizeof(wc));
+	wc.wr_id = wr_id;
+	wc.wc_type = type;
+	wc.status = status;
+	soft_cq_add(cq, &wc, FALSE);
+}
+
+void soft_qp_hw_event(soft_qp_t *qp, soft_qp_event_t ev)
+{
+	ib_async_event_t ae = 0;
+
+	if (soft_qp_event(qp->type, &qp->attr, ev, &ae) && ae)
+		soft_ca_defer(qp->ca, qp, qp->al_qp, 0, ae, 0);
+}
+
+void soft_qp_flush_rq(soft_qp_t *qp)
+{
+	soft_rwqe_t *w;
+
+	if (qp->srq || !qp->rq.count)
+		return;
+	w = malloc(SOFT_RWQE_SIZE(qp->rq.max_sge));
+	if (!w)
+		return;
+	while (soft_rq_pop(&qp->rq, w))
+		soft_cq_add_err(qp->rcq, w->wr_id, IB_WC_RECV, IB_WCS_WR_FLUSHED_ERR);
+	free(w);
+}
+
+/* Flushes the sends queued in SQD (lock held). */
+static void flush_sq(soft_qp_t *qp)
+{
+	while (qp->sq_count) {
+		soft_cq_add_err(qp->scq, qp->sq[qp->sq_head].wr.wr_id, IB_WC_SEND,
+				IB_WCS_WR_FLUSHED_ERR);
+		qp->sq_head = (qp->sq_head + 1) % qp->sq_depth;
+		qp->sq_count--;
+	}
+}
+
+/* Checks and adjusts the queue sizes of a create request. */
+static ib_api_status_t check_sizes(ib_qp_create_t *c, boolean_t has_srq)
+{
+	ib_api_status_t st = IB_SUCCESS;
+
+	if (c->sq_max_inline > SOFT_MAX_INLINE) {
+		c->sq_max_inline = SOFT_MAX_INLINE;
+		st = IB_INVALID_SETTING;
+	}
+	if (c->sq_sge > SOFT_MAX_SGES || (!has_srq && c->rq_sge > SOFT_MAX_SGES)) {
+		if (c->sq_sge > SOFT_MAX_SGES)
+			c->sq_sge = SOFT_MAX_SGES;
+		if (c->rq_sge > SOFT_MAX_SGES)
+			c->rq_sge = SOFT_MAX_SGES;
+		st = IB_INVALID_MAX_SGE;
+	}
+	if (c->sq_depth > SOFT_MAX_WRS || (!has_srq && c->rq_depth > SOFT_MAX_WRS)) {
+		if (c->sq_depth > SOFT_MAX_WRS)
+			c->sq_depth = SOFT_MAX_WRS;
+		if (c->rq_depth > SOFT_MAX_WRS)
+			c->rq_depth = SOFT_MAX_WRS;
+		st = IB_INVALID_MAX_WRS;
+	}
+	if (st != IB_SUCCESS)
+		return st;
+	/* What is made: the inline limit is always the CA's. */
+	c->sq_max_inline = SOFT_MAX_INLINE;
+	if (has_srq)
+		c->rq_depth = c->rq_sge = 0;
+	return IB_SUCCESS;
+}
+
+static void qp_free(soft_qp_t *qp)
+{
+	soft_rq_free(&qp->rq);
+	free(qp->sq);
+	free(qp->pkt);
+	pthread_mutex_destroy(&qp->lock);
+	pthread_mutex_destroy(&qp->sq_lock);
+	free(qp);
+}
+
+/* Allocates a QP whose sizes were checked; numbering is up to the caller. */
+static ib_api_status_t qp_alloc(soft_pd_t *pd, const ib_qp_create_t *c, soft_cq_t *scq,
+				soft_cq_t *rcq, soft_srq_t *srq, void *al_qp, uint8_t port,
+				soft_qp_t **pp_qp)
+{
+	soft_qp_t *qp = calloc(1, sizeof(*qp));
+
+	if (!qp)
+		return IB_INSUFFICIENT_MEMORY;
+	pthread_mutex_init(&qp->lock, NULL);
+	pthread_mutex_init(&qp->sq_lock, NULL);
+	qp->ca = pd->ca;
+	qp->pd = pd;
+	qp->al_qp = al_qp;
+	qp->type = c->qp_type;
+	qp->spl_port = port;
+	qp->scq = scq;
+	qp->rcq = rcq;
+	qp->srq = srq;
+	qp->sq_signaled = c->sq_signaled;
+	qp->sq_depth = c->sq_depth;
+	qp->sq_sge = c->sq_sge;
+	qp->max_inline = c->sq_max_inline;
+	soft_qp_attr_init(&qp->attr, qp->type, port);
+	qp->pkt = malloc(SOFT_MAX_PKT_LEN);
+	qp->sq = c->sq_depth ? calloc(c->sq_depth, sizeof(*qp->sq)) : NULL;
+	if (!qp->pkt || (c->sq_depth && !qp->sq) ||
+	    soft_rq_init(&qp->rq, srq ? 0 : c->rq_depth, srq ? 0 : c->rq_sge) != IB_SUCCESS) {
+		qp_free(qp);
+		return IB_INSUFFICIENT_MEMORY;
+	}
+	*pp_qp = qp;
+	return IB_SUCCESS;
+}
+
+static void cq_ref(soft_cq_t *cq, int d)
+{
+	pthread_mutex_lock(&cq->lock);
+	cq->n_qp += (uint32_t)d;
+	pthread_mutex_unlock(&cq->lock);
+}
+
+static void srq_ref(soft_srq_t *srq, int d)
+{
+	if (!srq)
+		return;
+	pthread_mutex_lock(&srq->lock);
+	srq->n_qp += (uint32_t)d;
+	pthread_mutex_unlock(&srq->lock);
+}
+
+ib_api_status_t soft_create_qp(void *h_pd, ib_qp_create_t *c, void *send_cq, void *recv_cq,
+			       void *h_srq, void *al_qp, void **pp_qp)
+{
+	soft_pd_t *pd = h_pd;
+	soft_ca_t *ca = pd->ca;
+	soft_qp_t *qp;
+	soft_qp_class_t cls;
+	ib_api_status_t st;
+	uint32_t i, qpn;
+
+	if (!c || !pp_qp)
+		return IB_INVALID_PARAMETER;
+	cls = soft_qp_class(c->qp_type);
+	if (cls != SOFT_QPC_RC && cls != SOFT_QPC_UC && cls != SOFT_QPC_UD)
+		return IB_INVALID_SETTING;
+	if (!send_cq || !recv_cq)
+		return IB_INVALID_CQ_HANDLE;
+	if (h_srq && c->qp_type == IB_QPT_MAD)
+		return IB_INVALID_SETTING;
+	st = check_sizes(c, h_srq != NULL);
+	if (st != IB_SUCCESS)
+		return st;
+	st = qp_alloc(pd, c, send_cq, recv_cq, h_srq, al_qp, 0, &qp);
+	if (st != IB_SUCCESS)
+		return st;
+	pthread_rwlock_wrlock(&ca->tab_lock);
+	for (i = 0; i < SOFT_MAX_QPS - 2; i++) {
+		qpn = 2 + (ca->next_qpn - 2 + i) % (SOFT_MAX_QPS - 2);
+		if (!ca->qp_tab[qpn])
+			break;
+	}
+	if (i == SOFT_MAX_QPS - 2) {
+		pthread_rwlock_unlock(&ca->tab_lock);
+		qp_free(qp);
+		return IB_INSUFFICIENT_RESOURCES;
+	}
+	qp->qpn = qpn;
+	ca->qp_tab[qpn] = qp;
+	ca->next_qpn = 2 + (qpn - 1) % (SOFT_MAX_QPS - 2);
+	pthread_rwlock_unlock(&ca->tab_lock);
+	cq_ref(qp->scq, 1);
+	cq_ref(qp->rcq, 1);
+	srq_ref(qp->srq, 1);
+	*pp_qp = qp;
+	return IB_SUCCESS;
+}
+
+ib_api_status_t soft_create_spl_qp(void *h_pd, uint8_t port_num, ib_qp_create_t *c,
+				   void *send_cq, void *recv_cq, void *al_qp, void **pp_qp)
+{
+	soft_pd_t *pd = h_pd;
+	soft_ca_t *ca = pd->ca;
+	soft_port_t *port = soft_ca_port(ca, port_num);
+	soft_qp_t *qp;
+	ib_api_status_t st;
+	unsigned n;
+
+	if (!c || !pp_qp)
+		return IB_INVALID_PARAMETER;
+	if (c->qp_type == IB_QPT_QP0_ALIAS || c->qp_type == IB_QPT_QP1_ALIAS)
+		return IB_UNSUPPORTED;
+	if (c->qp_type != IB_QPT_QP0 && c->qp_type != IB_QPT_QP1)
+		return IB_INVALID_SETTING;
+	if (!port)
+		return IB_INVALID_PORT;
+	if (!send_cq || !recv_cq)
+		return IB_INVALID_CQ_HANDLE;
+	st = check_sizes(c, FALSE);
+	if (st != IB_SUCCESS)
+		return st;
+	n = c->qp_type == IB_QPT_QP0 ? 0 : 1;
+	st = qp_alloc(pd, c, send_cq, recv_cq, NULL, al_qp, port_num, &qp);
+	if (st != IB_SUCCESS)
+		return st;
+	qp->qpn = n;
+	pthread_rwlock_wrlock(&ca->tab_lock);
+	if (port->spl[n]) {
+		pthread_rwlock_unlock(&ca->tab_lock);
+		qp_free(qp);
+		return IB_RESOURCE_BUSY;
+	}
+	port->spl[n] = qp;
+	pthread_rwlock_unlock(&ca->tab_lock);
+	cq_ref(qp->scq, 1);
+	cq_ref(qp->rcq, 1);
+	*pp_qp = qp;
+	return IB_SUCCESS;
+}
+
+ib_api_status_t soft_query_qp(void *h, ib_qp_attr_t *a)
+{
+	soft_qp_t *qp = h;
+
+	if (!a)
+		return IB_INVALID_PARAMETER;
+	memset(a, 0, sizeof(*a));
+	pthread_mutex_lock(&qp->lock);
+	soft_qp_attr_to_ib(&qp->attr, a);
+	pthread_mutex_unlock(&qp->lock);
+	a->qp_type = qp->type;
+	a->sq_max_inline = qp->max_inline;
+	a->sq_depth = qp->sq_depth;
+	a->rq_depth = qp->rq.depth;
+	a->sq_sge = qp->sq_sge;
+	a->rq_sge = qp->rq.max_sge;
+	a->sq_signaled = qp->sq_signaled;
+	a->num = cl_hton32(qp->qpn);
+	return IB_SUCCESS;
+}
+
+/* Runs the sends queued in SQD once the QP is back in RTS (sq_lock held). */
+static void run_queued(soft_qp_t *qp)
+{
+	soft_swqe_t w;
+
+	for (;;) {
+		pthread_mutex_lock(&qp->lock);
+		if (!qp->sq_count || qp->attr.state != IB_QPS_RTS) {
+			pthread_mutex_unlock(&qp->lock);
+			return;
+		}
+		w = qp->sq[qp->sq_head];
+		qp->sq_head = (qp->sq_head + 1) % qp->sq_depth;
+		qp->sq_count--;
+		pthread_mutex_unlock(&qp->lock);
+		w.wr.ds_array = w.ds;
+		soft_ud_execute(qp, &w.wr, (w.wr.send_opt & IB_SEND_OPT_INLINE) ? w.inl : NULL,
+				w.inl_len);
+	}
+}
+
+ib_api_status_t soft_modify_qp(void *h, const ib_qp_mod_t *p_mod)
+{
+	soft_qp_t *qp = h;
+	soft_ca_t *ca = qp->ca;
+	ib_qp_state_t old, now;
+	ib_api_status_t st;
+
+	if (!p_mod)
+		return IB_INVALID_PARAMETER;
+	pthread_mutex_lock(&qp->sq_lock);
+	pthread_mutex_lock(&qp->lock);
+	old = qp->attr.state;
+	pthread_mutex_lock(&ca->lock);
+	st = soft_qp_modify(qp->type, &qp->attr, p_mod, ca->attr, NULL);
+	pthread_mutex_unlock(&ca->lock);
+	if (st != IB_SUCCESS) {
+		pthread_mutex_unlock(&qp->lock);
+		pthread_mutex_unlock(&qp->sq_lock);
+		return st;
+	}
+	now = qp->attr.state;
+	if (now == IB_QPS_ERROR && old != IB_QPS_ERROR) {
+		soft_qp_flush_rq(qp);
+		flush_sq(qp);
+		if (qp->srq)
+			soft_ca_defer(ca, qp, qp->al_qp, 0, IB_AE_SRQ_QP_LAST_WQE_REACHED, 0);
+	} else if (now == IB_QPS_RESET) {
+		qp->rq.head = qp->rq.count = 0;
+		qp->sq_head = qp->sq_count = 0;
+	} else if (now == IB_QPS_SQD_DRAINING) {
+		/* Sends run synchronously: nothing is outstanding. */
+		soft_qp_hw_event(qp, SOFT_QP_EV_SQ_DRAINED);
+	}
+	pthread_mutex_unlock(&qp->lock);
+	if (now == IB_QPS_RTS && (old & IB_QPS_SQD) == IB_QPS_SQD)
+		run_queued(qp);
+	pthread_mutex_unlock(&qp->sq_lock);
+	if (soft_qp_hooks.state_changed)
+		soft_qp_hooks.state_changed(qp, old, now);
+	return IB_SUCCESS;
+}
+
+void soft_destroy_qp(void *h)
+{
+	soft_qp_t *qp = h;
+	soft_ca_t *ca = qp->ca;
+
+	pthread_rwlock_wrlock(&ca->tab_lock);
+	if (qp->spl_port)
+		soft_ca_port(ca, qp->spl_port)->spl[qp->qpn] = NULL;
+	else
+		ca->qp_tab[qp->qpn] = NULL;
+	pthread_rwlock_unlock(&ca->tab_lock);
+	soft_ca_purge(ca, qp);
+	if (soft_qp_hooks.destroy)
+		soft_qp_hooks.destroy(qp);
+	cq_ref(qp->scq, -1);
+	cq_ref(qp->rcq, -1);
+	srq_ref(qp->srq, -1);
+	qp_free(qp);
+}
+
+ib_api_status_t soft_post_recv(void *h, ib_recv_wr_t *p_wr, ib_recv_wr_t **pp_failure)
+{
+	soft_qp_t *qp = h;
+	ib_api_status_t st = IB_SUCCESS;
+
+	if (!p_wr)
+		return IB_INVALID_PARAMETER;
+	pthread_mutex_lock(&qp->lock);
+	if (qp->srq)
+		st = IB_INVALID_PARAMETER;
+	else if (qp->attr.state == IB_QPS_RESET)
+		st = IB_INVALID_QP_STATE;
+	for (; st == IB_SUCCESS && p_wr; p_wr = p_wr->p_next) {
+		st = soft_rq_push(&qp->rq, p_wr);
+		if (st != IB_SUCCESS)
+			break;
+	}
+	if (qp->attr.state == IB_QPS_ERROR)
+		soft_qp_flush_rq(qp);
+	pthread_mutex_unlock(&qp->lock);
+	if (st != IB_SUCCESS && pp_failure)
+		*pp_failure = p_wr;
+	return st;
+}
+
+/* Queues a send in SQD (lock held). */
+static ib_api_status_t sq_queue(soft_qp_t *qp, const ib_send_wr_t *p_wr)
+{
+	soft_swqe_t *w;
+	uint32_t i, off = 0;
+
+	if (qp->sq_count == qp->sq_depth)
+		return IB_INSUFFICIENT_RESOURCES;
+	w = &qp->sq[(qp->sq_head + qp->sq_count) % qp->sq_depth];
+	w->wr = *p_wr;
+	w->wr.p_next = NULL;
+	memcpy(w->ds, p_wr->ds_array, p_wr->num_ds * sizeof(ib_local_ds_t));
+	w->inl_len = 0;
+	if (p_wr->send_opt & IB_SEND_OPT_INLINE) {
+		for (i = 0; i < p_wr->num_ds; i++) {
+			memcpy(w->inl + off, (const void *)(uintptr_t)p_wr->ds_array[i].vaddr,
+			       p_wr->ds_array[i].length);
+			off += p_wr->ds_array[i].length;
+		}
+		w->inl_len = off;
+	}
+	qp->sq_count++;
+	return IB_SUCCESS;
+}
+
+/* Posts one send WR (sq_lock held). */
+static ib_api_status_t post_one(soft_qp_t *qp, ib_send_wr_t *p_wr)
+{
+	ib_qp_state_t state;
+	ib_api_status_t st;
+
+	pthread_mutex_lock(&qp->lock);
+	state = qp->attr.state;
+	if (state == IB_QPS_ERROR || state == IB_QPS_SQERR) {
+		soft_cq_add_err(qp->scq, p_wr->wr_id, IB_WC_SEND, IB_WCS_WR_FLUSHED_ERR);
+		pthread_mutex_unlock(&qp->lock);
+		return IB_SUCCESS;
+	}
+	if (state != IB_QPS_RTS && (state & IB_QPS_SQD) != IB_QPS_SQD) {
+		pthread_mutex_unlock(&qp->lock);
+		return IB_INVALID_QP_STATE;
+	}
+	st = soft_ud_check_wr(qp, p_wr);
+	if (st == IB_SUCCESS && state != IB_QPS_RTS)
+		st = sq_queue(qp, p_wr);
+	pthread_mutex_unlock(&qp->lock);
+	if (st == IB_SUCCESS && state == IB_QPS_RTS)
+		soft_ud_execute(qp, p_wr, NULL, 0);
+	return st;
+}
+
+ib_api_status_t soft_post_send(void *h, ib_send_wr_t *p_wr, ib_send_wr_t **pp_failure)
+{
+	soft_qp_t *qp = h;
+	ib_api_status_t st = IB_SUCCESS;
+
+	if (!p_wr)
+		return IB_INVALID_PARAMETER;
+	pthread_mutex_lock(&qp->sq_lock);
+	if (soft_qp_class(qp->type) == SOFT_QPC_RC || soft_qp_class(qp->type) == SOFT_QPC_UC)
+		st = soft_qp_hooks.post_send ? soft_qp_hooks.post_send(qp, p_wr, pp_failure)
+					     : IB_UNSUPPORTED;
+	else
+		for (; p_wr; p_wr = p_wr->p_next) {
+			st = post_one(qp, p_wr);
+			if (st != IB_SUCCESS) {
+				if (pp_failure)
+					*pp_failure = p_wr;
+				break;
+			}
+		}
+	pthread_mutex_unlock(&qp->sq_lock);
+	if (st == IB_UNSUPPORTED && pp_failure && !soft_qp_hooks.post_send)
+		*pp_failure = p_wr;
+	return st;
+}

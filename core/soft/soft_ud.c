@@ -1,0 +1,309 @@
+/*
+ * ibal soft provider: the unreliable datagram transport: send (build, gather, emit) and receive.
+ * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
+ *
+ * Send: one packet per WR (LRH, GRH when the AV asks, BTH, DETH, ImmDt),
+ * payload at most the port MTU, gathered from L_Key-checked SGEs (inline
+ * data needs no key). A Q_Key with the high bit set takes the QP's Q_Key
+ * (IBA 10.2.5). The send completes when the packet is on the fabric. Errors
+ * (local length, protection, vanished AV) complete the WR in error whatever
+ * its signaling and move the QP to SQE (IBA 10.8.3.3).
+ *
+ * Receive: P_Key (against the port table) and Q_Key (QP1: the GSI Q_Key;
+ * QP0: none) mismatches drop the packet and count it on the port. A packet
+ * without a posted receive is dropped. The first 40 bytes of the receive
+ * buffer are the GRH area: the GRH when present (IB_RECV_OPT_GRH_VALID),
+ * else left untouched; the payload follows. A buffer shorter than 40 bytes
+ * plus the payload completes with IB_WCS_LOCAL_LEN_ERR, a bad L_Key with
+ * IB_WCS_LOCAL_PROTECTION_ERR; the QP stays in its state.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "soft_hca.h"
+
+ib_api_status_t soft_ud_check_wr(soft_qp_t *qp, const ib_send_wr_t *p_wr)
+{
+	uint64_t total = 0;
+	uint32_t i;
+
+	if (p_wr->wr_type != WR_SEND)
+		return IB_INVALID_WR_TYPE;
+	if (p_wr->num_ds > qp->sq_sge)
+		return IB_INVALID_MAX_SGE;
+	if (p_wr->num_ds && !p_wr->ds_array)
+		return IB_INVALID_PARAMETER;
+	for (i = 0; i < p_wr->num_ds; i++)
+		total += p_wr->ds_array[i].length;
+	if ((p_wr->send_opt & IB_SEND_OPT_INLINE) && total > qp->max_inline)
+		return IB_INVALID_PARAMETER;
+	if (!al_prov_av(p_wr->dgrm.ud.h_av))
+		return IB_INVALID_AV_HANDLE;
+	return IB_SUCCESS;
+}
+
+/* What the send path reads from the QP, snapshotted under its lock. */
+typedef struct ud_snap {
+	uint32_t qkey;
+	uint16_t pkey_index;
+	uint32_t psn;
+	uint8_t port;
+} ud_snap_t;
+
+static void snap(soft_qp_t *qp, ud_snap_t *s)
+{
+	pthread_mutex_lock(&qp->lock);
+	s->qkey = qp->attr.qkey;
+	s->pkey_index = qp->attr.pkey_index;
+	s->psn = qp->attr.sq_psn;
+	qp->attr.sq_psn = soft_psn_add(qp->attr.sq_psn, 1);
+	s->port = qp->spl_port ? qp->spl_port : qp->attr.port;
+	pthread_mutex_unlock(&qp->lock);
+}
+
+/* Fills the headers of a UD packet. */
+static ib_wc_status_t fill_hdrs(soft_qp_t *qp, const ib_send_wr_t *wr, const soft_av_t *av,
+				const soft_port_t *port, const ud_snap_t *s, uint32_t len,
+				soft_pkt_t *pkt)
+{
+	uint32_t rqkey = cl_ntoh32(wr->dgrm.ud.remote_qkey);
+	uint16_t pkey_index = qp->type == IB_QPT_QP1 ? wr->dgrm.ud.pkey_index : s->pkey_index;
+	uint16_t pkey;
+	boolean_t imm = (wr->send_opt & IB_SEND_OPT_IMMEDIATE) != 0;
+
+	if (!soft_port_pkey(port, pkey_index, &pkey))
+		return IB_WCS_LOCAL_OP_ERR;
+	memset(pkt, 0, sizeof(*pkt));
+	pkt->lrh.vl = qp->type == IB_QPT_QP0 ? 15 : 0;
+	pkt->lrh.sl = av->attr.sl;
+	pkt->lrh.lnh = av->attr.grh_valid ? SOFT_LNH_IBA_GLOBAL : SOFT_LNH_IBA_LOCAL;
+	pkt->lrh.dlid = cl_ntoh16(av->attr.dlid);
+	pkt->lrh.slid = port->lid;
+	if (av->attr.grh_valid) {
+		pkt->grh = av->attr.grh;
+		if (!(cl_ntoh32(pkt->grh.ver_class_flow) >> 28))
+			pkt->grh.ver_class_flow |= CL_HTON32(0x60000000u);
+		if (!pkt->grh.src_gid.unicast.interface_id) {
+			pkt->grh.src_gid.unicast.prefix = IB_DEFAULT_SUBNET_PREFIX;
+			pkt->grh.src_gid.unicast.interface_id = port->guid;
+		}
+	}
+	pkt->bth.opcode = SOFT_OPCODE(SOFT_TRANSPORT_UD,
+				      imm ? SOFT_OP_SEND_ONLY_IMM : SOFT_OP_SEND_ONLY);
+	pkt->bth.se = (wr->send_opt & IB_SEND_OPT_SOLICITED) ? 1 : 0;
+	pkt->bth.pkey = pkey;
+	pkt->bth.dest_qp = cl_ntoh32(wr->dgrm.ud.remote_qp) & SOFT_QPN_MASK;
+	pkt->bth.psn = s->psn;
+	pkt->deth.qkey = (rqkey & 0x80000000u) ? s->qkey : rqkey;
+	pkt->deth.src_qp = qp->qpn;
+	pkt->immdt.data = cl_ntoh32(wr->immediate_data);
+	pkt->payload_len = len;
+	return IB_WCS_SUCCESS;
+}
+
+/* Gathers the payload after the headers (tab_lock read held unless inline). */
+static ib_wc_status_t gather(soft_qp_t *qp, const ib_send_wr_t *wr, const uint8_t *p_inl,
+			     uint32_t inl_len, uint8_t *dst)
+{
+	boolean_t inl = (wr->send_opt & IB_SEND_OPT_INLINE) != 0;
+	uint32_t i;
+
+	if (p_inl) {
+		memcpy(dst, p_inl, inl_len);
+		return IB_WCS_SUCCESS;
+	}
+	for (i = 0; i < wr->num_ds; i++) {
+		const ib_local_ds_t *ds = &wr->ds_array[i];
+
+		if (!ds->length)
+			continue;
+		if (!inl && soft_mr_check(qp->pd, cl_ntoh32(ds->lkey), ds->vaddr, ds->length, 0) !=
+				    IB_SUCCESS)
+			return IB_WCS_LOCAL_PROTECTION_ERR;
+		memcpy(dst, (const void *)(uintptr_t)ds->vaddr, ds->length);
+		dst += ds->length;
+	}
+	return IB_WCS_SUCCESS;
+}
+
+/* Builds the whole packet in qp->pkt; returns its length in *p_len. */
+static ib_wc_status_t build(soft_qp_t *qp, const ib_send_wr_t *wr, const uint8_t *p_inl,
+			    uint32_t inl_len, uint32_t len, size_t *p_len, soft_port_t **pp_port)
+{
+	soft_av_t *av = al_prov_av(wr->dgrm.ud.h_av);
+	soft_port_t *port;
+	soft_pkt_t pkt;
+	ud_snap_t s;
+	ib_wc_status_t ws;
+	size_t hdr_len, total;
+
+	if (!av)
+		return IB_WCS_LOCAL_OP_ERR;
+	snap(qp, &s);
+	port = soft_ca_port(qp->ca, s.port);
+	if (!port)
+		return IB_WCS_LOCAL_OP_ERR;
+	if (len > soft_port_mtu(port))
+		return IB_WCS_LOCAL_LEN_ERR;
+	ws = fill_hdrs(qp, wr, av, port, &s, len, &pkt);
+	if (ws != IB_WCS_SUCCESS)
+		return ws;
+	if (soft_pkt_build_hdrs(&pkt, qp->pkt, SOFT_MAX_PKT_LEN, &hdr_len) != SOFT_WIRE_OK)
+		return IB_WCS_LOCAL_OP_ERR;
+	total = soft_pkt_len(&pkt);
+	pthread_rwlock_rdlock(&qp->ca->tab_lock);
+	ws = gather(qp, wr, p_inl, inl_len, qp->pkt + hdr_len);
+	pthread_rwlock_unlock(&qp->ca->tab_lock);
+	if (ws != IB_WCS_SUCCESS)
+		return ws;
+	memset(qp->pkt + hdr_len + len, 0, total - hdr_len - len);
+	if (soft_pkt_seal(qp->pkt, total) != SOFT_WIRE_OK)
+		return IB_WCS_LOCAL_OP_ERR;
+	*p_len = total;
+	*pp_port = port;
+	return IB_WCS_SUCCESS;
+}
+
+void soft_ud_execute(soft_qp_t *qp, const ib_send_wr_t *wr, const uint8_t *p_inl,
+		     uint32_t inl_len)
+{
+	ib_wc_status_t ws;
+	uint64_t len = 0;
+	size_t pkt_len = 0;
+	soft_port_t *port = NULL;
+	uint32_t i;
+	ib_wc_t wc;
+
+	if (p_inl)
+		len = inl_len;
+	else
+		for (i = 0; i < wr->num_ds; i++)
+			len += wr->ds_array[i].length;
+	ws = len > SOFT_MAX_PAYLOAD ? IB_WCS_LOCAL_LEN_ERR
+				     : build(qp, wr, p_inl, inl_len, (uint32_t)len, &pkt_len,
+					   &port);
+	if (ws == IB_WCS_SUCCESS) {
+		soft_fabric_send(port->fp, qp->pkt, pkt_len);
+		if (!(wr->send_opt & IB_SEND_OPT_SIGNALED) && !qp->sq_signaled)
+			return;
+	}
+	memset(&wc, 0, sizeof(wc));
+	wc.wr_id = wr->wr_id;
+	wc.wc_type = IB_WC_SEND;
+	wc.status = ws;
+	wc.length = ws == IB_WCS_SUCCESS ? (uint32_t)len : 0;
+	soft_cq_add(qp->scq, &wc, FALSE);
+	if (ws != IB_WCS_SUCCESS) {
+		pthread_mutex_lock(&qp->lock);
+		soft_qp_hw_event(qp, SOFT_QP_EV_SEND_ERR);
+		pthread_mutex_unlock(&qp->lock);
+	}
+}
+
+/*
+ * Copies @p len bytes (or only checks, when @p src is NULL) into the WQE's
+ * segments starting @p off bytes into them.
+ */
+static ib_wc_status_t scatter(soft_pd_t *pd, const soft_rwqe_t *w, uint64_t off,
+			      const uint8_t *src, uint64_t len)
+{
+	uint32_t i;
+
+	for (i = 0; i < w->num_ds && len; i++) {
+		const ib_local_ds_t *ds = &w->ds[i];
+		uint64_t n;
+
+		if (off >= ds->length) {
+			off -= ds->length;
+			continue;
+		}
+		n = ds->length - off;
+		if (n > len)
+			n = len;
+		if (soft_mr_check(pd, cl_ntoh32(ds->lkey), ds->vaddr + off, n, IB_AC_LOCAL_WRITE) !=
+		    IB_SUCCESS)
+			return IB_WCS_LOCAL_PROTECTION_ERR;
+		if (src) {
+			memcpy((void *)(uintptr_t)(ds->vaddr + off), src, n);
+			src += n;
+		}
+		len -= n;
+		off = 0;
+	}
+	return len ? IB_WCS_LOCAL_LEN_ERR : IB_WCS_SUCCESS;
+}
+
+/* P_Key and Q_Key checks (qp->lock held); counts violations on the port. */
+static boolean_t keys_ok(soft_port_t *port, soft_qp_t *qp, const soft_pkt_t *pkt)
+{
+	uint16_t mine;
+	uint32_t want;
+
+	if (!soft_port_pkey(port, 0, &mine) || (pkt->bth.pkey & 0x7FFF) != (mine & 0x7FFF) ||
+	    !((pkt->bth.pkey | mine) & 0x8000)) {
+		port->pkey_ctr++;
+		return FALSE;
+	}
+	if (qp->type == IB_QPT_QP0)
+		return TRUE;
+	want = qp->type == IB_QPT_QP1 ? SOFT_QP1_QKEY : qp->attr.qkey;
+	if (pkt->deth.qkey != want) {
+		port->qkey_ctr++;
+		return FALSE;
+	}
+	return TRUE;
+}
+
+static uint64_t wqe_len(const soft_rwqe_t *w)
+{
+	uint64_t n = 0;
+	uint32_t i;
+
+	for (i = 0; i < w->num_ds; i++)
+		n += w->ds[i].length;
+	return n;
+}
+
+void soft_ud_recv(soft_port_t *port, soft_qp_t *qp, const soft_pkt_t *pkt)
+{
+	soft_rwqe_t *w = malloc(SOFT_RWQE_SIZE(SOFT_MAX_SGES));
+	boolean_t got = FALSE, global = pkt->lrh.lnh == SOFT_LNH_IBA_GLOBAL;
+	ib_wc_status_t ws;
+	ib_wc_t wc;
+
+	if (!w)
+		return;
+	pthread_mutex_lock(&qp->lock);
+	if (soft_qp_state_receives(qp->attr.state) && keys_ok(port, qp, pkt))
+		got = qp->srq ? soft_srq_take(qp->srq, w) : soft_rq_pop(&qp->rq, w);
+	pthread_mutex_unlock(&qp->lock);
+	if (!got) {
+		free(w);
+		return;
+	}
+	memset(&wc, 0, sizeof(wc));
+	wc.wr_id = w->wr_id;
+	wc.wc_type = IB_WC_RECV;
+	if (wqe_len(w) < SOFT_UD_GRH_AREA + (uint64_t)pkt->payload_len)
+		ws = IB_WCS_LOCAL_LEN_ERR;
+	else
+		ws = scatter(qp->pd, w, 0, global ? (const uint8_t *)&pkt->grh : NULL,
+			     SOFT_UD_GRH_AREA);
+	if (ws == IB_WCS_SUCCESS)
+		ws = scatter(qp->pd, w, SOFT_UD_GRH_AREA, pkt->payload, pkt->payload_len);
+	wc.status = ws;
+	if (ws == IB_WCS_SUCCESS) {
+		wc.length = SOFT_UD_GRH_AREA + pkt->payload_len;
+		wc.recv.ud.recv_opt = global ? IB_RECV_OPT_GRH_VALID : 0;
+		if (soft_opcode_info(pkt->bth.opcode)->flags & SOFT_OPF_IMM) {
+			wc.recv.ud.recv_opt |= IB_RECV_OPT_IMMEDIATE;
+			wc.recv.ud.immediate_data = cl_hton32(pkt->immdt.data);
+		}
+		wc.recv.ud.remote_qp = cl_hton32(pkt->deth.src_qp);
+		wc.recv.ud.pkey_index = 0;
+		wc.recv.ud.remote_lid = cl_hton16(pkt->lrh.slid);
+		wc.recv.ud.remote_sl = pkt->lrh.sl;
+		wc.recv.ud.path_bits = 0;
+	}
+	free(w);
+	soft_cq_add(qp->rcq, &wc, pkt->bth.se != 0);
+}

@@ -1,0 +1,499 @@
+/*
+ * ibal tests: the access layer's handle table and its in-flight guard.
+ * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
+ */
+#include <complib/cl_event.h>
+#include <complib/cl_thread.h>
+#include <iba/ib_al.h>
+#include "al_handle.h"
+#include "../common/cl_test.h"
+
+static int objs[16];
+
+static al_handle_t alloc_ok(al_handle_type_t type, void *p_obj)
+{
+	al_handle_t h = AL_HANDLE_NULL;
+
+	CU_ASSERT_EQUAL_FATAL(al_handle_alloc(type, p_obj, &h), IB_SUCCESS);
+	CU_ASSERT_NOT_EQUAL(h, AL_HANDLE_NULL);
+	return h;
+}
+
+static void test_encoding(void)
+{
+	al_handle_t h = alloc_ok(AL_HDL_QP, &objs[0]);
+	ib_qp_handle_t h_qp = AL_HANDLE_TO_IB(ib_qp_handle_t, h);
+
+	CU_ASSERT_EQUAL(al_handle_type(h), AL_HDL_QP);
+	CU_ASSERT_EQUAL(AL_HANDLE_INDEX_BITS + 8 + AL_HANDLE_GEN_BITS, (int)sizeof(void *) * 8);
+	CU_ASSERT_EQUAL(((h >> AL_HANDLE_INDEX_BITS) & 0xFF), (al_handle_t)AL_HDL_QP);
+	CU_ASSERT_EQUAL(al_handle_index(h), h & (AL_HANDLE_MAX - 1));
+	CU_ASSERT_EQUAL(al_handle_generation(h), (uint64_t)h >> (AL_HANDLE_INDEX_BITS + 8));
+	/* The handle survives a trip through the public pointer type. */
+	CU_ASSERT_PTR_NOT_NULL(h_qp);
+	CU_ASSERT_EQUAL(AL_HANDLE_FROM_IB(h_qp), h);
+	CU_ASSERT_PTR_EQUAL(al_handle_lookup(AL_HANDLE_FROM_IB(h_qp), AL_HDL_QP), &objs[0]);
+	CU_ASSERT_STRING_EQUAL(al_handle_type_str(AL_HDL_QP), "QP");
+	CU_ASSERT_STRING_EQUAL(al_handle_type_str(AL_HDL_FMR_POOL_EL), "FMR pool element");
+	CU_ASSERT_STRING_EQUAL(al_handle_type_str(AL_HDL_INVALID), "invalid");
+	CU_ASSERT_STRING_EQUAL(al_handle_type_str(AL_HDL_TYPE_COUNT), "invalid");
+	CU_ASSERT_STRING_EQUAL(al_handle_type_str((al_handle_type_t)200), "invalid");
+	CU_ASSERT_EQUAL(al_handle_free(h), IB_SUCCESS);
+}
+
+static void test_every_type(void)
+{
+	al_handle_t h[AL_HDL_TYPE_COUNT];
+	int t, u;
+
+	for (t = AL_HDL_AL; t < AL_HDL_TYPE_COUNT; t++) {
+		h[t] = alloc_ok((al_handle_type_t)t, &objs[t % 16]);
+		CU_ASSERT_EQUAL(al_handle_type(h[t]), (al_handle_type_t)t);
+	}
+	for (t = AL_HDL_AL; t < AL_HDL_TYPE_COUNT; t++)
+		for (u = AL_HDL_INVALID; u < AL_HDL_TYPE_COUNT; u++)
+			CU_ASSERT_PTR_EQUAL(al_handle_lookup(h[t], (al_handle_type_t)u),
+					    u == t ? &objs[t % 16] : NULL);
+	for (t = AL_HDL_AL; t < AL_HDL_TYPE_COUNT; t++)
+		CU_ASSERT_EQUAL(al_handle_free(h[t]), IB_SUCCESS);
+}
+
+static void test_alloc_lookup_free(void)
+{
+	uint32_t base = al_handle_count();
+	al_handle_t h = alloc_ok(AL_HDL_CQ, &objs[1]);
+
+	CU_ASSERT_EQUAL(al_handle_count(), base + 1);
+	CU_ASSERT_PTR_EQUAL(al_handle_lookup(h, AL_HDL_CQ), &objs[1]);
+	CU_ASSERT_PTR_EQUAL(al_handle_enter(h, AL_HDL_CQ), &objs[1]);
+	CU_ASSERT_EQUAL(al_handle_inflight(h), 1);
+	al_handle_exit(h);
+	CU_ASSERT_EQUAL(al_handle_inflight(h), 0);
+
+	CU_ASSERT_EQUAL(al_handle_free(h), IB_SUCCESS);
+	CU_ASSERT_EQUAL(al_handle_count(), base);
+	CU_ASSERT_PTR_NULL(al_handle_lookup(h, AL_HDL_CQ));
+	CU_ASSERT_PTR_NULL(al_handle_enter(h, AL_HDL_CQ));
+	CU_ASSERT_FALSE(al_handle_invalidate(h));
+	CU_ASSERT_EQUAL(al_handle_inflight(h), 0);
+	al_handle_drain(h); /* not allocated: returns at once */
+	CU_ASSERT_EQUAL(al_handle_free(h), IB_INVALID_HANDLE);
+	CU_ASSERT_EQUAL(al_handle_count(), base);
+}
+
+static void test_wrong_type(void)
+{
+	al_handle_t h = alloc_ok(AL_HDL_PD, &objs[2]);
+	al_handle_t other_type = h ^ ((al_handle_t)(AL_HDL_PD ^ AL_HDL_MR) << AL_HANDLE_INDEX_BITS);
+
+	CU_ASSERT_PTR_NULL(al_handle_lookup(h, AL_HDL_MR));
+	CU_ASSERT_PTR_NULL(al_handle_enter(h, AL_HDL_MR));
+	CU_ASSERT_PTR_NULL(al_handle_lookup(h, AL_HDL_INVALID));
+	/* The same slot and generation with the type bits changed. */
+	CU_ASSERT_EQUAL(al_handle_type(other_type), AL_HDL_MR);
+	CU_ASSERT_PTR_NULL(al_handle_lookup(other_type, AL_HDL_MR));
+	CU_ASSERT_PTR_NULL(al_handle_enter(other_type, AL_HDL_MR));
+	CU_ASSERT_FALSE(al_handle_invalidate(other_type));
+	CU_ASSERT_EQUAL(al_handle_free(other_type), IB_INVALID_HANDLE);
+	/* The genuine handle is untouched. */
+	CU_ASSERT_PTR_EQUAL(al_handle_lookup(h, AL_HDL_PD), &objs[2]);
+	CU_ASSERT_EQUAL(al_handle_inflight(h), 0);
+	CU_ASSERT_EQUAL(al_handle_free(h), IB_SUCCESS);
+}
+
+static void test_null_and_garbage(void)
+{
+	al_handle_t far = ((al_handle_t)AL_HDL_QP << AL_HANDLE_INDEX_BITS) | (AL_HANDLE_MAX - 1);
+	uint64_t x = 0x9E3779B97F4A7C15ull;
+	uint32_t base = al_handle_count();
+	int t, i, found = 0;
+	al_handle_t h;
+
+	for (t = AL_HDL_INVALID; t < AL_HDL_TYPE_COUNT; t++) {
+		CU_ASSERT_PTR_NULL(al_handle_lookup(AL_HANDLE_NULL, (al_handle_type_t)t));
+		CU_ASSERT_PTR_NULL(al_handle_enter(AL_HANDLE_NULL, (al_handle_type_t)t));
+	}
+	CU_ASSERT_FALSE(al_handle_invalidate(AL_HANDLE_NULL));
+	CU_ASSERT_EQUAL(al_handle_free(AL_HANDLE_NULL), IB_INVALID_HANDLE);
+	CU_ASSERT_EQUAL(al_handle_inflight(AL_HANDLE_NULL), 0);
+	al_handle_drain(AL_HANDLE_NULL);
+	/* An index whose page was never allocated. */
+	CU_ASSERT_PTR_NULL(al_handle_lookup(far, AL_HDL_QP));
+	CU_ASSERT_PTR_NULL(al_handle_enter(far, AL_HDL_QP));
+	CU_ASSERT_EQUAL(al_handle_free(far), IB_INVALID_HANDLE);
+	/* Random values, with no handle live (but pages of freed slots): nothing
+	 * is found. Half of them name a slot that was used, with a used type. */
+	CU_ASSERT_EQUAL(base, 0);
+	for (i = 0; i < 200000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		h = (al_handle_t)x;
+		if (i % 2)
+			h = (h & ~(al_handle_t)0xFFFFFFFF) | ((al_handle_t)AL_HDL_MR << AL_HANDLE_INDEX_BITS) |
+			    (al_handle_t)(x % 131072);
+		if (al_handle_lookup(h, al_handle_type(h)) || al_handle_enter(h, al_handle_type(h)) ||
+		    al_handle_invalidate(h) || al_handle_inflight(h) ||
+		    al_handle_free(h) != IB_INVALID_HANDLE)
+			found++;
+	}
+	CU_ASSERT_EQUAL(found, 0);
+	CU_ASSERT_EQUAL(al_handle_count(), base);
+}
+
+static void test_invalid_parameters(void)
+{
+	al_handle_t h = AL_HANDLE_NULL;
+
+	CU_ASSERT_EQUAL(al_handle_alloc(AL_HDL_INVALID, &objs[0], &h), IB_INVALID_PARAMETER);
+	CU_ASSERT_EQUAL(al_handle_alloc(AL_HDL_TYPE_COUNT, &objs[0], &h), IB_INVALID_PARAMETER);
+	CU_ASSERT_EQUAL(al_handle_alloc((al_handle_type_t)255, &objs[0], &h), IB_INVALID_PARAMETER);
+	CU_ASSERT_EQUAL(al_handle_alloc(AL_HDL_QP, NULL, &h), IB_INVALID_PARAMETER);
+	CU_ASSERT_EQUAL(al_handle_alloc(AL_HDL_QP, &objs[0], NULL), IB_INVALID_PARAMETER);
+	CU_ASSERT_EQUAL(h, AL_HANDLE_NULL);
+}
+
+/* Allocates until the slot of @p old is handed out again (FIFO: after
+ * every slot freed before it). Returns the new handle of that slot and
+ * frees the others. */
+static al_handle_t realloc_slot(al_handle_t old, void *p_obj)
+{
+	enum { LIMIT = 1 << 18 };
+	static al_handle_t others[LIMIT];
+	al_handle_t h = AL_HANDLE_NULL;
+	int n = 0, i;
+
+	while (n < LIMIT) {
+		CU_ASSERT_EQUAL_FATAL(al_handle_alloc(AL_HDL_AV, p_obj, &h), IB_SUCCESS);
+		if (al_handle_index(h) == al_handle_index(old))
+			break;
+		others[n++] = h;
+		h = AL_HANDLE_NULL;
+	}
+	for (i = 0; i < n; i++)
+		CU_ASSERT_EQUAL(al_handle_free(others[i]), IB_SUCCESS);
+	return h;
+}
+
+static void test_stale_after_reuse(void)
+{
+	al_handle_t old = alloc_ok(AL_HDL_AV, &objs[3]);
+	al_handle_t h;
+
+	CU_ASSERT_EQUAL(al_handle_free(old), IB_SUCCESS);
+	h = realloc_slot(old, &objs[4]);
+	CU_ASSERT_NOT_EQUAL_FATAL(h, AL_HANDLE_NULL);
+	/* Same slot, same type, another generation. */
+	CU_ASSERT_EQUAL(al_handle_index(h), al_handle_index(old));
+	CU_ASSERT_EQUAL(al_handle_type(h), al_handle_type(old));
+	CU_ASSERT_NOT_EQUAL(al_handle_generation(h), al_handle_generation(old));
+	CU_ASSERT_PTR_NULL(al_handle_lookup(old, AL_HDL_AV));
+	CU_ASSERT_PTR_NULL(al_handle_enter(old, AL_HDL_AV));
+	CU_ASSERT_FALSE(al_handle_invalidate(old));
+	CU_ASSERT_EQUAL(al_handle_free(old), IB_INVALID_HANDLE);
+	/* ... and the stale calls did not disturb the new owner. */
+	CU_ASSERT_PTR_EQUAL(al_handle_lookup(h, AL_HDL_AV), &objs[4]);
+	CU_ASSERT_EQUAL(al_handle_inflight(h), 0);
+	CU_ASSERT_EQUAL(al_handle_free(h), IB_SUCCESS);
+}
+
+static void test_fifo_reuse(void)
+{
+	al_handle_t a = alloc_ok(AL_HDL_MW, &objs[5]);
+	al_handle_t b = alloc_ok(AL_HDL_MW, &objs[5]);
+	al_handle_t c = alloc_ok(AL_HDL_MW, &objs[5]);
+	uint32_t ia = al_handle_index(a), ib = al_handle_index(b), ic = al_handle_index(c);
+	enum { LIMIT = 1 << 18 };
+	static al_handle_t got[LIMIT];
+	int n = 0, pa = -1, pb = -1, pc = -1, i;
+
+	CU_ASSERT_EQUAL(al_handle_free(a), IB_SUCCESS);
+	CU_ASSERT_EQUAL(al_handle_free(b), IB_SUCCESS);
+	CU_ASSERT_EQUAL(al_handle_free(c), IB_SUCCESS);
+	while (n < LIMIT && pc < 0) {
+		CU_ASSERT_EQUAL_FATAL(al_handle_alloc(AL_HDL_MW, &objs[6], &got[n]), IB_SUCCESS);
+		if (al_handle_index(got[n]) == ia)
+			pa = n;
+		if (al_handle_index(got[n]) == ib)
+			pb = n;
+		if (al_handle_index(got[n]) == ic)
+			pc = n;
+		n++;
+	}
+	/* First freed, first reused: a stale handle's slot stays free longest. */
+	CU_ASSERT(pa >= 0 && pa < pb && pb < pc);
+	for (i = 0; i < n; i++)
+		CU_ASSERT_EQUAL(al_handle_free(got[i]), IB_SUCCESS);
+}
+
+static void test_many_handles(void)
+{
+	enum { N = 100000 };
+	static char arr[N];
+	static al_handle_t h[N];
+	uint32_t base = al_handle_count(), lo = UINT32_MAX, hi = 0, idx;
+	int i, bad = 0;
+
+	for (i = 0; i < N; i++) {
+		if (al_handle_alloc(AL_HDL_MR, &arr[i], &h[i]) != IB_SUCCESS) {
+			bad++;
+			break;
+		}
+		idx = al_handle_index(h[i]);
+		lo = idx < lo ? idx : lo;
+		hi = idx > hi ? idx : hi;
+	}
+	CU_ASSERT_EQUAL_FATAL(bad, 0);
+	CU_ASSERT_EQUAL(al_handle_count(), base + N);
+	/* Distinct slots spread over many pages. */
+	CU_ASSERT(hi - lo >= N - 1);
+	CU_ASSERT(hi / AL_HANDLE_PAGE_SLOTS - lo / AL_HANDLE_PAGE_SLOTS >= N / AL_HANDLE_PAGE_SLOTS - 1);
+	for (i = 0; i < N; i++)
+		if (al_handle_lookup(h[i], AL_HDL_MR) != &arr[i])
+			bad++;
+	CU_ASSERT_EQUAL(bad, 0);
+	for (i = 0; i < N; i += 2)
+		if (al_handle_free(h[i]) != IB_SUCCESS)
+			bad++;
+	for (i = 0; i < N; i++)
+		if (al_handle_lookup(h[i], AL_HDL_MR) != (i % 2 ? (void *)&arr[i] : NULL))
+			bad++;
+	for (i = 1; i < N; i += 2)
+		if (al_handle_free(h[i]) != IB_SUCCESS)
+			bad++;
+	for (i = 0; i < N; i++)
+		if (al_handle_lookup(h[i], AL_HDL_MR) || al_handle_free(h[i]) != IB_INVALID_HANDLE)
+			bad++;
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT_EQUAL(al_handle_count(), base);
+}
+
+static void test_nested_enter(void)
+{
+	al_handle_t h = alloc_ok(AL_HDL_SRQ, &objs[7]);
+
+	CU_ASSERT_PTR_EQUAL(al_handle_enter(h, AL_HDL_SRQ), &objs[7]);
+	CU_ASSERT_PTR_EQUAL(al_handle_enter(h, AL_HDL_SRQ), &objs[7]);
+	CU_ASSERT_EQUAL(al_handle_inflight(h), 2);
+	al_handle_exit(h);
+	al_handle_exit(h);
+	CU_ASSERT_EQUAL(al_handle_inflight(h), 0);
+	/* Draining with nothing inside returns at once. */
+	CU_ASSERT_TRUE(al_handle_invalidate(h));
+	al_handle_drain(h);
+	CU_ASSERT_EQUAL(al_handle_free(h), IB_SUCCESS);
+}
+
+/* ---- A thread inside an object while it is drained ---- */
+
+typedef struct {
+	al_handle_t h;
+	cl_event_t entered, go, done;
+	boolean_t enter_ok;
+	ib_api_status_t free_status;
+	boolean_t use_free;
+} inside_ctx_t;
+
+static void CL_API inside_thread(void *context)
+{
+	inside_ctx_t *c = (inside_ctx_t *)context;
+
+	c->enter_ok = al_handle_enter(c->h, AL_HDL_QP) != NULL;
+	cl_event_signal(&c->entered);
+	cl_event_wait_on(&c->go, TEST_WAIT_US, FALSE);
+	if (c->enter_ok)
+		al_handle_exit(c->h);
+}
+
+static void CL_API drain_thread(void *context)
+{
+	inside_ctx_t *c = (inside_ctx_t *)context;
+
+	if (c->use_free)
+		c->free_status = al_handle_free(c->h);
+	else
+		al_handle_drain(c->h);
+	cl_event_signal(&c->done);
+}
+
+static void drain_with_thread_inside(boolean_t use_free)
+{
+	inside_ctx_t c;
+	cl_thread_t in, dr;
+
+	cl_memclr(&c, sizeof(c));
+	c.use_free = use_free;
+	c.free_status = IB_ERROR;
+	cl_event_construct(&c.entered);
+	cl_event_construct(&c.go);
+	cl_event_construct(&c.done);
+	cl_event_init(&c.entered, FALSE);
+	cl_event_init(&c.go, FALSE);
+	cl_event_init(&c.done, FALSE);
+	c.h = alloc_ok(AL_HDL_QP, &objs[8]);
+
+	CU_ASSERT_EQUAL(cl_thread_init(&in, inside_thread, &c, "h_inside"), CL_SUCCESS);
+	CU_ASSERT_EQUAL(cl_event_wait_on(&c.entered, TEST_WAIT_US, FALSE), CL_SUCCESS);
+	CU_ASSERT_TRUE(c.enter_ok);
+	CU_ASSERT_EQUAL(al_handle_inflight(c.h), 1);
+
+	if (!use_free) {
+		CU_ASSERT_TRUE(al_handle_invalidate(c.h));
+		CU_ASSERT_FALSE(al_handle_invalidate(c.h));
+		CU_ASSERT_PTR_NULL(al_handle_lookup(c.h, AL_HDL_QP));
+		CU_ASSERT_PTR_NULL(al_handle_enter(c.h, AL_HDL_QP));
+	}
+	CU_ASSERT_EQUAL(cl_thread_init(&dr, drain_thread, &c, "h_drain"), CL_SUCCESS);
+	/* The drain cannot finish while the thread is inside (a loose check:
+	 * it can only miss a bug, not invent one). */
+	CU_ASSERT_EQUAL(cl_event_wait_on(&c.done, 20000, FALSE), CL_TIMEOUT);
+	CU_ASSERT_EQUAL(al_handle_inflight(c.h), 1);
+	CU_ASSERT_PTR_NULL(al_handle_enter(c.h, AL_HDL_QP));
+
+	cl_event_signal(&c.go);
+	CU_ASSERT_EQUAL(cl_event_wait_on(&c.done, TEST_WAIT_US, FALSE), CL_SUCCESS);
+	cl_thread_destroy(&in);
+	cl_thread_destroy(&dr);
+	if (use_free) {
+		CU_ASSERT_EQUAL(c.free_status, IB_SUCCESS);
+		CU_ASSERT_PTR_NULL(al_handle_lookup(c.h, AL_HDL_QP));
+	} else {
+		CU_ASSERT_EQUAL(al_handle_inflight(c.h), 0);
+		CU_ASSERT_EQUAL(al_handle_free(c.h), IB_SUCCESS);
+	}
+	CU_ASSERT_EQUAL(al_handle_free(c.h), IB_INVALID_HANDLE);
+	cl_event_destroy(&c.entered);
+	cl_event_destroy(&c.go);
+	cl_event_destroy(&c.done);
+}
+
+static void test_drain_waits_for_exit(void)
+{
+	drain_with_thread_inside(FALSE);
+}
+
+static void test_free_waits_for_exit(void)
+{
+	drain_with_thread_inside(TRUE);
+}
+
+/* ---- Lookups racing allocation and release ---- */
+
+enum { PRODUCERS = 2, READERS = 2, OBJS = 8, ROUNDS = 4000, MIN_HITS = 2000 };
+
+typedef struct {
+	al_handle_t h; /* atomic: the object's current handle */
+} racy_obj_t;
+
+static racy_obj_t racy[PRODUCERS][OBJS];
+static al_handle_t published[PRODUCERS][OBJS]; /* atomic */
+static int racing;                               /* atomic */
+static long race_errors, race_hits;              /* atomic */
+static int readers_started;                      /* atomic */
+static cl_event_t readers_ready;
+
+static void CL_API producer(void *context)
+{
+	int p = (int)(intptr_t)context, r, k;
+	al_handle_t h;
+
+	/* At least ROUNDS rounds, and more until the readers have found live
+	 * handles often enough (bounded, for a starved machine). */
+	for (r = 0; r < ROUNDS || (__atomic_load_n(&race_hits, __ATOMIC_RELAXED) < MIN_HITS &&
+				   r < ROUNDS * 100);
+	     r++) {
+		for (k = 0; k < OBJS; k++) {
+			h = __atomic_load_n(&published[p][k], __ATOMIC_RELAXED);
+			if (h != AL_HANDLE_NULL && al_handle_free(h) != IB_SUCCESS)
+				__atomic_add_fetch(&race_errors, 1, __ATOMIC_RELAXED);
+			if (al_handle_alloc(AL_HDL_QP, &racy[p][k], &h) != IB_SUCCESS) {
+				__atomic_add_fetch(&race_errors, 1, __ATOMIC_RELAXED);
+				h = AL_HANDLE_NULL;
+			}
+			/* The object learns its handle before anyone else can. */
+			__atomic_store_n(&racy[p][k].h, h, __ATOMIC_RELEASE);
+			__atomic_store_n(&published[p][k], h, __ATOMIC_RELEASE);
+		}
+	}
+}
+
+static void CL_API reader(void *context)
+{
+	unsigned x = (unsigned)(uintptr_t)context * 2654435761u + 1;
+	racy_obj_t *p_obj;
+	al_handle_t h;
+	int p, k;
+
+	if (__atomic_add_fetch(&readers_started, 1, __ATOMIC_ACQ_REL) == READERS)
+		cl_event_signal(&readers_ready);
+	while (__atomic_load_n(&racing, __ATOMIC_ACQUIRE)) {
+		x = x * 1103515245u + 12345u;
+		p = (int)((x >> 16) % PRODUCERS);
+		k = (int)((x >> 20) % OBJS);
+		h = __atomic_load_n(&published[p][k], __ATOMIC_ACQUIRE);
+		/* Entered, the handle cannot be freed: the object is h's. */
+		p_obj = (racy_obj_t *)al_handle_enter(h, AL_HDL_QP);
+		if (p_obj) {
+			if (p_obj != &racy[p][k] || __atomic_load_n(&p_obj->h, __ATOMIC_ACQUIRE) != h)
+				__atomic_add_fetch(&race_errors, 1, __ATOMIC_RELAXED);
+			al_handle_exit(h);
+			__atomic_add_fetch(&race_hits, 1, __ATOMIC_RELAXED);
+		}
+		/* Not entered: whatever is found must be the slot's object. */
+		p_obj = (racy_obj_t *)al_handle_lookup(h, AL_HDL_QP);
+		if (p_obj && p_obj != &racy[p][k])
+			__atomic_add_fetch(&race_errors, 1, __ATOMIC_RELAXED);
+		/* A stale handle of another type never matches. */
+		if (al_handle_lookup(h, AL_HDL_CQ))
+			__atomic_add_fetch(&race_errors, 1, __ATOMIC_RELAXED);
+	}
+}
+
+static void test_concurrent_lookup(void)
+{
+	cl_thread_t prod[PRODUCERS], rd[READERS];
+	uint32_t base = al_handle_count();
+	int i, k;
+
+	cl_event_construct(&readers_ready);
+	cl_event_init(&readers_ready, FALSE);
+	__atomic_store_n(&racing, 1, __ATOMIC_RELEASE);
+	for (i = 0; i < READERS; i++)
+		CU_ASSERT_EQUAL(cl_thread_init(&rd[i], reader, (void *)(intptr_t)i, "h_reader"),
+				CL_SUCCESS);
+	CU_ASSERT_EQUAL(cl_event_wait_on(&readers_ready, TEST_WAIT_US, FALSE), CL_SUCCESS);
+	for (i = 0; i < PRODUCERS; i++)
+		CU_ASSERT_EQUAL(cl_thread_init(&prod[i], producer, (void *)(intptr_t)i, "h_prod"),
+				CL_SUCCESS);
+	for (i = 0; i < PRODUCERS; i++)
+		cl_thread_destroy(&prod[i]);
+	__atomic_store_n(&racing, 0, __ATOMIC_RELEASE);
+	for (i = 0; i < READERS; i++)
+		cl_thread_destroy(&rd[i]);
+
+	cl_event_destroy(&readers_ready);
+	CU_ASSERT_EQUAL(race_errors, 0);
+	CU_ASSERT(race_hits >= MIN_HITS);
+	for (i = 0; i < PRODUCERS; i++)
+		for (k = 0; k < OBJS; k++)
+			CU_ASSERT_EQUAL(al_handle_free(published[i][k]), IB_SUCCESS);
+	CU_ASSERT_EQUAL(al_handle_count(), base);
+}
+
+static const test_entry_t tests[] = {
+	TEST_ENTRY(test_encoding),
+	TEST_ENTRY(test_every_type),
+	TEST_ENTRY(test_alloc_lookup_free),
+	TEST_ENTRY(test_wrong_type),
+	TEST_ENTRY(test_invalid_parameters),
+	TEST_ENTRY(test_stale_after_reuse),
+	TEST_ENTRY(test_fifo_reuse),
+	TEST_ENTRY(test_many_handles),
+	TEST_ENTRY(test_null_and_garbage),
+	TEST_ENTRY(test_nested_enter),
+	TEST_ENTRY(test_drain_waits_for_exit),
+	TEST_ENTRY(test_free_waits_for_exit),
+	TEST_ENTRY(test_concurrent_lookup),
+};
+
+TEST_MAIN("al_handle", tests)

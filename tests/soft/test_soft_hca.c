@@ -1,0 +1,1187 @@
+/*
+ * ibal tests: the soft HCA's objects and its UD data path, through soft_prov_ops.
+ * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
+ *
+ * Every test runs in a fabric directory of its own (mkdtemp, named by
+ * IBAL_SOFT_FABRIC) with IBAL_SOFT_CAS=2. Upcalls go to a small recorder;
+ * waits are bounded condition waits (TEST_WAIT_US), never sleeps.
+ */
+#include <dirent.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "soft_hca.h"
+#include "../common/cl_test.h"
+
+/*
+ * Test shim: the core defines al_prov_av()/al_prov_mr() as handle lookups.
+ * Here a "handle" is the provider object itself.
+ */
+void *al_prov_av(ib_av_handle_t h_av)
+{
+	return (void *)h_av;
+}
+
+void *al_prov_mr(ib_mr_handle_t h_mr)
+{
+	return (void *)h_mr;
+}
+
+static const al_prov_ops_t *ops = &soft_prov_ops;
+
+/* --- Upcall recorder ------------------------------------------------------ */
+
+#define REC_MAX 256
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	unsigned n_comp;
+	void *comp_obj[REC_MAX];
+	unsigned n_ev;
+	void *ev_obj[REC_MAX];
+	ib_async_event_t ev_code[REC_MAX];
+} rec = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, { 0 }, 0, { 0 }, { 0 } };
+
+static void rec_comp(void *al_cq)
+{
+	pthread_mutex_lock(&rec.lock);
+	if (rec.n_comp < REC_MAX)
+		rec.comp_obj[rec.n_comp++] = al_cq;
+	pthread_cond_broadcast(&rec.cond);
+	pthread_mutex_unlock(&rec.lock);
+}
+
+static void rec_event(void *al_obj, ib_async_event_t code, uint64_t vendor)
+{
+	(void)vendor;
+	pthread_mutex_lock(&rec.lock);
+	if (rec.n_ev < REC_MAX) {
+		rec.ev_obj[rec.n_ev] = al_obj;
+		rec.ev_code[rec.n_ev++] = code;
+	}
+	pthread_cond_broadcast(&rec.cond);
+	pthread_mutex_unlock(&rec.lock);
+}
+
+static void rec_port(void *al_ca, uint8_t port_num)
+{
+	(void)al_ca;
+	(void)port_num;
+}
+
+static const al_prov_upcalls_t upcalls = { rec_comp, rec_event, rec_port };
+
+static void rec_reset(void)
+{
+	pthread_mutex_lock(&rec.lock);
+	rec.n_comp = rec.n_ev = 0;
+	pthread_mutex_unlock(&rec.lock);
+}
+
+static unsigned count_comp(void *obj)
+{
+	unsigned i, n = 0;
+
+	for (i = 0; i < rec.n_comp; i++)
+		n += rec.comp_obj[i] == obj;
+	return n;
+}
+
+static unsigned count_ev(void *obj, ib_async_event_t code)
+{
+	unsigned i, n = 0;
+
+	for (i = 0; i < rec.n_ev; i++)
+		n += rec.ev_obj[i] == obj && rec.ev_code[i] == code;
+	return n;
+}
+
+static void deadline(struct timespec *ts)
+{
+	clock_gettime(CLOCK_REALTIME, ts);
+	ts->tv_sec += TEST_WAIT_US / 1000000u;
+}
+
+/* Waits until @p obj has had @p n completion upcalls; returns whether it did. */
+static int wait_comp(void *obj, unsigned n)
+{
+	struct timespec ts;
+	int ok;
+
+	deadline(&ts);
+	pthread_mutex_lock(&rec.lock);
+	while (count_comp(obj) < n)
+		if (pthread_cond_timedwait(&rec.cond, &rec.lock, &ts))
+			break;
+	ok = count_comp(obj) >= n;
+	pthread_mutex_unlock(&rec.lock);
+	return ok;
+}
+
+/* Waits until @p obj has had @p n events @p code; returns whether it did. */
+static int wait_ev(void *obj, ib_async_event_t code, unsigned n)
+{
+	struct timespec ts;
+	int ok;
+
+	deadline(&ts);
+	pthread_mutex_lock(&rec.lock);
+	while (count_ev(obj, code) < n)
+		if (pthread_cond_timedwait(&rec.cond, &rec.lock, &ts))
+			break;
+	ok = count_ev(obj, code) >= n;
+	pthread_mutex_unlock(&rec.lock);
+	return ok;
+}
+
+/* --- Fixture --------------------------------------------------------------- */
+
+static char fab_dir[64];
+static void *ca[2];
+static void *pd[2];
+static ib_net64_t guids[2];
+
+static void rm_tree(const char *dir)
+{
+	char path[512];
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			unlink(path);
+		}
+	closedir(d);
+	rmdir(dir);
+}
+
+static void fab_begin(void)
+{
+	strcpy(fab_dir, "/tmp/ibal-softhca-XXXXXX");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(fab_dir));
+	setenv(SOFT_FABRIC_ENV_DIR, fab_dir, 1);
+	setenv(SOFT_ENV_CAS, "2", 1);
+	unsetenv(SOFT_ENV_PORTS);
+	rec_reset();
+}
+
+static void fab_end(void)
+{
+	rm_tree(fab_dir);
+	unsetenv(SOFT_FABRIC_ENV_DIR);
+}
+
+static void up(void)
+{
+	size_t n = 2;
+	int i;
+
+	fab_begin();
+	CU_ASSERT_EQUAL_FATAL(ops->init(&upcalls), IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(ops->get_ca_guids(guids, &n), IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(n, 2);
+	for (i = 0; i < 2; i++) {
+		CU_ASSERT_EQUAL_FATAL(ops->open_ca(guids[i], &ca[i], &ca[i]), IB_SUCCESS);
+		CU_ASSERT_EQUAL_FATAL(ops->alloc_pd(ca[i], IB_PDT_NORMAL, &pd[i]), IB_SUCCESS);
+	}
+}
+
+static void down(void)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		ops->dealloc_pd(pd[i]);
+		ops->close_ca(ca[i]);
+	}
+	ops->cleanup();
+	fab_end();
+}
+
+static uint16_t ca_lid(void *c)
+{
+	return ((soft_ca_t *)c)->port[0].lid;
+}
+
+/* --- Helpers: CQs, QPs, MRs ---------------------------------------------- */
+
+typedef struct ud_end {
+	int ci;
+	void *scq, *rcq, *qp, *srq, *mr;
+	net32_t lkey;
+	uint32_t qpn;
+	uint8_t buf[8192];
+	char tag_s, tag_r, tag_q; /* addresses are the core contexts */
+} ud_end_t;
+
+static void *make_cq(int ci, uint32_t size, void *tag)
+{
+	void *cq = NULL;
+
+	CU_ASSERT_EQUAL(ops->create_cq(ca[ci], &size, tag, &cq), IB_SUCCESS);
+	return cq;
+}
+
+static ib_api_status_t to_init_ud(void *qp, uint32_t qkey)
+{
+	ib_qp_mod_t m;
+
+	memset(&m, 0, sizeof(m));
+	m.req_state = IB_QPS_INIT;
+	m.state.init.primary_port = 1;
+	m.state.init.qkey = cl_hton32(qkey);
+	m.state.init.pkey_index = 0;
+	return ops->modify_qp(qp, &m);
+}
+
+static ib_api_status_t to_state(void *qp, ib_qp_state_t s)
+{
+	ib_qp_mod_t m;
+
+	memset(&m, 0, sizeof(m));
+	m.req_state = s;
+	if (s == IB_QPS_RTS)
+		m.state.rts.sq_psn = cl_hton32(100);
+	return ops->modify_qp(qp, &m);
+}
+
+static void ud_open(ud_end_t *e, int ci, uint32_t qkey, int use_srq, uint32_t srq_limit)
+{
+	ib_qp_create_t c;
+	ib_mr_create_t mc;
+	net32_t rkey;
+
+	memset(e, 0, sizeof(*e));
+	e->ci = ci;
+	e->scq = make_cq(ci, 64, &e->tag_s);
+	e->rcq = make_cq(ci, 64, &e->tag_r);
+	if (use_srq) {
+		ib_srq_attr_t sa = { 16, 2, srq_limit };
+
+		CU_ASSERT_EQUAL(ops->create_srq(pd[ci], &sa, &e->tag_q, &e->srq), IB_SUCCESS);
+	}
+	memset(&c, 0, sizeof(c));
+	c.qp_type = IB_QPT_UNRELIABLE_DGRM;
+	c.sq_depth = 16;
+	c.rq_depth = 16;
+	c.sq_sge = 4;
+	c.rq_sge = 4;
+	c.sq_signaled = TRUE;
+	CU_ASSERT_EQUAL_FATAL(ops->create_qp(pd[ci], &c, e->scq, e->rcq, e->srq, &e->tag_q, &e->qp),
+			      IB_SUCCESS);
+	e->qpn = ((soft_qp_t *)e->qp)->qpn;
+	CU_ASSERT_EQUAL(to_init_ud(e->qp, qkey), IB_SUCCESS);
+	CU_ASSERT_EQUAL(to_state(e->qp, IB_QPS_RTR), IB_SUCCESS);
+	CU_ASSERT_EQUAL(to_state(e->qp, IB_QPS_RTS), IB_SUCCESS);
+	mc.vaddr = e->buf;
+	mc.length = sizeof(e->buf);
+	mc.access_ctrl = IB_AC_LOCAL_WRITE;
+	CU_ASSERT_EQUAL(ops->reg_mem(pd[ci], &mc, &e->lkey, &rkey, &e->mr), IB_SUCCESS);
+}
+
+static void ud_close(ud_end_t *e)
+{
+	CU_ASSERT_EQUAL(ops->dereg_mr(e->mr), IB_SUCCESS);
+	ops->destroy_qp(e->qp);
+	if (e->srq)
+		ops->destroy_srq(e->srq);
+	ops->destroy_cq(e->scq);
+	ops->destroy_cq(e->rcq);
+}
+
+static ib_api_status_t post_rx(ud_end_t *e, uint64_t wr_id, uint32_t off, uint32_t len)
+{
+	ib_local_ds_t ds = { (uint64_t)(uintptr_t)(e->buf + off), len, e->lkey };
+	ib_recv_wr_t wr;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = wr_id;
+	wr.num_ds = 1;
+	wr.ds_array = &ds;
+	if (e->srq)
+		return ops->post_srq_recv(e->srq, &wr, NULL);
+	return ops->post_recv(e->qp, &wr, NULL);
+}
+
+static void *make_av(int ci, uint16_t dlid, int grh)
+{
+	ib_av_attr_t a;
+	void *av = NULL;
+
+	memset(&a, 0, sizeof(a));
+	a.port_num = 1;
+	a.dlid = cl_hton16(dlid);
+	a.sl = 3;
+	a.grh_valid = grh ? TRUE : FALSE;
+	if (grh) {
+		a.grh.ver_class_flow = ib_grh_set_ver_class_flow(6, 0, 0);
+		a.grh.hop_limit = 1;
+		a.grh.dest_gid.unicast.prefix = IB_DEFAULT_SUBNET_PREFIX;
+	}
+	CU_ASSERT_EQUAL(ops->create_av(pd[ci], &a, &av), IB_SUCCESS);
+	return av;
+}
+
+static ib_api_status_t post_tx(ud_end_t *e, void *av, uint32_t dqpn, uint32_t qkey,
+			       uint64_t wr_id, uint32_t off, uint32_t len, ib_send_opt_t opt,
+			       uint32_t imm)
+{
+	ib_local_ds_t ds = { (uint64_t)(uintptr_t)(e->buf + off), len, e->lkey };
+	ib_send_wr_t wr;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = wr_id;
+	wr.wr_type = WR_SEND;
+	wr.send_opt = opt;
+	wr.num_ds = 1;
+	wr.ds_array = &ds;
+	wr.immediate_data = cl_hton32(imm);
+	wr.dgrm.ud.h_av = (ib_av_handle_t)av;
+	wr.dgrm.ud.remote_qp = cl_hton32(dqpn);
+	wr.dgrm.ud.remote_qkey = cl_hton32(qkey);
+	return ops->post_send(e->qp, &wr, NULL);
+}
+
+/* Polls one completion, waiting (armed, bounded) for it. */
+static int wait_wc(void *cq, void *tag, ib_wc_t *wc)
+{
+	ib_wc_t *free_l, *done;
+	unsigned seen;
+
+	for (;;) {
+		free_l = wc;
+		wc->p_next = NULL;
+		if (ops->poll_cq(cq, &free_l, &done) == IB_SUCCESS)
+			return 1;
+		pthread_mutex_lock(&rec.lock);
+		seen = count_comp(tag);
+		pthread_mutex_unlock(&rec.lock);
+		CU_ASSERT_EQUAL(ops->rearm_cq(cq, FALSE), IB_SUCCESS);
+		free_l = wc;
+		wc->p_next = NULL;
+		if (ops->poll_cq(cq, &free_l, &done) == IB_SUCCESS)
+			return 1;
+		if (!wait_comp(tag, seen + 1))
+			return 0;
+	}
+}
+
+static int cq_empty(void *cq)
+{
+	uint32_t n = 99;
+
+	CU_ASSERT_EQUAL(ops->peek_cq(cq, &n), IB_SUCCESS);
+	return n == 0;
+}
+
+/* --- Tests: CA ------------------------------------------------------------ */
+
+static void test_ca_attr(void)
+{
+	uint32_t size = 0, small;
+	ib_ca_attr_t *a, *copy;
+	ib_port_attr_t *p;
+
+	up();
+	CU_ASSERT_EQUAL(ops->query_ca(ca[0], NULL, &size), IB_INSUFFICIENT_MEMORY);
+	CU_ASSERT(size > sizeof(ib_ca_attr_t));
+	CU_ASSERT_EQUAL(ops->query_ca(ca[0], NULL, NULL), IB_INVALID_PARAMETER);
+	a = malloc(size);
+	copy = malloc(size);
+	small = size - 1;
+	CU_ASSERT_EQUAL(ops->query_ca(ca[0], a, &small), IB_INSUFFICIENT_MEMORY);
+	CU_ASSERT_EQUAL(small, size);
+	CU_ASSERT_EQUAL(ops->query_ca(ca[0], a, &size), IB_SUCCESS);
+	CU_ASSERT_EQUAL(a->size, size);
+	CU_ASSERT_EQUAL(a->ca_guid, guids[0]);
+	CU_ASSERT_EQUAL(a->num_ports, 1);
+	CU_ASSERT(a->max_qps >= 1024 && a->max_wrs >= 1024 && a->max_sges >= 16);
+	CU_ASSERT(a->max_qp_resp_res > 0 && a->max_qp_init_depth > 0);
+	CU_ASSERT(a->current_qp_state_support && a->change_primary_port);
+	p = a->p_port_attr;
+	CU_ASSERT((uint8_t *)p > (uint8_t *)a && (uint8_t *)(p + 1) <= (uint8_t *)a + size);
+	CU_ASSERT_EQUAL(p->port_num, 1);
+	CU_ASSERT_EQUAL(p->link_state, IB_LINK_ACTIVE);
+	CU_ASSERT_EQUAL(p->mtu, IB_MTU_LEN_4096);
+	CU_ASSERT_EQUAL(cl_ntoh16(p->lid), ca_lid(ca[0]));
+	CU_ASSERT_NOT_EQUAL(p->lid, 0);
+	CU_ASSERT_EQUAL(p->num_pkeys, 1);
+	CU_ASSERT_EQUAL(p->p_pkey_table[0], CL_HTON16(0xFFFF));
+	CU_ASSERT_EQUAL(p->num_gids, 1);
+	CU_ASSERT_EQUAL(p->p_gid_table[0].unicast.prefix, IB_DEFAULT_SUBNET_PREFIX);
+	CU_ASSERT_EQUAL(p->p_gid_table[0].unicast.interface_id, p->port_guid);
+	CU_ASSERT_PTR_EQUAL(ib_copy_ca_attr(copy, a), copy);
+	CU_ASSERT_EQUAL(copy->p_port_attr[0].p_pkey_table[0], CL_HTON16(0xFFFF));
+	CU_ASSERT((uint8_t *)copy->p_port_attr > (uint8_t *)copy);
+	/* modify_ca: capability bits and errors */
+	{
+		ib_port_attr_mod_t m;
+
+		memset(&m, 0, sizeof(m));
+		m.cap.cm = TRUE;
+		CU_ASSERT_EQUAL(ops->modify_ca(ca[0], 2, IB_CA_MOD_IS_CM_SUPPORTED, &m),
+				IB_INVALID_PORT);
+		CU_ASSERT_EQUAL(ops->modify_ca(ca[0], 1, IB_CA_MOD_RESERVED_MASK, &m),
+				IB_INVALID_PARAMETER);
+		CU_ASSERT_EQUAL(ops->modify_ca(ca[0], 1, IB_CA_MOD_IS_CM_SUPPORTED, &m), IB_SUCCESS);
+		CU_ASSERT_EQUAL(ops->query_ca(ca[0], a, &size), IB_SUCCESS);
+		CU_ASSERT(a->p_port_attr[0].cap.cm);
+	}
+	free(a);
+	free(copy);
+	down();
+}
+
+static void test_two_cas(void)
+{
+	size_t n = 0;
+	void *x = NULL;
+
+	up();
+	CU_ASSERT_NOT_EQUAL(guids[0], guids[1]);
+	CU_ASSERT_NOT_EQUAL(ca_lid(ca[0]), ca_lid(ca[1]));
+	CU_ASSERT_NOT_EQUAL(((soft_ca_t *)ca[0])->port[0].guid, ((soft_ca_t *)ca[1])->port[0].guid);
+	CU_ASSERT_EQUAL(ops->get_ca_guids(NULL, &n), IB_INSUFFICIENT_MEMORY);
+	CU_ASSERT_EQUAL(n, 2);
+	CU_ASSERT_EQUAL(ops->open_ca(guids[0] ^ CL_HTON64(0xFF00), NULL, &x), IB_INVALID_GUID);
+	down();
+}
+
+/* --- Tests: PD, AV, MR, MW ------------------------------------------------ */
+
+static void test_av(void)
+{
+	ib_av_attr_t a, q;
+	void *av = NULL;
+
+	up();
+	memset(&a, 0, sizeof(a));
+	a.port_num = 2;
+	a.dlid = CL_HTON16(5);
+	CU_ASSERT_EQUAL(ops->create_av(pd[0], &a, &av), IB_INVALID_PORT);
+	a.port_num = 1;
+	a.sl = 16;
+	CU_ASSERT_EQUAL(ops->create_av(pd[0], &a, &av), IB_INVALID_SETTING);
+	a.sl = 0;
+	a.dlid = 0;
+	CU_ASSERT_EQUAL(ops->create_av(pd[0], &a, &av), IB_INVALID_SETTING);
+	a.dlid = CL_HTON16(0xC001); /* multicast without GRH */
+	CU_ASSERT_EQUAL(ops->create_av(pd[0], &a, &av), IB_INVALID_SETTING);
+	a.dlid = CL_HTON16(5);
+	a.static_rate = 200;
+	CU_ASSERT_EQUAL(ops->create_av(pd[0], &a, &av), IB_INVALID_SETTING);
+	a.static_rate = 0;
+	a.grh_valid = TRUE;
+	a.grh.ver_class_flow = ib_grh_set_ver_class_flow(4, 0, 0);
+	CU_ASSERT_EQUAL(ops->create_av(pd[0], &a, &av), IB_INVALID_SETTING);
+	a.grh_valid = FALSE;
+	CU_ASSERT_EQUAL(ops->create_av(pd[0], &a, &av), IB_SUCCESS);
+	CU_ASSERT_EQUAL(ops->query_av(av, &q), IB_SUCCESS);
+	CU_ASSERT_EQUAL(q.dlid, CL_HTON16(5));
+	a.dlid = CL_HTON16(7);
+	CU_ASSERT_EQUAL(ops->modify_av(pd[0], &a, &av), IB_SUCCESS);
+	CU_ASSERT_EQUAL(ops->query_av(av, &q), IB_SUCCESS);
+	CU_ASSERT_EQUAL(q.dlid, CL_HTON16(7));
+	a.port_num = 9;
+	CU_ASSERT_EQUAL(ops->modify_av(pd[0], &a, &av), IB_INVALID_PORT);
+	ops->destroy_av(av);
+	down();
+}
+
+static void test_mr(void)
+{
+	static uint8_t mem[4096];
+	ib_mr_create_t c = { .length = sizeof(mem), .access_ctrl = IB_AC_RDMA_WRITE };
+	net32_t lkey, rkey, lkey2, rkey2;
+	ib_mr_attr_t q;
+	void *mr = NULL, *mr2 = NULL;
+	soft_pd_t *p;
+	uint64_t va = (uint64_t)(uintptr_t)mem;
+	uint32_t key;
+
+	c.vaddr = mem;
+	up();
+	p = pd[0];
+	CU_ASSERT_EQUAL(ops->reg_mem(pd[0], &c, &lkey, &rkey, &mr), IB_INVALID_PERMISSION);
+	c.access_ctrl = IB_AC_ATOMIC;
+	CU_ASSERT_EQUAL(ops->reg_mem(pd[0], &c, &lkey, &rkey, &mr), IB_INVALID_PERMISSION);
+	c.access_ctrl = IB_AC_LOCAL_WRITE;
+	c.length = 0;
+	CU_ASSERT_EQUAL(ops->reg_mem(pd[0], &c, &lkey, &rkey, &mr), IB_INVALID_PARAMETER);
+	c.length = sizeof(mem);
+	c.access_ctrl = 0x100;
+	CU_ASSERT_EQUAL(ops->reg_mem(pd[0], &c, &lkey, &rkey, &mr), IB_INVALID_PERMISSION);
+	c.access_ctrl = IB_AC_LOCAL_WRITE | IB_AC_RDMA_READ;
+	CU_ASSERT_EQUAL(ops->reg_mem(pd[0], &c, &lkey, &rkey, &mr), IB_SUCCESS);
+	CU_ASSERT_NOT_EQUAL(lkey, 0);
+	CU_ASSERT_EQUAL(ops->query_mr(mr, &q), IB_SUCCESS);
+	CU_ASSERT_EQUAL(q.local_lb, va);
+	CU_ASSERT_EQUAL(q.local_ub, va + sizeof(mem) - 1);
+	CU_ASSERT_EQUAL(q.lkey, lkey);
+	key = cl_ntoh32(lkey);
+	pthread_rwlock_rdlock(&p->ca->tab_lock);
+	CU_ASSERT_EQUAL(soft_mr_check(p, key, va, 16, IB_AC_LOCAL_WRITE), IB_SUCCESS);
+	CU_ASSERT_EQUAL(soft_mr_check(p, key, va + 4000, 96, 0), IB_SUCCESS);
+	CU_ASSERT_EQUAL(soft_mr_check(p, key, va + 4000, 97, 0), IB_INVALID_SETTING);
+	CU_ASSERT_EQUAL(soft_mr_check(p, key, va - 1, 2, 0), IB_INVALID_SETTING);
+	CU_ASSERT_EQUAL(soft_mr_check(p, key, va, 16, IB_AC_RDMA_WRITE), IB_INVALID_PERMISSION);
+	CU_ASSERT_EQUAL(soft_mr_check(p, key, va, 16, IB_AC_RDMA_READ), IB_SUCCESS);
+	CU_ASSERT_EQUAL(soft_mr_check(p, key ^ 1, va, 16, 0), IB_INVALID_LKEY);
+	CU_ASSERT_EQUAL(soft_mr_check(p, key ^ 1, va, 16, IB_AC_RDMA_READ), IB_INVALID_RKEY);
+	CU_ASSERT_EQUAL(soft_mr_check(pd[1], key, va, 16, 0), IB_INVALID_LKEY);
+	pthread_rwlock_unlock(&p->ca->tab_lock);
+	/* rereg: new key; the old one fails */
+	c.length = 1024;
+	CU_ASSERT_EQUAL(ops->rereg_mem(mr, IB_MR_MOD_ADDR, &c, NULL, &lkey2, &rkey2), IB_SUCCESS);
+	CU_ASSERT_NOT_EQUAL(lkey2, lkey);
+	pthread_rwlock_rdlock(&p->ca->tab_lock);
+	CU_ASSERT_EQUAL(soft_mr_check(p, key, va, 16, 0), IB_INVALID_LKEY);
+	CU_ASSERT_EQUAL(soft_mr_check(p, cl_ntoh32(lkey2), va + 1000, 25, 0), IB_INVALID_SETTING);
+	pthread_rwlock_unlock(&p->ca->tab_lock);
+	CU_ASSERT_EQUAL(ops->rereg_mem(mr, 0, &c, NULL, &lkey2, &rkey2), IB_INVALID_PARAMETER);
+	/* reg_shared */
+	{
+		uint64_t sva = 0;
+
+		CU_ASSERT_EQUAL(ops->reg_shared(mr, pd[0], IB_AC_LOCAL_WRITE, &sva, &lkey, &rkey, &mr2),
+				IB_SUCCESS);
+		CU_ASSERT_EQUAL(sva, va);
+		CU_ASSERT_NOT_EQUAL(lkey, lkey2);
+		CU_ASSERT_EQUAL(ops->dereg_mr(mr2), IB_SUCCESS);
+	}
+	CU_ASSERT_EQUAL(ops->dereg_mr(mr), IB_SUCCESS);
+	down();
+}
+
+/* Moves an RC QP to RTS towards itself. */
+static void rc_to_rts(void *qp, uint32_t self_qpn, uint16_t lid)
+{
+	ib_qp_mod_t m;
+
+	memset(&m, 0, sizeof(m));
+	m.req_state = IB_QPS_INIT;
+	m.state.init.primary_port = 1;
+	m.state.init.access_ctrl = IB_AC_RDMA_READ | IB_AC_RDMA_WRITE;
+	CU_ASSERT_EQUAL(ops->modify_qp(qp, &m), IB_SUCCESS);
+	memset(&m, 0, sizeof(m));
+	m.req_state = IB_QPS_RTR;
+	m.state.rtr.rq_psn = cl_hton32(1);
+	m.state.rtr.dest_qp = cl_hton32(self_qpn);
+	m.state.rtr.primary_av.port_num = 1;
+	m.state.rtr.primary_av.dlid = cl_hton16(lid);
+	m.state.rtr.primary_av.conn.path_mtu = IB_MTU_LEN_2048;
+	m.state.rtr.resp_res = 4;
+	m.state.rtr.rnr_nak_timeout = 12;
+	CU_ASSERT_EQUAL(ops->modify_qp(qp, &m), IB_SUCCESS);
+	memset(&m, 0, sizeof(m));
+	m.req_state = IB_QPS_RTS;
+	m.state.rts.sq_psn = cl_hton32(1);
+	m.state.rts.retry_cnt = 7;
+	m.state.rts.rnr_retry_cnt = 7;
+	m.state.rts.local_ack_timeout = 14;
+	m.state.rts.init_depth = 4;
+	CU_ASSERT_EQUAL(ops->modify_qp(qp, &m), IB_SUCCESS);
+}
+
+static void test_mw(void)
+{
+	static uint8_t mem[4096];
+	ib_mr_create_t c = { .length = sizeof(mem),
+			      .access_ctrl = IB_AC_LOCAL_WRITE | IB_AC_MW_BIND };
+	net32_t lkey, rkey, mw_rkey, new_rkey;
+	void *mr = NULL, *mr_nobind = NULL, *mw = NULL, *qp = NULL, *cq;
+	ib_qp_create_t qc;
+	ib_bind_wr_t b;
+	ib_wc_t wc;
+	soft_pd_t *p;
+
+	c.vaddr = mem;
+	up();
+	p = pd[0];
+	cq = make_cq(0, 16, &qc);
+	CU_ASSERT_EQUAL(ops->reg_mem(pd[0], &c, &lkey, &rkey, &mr), IB_SUCCESS);
+	c.access_ctrl = IB_AC_LOCAL_WRITE;
+	CU_ASSERT_EQUAL(ops->reg_mem(pd[0], &c, &lkey, &rkey, &mr_nobind), IB_SUCCESS);
+	CU_ASSERT_EQUAL(ops->create_mw(pd[0], &mw_rkey, &mw), IB_SUCCESS);
+	CU_ASSERT_EQUAL(ops->query_mw(mw, &new_rkey), IB_SUCCESS);
+	CU_ASSERT_EQUAL(new_rkey, mw_rkey);
+	memset(&qc, 0, sizeof(qc));
+	qc.qp_type = IB_QPT_RELIABLE_CONN;
+	qc.sq_depth = qc.rq_depth = 4;
+	qc.sq_sge = qc.rq_sge = 1;
+	CU_ASSERT_EQUAL_FATAL(ops->create_qp(pd[0], &qc, cq, cq, NULL, NULL, &qp), IB_SUCCESS);
+	memset(&b, 0, sizeof(b));
+	b.wr_id = 77;
+	b.send_opt = IB_SEND_OPT_SIGNALED;
+	b.h_mr = (ib_mr_handle_t)mr;
+	b.access_ctrl = IB_AC_RDMA_READ;
+	b.current_rkey = mw_rkey;
+	b.local_ds.vaddr = (uint64_t)(uintptr_t)mem + 100;
+	b.local_ds.length = 200;
+	CU_ASSERT_EQUAL(ops->bind_mw(mw, qp, &b, &new_rkey), IB_INVALID_QP_STATE);
+	rc_to_rts(qp, ((soft_qp_t *)qp)->qpn, ca_lid(ca[0]));
+	b.h_mr = (ib_mr_handle_t)mr_nobind;
+	CU_ASSERT_EQUAL(ops->bind_mw(mw, qp, &b, &new_rkey), IB_INVALID_PERMISSION);
+	b.h_mr = (ib_mr_handle_t)mr;
+	b.current_rkey = mw_rkey ^ CL_HTON32(1);
+	CU_ASSERT_EQUAL(ops->bind_mw(mw, qp, &b, &new_rkey), IB_INVALID_RKEY);
+	b.current_rkey = mw_rkey;
+	b.local_ds.length = 8000;
+	CU_ASSERT_EQUAL(ops->bind_mw(mw, qp, &b, &new_rkey), IB_INVALID_SETTING);
+	b.local_ds.length = 200;
+	CU_ASSERT_EQUAL(ops->bind_mw(mw, qp, &b, &new_rkey), IB_SUCCESS);
+	CU_ASSERT_NOT_EQUAL(new_rkey, mw_rkey);
+	CU_ASSERT(wait_wc(cq, &qc, &wc));
+	CU_ASSERT_EQUAL(wc.wr_id, 77);
+	CU_ASSERT_EQUAL(wc.wc_type, IB_WC_MW_BIND);
+	pthread_rwlock_rdlock(&p->ca->tab_lock);
+	CU_ASSERT_EQUAL(soft_mr_check(p, cl_ntoh32(new_rkey), b.local_ds.vaddr, 200, IB_AC_RDMA_READ),
+			IB_SUCCESS);
+	CU_ASSERT_EQUAL(soft_mr_check(p, cl_ntoh32(new_rkey), b.local_ds.vaddr, 201, IB_AC_RDMA_READ),
+			IB_INVALID_SETTING);
+	CU_ASSERT_EQUAL(soft_mr_check(p, cl_ntoh32(new_rkey), b.local_ds.vaddr, 8, IB_AC_RDMA_WRITE),
+			IB_INVALID_PERMISSION);
+	CU_ASSERT_EQUAL(soft_mr_check(p, cl_ntoh32(mw_rkey), b.local_ds.vaddr, 8, IB_AC_RDMA_READ),
+			IB_INVALID_RKEY);
+	pthread_rwlock_unlock(&p->ca->tab_lock);
+	CU_ASSERT_EQUAL(ops->dereg_mr(mr), IB_RESOURCE_BUSY);
+	/* unbind, then the region may go */
+	b.current_rkey = new_rkey;
+	b.local_ds.length = 0;
+	b.send_opt = 0;
+	CU_ASSERT_EQUAL(ops->bind_mw(mw, qp, &b, &new_rkey), IB_SUCCESS);
+	CU_ASSERT_EQUAL(ops->dereg_mr(mr), IB_SUCCESS);
+	CU_ASSERT_EQUAL(ops->dereg_mr(mr_nobind), IB_SUCCESS);
+	ops->destroy_mw(mw);
+	ops->destroy_qp(qp);
+	ops->destroy_cq(cq);
+	down();
+}
+
+/* --- Tests: CQ ------------------------------------------------------------ */
+
+static void test_cq(void)
+{
+	char tag;
+	void *cq;
+	ib_wc_t wcs[4], *free_l, *done, wc;
+	uint32_t size = 0, n;
+	int i;
+
+	up();
+	size = 0;
+	CU_ASSERT_EQUAL(ops->create_cq(ca[0], &size, &tag, &cq), IB_INVALID_CQ_SIZE);
+	cq = make_cq(0, 2, &tag);
+	CU_ASSERT_EQUAL(ops->query_cq(cq, &size), IB_SUCCESS);
+	CU_ASSERT_EQUAL(size, 2);
+	free_l = NULL;
+	CU_ASSERT_EQUAL(ops->poll_cq(cq, &free_l, &done), IB_INVALID_PARAMETER);
+	free_l = &wcs[0];
+	wcs[0].p_next = &wcs[1];
+	wcs[1].p_next = NULL;
+	CU_ASSERT_EQUAL(ops->poll_cq(cq, &free_l, &done), IB_NOT_FOUND);
+	CU_ASSERT_PTR_EQUAL(free_l, &wcs[0]);
+	CU_ASSERT_EQUAL(ops->rearm_n_cq(cq, 0), IB_INVALID_PARAMETER);
+	CU_ASSERT_EQUAL(ops->rearm_n_cq(cq, 3), IB_INVALID_PARAMETER);
+	/* armed for the next completion: one upcall */
+	CU_ASSERT_EQUAL(ops->rearm_cq(cq, FALSE), IB_SUCCESS);
+	memset(&wc, 0, sizeof(wc));
+	wc.wr_id = 1;
+	soft_cq_add(cq, &wc, FALSE);
+	CU_ASSERT(wait_comp(&tag, 1));
+	wc.wr_id = 2;
+	soft_cq_add(cq, &wc, FALSE);
+	CU_ASSERT_EQUAL(ops->peek_cq(cq, &n), IB_SUCCESS);
+	CU_ASSERT_EQUAL(n, 2);
+	/* full: the third is an overrun */
+	wc.wr_id = 3;
+	soft_cq_add(cq, &wc, FALSE);
+	CU_ASSERT(wait_ev(&tag, IB_AE_CQ_ERROR, 1));
+	size = 1;
+	CU_ASSERT_EQUAL(ops->resize_cq(cq, &size), IB_OVERFLOW);
+	free_l = &wcs[0];
+	wcs[0].p_next = &wcs[1];
+	wcs[1].p_next = &wcs[2];
+	wcs[2].p_next = NULL;
+	CU_ASSERT_EQUAL(ops->poll_cq(cq, &free_l, &done), IB_SUCCESS);
+	CU_ASSERT_PTR_EQUAL(done, &wcs[0]);
+	CU_ASSERT_PTR_EQUAL(done->p_next, &wcs[1]);
+	CU_ASSERT_PTR_NULL(wcs[1].p_next);
+	CU_ASSERT_EQUAL(wcs[0].wr_id, 1);
+	CU_ASSERT_EQUAL(wcs[1].wr_id, 2);
+	CU_ASSERT_PTR_EQUAL(free_l, &wcs[2]);
+	/* solicited-only arming ignores unsolicited completions */
+	size = 8;
+	CU_ASSERT_EQUAL(ops->resize_cq(cq, &size), IB_SUCCESS);
+	CU_ASSERT_EQUAL(ops->rearm_cq(cq, TRUE), IB_SUCCESS);
+	soft_cq_add(cq, &wc, FALSE);
+	soft_cq_add(cq, &wc, TRUE);
+	CU_ASSERT(wait_comp(&tag, 2));
+	/* rearm_n: the upcall after the third new completion */
+	CU_ASSERT_EQUAL(ops->rearm_n_cq(cq, 3), IB_SUCCESS);
+	for (i = 0; i < 3; i++)
+		soft_cq_add(cq, &wc, FALSE);
+	CU_ASSERT(wait_comp(&tag, 3));
+	pthread_mutex_lock(&rec.lock);
+	CU_ASSERT_EQUAL(count_comp(&tag), 3);
+	CU_ASSERT_EQUAL(count_ev(&tag, IB_AE_CQ_ERROR), 1);
+	pthread_mutex_unlock(&rec.lock);
+	ops->destroy_cq(cq);
+	down();
+}
+
+/* --- Tests: QP ------------------------------------------------------------ */
+
+static void test_qp_create(void)
+{
+	void *cq, *qp = NULL;
+	ib_qp_create_t c;
+	ib_qp_attr_t a;
+	char tag;
+
+	up();
+	cq = make_cq(0, 16, &tag);
+	memset(&c, 0, sizeof(c));
+	c.qp_type = IB_QPT_RELIABLE_DGRM;
+	c.sq_depth = c.rq_depth = 4;
+	c.sq_sge = c.rq_sge = 1;
+	CU_ASSERT_EQUAL(ops->create_qp(pd[0], &c, cq, cq, NULL, NULL, &qp), IB_INVALID_SETTING);
+	c.qp_type = IB_QPT_RAW_ETHER;
+	CU_ASSERT_EQUAL(ops->create_qp(pd[0], &c, cq, cq, NULL, NULL, &qp), IB_INVALID_SETTING);
+	c.qp_type = IB_QPT_UNRELIABLE_DGRM;
+	c.sq_sge = 1000;
+	CU_ASSERT_EQUAL(ops->create_qp(pd[0], &c, cq, cq, NULL, NULL, &qp), IB_INVALID_MAX_SGE);
+	CU_ASSERT_EQUAL(c.sq_sge, SOFT_MAX_SGES);
+	c.sq_depth = 1u << 30;
+	CU_ASSERT_EQUAL(ops->create_qp(pd[0], &c, cq, cq, NULL, NULL, &qp), IB_INVALID_MAX_WRS);
+	CU_ASSERT_EQUAL(c.sq_depth, SOFT_MAX_WRS);
+	c.sq_max_inline = 100000;
+	CU_ASSERT_EQUAL(ops->create_qp(pd[0], &c, cq, cq, NULL, NULL, &qp), IB_INVALID_SETTING);
+	CU_ASSERT_EQUAL(ops->create_qp(pd[0], &c, NULL, cq, NULL, NULL, &qp), IB_INVALID_CQ_HANDLE);
+	c.sq_depth = 8;
+	c.sq_max_inline = 16;
+	CU_ASSERT_EQUAL_FATAL(ops->create_qp(pd[0], &c, cq, cq, NULL, NULL, &qp), IB_SUCCESS);
+	CU_ASSERT_EQUAL(c.sq_max_inline, SOFT_MAX_INLINE);
+	CU_ASSERT_EQUAL(ops->query_qp(qp, &a), IB_SUCCESS);
+	CU_ASSERT_EQUAL(a.state, IB_QPS_RESET);
+	CU_ASSERT_EQUAL(a.sq_depth, 8);
+	CU_ASSERT_EQUAL(a.qp_type, IB_QPT_UNRELIABLE_DGRM);
+	CU_ASSERT(cl_ntoh32(a.num) >= 2);
+	ops->destroy_qp(qp);
+	/* special QPs: one QP1 per port */
+	{
+		void *q1 = NULL, *q1b = NULL;
+
+		c.qp_type = IB_QPT_QP1;
+		CU_ASSERT_EQUAL(ops->create_spl_qp(pd[0], 2, &c, cq, cq, NULL, &q1), IB_INVALID_PORT);
+		CU_ASSERT_EQUAL(ops->create_spl_qp(pd[0], 1, &c, cq, cq, NULL, &q1), IB_SUCCESS);
+		CU_ASSERT_EQUAL(ops->create_spl_qp(pd[0], 1, &c, cq, cq, NULL, &q1b), IB_RESOURCE_BUSY);
+		CU_ASSERT_EQUAL(ops->query_qp(q1, &a), IB_SUCCESS);
+		CU_ASSERT_EQUAL(a.num, CL_HTON32(1));
+		ops->destroy_qp(q1);
+	}
+	ops->destroy_cq(cq);
+	down();
+}
+
+static void test_qp_modify_flush(void)
+{
+	ud_end_t *e = calloc(1, sizeof(*e));
+	void *cq, *qp = NULL;
+	ib_qp_create_t c;
+	ib_qp_attr_t a;
+	ib_wc_t wc;
+	ib_qp_mod_t m;
+	char tag;
+	int i;
+
+	up();
+	cq = make_cq(0, 16, &tag);
+	memset(&c, 0, sizeof(c));
+	c.qp_type = IB_QPT_UNRELIABLE_DGRM;
+	c.sq_depth = c.rq_depth = 4;
+	c.sq_sge = c.rq_sge = 1;
+	CU_ASSERT_EQUAL_FATAL(ops->create_qp(pd[0], &c, cq, cq, NULL, NULL, &qp), IB_SUCCESS);
+	e->qp = qp;
+	{
+		ib_mr_create_t mc = { .length = sizeof(e->buf), .access_ctrl = IB_AC_LOCAL_WRITE };
+		net32_t rk;
+
+		mc.vaddr = e->buf;
+		CU_ASSERT_EQUAL(ops->reg_mem(pd[0], &mc, &e->lkey, &rk, &e->mr), IB_SUCCESS);
+	}
+	CU_ASSERT_EQUAL(post_rx(e, 1, 0, 64), IB_INVALID_QP_STATE);
+	CU_ASSERT_EQUAL(to_state(qp, IB_QPS_RTR), IB_INVALID_QP_STATE);
+	memset(&m, 0, sizeof(m));
+	m.req_state = IB_QPS_INIT;
+	m.state.init.primary_port = 3;
+	CU_ASSERT_EQUAL(ops->modify_qp(qp, &m), IB_INVALID_SETTING);
+	CU_ASSERT_EQUAL(to_init_ud(qp, 0x1234), IB_SUCCESS);
+	for (i = 0; i < 4; i++)
+		CU_ASSERT_EQUAL(post_rx(e, 10 + i, 0, 64), IB_SUCCESS);
+	CU_ASSERT_EQUAL(post_rx(e, 99, 0, 64), IB_INSUFFICIENT_RESOURCES);
+	{
+		void *av = make_av(0, 1, 0);
+
+		CU_ASSERT_EQUAL(post_tx(e, av, 2, 0, 5, 0, 8, 0, 0), IB_INVALID_QP_STATE);
+		ops->destroy_av(av);
+	}
+	CU_ASSERT_EQUAL(to_state(qp, IB_QPS_RTR), IB_SUCCESS);
+	CU_ASSERT_EQUAL(to_state(qp, IB_QPS_RTS), IB_SUCCESS);
+	CU_ASSERT_EQUAL(ops->query_qp(qp, &a), IB_SUCCESS);
+	CU_ASSERT_EQUAL(a.state, IB_QPS_RTS);
+	CU_ASSERT_EQUAL(a.qkey, CL_HTON32(0x1234));
+	CU_ASSERT_EQUAL(a.sq_psn, CL_HTON32(100));
+	/* SQD and back */
+	memset(&m, 0, sizeof(m));
+	m.req_state = IB_QPS_SQD;
+	m.state.sqd.sqd_event = TRUE;
+	CU_ASSERT_EQUAL(ops->modify_qp(qp, &m), IB_SUCCESS);
+	CU_ASSERT(wait_ev(NULL, IB_AE_SQ_DRAINED, 1));
+	CU_ASSERT_EQUAL(to_state(qp, IB_QPS_RTS), IB_SUCCESS);
+	/* to ERROR flushes the receive queue, in order */
+	CU_ASSERT_EQUAL(to_state(qp, IB_QPS_ERROR), IB_SUCCESS);
+	for (i = 0; i < 4; i++) {
+		CU_ASSERT_FATAL(wait_wc(cq, &tag, &wc));
+		CU_ASSERT_EQUAL(wc.wr_id, 10 + (uint64_t)i);
+		CU_ASSERT_EQUAL(wc.status, IB_WCS_WR_FLUSHED_ERR);
+		CU_ASSERT_EQUAL(wc.wc_type, IB_WC_RECV);
+	}
+	/* posts in ERROR complete flushed */
+	CU_ASSERT_EQUAL(post_rx(e, 20, 0, 64), IB_SUCCESS);
+	CU_ASSERT(wait_wc(cq, &tag, &wc));
+	CU_ASSERT_EQUAL(wc.wr_id, 20);
+	CU_ASSERT_EQUAL(wc.status, IB_WCS_WR_FLUSHED_ERR);
+	CU_ASSERT_EQUAL(to_state(qp, IB_QPS_RESET), IB_SUCCESS);
+	CU_ASSERT(cq_empty(cq));
+	CU_ASSERT_EQUAL(ops->dereg_mr(e->mr), IB_SUCCESS);
+	ops->destroy_qp(qp);
+	ops->destroy_cq(cq);
+	free(e);
+	down();
+}
+
+static void test_rc_modify(void)
+{
+	void *cq, *qp = NULL;
+	ib_qp_create_t c;
+	ib_qp_attr_t a;
+	ib_send_wr_t wr;
+	char tag;
+
+	up();
+	cq = make_cq(0, 16, &tag);
+	memset(&c, 0, sizeof(c));
+	c.qp_type = IB_QPT_RELIABLE_CONN;
+	c.sq_depth = c.rq_depth = 4;
+	c.sq_sge = c.rq_sge = 1;
+	CU_ASSERT_EQUAL_FATAL(ops->create_qp(pd[0], &c, cq, cq, NULL, NULL, &qp), IB_SUCCESS);
+	rc_to_rts(qp, 77, 5);
+	CU_ASSERT_EQUAL(ops->query_qp(qp, &a), IB_SUCCESS);
+	CU_ASSERT_EQUAL(a.state, IB_QPS_RTS);
+	CU_ASSERT_EQUAL(a.dest_num, CL_HTON32(77));
+	CU_ASSERT_EQUAL(a.init_depth, 4);
+	memset(&wr, 0, sizeof(wr));
+	CU_ASSERT_EQUAL(ops->post_send(qp, &wr, NULL), IB_UNSUPPORTED);
+	ops->destroy_qp(qp);
+	ops->destroy_cq(cq);
+	down();
+}
+
+/* --- Tests: UD data path -------------------------------------------------- */
+
+static void test_ud_send_recv(void)
+{
+	ud_end_t *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	void *av, *av_g;
+	ib_wc_t wc;
+	int i;
+
+	up();
+	ud_open(a, 0, 0x11111111, 0, 0);
+	ud_open(b, 1, 0x22222222, 0, 0);
+	av = make_av(0, ca_lid(ca[1]), 0);
+	av_g = make_av(0, ca_lid(ca[1]), 1);
+	for (i = 0; i < 1000; i++)
+		a->buf[i] = (uint8_t)(i * 7 + 1);
+	CU_ASSERT_EQUAL(post_rx(b, 501, 0, 2048), IB_SUCCESS);
+	CU_ASSERT_EQUAL(post_tx(a, av, b->qpn, 0x22222222, 401, 0, 1000, IB_SEND_OPT_SOLICITED, 0),
+			IB_SUCCESS);
+	CU_ASSERT_FATAL(wait_wc(a->scq, &a->tag_s, &wc));
+	CU_ASSERT_EQUAL(wc.wr_id, 401);
+	CU_ASSERT_EQUAL(wc.status, IB_WCS_SUCCESS);
+	CU_ASSERT_EQUAL(wc.wc_type, IB_WC_SEND);
+	CU_ASSERT_FATAL(wait_wc(b->rcq, &b->tag_r, &wc));
+	CU_ASSERT_EQUAL(wc.wr_id, 501);
+	CU_ASSERT_EQUAL(wc.status, IB_WCS_SUCCESS);
+	CU_ASSERT_EQUAL(wc.wc_type, IB_WC_RECV);
+	CU_ASSERT_EQUAL(wc.length, 1040);
+	CU_ASSERT_EQUAL(wc.recv.ud.recv_opt, 0);
+	CU_ASSERT_EQUAL(wc.recv.ud.remote_qp, cl_hton32(a->qpn));
+	CU_ASSERT_EQUAL(wc.recv.ud.remote_lid, cl_hton16(ca_lid(ca[0])));
+	CU_ASSERT_EQUAL(wc.recv.ud.remote_sl, 3);
+	CU_ASSERT_EQUAL(wc.recv.ud.pkey_index, 0);
+	CU_ASSERT_EQUAL(memcmp(b->buf + 40, a->buf, 1000), 0);
+	/* immediate data, GRH, Q_Key from the QP (high bit) */
+	CU_ASSERT_EQUAL(to_state(a->qp, IB_QPS_ERROR), IB_SUCCESS);
+	CU_ASSERT_EQUAL(to_state(a->qp, IB_QPS_RESET), IB_SUCCESS);
+	CU_ASSERT_EQUAL(to_init_ud(a->qp, 0x22222222), IB_SUCCESS);
+	CU_ASSERT_EQUAL(to_state(a->qp, IB_QPS_RTR), IB_SUCCESS);
+	CU_ASSERT_EQUAL(to_state(a->qp, IB_QPS_RTS), IB_SUCCESS);
+	memset(b->buf, 0, 64);
+	CU_ASSERT_EQUAL(post_rx(b, 502, 0, 2048), IB_SUCCESS);
+	CU_ASSERT_EQUAL(post_tx(a, av_g, b->qpn, 0x80000000u, 402, 0, 13,
+				IB_SEND_OPT_IMMEDIATE | IB_SEND_OPT_SIGNALED, 0xCAFEF00D),
+			IB_SUCCESS);
+	CU_ASSERT_FATAL(wait_wc(b->rcq, &b->tag_r, &wc));
+	CU_ASSERT_EQUAL(wc.wr_id, 502);
+	CU_ASSERT_EQUAL(wc.status, IB_WCS_SUCCESS);
+	CU_ASSERT_EQUAL(wc.length, 53);
+	CU_ASSERT_EQUAL(wc.recv.ud.recv_opt, IB_RECV_OPT_IMMEDIATE | IB_RECV_OPT_GRH_VALID);
+	CU_ASSERT_EQUAL(wc.recv.ud.immediate_data, cl_hton32(0xCAFEF00D));
+	CU_ASSERT_EQUAL(b->buf[0] >> 4, 6); /* GRH IPVer */
+	CU_ASSERT_EQUAL(((ib_grh_t *)b->buf)->src_gid.unicast.interface_id,
+			((soft_ca_t *)ca[0])->port[0].guid);
+	CU_ASSERT_EQUAL(memcmp(b->buf + 40, a->buf, 13), 0);
+	CU_ASSERT(wait_wc(a->scq, &a->tag_s, &wc));
+	CU_ASSERT_EQUAL(wc.wr_id, 402);
+	ops->destroy_av(av);
+	ops->destroy_av(av_g);
+	ud_close(a);
+	ud_close(b);
+	free(a);
+	free(b);
+	down();
+}
+
+static void test_ud_drops(void)
+{
+	ud_end_t *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b)), *c = calloc(1, sizeof(*c));
+	void *av;
+	ib_wc_t wc;
+
+	up();
+	ud_open(a, 0, 1, 0, 0);
+	ud_open(b, 1, 2, 0, 0);
+	ud_open(c, 1, 3, 0, 0);
+	av = make_av(0, ca_lid(ca[1]), 0);
+	a->buf[0] = 0xAA;
+	CU_ASSERT_EQUAL(post_rx(b, 1, 0, 256), IB_SUCCESS);
+	/* wrong Q_Key: dropped, the receive stays posted */
+	CU_ASSERT_EQUAL(post_tx(a, av, b->qpn, 99, 10, 0, 4, 0, 0), IB_SUCCESS);
+	/* to c, which has no receive: dropped */
+	CU_ASSERT_EQUAL(post_tx(a, av, c->qpn, 3, 11, 0, 4, 0, 0), IB_SUCCESS);
+	a->buf[0] = 0xBB;
+	CU_ASSERT_EQUAL(post_tx(a, av, b->qpn, 2, 12, 0, 4, 0, 0), IB_SUCCESS);
+	CU_ASSERT_FATAL(wait_wc(b->rcq, &b->tag_r, &wc));
+	CU_ASSERT_EQUAL(wc.wr_id, 1);
+	CU_ASSERT_EQUAL(b->buf[40], 0xBB);
+	CU_ASSERT_EQUAL(((soft_ca_t *)ca[1])->port[0].qkey_ctr, 1);
+	/* the packets were handled in order: c's was already dropped */
+	CU_ASSERT(cq_empty(c->rcq));
+	CU_ASSERT_EQUAL(post_rx(c, 2, 0, 256), IB_SUCCESS);
+	a->buf[0] = 0xCC;
+	CU_ASSERT_EQUAL(post_tx(a, av, c->qpn, 3, 13, 0, 4, 0, 0), IB_SUCCESS);
+	CU_ASSERT_FATAL(wait_wc(c->rcq, &c->tag_r, &wc));
+	CU_ASSERT_EQUAL(wc.wr_id, 2);
+	CU_ASSERT_EQUAL(c->buf[40], 0xCC);
+	/* too short a buffer: local length error */
+	CU_ASSERT_EQUAL(post_rx(c, 3, 0, 41), IB_SUCCESS);
+	CU_ASSERT_EQUAL(post_tx(a, av, c->qpn, 3, 14, 0, 4, 0, 0), IB_SUCCESS);
+	CU_ASSERT_FATAL(wait_wc(c->rcq, &c->tag_r, &wc));
+	CU_ASSERT_EQUAL(wc.wr_id, 3);
+	CU_ASSERT_EQUAL(wc.status, IB_WCS_LOCAL_LEN_ERR);
+	/* bad L_Key at the sender: protection error, QP to SQE, later sends flushed */
+	{
+		ib_local_ds_t ds = { (uint64_t)(uintptr_t)a->buf, 4, a->lkey ^ CL_HTON32(0x100) };
+		ib_send_wr_t wr;
+		ib_qp_attr_t qa;
+		int k;
+
+		for (k = 0; k < 3; k++)
+			CU_ASSERT(wait_wc(a->scq, &a->tag_s, &wc));
+		memset(&wr, 0, sizeof(wr));
+		wr.wr_id = 15;
+		wr.wr_type = WR_SEND;
+		wr.num_ds = 1;
+		wr.ds_array = &ds;
+		wr.dgrm.ud.h_av = (ib_av_handle_t)av;
+		wr.dgrm.ud.remote_qp = cl_hton32(c->qpn);
+		CU_ASSERT_EQUAL(ops->post_send(a->qp, &wr, NULL), IB_SUCCESS);
+		while (wait_wc(a->scq, &a->tag_s, &wc) && wc.wr_id != 15)
+			;
+		CU_ASSERT_EQUAL(wc.wr_id, 15);
+		CU_ASSERT_EQUAL(wc.status, IB_WCS_LOCAL_PROTECTION_ERR);
+		CU_ASSERT_EQUAL(ops->query_qp(a->qp, &qa), IB_SUCCESS);
+		CU_ASSERT_EQUAL(qa.state, IB_QPS_SQERR);
+		wr.wr_id = 16;
+		CU_ASSERT_EQUAL(ops->post_send(a->qp, &wr, NULL), IB_SUCCESS);
+		CU_ASSERT(wait_wc(a->scq, &a->tag_s, &wc));
+		CU_ASSERT_EQUAL(wc.wr_id, 16);
+		CU_ASSERT_EQUAL(wc.status, IB_WCS_WR_FLUSHED_ERR);
+		/* post-time checks */
+		wr.wr_type = WR_RDMA_WRITE;
+		CU_ASSERT_EQUAL(to_state(a->qp, IB_QPS_RTS), IB_SUCCESS);
+		CU_ASSERT_EQUAL(ops->post_send(a->qp, &wr, NULL), IB_INVALID_WR_TYPE);
+		wr.wr_type = WR_SEND;
+		wr.num_ds = 5;
+		CU_ASSERT_EQUAL(ops->post_send(a->qp, &wr, NULL), IB_INVALID_MAX_SGE);
+	}
+	ops->destroy_av(av);
+	ud_close(a);
+	ud_close(b);
+	ud_close(c);
+	free(a);
+	free(b);
+	free(c);
+	down();
+}
+
+static void test_ud_srq_limit(void)
+{
+	ud_end_t *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	ib_srq_attr_t sa;
+	void *av;
+	ib_wc_t wc;
+	int i;
+
+	up();
+	ud_open(a, 0, 5, 0, 0);
+	ud_open(b, 1, 5, 1, 0);
+	av = make_av(0, ca_lid(ca[1]), 0);
+	for (i = 0; i < 4; i++)
+		CU_ASSERT_EQUAL(post_rx(b, 100 + i, (uint32_t)i * 1024, 1024), IB_SUCCESS);
+	memset(&sa, 0, sizeof(sa));
+	sa.srq_limit = 3;
+	CU_ASSERT_EQUAL(ops->modify_srq(b->srq, &sa, IB_SRQ_LIMIT), IB_SUCCESS);
+	sa.srq_limit = 16;
+	CU_ASSERT_EQUAL(ops->modify_srq(b->srq, &sa, IB_SRQ_LIMIT), IB_INVALID_SETTING);
+	for (i = 0; i < 2; i++) {
+		a->buf[0] = (uint8_t)i;
+		CU_ASSERT_EQUAL(post_tx(a, av, b->qpn, 5, (uint64_t)i, 0, 1, 0, 0), IB_SUCCESS);
+		CU_ASSERT_FATAL(wait_wc(b->rcq, &b->tag_r, &wc));
+		CU_ASSERT_EQUAL(wc.wr_id, 100 + (uint64_t)i);
+		CU_ASSERT_EQUAL(b->buf[i * 1024 + 40], i);
+	}
+	CU_ASSERT(wait_ev(&b->tag_q, IB_AE_SRQ_LIMIT_REACHED, 1));
+	CU_ASSERT_EQUAL(ops->query_srq(b->srq, &sa), IB_SUCCESS);
+	CU_ASSERT_EQUAL(sa.srq_limit, 0);
+	CU_ASSERT_EQUAL(sa.max_wr, 16);
+	pthread_mutex_lock(&rec.lock);
+	CU_ASSERT_EQUAL(count_ev(&b->tag_q, IB_AE_SRQ_LIMIT_REACHED), 1);
+	pthread_mutex_unlock(&rec.lock);
+	ops->destroy_av(av);
+	ud_close(a);
+	ud_close(b);
+	free(a);
+	free(b);
+	down();
+}
+
+/* --- Multi-process UD exchange --------------------------------------------- */
+
+typedef struct {
+	uint16_t lid;
+	uint32_t qpn;
+} peer_t;
+
+/* One side: opens its own CA, exchanges addresses over pipes, then the
+ * child sends to the parent and the parent answers. Returns failures. */
+static int mp_side(int is_child, int rfd, int wfd)
+{
+	ud_end_t *e = calloc(1, sizeof(*e));
+	peer_t me, other;
+	ib_net64_t g;
+	size_t n = 1;
+	void *av;
+	ib_wc_t wc;
+	int bad = 0;
+
+	setenv(SOFT_ENV_CAS, "1", 1);
+	bad |= ops->init(&upcalls) != IB_SUCCESS;
+	bad |= ops->get_ca_guids(&g, &n) != IB_SUCCESS;
+	bad |= ops->open_ca(g, NULL, &ca[0]) != IB_SUCCESS;
+	if (bad)
+		return 1;
+	bad |= ops->alloc_pd(ca[0], IB_PDT_NORMAL, &pd[0]) != IB_SUCCESS;
+	ud_open(e, 0, 0x42, 0, 0);
+	memset(&me, 0, sizeof(me));
+	me.lid = ca_lid(ca[0]);
+	me.qpn = e->qpn;
+	bad |= post_rx(e, 7, 0, 512) != IB_SUCCESS;
+	bad |= write(wfd, &me, sizeof(me)) != sizeof(me);
+	bad |= read(rfd, &other, sizeof(other)) != sizeof(other);
+	if (bad)
+		return 1;
+	av = make_av(0, other.lid, 0);
+	if (is_child) {
+		memcpy(e->buf + 1024, "from the child", 15);
+		bad |= post_tx(e, av, other.qpn, 0x42, 1, 1024, 15, 0, 0) != IB_SUCCESS;
+		bad |= !wait_wc(e->rcq, &e->tag_r, &wc);
+		bad |= wc.status != IB_WCS_SUCCESS || memcmp(e->buf + 40, "from the parent", 16);
+	} else {
+		bad |= !wait_wc(e->rcq, &e->tag_r, &wc);
+		bad |= wc.status != IB_WCS_SUCCESS || memcmp(e->buf + 40, "from the child", 15);
+		bad |= wc.recv.ud.remote_qp != cl_hton32(other.qpn);
+		bad |= wc.recv.ud.remote_lid != cl_hton16(other.lid);
+		memcpy(e->buf + 1024, "from the parent", 16);
+		bad |= post_tx(e, av, other.qpn, 0x42, 2, 1024, 16, 0, 0) != IB_SUCCESS;
+	}
+	bad |= !wait_wc(e->scq, &e->tag_s, &wc);
+	ops->destroy_av(av);
+	ud_close(e);
+	free(e);
+	ops->dealloc_pd(pd[0]);
+	ops->close_ca(ca[0]);
+	ops->cleanup();
+	return bad;
+}
+
+static void test_ud_multiprocess(void)
+{
+	int p2c[2], c2p[2], status = -1;
+	pid_t pid;
+
+	fab_begin();
+	CU_ASSERT_FATAL(pipe(p2c) == 0 && pipe(c2p) == 0);
+	pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (pid == 0) {
+		int r = mp_side(1, p2c[0], c2p[1]);
+
+		_exit(r ? 3 : 0);
+	}
+	CU_ASSERT_EQUAL(mp_side(0, c2p[0], p2c[1]), 0);
+	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+	CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	close(p2c[0]);
+	close(p2c[1]);
+	close(c2p[0]);
+	close(c2p[1]);
+	fab_end();
+}
+
+static const test_entry_t tests[] = {
+	TEST_ENTRY(test_ca_attr),
+	TEST_ENTRY(test_two_cas),
+	TEST_ENTRY(test_av),
+	TEST_ENTRY(test_mr),
+	TEST_ENTRY(test_mw),
+	TEST_ENTRY(test_cq),
+	TEST_ENTRY(test_qp_create),
+	TEST_ENTRY(test_qp_modify_flush),
+	TEST_ENTRY(test_rc_modify),
+	TEST_ENTRY(test_ud_send_recv),
+	TEST_ENTRY(test_ud_drops),
+	TEST_ENTRY(test_ud_srq_limit),
+	TEST_ENTRY(test_ud_multiprocess),
+};
+
+TEST_MAIN("soft HCA", tests)
