@@ -12,7 +12,8 @@ static void *prov_of(void *h, al_handle_type_t type)
 {
 	al_verbs_obj_t *p = al_handle_lookup(AL_HANDLE_FROM_IB(h), type);
 
-	return p ? p->p_prov : NULL;
+	/* Atomic: ib_modify_av() may publish a new provider AV meanwhile. */
+	return p ? __atomic_load_n(&p->p_prov, __ATOMIC_ACQUIRE) : NULL;
 }
 
 void *al_prov_av(ib_av_handle_t h_av)

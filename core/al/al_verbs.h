@@ -1,0 +1,184 @@
+/*
+ * ibal access layer: the verbs objects (AL, CA, PD, AV, CQ, QP, SRQ, MR, MW), private.
+ * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
+ *
+ * Tree of objects (al_obj parent relations): AL -> CA -> {PD, CQ},
+ * PD -> {AV, QP, SRQ, MR, MW}. Cross links that are not parent relations
+ * hold an al_obj reference, so that the provider objects go in a legal
+ * order whatever order siblings are destroyed in: a QP references its CQs
+ * and SRQ, a bound MW references its MR, an MR moved to another PD
+ * references that PD.
+ *
+ * Provider CAs: one provider CA per GUID per process (al_ci_ca_t), opened
+ * on the first ib_open_ca() of the GUID by any AL instance and closed when
+ * the last al_ca_t on it is cleaned up. The provider's upcall context of a
+ * CA is the al_ci_ca_t; CA events go to every al_ca_t open on it.
+ *
+ * Upcall contexts: every object the provider may call back about (CA, QP,
+ * CQ, SRQ) gets the address of its `kind` field as core context, so the
+ * async_event upcall can tell what it is.
+ *
+ * Thread safety: see each function; the object fields written after
+ * creation are atomics or under the named lock.
+ */
+#ifndef AL_VERBS_H
+#define AL_VERBS_H
+
+#include <pthread.h>
+#include <complib/cl_qlist.h>
+#include <complib/cl_waitobj.h>
+#include "al_handle.h"
+#include "al_verbs_obj.h"
+
+/* What an upcall context is (the first field its address points to). */
+typedef enum al_ctx_kind {
+	AL_CTX_CI_CA = 0x43410001,
+	AL_CTX_QP,
+	AL_CTX_CQ,
+	AL_CTX_SRQ,
+} al_ctx_kind_t;
+
+/* An access-layer instance: the root of its objects. */
+typedef struct al_inst {
+	al_obj_t obj;
+} al_inst_t;
+
+/* The process-wide provider CA of one GUID. Fields but `ref` and `cas`
+ * are constant while it lives. */
+typedef struct al_ci_ca {
+	al_ctx_kind_t kind;          /* AL_CTX_CI_CA: the provider's context */
+	cl_list_item_t item;         /* on the manager's list (mgr lock) */
+	ib_net64_t guid;
+	const al_prov_ops_t *p_ops;
+	void *p_prov;
+	uint32_t ref;                /* al_ca_t using it (mgr lock) */
+	pthread_mutex_t lock;        /* cas */
+	cl_qlist_t cas;              /* al_ca_t::ci_item */
+} al_ci_ca_t;
+
+/* An open CA (one per ib_open_ca()). */
+typedef struct al_ca {
+	al_verbs_obj_t v;
+	al_ci_ca_t *p_ci;
+	ib_pfn_event_cb_t pfn_event_cb;
+	cl_list_item_t ci_item;      /* on p_ci->cas while listed */
+	boolean_t listed;            /* p_ci->lock */
+} al_ca_t;
+
+typedef struct al_pd {
+	al_verbs_obj_t v;
+	al_ca_t *p_ca;
+	ib_pd_type_t type;
+} al_pd_t;
+
+typedef struct al_av {
+	al_verbs_obj_t v;
+	al_pd_t *p_pd;
+} al_av_t;
+
+typedef struct al_cq {
+	al_verbs_obj_t v;
+	al_ctx_kind_t kind;          /* AL_CTX_CQ */
+	al_ca_t *p_ca;
+	ib_pfn_comp_cb_t pfn_comp_cb;
+	cl_waitobj_handle_t h_wait_obj;
+	ib_pfn_event_cb_t pfn_event_cb;
+	al_cb_item_t comp_item;      /* the completion callback, queued at most once */
+	uint32_t comp_queued;        /* atomic: comp_item is queued */
+	uint32_t n_qp;               /* atomic: QPs using the CQ */
+} al_cq_t;
+
+typedef struct al_srq {
+	al_verbs_obj_t v;
+	al_ctx_kind_t kind;          /* AL_CTX_SRQ */
+	al_pd_t *p_pd;
+	ib_pfn_event_cb_t pfn_event_cb;
+	uint32_t n_qp;               /* atomic: QPs attached */
+} al_srq_t;
+
+typedef struct al_qp {
+	al_verbs_obj_t v;
+	al_ctx_kind_t kind;          /* AL_CTX_QP */
+	al_pd_t *p_pd;
+	al_cq_t *p_sq_cq, *p_rq_cq;  /* referenced */
+	al_srq_t *p_srq;             /* referenced, or NULL */
+	ib_pfn_event_cb_t pfn_event_cb;
+} al_qp_t;
+
+typedef struct al_mr {
+	al_verbs_obj_t v;
+	al_pd_t *p_pd;               /* the parent */
+	al_pd_t *p_cur_pd;           /* the PD it is in now (referenced when not p_pd; atomic) */
+	uint32_t dereg;              /* atomic: 1 while ib_dereg_mr works on it */
+	void *shm_addr;              /* ib_reg_shmid: the attached segment, detached at cleanup */
+} al_mr_t;
+
+typedef struct al_mw {
+	al_verbs_obj_t v;
+	al_pd_t *p_pd;
+	al_mr_t *p_bound_mr;         /* referenced, or NULL (atomic exchange) */
+} al_mw_t;
+
+/* ---- al_mgr.c ---- */
+
+/* Finds (opening if needed) the provider CA of a GUID and counts a user in.
+ * Returns IB_SUCCESS, IB_INVALID_GUID, or the provider's status. */
+ib_api_status_t al_ci_ca_acquire(ib_net64_t guid, al_ci_ca_t **pp_ci);
+
+/* Counts a user out; the last closes the provider CA. Must not be called
+ * with any provider lock held. */
+void al_ci_ca_release(al_ci_ca_t *p_ci);
+
+/* Queries a provider CA into a fresh cl_malloc'd block (freed by caller). */
+ib_api_status_t al_ci_ca_query_alloc(al_ci_ca_t *p_ci, ib_ca_attr_t **pp_attr);
+
+/* The instance of a handle, entered (al_handle_exit when done), or NULL. */
+al_inst_t *al_inst_enter(ib_al_handle_t h_al);
+
+/* ---- al_ca.c ---- */
+
+/* Delivers a CA async event to every open al_ca_t of a provider CA. */
+void al_ca_event(al_ci_ca_t *p_ci, ib_async_event_t code, uint64_t vendor);
+
+/* ---- al_cq.c, al_qp.c, al_srq.c: upcall targets ---- */
+
+void al_cq_comp(al_cq_t *p_cq);
+void al_cq_event(al_cq_t *p_cq, ib_async_event_t code, uint64_t vendor);
+void al_qp_event(al_qp_t *p_qp, ib_async_event_t code, uint64_t vendor);
+void al_srq_event(al_srq_t *p_srq, ib_async_event_t code, uint64_t vendor);
+
+/* ---- shared helpers (al_ca.c) ---- */
+
+/* Queues an ib_async_event_rec_t for pfn on p_obj (no-op without pfn). */
+void al_queue_event(al_obj_t *p_obj, ib_pfn_event_cb_t pfn, ib_async_event_t code,
+		    uint64_t vendor, void *h);
+
+/* Common destroy of a handle: validates it, destroys the object with the
+ * callback (NULL: asynchronous, no callback; ib_sync_destroy). Returns
+ * IB_SUCCESS; @p bad when the handle is not live; IB_INVALID_STATE when
+ * ib_sync_destroy is refused because the caller runs in a callback of the
+ * object or of one of its descendants. */
+ib_api_status_t al_destroy_handle(void *h, al_handle_type_t type, ib_pfn_destroy_cb_t pfn,
+				  ib_api_status_t bad);
+
+/* How calls documented as synchronous (ib_destroy_av, ib_destroy_mw)
+ * destroy: ib_sync_destroy, except on an AL callback thread, where waiting
+ * could deadlock: asynchronously there (the handle is invalid at once). */
+static inline ib_pfn_destroy_cb_t al_sync_unless_cb(void)
+{
+	return al_is_cb_thread() ? NULL : ib_sync_destroy;
+}
+
+/* pfn_free for every verbs object: cl_free. */
+void al_verbs_free(al_obj_t *p_obj);
+
+/* The handle of an object as an opaque pointer. */
+static inline void *al_obj_h(const al_obj_t *p_obj)
+{
+	return (void *)(uintptr_t)__atomic_load_n(&p_obj->handle, __ATOMIC_ACQUIRE);
+}
+
+#define AL_ENTER(h, type) al_handle_enter(AL_HANDLE_FROM_IB(h), (type))
+#define AL_EXIT(h) al_handle_exit(AL_HANDLE_FROM_IB(h))
+
+#endif /* AL_VERBS_H */
