@@ -14,6 +14,9 @@
  *   registered memory, so an MR cannot go away under a copy.
  * - `soft_qp_t.sq_lock` (mutex): serializes the send path of one QP, kept
  *   while its packets go to the fabric (the receive path never takes it).
+ *   RC/UC posts take tab_lock (read) inside it.
+ * - `soft_rc_t.lock` (soft_rc.h): RC/UC transport state, taken inside
+ *   tab_lock (read) by posts, packets, timers and state changes.
  * - `soft_qp_t.lock`: QP state, attributes and receive queue.
  * - `soft_srq_t.lock`: SRQ ring.
  * - `soft_cq_t.lock`: CQ ring and arming.
@@ -247,10 +250,10 @@ struct soft_qp {
 	uint32_t sq_head;            /**< Oldest queued send. */
 	uint32_t sq_count;           /**< Sends queued in SQD. */
 	uint8_t *pkt;                /**< Packet buffer of the send path (SOFT_MAX_PKT_LEN). */
-	void *rc;                    /**< Reliable engine state (soft_rc.c), NULL for now. */
+	void *rc;                    /**< Connected transport state (soft_rc_t), NULL until INIT. */
 };
 
-/** Hooks of the reliable engine; all NULL until soft_rc.c provides them. */
+/** Hooks of the connected transports (soft_rc*.c). */
 typedef struct soft_qp_hooks {
 	/** post_send on an RC/UC QP in RTS or SQD, qp->sq_lock held. */
 	ib_api_status_t (*post_send)(soft_qp_t *qp, ib_send_wr_t *p_wr, ib_send_wr_t **pp_failure);
@@ -262,7 +265,7 @@ typedef struct soft_qp_hooks {
 	void (*destroy)(soft_qp_t *qp);
 } soft_qp_hooks_t;
 
-/** The reliable engine's hooks (soft_qp.c defines it, all NULL). */
+/** The connected transports' hooks (soft_qp.c defines it, set to soft_rc_*). */
 extern soft_qp_hooks_t soft_qp_hooks;
 
 /* soft_prov.c */

@@ -12,9 +12,9 @@
  * - To ERROR flushes the receive queue and the SQD queue (flush completions
  *   are generated whatever the signaling); to RESET drops them silently.
  *
- * Hooks for the reliable engine (RC/UC, to come in soft_rc.c): RC/UC QPs
- * are created and modified fully here; `soft_qp_hooks` (soft_hca.h) is
- * where soft_rc.c plugs in:
+ * Hooks for the reliable engine (RC/UC, soft_rc*.c): RC/UC QPs are
+ * created and modified fully here; `soft_qp_hooks` (soft_hca.h) is where
+ * soft_rc.c plugs in (initialized below):
  * - post_send: called for RC/UC WRs in RTS (sq_lock held); while NULL the
  *   call returns IB_UNSUPPORTED.
  * - recv: called by the progress thread for RC/UC packets (tab_lock read);
@@ -28,9 +28,14 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "soft_hca.h"
+#include "soft_rc.h"
 
-soft_qp_hooks_t soft_qp_hooks;
+soft_qp_hooks_t soft_qp_hooks = {
+	.post_send = soft_rc_post_send,
+	.recv = soft_rc_recv,
+	.state_changed = soft_rc_state_changed,
+	.destroy = soft_rc_destroy,
+};
 
 boolean_t soft_qp_state_receives(ib_qp_state_t s)
 {
@@ -335,8 +340,8 @@ ib_api_status_t soft_modify_qp(void *h, const ib_qp_mod_t *p_mod)
 	} else if (now == IB_QPS_RESET) {
 		qp->rq.head = qp->rq.count = 0;
 		qp->sq_head = qp->sq_count = 0;
-	} else if (now == IB_QPS_SQD_DRAINING) {
-		/* Sends run synchronously: nothing is outstanding. */
+	} else if (now == IB_QPS_SQD_DRAINING && soft_qp_class(qp->type) >= SOFT_QPC_UD) {
+		/* UD sends run synchronously: nothing is outstanding (RC/UC: soft_rc.c). */
 		soft_qp_hw_event(qp, SOFT_QP_EV_SQ_DRAINED);
 	}
 	pthread_mutex_unlock(&qp->lock);

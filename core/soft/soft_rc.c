@@ -1,0 +1,356 @@
+/*
+ * ibal soft provider: RC/UC transport hooks, packet emission, error handling and the timer.
+ * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
+ *
+ * The connected transports plug into the soft HCA through soft_qp_hooks
+ * (soft_qp.c). Their state (soft_rc_t) is made when the QP first leaves
+ * RESET, published in qp->rc under tab_lock (write), and freed by the
+ * destroy hook after the timer is gone.
+ *
+ * Timer: one cl_timer per QP serves the retransmission timeout (IBA
+ * 9.7.6.1.3: 4.096 us * 2^local_ack_timeout, never below
+ * SOFT_RC_MIN_TIMEOUT_MS; 0 means infinite, no timer) and RNR NAK waits.
+ * Its callback takes tab_lock (read) and rc->lock like every other path.
+ *
+ * Errors: a requester failure (retries exhausted, NAK, local protection)
+ * completes the failing WQE with its status and moves an RC QP to ERROR
+ * (a UC one to SQERR); everything else queued completes with
+ * IB_WCS_WR_FLUSHED_ERR, the receive queue too when the QP is in ERROR.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "soft_rc.h"
+
+ib_qp_state_t soft_rc_state(soft_rc_t *rc)
+{
+	ib_qp_state_t s;
+
+	pthread_mutex_lock(&rc->qp->lock);
+	s = rc->qp->attr.state;
+	pthread_mutex_unlock(&rc->qp->lock);
+	return s;
+}
+
+uint8_t *soft_rc_hdrs(soft_rc_t *rc, soft_pkt_t *pkt)
+{
+	const soft_rc_path_t *p = &rc->path;
+	size_t hdr_len;
+
+	if (!p->port)
+		return NULL;
+	pkt->lrh.vl = 0;
+	pkt->lrh.sl = p->sl;
+	pkt->lrh.lnh = p->grh ? SOFT_LNH_IBA_GLOBAL : SOFT_LNH_IBA_LOCAL;
+	pkt->lrh.dlid = p->dlid;
+	pkt->lrh.slid = p->port->lid;
+	if (p->grh)
+		pkt->grh = p->grh_hdr;
+	pkt->bth.pkey = p->pkey;
+	pkt->bth.dest_qp = p->dest_qpn;
+	if (soft_pkt_build_hdrs(pkt, rc->buf, SOFT_MAX_PKT_LEN, &hdr_len) != SOFT_WIRE_OK)
+		return NULL;
+	return rc->buf + hdr_len;
+}
+
+void soft_rc_send(soft_rc_t *rc, const soft_pkt_t *pkt)
+{
+	size_t total = soft_pkt_len(pkt), hdr_len = soft_pkt_hdr_len(pkt);
+
+	memset(rc->buf + hdr_len + pkt->payload_len, 0, total - hdr_len - pkt->payload_len);
+	if (soft_pkt_seal(rc->buf, total) == SOFT_WIRE_OK)
+		soft_fabric_send(rc->path.port->fp, rc->buf, total);
+}
+
+void soft_rc_send_ack(soft_rc_t *rc, uint32_t psn, uint8_t syndrome)
+{
+	soft_pkt_t pkt;
+
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.bth.opcode = SOFT_OPCODE(SOFT_TRANSPORT_RC, SOFT_OP_ACKNOWLEDGE);
+	pkt.bth.psn = psn & SOFT_PSN_MASK;
+	pkt.aeth.syndrome = syndrome;
+	pkt.aeth.msn = rc->msn & SOFT_MSN_MASK;
+	if (soft_rc_hdrs(rc, &pkt))
+		soft_rc_send(rc, &pkt);
+}
+
+static ib_wc_type_t wc_type(ib_wr_type_t t)
+{
+	switch (t) {
+	case WR_RDMA_WRITE:
+		return IB_WC_RDMA_WRITE;
+	case WR_RDMA_READ:
+		return IB_WC_RDMA_READ;
+	case WR_COMPARE_SWAP:
+		return IB_WC_COMPARE_SWAP;
+	case WR_FETCH_ADD:
+		return IB_WC_FETCH_ADD;
+	default:
+		return IB_WC_SEND;
+	}
+}
+
+void soft_rc_complete(soft_rc_t *rc, const soft_rc_wqe_t *w, ib_wc_status_t status)
+{
+	soft_qp_t *qp = rc->qp;
+	ib_wc_t wc;
+
+	if (status == IB_WCS_SUCCESS && !qp->sq_signaled &&
+	    !(w->wr.send_opt & IB_SEND_OPT_SIGNALED))
+		return;
+	memset(&wc, 0, sizeof(wc));
+	wc.wr_id = w->wr.wr_id;
+	wc.wc_type = wc_type(w->wr.wr_type);
+	wc.status = status;
+	if (status == IB_WCS_SUCCESS)
+		wc.length = w->wr.wr_type == WR_COMPARE_SWAP || w->wr.wr_type == WR_FETCH_ADD ? 8
+											: w->len;
+	soft_cq_add(qp->scq, &wc, FALSE);
+}
+
+void soft_rc_fail(soft_rc_t *rc, soft_rc_wqe_t *w, ib_wc_status_t status, soft_qp_event_t ev)
+{
+	soft_qp_t *qp = rc->qp;
+	ib_qp_state_t s;
+
+	if (w) {
+		soft_rc_complete(rc, w, status);
+		w->done = TRUE;
+	}
+	pthread_mutex_lock(&qp->lock);
+	soft_qp_hw_event(qp, ev);
+	s = qp->attr.state;
+	if (s == IB_QPS_ERROR) {
+		soft_qp_flush_rq(qp);
+		if (qp->srq)
+			soft_ca_defer(qp->ca, qp, qp->al_qp, 0, IB_AE_SRQ_QP_LAST_WQE_REACHED, 0);
+	}
+	pthread_mutex_unlock(&qp->lock);
+	if (s == IB_QPS_ERROR || s == IB_QPS_SQERR || w)
+		soft_rc_flush_sq(rc);
+	cl_timer_stop(&rc->timer);
+}
+
+/* Snapshots the path from the QP attributes (rc->lock held). */
+static void load_path(soft_rc_t *rc)
+{
+	soft_qp_t *qp = rc->qp;
+	soft_rc_path_t *p = &rc->path;
+	const ib_av_attr_t *av;
+	uint16_t pkey = 0xFFFF;
+	uint32_t mtu;
+
+	pthread_mutex_lock(&qp->lock);
+	av = &qp->attr.primary_av;
+	p->port = soft_ca_port(qp->ca, qp->attr.port);
+	p->dlid = cl_ntoh16(av->dlid);
+	p->sl = av->sl;
+	p->grh = av->grh_valid;
+	if (p->grh) {
+		p->grh_hdr = av->grh;
+		if (!(cl_ntoh32(p->grh_hdr.ver_class_flow) >> 28))
+			p->grh_hdr.ver_class_flow |= CL_HTON32(0x60000000u);
+		if (p->port && !p->grh_hdr.src_gid.unicast.interface_id) {
+			p->grh_hdr.src_gid.unicast.prefix = IB_DEFAULT_SUBNET_PREFIX;
+			p->grh_hdr.src_gid.unicast.interface_id = p->port->guid;
+		}
+	}
+	if (p->port)
+		soft_port_pkey(p->port, qp->attr.pkey_index, &pkey);
+	p->pkey = pkey;
+	p->dest_qpn = qp->attr.dest_qpn & SOFT_QPN_MASK;
+	mtu = qp->attr.path_mtu >= 1 && qp->attr.path_mtu <= 5 ? 128u << qp->attr.path_mtu : 256u;
+	if (p->port && mtu > soft_port_mtu(p->port))
+		mtu = soft_port_mtu(p->port);
+	p->mtu = mtu;
+	p->access = qp->attr.access_ctrl;
+	p->min_rnr = qp->attr.min_rnr_timer;
+	pthread_mutex_unlock(&qp->lock);
+}
+
+/* Retransmission timeout in ms for a local ACK timeout code; 0 = infinite. */
+static uint32_t timeout_ms(uint8_t code)
+{
+	uint64_t us;
+
+	if (!code)
+		return 0;
+	us = (4096ull << (code > 31 ? 31 : code)) / 1000u;
+	us = (us + 999u) / 1000u;
+	if (us < SOFT_RC_MIN_TIMEOUT_MS)
+		us = SOFT_RC_MIN_TIMEOUT_MS;
+	return us > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)us;
+}
+
+/* Snapshots the requester's parameters at the move to RTS (rc->lock held). */
+static void load_req(soft_rc_t *rc, boolean_t fresh)
+{
+	soft_qp_t *qp = rc->qp;
+
+	pthread_mutex_lock(&qp->lock);
+	if (fresh)
+		rc->una = rc->next_psn = qp->attr.sq_psn & SOFT_PSN_MASK;
+	rc->timeout_ms = timeout_ms(qp->attr.timeout);
+	rc->retry_left = rc->retry_cnt = qp->attr.retry_cnt;
+	rc->rnr_left = rc->rnr_retry = qp->attr.rnr_retry;
+	rc->max_rd = qp->attr.max_rd_atomic ? qp->attr.max_rd_atomic : 1;
+	pthread_mutex_unlock(&qp->lock);
+}
+
+static void resp_reset(soft_rc_t *rc)
+{
+	rc->msn = 0;
+	rc->nak_sent = FALSE;
+	rc->in_op = 0;
+	rc->uc_drop = FALSE;
+	rc->have_rwqe = FALSE;
+	rc->roff = 0;
+	memset(rc->rd, 0, sizeof(rc->rd));
+	rc->rd_next = 0;
+}
+
+static void timer_cb(void *context)
+{
+	soft_rc_t *rc = context;
+	soft_qp_t *qp = rc->qp;
+
+	pthread_rwlock_rdlock(&qp->ca->tab_lock);
+	pthread_mutex_lock(&rc->lock);
+	if (!rc->dead)
+		soft_rc_req_timer(rc);
+	pthread_mutex_unlock(&rc->lock);
+	pthread_rwlock_unlock(&qp->ca->tab_lock);
+}
+
+static void rc_free(soft_rc_t *rc)
+{
+	cl_timer_destroy(&rc->timer);
+	pthread_mutex_destroy(&rc->lock);
+	free(rc->sq);
+	free(rc->buf);
+	free(rc->rwqe);
+	free(rc);
+}
+
+static soft_rc_t *rc_new(soft_qp_t *qp)
+{
+	soft_rc_t *rc = calloc(1, sizeof(*rc));
+
+	if (!rc)
+		return NULL;
+	cl_timer_construct(&rc->timer);
+	pthread_mutex_init(&rc->lock, NULL);
+	rc->qp = qp;
+	rc->uc = soft_qp_class(qp->type) == SOFT_QPC_UC;
+	rc->depth = qp->sq_depth ? qp->sq_depth : 1;
+	rc->sq = calloc(rc->depth, sizeof(*rc->sq));
+	rc->buf = malloc(SOFT_MAX_PKT_LEN);
+	rc->rwqe = malloc(SOFT_RWQE_SIZE(SOFT_MAX_SGES));
+	if (!rc->sq || !rc->buf || !rc->rwqe ||
+	    cl_timer_init(&rc->timer, timer_cb, rc) != CL_SUCCESS) {
+		rc_free(rc);
+		return NULL;
+	}
+	return rc;
+}
+
+void soft_rc_state_changed(soft_qp_t *qp, ib_qp_state_t old_state, ib_qp_state_t new_state)
+{
+	soft_ca_t *ca = qp->ca;
+	soft_rc_t *rc = qp->rc;
+
+	if (!rc) {
+		if (new_state == IB_QPS_RESET || !(rc = rc_new(qp)))
+			return;
+		pthread_rwlock_wrlock(&ca->tab_lock);
+		qp->rc = rc;
+		pthread_rwlock_unlock(&ca->tab_lock);
+	}
+	pthread_rwlock_rdlock(&ca->tab_lock);
+	pthread_mutex_lock(&rc->lock);
+	if (new_state == IB_QPS_RESET) {
+		cl_timer_stop(&rc->timer);
+		rc->head = rc->tx = rc->tail = 0;
+		rc->rnr_wait = rc->req_err = FALSE;
+		resp_reset(rc);
+		memset(&rc->path, 0, sizeof(rc->path));
+	} else if (new_state == IB_QPS_ERROR) {
+		if (old_state != IB_QPS_ERROR)
+			soft_rc_flush_sq(rc);
+		cl_timer_stop(&rc->timer);
+	} else {
+		load_path(rc);
+		if (new_state == IB_QPS_RTR && old_state == IB_QPS_INIT) {
+			pthread_mutex_lock(&qp->lock);
+			rc->epsn = qp->attr.rq_psn & SOFT_PSN_MASK;
+			pthread_mutex_unlock(&qp->lock);
+			resp_reset(rc);
+		}
+		if (new_state == IB_QPS_RTS) {
+			load_req(rc, old_state == IB_QPS_RTR);
+			rc->req_err = FALSE;
+			soft_rc_pump(rc);
+		}
+		if (new_state == IB_QPS_SQD_DRAINING)
+			soft_rc_check_drained(rc);
+	}
+	pthread_mutex_unlock(&rc->lock);
+	pthread_rwlock_unlock(&ca->tab_lock);
+}
+
+void soft_rc_destroy(soft_qp_t *qp)
+{
+	soft_rc_t *rc = qp->rc;
+
+	if (!rc)
+		return;
+	pthread_mutex_lock(&rc->lock);
+	rc->dead = TRUE;
+	pthread_mutex_unlock(&rc->lock);
+	rc_free(rc); /* waits for a running timer callback */
+	qp->rc = NULL;
+}
+
+/* P_Key check of an incoming packet against the QP's partition. */
+static boolean_t pkey_ok(soft_rc_t *rc, const soft_pkt_t *pkt)
+{
+	uint16_t mine = rc->path.pkey;
+
+	return (pkt->bth.pkey & 0x7FFF) == (mine & 0x7FFF) && ((pkt->bth.pkey | mine) & 0x8000);
+}
+
+void soft_rc_recv(soft_qp_t *qp, soft_port_t *port, const soft_pkt_t *pkt)
+{
+	soft_rc_t *rc = qp->rc;
+	const soft_opcode_info_t *oi = soft_opcode_info(pkt->bth.opcode);
+	uint8_t tr = pkt->bth.opcode & SOFT_TRANSPORT_MASK;
+	ib_qp_state_t s;
+
+	if (!rc || !oi)
+		return;
+	if ((tr == SOFT_TRANSPORT_UC) != (soft_qp_class(qp->type) == SOFT_QPC_UC))
+		return;
+	pthread_mutex_lock(&rc->lock);
+	pthread_mutex_lock(&qp->lock);
+	s = qp->attr.state;
+	if (soft_qp_state_receives(s) && s != IB_QPS_RTR)
+		s = IB_QPS_RTS;
+	pthread_mutex_unlock(&qp->lock);
+	if (!soft_qp_state_receives(s) || port != rc->path.port || !pkey_ok(rc, pkt)) {
+		if (rc->path.port && !pkey_ok(rc, pkt))
+			port->pkey_ctr++;
+		pthread_mutex_unlock(&rc->lock);
+		return;
+	}
+	if (oi->flags & SOFT_OPF_REQUEST) {
+		if (s == IB_QPS_RTR) {
+			pthread_mutex_lock(&qp->lock);
+			soft_qp_hw_event(qp, SOFT_QP_EV_COMM_EST);
+			pthread_mutex_unlock(&qp->lock);
+		}
+		soft_rc_resp_recv(rc, pkt);
+	} else if (!rc->uc) {
+		soft_rc_req_recv(rc, pkt);
+	}
+	pthread_mutex_unlock(&rc->lock);
+}

@@ -1,0 +1,191 @@
+/*
+ * ibal soft provider: the reliable and unreliable connected transports (RC, UC), shared state.
+ * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
+ */
+/**
+ * @file soft_rc.h
+ * @brief Private state of the soft HCA's connected transports and the
+ * functions its three modules share: soft_rc.c (hooks, lifetime, packet
+ * emission, errors, timer), soft_rc_req.c (requester), soft_rc_resp.c
+ * (responder). Never installed.
+ *
+ * **Locks.** Everything in soft_rc_t is guarded by soft_rc_t.lock, taken
+ * inside soft_ca_t.tab_lock (read) and outside soft_qp_t.lock: every path
+ * (post, packet receive, timer, state change) takes tab_lock for reading,
+ * then rc->lock, so that gathering and scattering registered memory and
+ * sending packets happen with both held. The send path's caller also holds
+ * soft_qp_t.sq_lock (outermost).
+ */
+#ifndef SOFT_RC_H
+#define SOFT_RC_H
+
+#include <complib/cl_timer.h>
+#include "soft_hca.h"
+
+/** Read/atomic responder resources remembered for duplicate requests. */
+#define SOFT_RC_RD_RES 16u
+/** RC send window: packets beyond the first unacknowledged PSN (the fabric queues ~10). */
+#define SOFT_RC_WINDOW 8u
+/** Shortest retransmission timeout, milliseconds (timer granularity and fabric waits). */
+#define SOFT_RC_MIN_TIMEOUT_MS 8u
+
+/** A send work request as the requester keeps it. */
+typedef struct soft_rc_wqe {
+	ib_send_wr_t wr;                 /**< Copy; ds_array points at @c ds. */
+	ib_local_ds_t ds[SOFT_MAX_SGES]; /**< Segments. */
+	uint8_t inl[SOFT_MAX_INLINE];    /**< Inline data copied at post time. */
+	boolean_t inline_data;           /**< Payload comes from @c inl. */
+	uint32_t len;                    /**< Message bytes. */
+	boolean_t psn_valid;             /**< PSNs were assigned (first transmission began). */
+	uint32_t psn;                    /**< First PSN. */
+	uint32_t npkt;                   /**< PSNs used (read: response packets). */
+	uint32_t sent;                   /**< Packets sent so far (requests: 0 or npkt). */
+	uint32_t rd_got;                 /**< Read: response packets received in order. */
+	boolean_t done;                  /**< Completed out of order (in error); skip when flushing. */
+} soft_rc_wqe_t;
+
+/** A read or atomic request the responder executed (for duplicates). */
+typedef struct soft_rc_rd_res {
+	boolean_t valid;                 /**< Entry used. */
+	uint8_t op;                      /**< SOFT_OP_READ_REQUEST, _COMPARE_SWAP, _FETCH_ADD. */
+	uint32_t psn;                    /**< Request PSN. */
+	uint32_t npkt;                   /**< PSNs it used. */
+	uint64_t va;                     /**< Read: start. */
+	uint32_t rkey;                   /**< Read: R_Key. */
+	uint32_t len;                    /**< Read: length. */
+	uint64_t orig;                   /**< Atomic: the original value returned. */
+} soft_rc_rd_res_t;
+
+/** The path packets go out on, snapshotted from the QP attributes. */
+typedef struct soft_rc_path {
+	soft_port_t *port;               /**< Sending port. */
+	uint16_t dlid;                   /**< Destination LID, host order. */
+	uint8_t sl;                      /**< Service level. */
+	boolean_t grh;                   /**< Send a GRH. */
+	ib_grh_t grh_hdr;                /**< Its contents. */
+	uint16_t pkey;                   /**< P_Key, host order. */
+	uint32_t dest_qpn;               /**< Remote QP. */
+	uint32_t mtu;                    /**< Path MTU in bytes. */
+	ib_access_t access;              /**< Remote access the responder allows. */
+	uint8_t min_rnr;                 /**< RNR NAK timer code the responder sends. */
+} soft_rc_path_t;
+
+/** Per-QP state of the connected transports (soft_qp_t.rc). */
+typedef struct soft_rc {
+	soft_qp_t *qp;                   /**< Owning QP. */
+	pthread_mutex_t lock;            /**< Everything below. */
+	boolean_t uc;                    /**< Unreliable connection. */
+	boolean_t dead;                  /**< The QP is being destroyed. */
+	soft_rc_path_t path;             /**< Current path. */
+	uint8_t *buf;                    /**< Packet buffer (SOFT_MAX_PKT_LEN). */
+	cl_timer_t timer;                /**< Retransmission and RNR timer. */
+	/* Requester. */
+	soft_rc_wqe_t *sq;               /**< Ring of qp->sq_depth WQEs. */
+	uint32_t depth;                  /**< Its size. */
+	uint32_t head;                   /**< Sequence number of the oldest WQE. */
+	uint32_t tx;                     /**< Sequence number of the WQE being transmitted. */
+	uint32_t tail;                   /**< Sequence number of the next WQE posted. */
+	uint32_t next_psn;               /**< PSN of the next new WQE. */
+	uint32_t una;                    /**< First PSN not acknowledged (RC window base). */
+	uint32_t timeout_ms;             /**< Retransmission timeout, 0: infinite. */
+	uint8_t retry_cnt;               /**< Transport retries per progress (QP attribute). */
+	uint8_t rnr_retry;               /**< RNR retries per progress (QP attribute). */
+	uint8_t max_rd;                  /**< Reads/atomics outstanding at most. */
+	uint8_t retry_left;              /**< Transport retries left. */
+	uint8_t rnr_left;                /**< RNR retries left (7: infinite). */
+	boolean_t rnr_wait;              /**< Waiting out an RNR NAK timer. */
+	boolean_t req_err;               /**< The send queue failed: everything is flushed. */
+	/* Responder. */
+	uint32_t epsn;                   /**< Expected PSN. */
+	uint32_t msn;                    /**< Message sequence number. */
+	boolean_t nak_sent;              /**< A PSN sequence error NAK went out for @c epsn. */
+	uint16_t in_op;                  /**< Message in progress: 0, SOFT_OPF_SEND or SOFT_OPF_WRITE. */
+	boolean_t uc_drop;               /**< UC: discard until the next first/only packet. */
+	soft_rwqe_t *rwqe;               /**< Receive WQE being filled (SOFT_MAX_SGES segments). */
+	boolean_t have_rwqe;             /**< @c rwqe holds a WQE. */
+	uint32_t roff;                   /**< Bytes received into it / written so far. */
+	uint64_t wva;                    /**< RDMA write: next address. */
+	uint32_t wrkey;                  /**< RDMA write: R_Key. */
+	uint32_t wlen;                   /**< RDMA write: DMALen. */
+	soft_rc_rd_res_t rd[SOFT_RC_RD_RES]; /**< Executed reads and atomics. */
+	uint32_t rd_next;                /**< Next entry of @c rd to use. */
+} soft_rc_t;
+
+/* soft_rc.c */
+/**
+ * Writes the LRH, GRH, BTH and the extended headers of a packet into rc->buf
+ * (rc->lock held). The caller sets bth.opcode, bth.psn, bth.ack_req, bth.se,
+ * payload_len and the extended headers; the rest comes from the path.
+ * @param rc the transport state. @param pkt the packet.
+ * @return the payload area in rc->buf, or NULL if the packet cannot be built.
+ */
+uint8_t *soft_rc_hdrs(soft_rc_t *rc, soft_pkt_t *pkt);
+/**
+ * Pads, seals and sends the packet soft_rc_hdrs() began (payload in place).
+ * @param rc the transport state. @param pkt the same packet.
+ */
+void soft_rc_send(soft_rc_t *rc, const soft_pkt_t *pkt);
+/**
+ * Sends an ACK, NAK or RNR NAK (rc->lock held).
+ * @param rc the transport state. @param psn its PSN. @param syndrome AETH syndrome.
+ */
+void soft_rc_send_ack(soft_rc_t *rc, uint32_t psn, uint8_t syndrome);
+/**
+ * Adds a completion for a send WQE (rc->lock held).
+ * @param rc the transport state. @param w the WQE. @param status its status.
+ */
+void soft_rc_complete(soft_rc_t *rc, const soft_rc_wqe_t *w, ib_wc_status_t status);
+/**
+ * Moves the QP to an error state after a failure and flushes its queues
+ * (rc->lock held): @p w (may be NULL) completes with @p status, the other
+ * send WQEs and (on ERROR) the receive queue with IB_WCS_WR_FLUSHED_ERR.
+ * @param rc the transport state. @param w the failing WQE or NULL.
+ * @param status its status. @param ev the HCA event for the QP state machine.
+ */
+void soft_rc_fail(soft_rc_t *rc, soft_rc_wqe_t *w, ib_wc_status_t status, soft_qp_event_t ev);
+/**
+ * The QP's state (takes qp->lock briefly).
+ * @param rc the transport state. @return the state.
+ */
+ib_qp_state_t soft_rc_state(soft_rc_t *rc);
+
+/* soft_rc_req.c */
+/** The WQE of a sequence number. @param rc state. @param seq the number. @return it. */
+static inline soft_rc_wqe_t *soft_rc_wqe(soft_rc_t *rc, uint32_t seq)
+{
+	return &rc->sq[seq % rc->depth];
+}
+/**
+ * The post_send hook (sq_lock held).
+ * @param qp the QP. @param p_wr the chain. @param pp_failure receives the failed WR.
+ * @return IB_SUCCESS, IB_INVALID_QP_STATE, IB_INVALID_WR_TYPE, IB_INVALID_MAX_SGE,
+ * IB_INVALID_PARAMETER, IB_INSUFFICIENT_RESOURCES.
+ */
+ib_api_status_t soft_rc_post_send(soft_qp_t *qp, ib_send_wr_t *p_wr, ib_send_wr_t **pp_failure);
+/** Transmits what the send queue may send now (tab_lock read, rc->lock held). @param rc state. */
+void soft_rc_pump(soft_rc_t *rc);
+/** Handles a response packet (tab_lock read, rc->lock held). @param rc state. @param pkt it. */
+void soft_rc_req_recv(soft_rc_t *rc, const soft_pkt_t *pkt);
+/** The retransmission/RNR timer expired (tab_lock read, rc->lock held). @param rc state. */
+void soft_rc_req_timer(soft_rc_t *rc);
+/**
+ * Reports the end of an SQD drain when nothing is outstanding (rc->lock held).
+ * @param rc state.
+ */
+void soft_rc_check_drained(soft_rc_t *rc);
+/** Completes every WQE with IB_WCS_WR_FLUSHED_ERR (rc->lock held). @param rc state. */
+void soft_rc_flush_sq(soft_rc_t *rc);
+
+/* soft_rc_resp.c */
+/** Handles a request packet (tab_lock read, rc->lock held). @param rc state. @param pkt it. */
+void soft_rc_resp_recv(soft_rc_t *rc, const soft_pkt_t *pkt);
+
+/* Hooks (soft_rc.c), installed in soft_qp_hooks by soft_qp.c. */
+/** The recv hook. @param qp QP. @param port port. @param pkt packet. */
+void soft_rc_recv(soft_qp_t *qp, soft_port_t *port, const soft_pkt_t *pkt);
+/** The state_changed hook. @param qp QP. @param old_state before. @param new_state after. */
+void soft_rc_state_changed(soft_qp_t *qp, ib_qp_state_t old_state, ib_qp_state_t new_state);
+/** The destroy hook. @param qp QP. */
+void soft_rc_destroy(soft_qp_t *qp);
+
+#endif /* SOFT_RC_H */

@@ -1,0 +1,649 @@
+/*
+ * ibal soft provider: the RC/UC requester: posting, segmentation, responses, retransmission.
+ * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
+ *
+ * Posted WRs wait in a ring (head: oldest not completed; tx: being sent;
+ * tail: next free). A WQE gets its PSNs when its first packet goes out:
+ * sends and RDMA writes one per MTU-sized packet (first/middle/last or
+ * only; RETH on the first, immediate data and the solicited bit on the
+ * last), RDMA reads one per response packet, atomics one. RC sets AckReq on
+ * the last packet of every message. A fenced WQE waits until the reads and
+ * atomics before it completed; at most max_rd_atomic reads/atomics are
+ * outstanding (IBA 9.4.4, 10.8.3.1).
+ *
+ * RC completion is in order, on acknowledgement: an ACK covers every WQE
+ * up to its PSN, a read response or atomic ACK implicitly covers the
+ * earlier sends and writes (IBA 9.7.5.2). An ACK that covers a read whose
+ * data did not arrive means its responses were lost: the requester goes
+ * back to it. Recovery is go-back-N: a PSN sequence error NAK or the
+ * retransmission timer resends from the first unacknowledged PSN (a read
+ * from its request; duplicates of read responses already placed are
+ * ignored). The timer counts against retry_cnt and RNR NAKs against
+ * rnr_retry (7: infinite); both counts restart on forward progress. UC
+ * completes a WQE once its last packet is sent. RC keeps at most
+ * SOFT_RC_WINDOW packets unacknowledged (AckReq every half window), so that
+ * go-back-N bursts fit the fabric's socket queues.
+ *
+ * SQD: no new message starts; those begun are finished and retransmitted
+ * as needed, and when none is outstanding the QP reports the drain
+ * (SOFT_QP_EV_SQ_DRAINED).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "soft_rc.h"
+
+static boolean_t is_rd(const soft_rc_wqe_t *w)
+{
+	return w->wr.wr_type == WR_RDMA_READ || w->wr.wr_type == WR_COMPARE_SWAP ||
+	       w->wr.wr_type == WR_FETCH_ADD;
+}
+
+static boolean_t seq_after(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) > 0;
+}
+
+static ib_api_status_t check_wr(soft_rc_t *rc, const ib_send_wr_t *wr, uint64_t *p_len)
+{
+	soft_qp_t *qp = rc->qp;
+	uint64_t total = 0;
+	uint32_t i;
+
+	switch (wr->wr_type) {
+	case WR_SEND:
+	case WR_RDMA_WRITE:
+		break;
+	case WR_RDMA_READ:
+	case WR_COMPARE_SWAP:
+	case WR_FETCH_ADD:
+		if (rc->uc)
+			return IB_INVALID_WR_TYPE;
+		break;
+	default:
+		return IB_INVALID_WR_TYPE;
+	}
+	if (wr->num_ds > qp->sq_sge)
+		return IB_INVALID_MAX_SGE;
+	if (wr->num_ds && !wr->ds_array)
+		return IB_INVALID_PARAMETER;
+	for (i = 0; i < wr->num_ds; i++)
+		total += wr->ds_array[i].length;
+	if (total > 0x80000000ull)
+		return IB_INVALID_PARAMETER;
+	if (wr->send_opt & IB_SEND_OPT_INLINE) {
+		if (total > qp->max_inline ||
+		    (wr->wr_type != WR_SEND && wr->wr_type != WR_RDMA_WRITE))
+			return IB_INVALID_PARAMETER;
+	}
+	if ((wr->wr_type == WR_COMPARE_SWAP || wr->wr_type == WR_FETCH_ADD) &&
+	    (total != 8 || (wr->remote_ops.vaddr & 7u)))
+		return IB_INVALID_PARAMETER;
+	*p_len = total;
+	return IB_SUCCESS;
+}
+
+static void enqueue(soft_rc_t *rc, const ib_send_wr_t *wr, uint32_t len)
+{
+	soft_rc_wqe_t *w = soft_rc_wqe(rc, rc->tail++);
+	uint32_t i, off = 0;
+
+	w->wr = *wr;
+	w->wr.p_next = NULL;
+	if (wr->num_ds)
+		memcpy(w->ds, wr->ds_array, wr->num_ds * sizeof(ib_local_ds_t));
+	w->wr.ds_array = w->ds;
+	w->inline_data = (wr->send_opt & IB_SEND_OPT_INLINE) != 0;
+	if (w->inline_data)
+		for (i = 0; i < wr->num_ds; i++) {
+			memcpy(w->inl + off, (const void *)(uintptr_t)wr->ds_array[i].vaddr,
+			       wr->ds_array[i].length);
+			off += wr->ds_array[i].length;
+		}
+	w->len = len;
+	w->psn_valid = FALSE;
+	w->psn = w->npkt = w->sent = w->rd_got = 0;
+	w->done = FALSE;
+}
+
+ib_api_status_t soft_rc_post_send(soft_qp_t *qp, ib_send_wr_t *p_wr, ib_send_wr_t **pp_failure)
+{
+	soft_ca_t *ca = qp->ca;
+	ib_api_status_t st = IB_SUCCESS;
+	soft_rc_t *rc;
+	ib_qp_state_t s;
+	uint64_t len = 0;
+
+	pthread_rwlock_rdlock(&ca->tab_lock);
+	rc = qp->rc;
+	if (!rc) {
+		pthread_rwlock_unlock(&ca->tab_lock);
+		if (pp_failure)
+			*pp_failure = p_wr;
+		return IB_INVALID_QP_STATE;
+	}
+	pthread_mutex_lock(&rc->lock);
+	s = soft_rc_state(rc);
+	for (; p_wr; p_wr = p_wr->p_next) {
+		if (s == IB_QPS_ERROR || s == IB_QPS_SQERR) {
+			soft_rc_wqe_t tmp;
+
+			memset(&tmp, 0, sizeof(tmp));
+			tmp.wr = *p_wr;
+			soft_rc_complete(rc, &tmp, IB_WCS_WR_FLUSHED_ERR);
+			continue;
+		}
+		if (s != IB_QPS_RTS && (s & IB_QPS_SQD) != IB_QPS_SQD) {
+			st = IB_INVALID_QP_STATE;
+			break;
+		}
+		st = check_wr(rc, p_wr, &len);
+		if (st == IB_SUCCESS && rc->tail - rc->head >= rc->depth)
+			st = IB_INSUFFICIENT_RESOURCES;
+		if (st != IB_SUCCESS)
+			break;
+		enqueue(rc, p_wr, (uint32_t)len);
+	}
+	soft_rc_pump(rc);
+	pthread_mutex_unlock(&rc->lock);
+	pthread_rwlock_unlock(&ca->tab_lock);
+	if (st != IB_SUCCESS && pp_failure)
+		*pp_failure = p_wr;
+	return st;
+}
+
+/* Copies @p n bytes at offset @p off of the WQE's data to @p dst (tab_lock held). */
+static ib_wc_status_t gather(soft_rc_t *rc, const soft_rc_wqe_t *w, uint32_t off, uint8_t *dst,
+			     uint32_t n)
+{
+	uint32_t i;
+
+	if (w->inline_data) {
+		memcpy(dst, w->inl + off, n);
+		return IB_WCS_SUCCESS;
+	}
+	for (i = 0; i < w->wr.num_ds && n; i++) {
+		const ib_local_ds_t *ds = &w->ds[i];
+		uint32_t k;
+
+		if (off >= ds->length) {
+			off -= ds->length;
+			continue;
+		}
+		k = ds->length - off < n ? ds->length - off : n;
+		if (soft_mr_check(rc->qp->pd, cl_ntoh32(ds->lkey), ds->vaddr + off, k, 0) !=
+		    IB_SUCCESS)
+			return IB_WCS_LOCAL_PROTECTION_ERR;
+		memcpy(dst, (const void *)(uintptr_t)(ds->vaddr + off), k);
+		dst += k;
+		n -= k;
+		off = 0;
+	}
+	return IB_WCS_SUCCESS;
+}
+
+/* Copies @p n bytes to offset @p off of the WQE's segments (tab_lock held). */
+static ib_wc_status_t scatter(soft_rc_t *rc, const soft_rc_wqe_t *w, uint32_t off,
+			      const uint8_t *src, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < w->wr.num_ds && n; i++) {
+		const ib_local_ds_t *ds = &w->ds[i];
+		uint32_t k;
+
+		if (off >= ds->length) {
+			off -= ds->length;
+			continue;
+		}
+		k = ds->length - off < n ? ds->length - off : n;
+		if (soft_mr_check(rc->qp->pd, cl_ntoh32(ds->lkey), ds->vaddr + off, k,
+				  IB_AC_LOCAL_WRITE) != IB_SUCCESS)
+			return IB_WCS_LOCAL_PROTECTION_ERR;
+		memcpy((void *)(uintptr_t)(ds->vaddr + off), src, k);
+		src += k;
+		n -= k;
+		off = 0;
+	}
+	return n ? IB_WCS_LOCAL_LEN_ERR : IB_WCS_SUCCESS;
+}
+
+static uint32_t npkts(const soft_rc_t *rc, const soft_rc_wqe_t *w)
+{
+	if (w->wr.wr_type == WR_COMPARE_SWAP || w->wr.wr_type == WR_FETCH_ADD || !w->len)
+		return 1;
+	return (w->len + rc->path.mtu - 1) / rc->path.mtu;
+}
+
+/* Fence and initiator depth: may @p w start now? */
+static boolean_t may_start(soft_rc_t *rc, const soft_rc_wqe_t *w)
+{
+	uint32_t seq, n = 0;
+
+	for (seq = rc->head; seq != rc->tx; seq++)
+		n += is_rd(soft_rc_wqe(rc, seq));
+	if ((w->wr.send_opt & IB_SEND_OPT_FENCE) && n)
+		return FALSE;
+	return !is_rd(w) || n < rc->max_rd;
+}
+
+/* RC flow control: may the packet with PSN @p psn go out now? */
+static boolean_t in_window(const soft_rc_t *rc, uint32_t psn)
+{
+	return rc->uc || soft_psn_diff(psn, rc->una) < (int32_t)SOFT_RC_WINDOW;
+}
+
+/* Moves the window base to @p psn if that is further on. */
+static void set_una(soft_rc_t *rc, uint32_t psn)
+{
+	if (soft_psn_lt(rc->una, psn) && soft_psn_le(psn, rc->next_psn))
+		rc->una = psn;
+}
+
+static uint8_t data_op(const soft_rc_wqe_t *w, uint32_t i, boolean_t imm)
+{
+	boolean_t wr = w->wr.wr_type == WR_RDMA_WRITE;
+
+	if (w->npkt == 1)
+		return wr ? (imm ? SOFT_OP_WRITE_ONLY_IMM : SOFT_OP_WRITE_ONLY)
+			  : (imm ? SOFT_OP_SEND_ONLY_IMM : SOFT_OP_SEND_ONLY);
+	if (i == 0)
+		return wr ? SOFT_OP_WRITE_FIRST : SOFT_OP_SEND_FIRST;
+	if (i + 1 < w->npkt)
+		return wr ? SOFT_OP_WRITE_MIDDLE : SOFT_OP_SEND_MIDDLE;
+	return wr ? (imm ? SOFT_OP_WRITE_LAST_IMM : SOFT_OP_WRITE_LAST)
+		  : (imm ? SOFT_OP_SEND_LAST_IMM : SOFT_OP_SEND_LAST);
+}
+
+/* Sends packet @p i of a send or RDMA write. */
+static boolean_t send_data(soft_rc_t *rc, soft_rc_wqe_t *w, uint32_t i)
+{
+	uint8_t tr = rc->uc ? SOFT_TRANSPORT_UC : SOFT_TRANSPORT_RC;
+	boolean_t imm = (w->wr.send_opt & IB_SEND_OPT_IMMEDIATE) != 0;
+	boolean_t last = i + 1 == w->npkt;
+	uint32_t off = i * rc->path.mtu;
+	uint8_t op = data_op(w, i, imm);
+	soft_pkt_t pkt;
+	uint8_t *dst;
+
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.bth.opcode = SOFT_OPCODE(tr, op);
+	pkt.bth.psn = soft_psn_add(w->psn, i);
+	pkt.bth.ack_req = !rc->uc && (last || (i + 1) % (SOFT_RC_WINDOW / 2) == 0);
+	pkt.bth.se = last && (w->wr.send_opt & IB_SEND_OPT_SOLICITED) ? 1 : 0;
+	pkt.payload_len = last ? w->len - off : rc->path.mtu;
+	if (imm && last)
+		pkt.immdt.data = cl_ntoh32(w->wr.immediate_data);
+	if (w->wr.wr_type == WR_RDMA_WRITE && i == 0) {
+		pkt.reth.va = w->wr.remote_ops.vaddr;
+		pkt.reth.rkey = cl_ntoh32(w->wr.remote_ops.rkey);
+		pkt.reth.dma_len = w->len;
+	}
+	dst = soft_rc_hdrs(rc, &pkt);
+	if (!dst) {
+		soft_rc_fail(rc, w, IB_WCS_LOCAL_OP_ERR, SOFT_QP_EV_SEND_ERR);
+		return FALSE;
+	}
+	if (gather(rc, w, off, dst, pkt.payload_len) != IB_WCS_SUCCESS) {
+		soft_rc_fail(rc, w, IB_WCS_LOCAL_PROTECTION_ERR, SOFT_QP_EV_SEND_ERR);
+		return FALSE;
+	}
+	soft_rc_send(rc, &pkt);
+	return TRUE;
+}
+
+/* Sends a read or atomic request. */
+static boolean_t send_rd(soft_rc_t *rc, soft_rc_wqe_t *w)
+{
+	soft_pkt_t pkt;
+	uint8_t op;
+
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.bth.psn = w->psn;
+	pkt.bth.ack_req = 1;
+	if (w->wr.wr_type == WR_RDMA_READ) {
+		op = SOFT_OP_READ_REQUEST;
+		pkt.reth.va = w->wr.remote_ops.vaddr;
+		pkt.reth.rkey = cl_ntoh32(w->wr.remote_ops.rkey);
+		pkt.reth.dma_len = w->len;
+	} else {
+		op = w->wr.wr_type == WR_COMPARE_SWAP ? SOFT_OP_COMPARE_SWAP : SOFT_OP_FETCH_ADD;
+		pkt.atomic_eth.va = w->wr.remote_ops.vaddr;
+		pkt.atomic_eth.rkey = cl_ntoh32(w->wr.remote_ops.rkey);
+		if (op == SOFT_OP_COMPARE_SWAP) {
+			pkt.atomic_eth.compare = cl_ntoh64(w->wr.remote_ops.atomic1);
+			pkt.atomic_eth.swap_add = cl_ntoh64(w->wr.remote_ops.atomic2);
+		} else {
+			pkt.atomic_eth.swap_add = cl_ntoh64(w->wr.remote_ops.atomic1);
+		}
+	}
+	pkt.bth.opcode = SOFT_OPCODE(SOFT_TRANSPORT_RC, op);
+	if (!soft_rc_hdrs(rc, &pkt)) {
+		soft_rc_fail(rc, w, IB_WCS_LOCAL_OP_ERR, SOFT_QP_EV_SEND_ERR);
+		return FALSE;
+	}
+	soft_rc_send(rc, &pkt);
+	return TRUE;
+}
+
+void soft_rc_check_drained(soft_rc_t *rc)
+{
+	soft_qp_t *qp = rc->qp;
+
+	if (rc->head != rc->tx || (rc->tx != rc->tail && soft_rc_wqe(rc, rc->tx)->psn_valid))
+		return;
+	pthread_mutex_lock(&qp->lock);
+	if (qp->attr.state == IB_QPS_SQD_DRAINING)
+		soft_qp_hw_event(qp, SOFT_QP_EV_SQ_DRAINED);
+	pthread_mutex_unlock(&qp->lock);
+}
+
+void soft_rc_pump(soft_rc_t *rc)
+{
+	soft_rc_wqe_t *w;
+	ib_qp_state_t s;
+
+	if (rc->req_err || rc->rnr_wait || !rc->path.port || rc->tx == rc->tail)
+		return;
+	s = soft_rc_state(rc);
+	if (s != IB_QPS_RTS && (s & IB_QPS_SQD) != IB_QPS_SQD)
+		return;
+	while (rc->tx != rc->tail) {
+		w = soft_rc_wqe(rc, rc->tx);
+		if (!w->psn_valid) {
+			/* SQD: messages begun are finished, no new one starts. */
+			if (s != IB_QPS_RTS || !may_start(rc, w))
+				break;
+			w->psn = rc->next_psn;
+			w->npkt = npkts(rc, w);
+			w->psn_valid = TRUE;
+			w->sent = 0;
+			rc->next_psn = soft_psn_add(rc->next_psn, w->npkt);
+		}
+		if (is_rd(w)) {
+			if (!w->sent) {
+				if (!in_window(rc, w->psn))
+					break;
+				if (!send_rd(rc, w))
+					return;
+			}
+			w->sent = w->npkt;
+		} else {
+			for (; w->sent < w->npkt; w->sent++) {
+				if (!in_window(rc, soft_psn_add(w->psn, w->sent)))
+					break;
+				if (!send_data(rc, w, w->sent))
+					return;
+			}
+			if (w->sent < w->npkt)
+				break;
+		}
+		rc->tx++;
+		if (rc->uc) {
+			soft_rc_complete(rc, w, IB_WCS_SUCCESS);
+			rc->head = rc->tx;
+		}
+	}
+	if (s != IB_QPS_RTS)
+		soft_rc_check_drained(rc);
+	if (!rc->uc && rc->una != rc->next_psn && rc->timeout_ms)
+		cl_timer_trim(&rc->timer, rc->timeout_ms);
+}
+
+/*
+ * Goes back to PSN @p psn (go-back-N): the WQEs sent or being sent, from the
+ * one holding it, are sent again. Returns FALSE if @p psn is not outstanding.
+ */
+static boolean_t rewind_to(soft_rc_t *rc, uint32_t psn)
+{
+	uint32_t seq, s, end = rc->tx;
+	soft_rc_wqe_t *w;
+
+	if (rc->tx != rc->tail && soft_rc_wqe(rc, rc->tx)->psn_valid)
+		end = rc->tx + 1; /* partly sent */
+	for (seq = rc->head; seq != end; seq++) {
+		w = soft_rc_wqe(rc, seq);
+		if (soft_psn_in_range(psn, w->psn, soft_psn_add(w->psn, w->npkt - 1)))
+			break;
+	}
+	if (seq == end)
+		return FALSE;
+	w = soft_rc_wqe(rc, seq);
+	w->sent = is_rd(w) ? 0 : (uint32_t)soft_psn_diff(psn, w->psn);
+	for (s = seq + 1; s != end; s++)
+		soft_rc_wqe(rc, s)->sent = 0;
+	rc->tx = seq;
+	return TRUE;
+}
+
+static void advance(soft_rc_t *rc)
+{
+	rc->head++;
+	if (seq_after(rc->head, rc->tx))
+		rc->tx = rc->head;
+	rc->retry_left = rc->retry_cnt;
+	rc->rnr_left = rc->rnr_retry;
+}
+
+/* Completes the sends and writes acknowledged by @p psn (inclusive or not). */
+static void ack_upto(soft_rc_t *rc, uint32_t psn, boolean_t incl)
+{
+	soft_rc_wqe_t *w;
+	uint32_t last;
+
+	while (rc->head != rc->tail) {
+		w = soft_rc_wqe(rc, rc->head);
+		if (!w->psn_valid || is_rd(w))
+			return;
+		last = soft_psn_add(w->psn, w->npkt - 1);
+		if (incl ? soft_psn_lt(psn, last) : soft_psn_le(psn, last))
+			return;
+		soft_rc_complete(rc, w, IB_WCS_SUCCESS);
+		advance(rc);
+	}
+}
+
+static ib_wc_status_t nak_status(unsigned code)
+{
+	switch (code) {
+	case SOFT_NAK_INVALID_REQ:
+		return IB_WCS_REM_INVALID_REQ_ERR;
+	case SOFT_NAK_REM_ACCESS_ERR:
+		return IB_WCS_REM_ACCESS_ERR;
+	default:
+		return IB_WCS_REM_OP_ERR;
+	}
+}
+
+/* The WQE whose PSNs hold @p psn, else the head. */
+static soft_rc_wqe_t *wqe_of(soft_rc_t *rc, uint32_t psn)
+{
+	uint32_t seq;
+	soft_rc_wqe_t *w;
+
+	for (seq = rc->head; seq != rc->tail; seq++) {
+		w = soft_rc_wqe(rc, seq);
+		if (w->psn_valid &&
+		    soft_psn_in_range(psn, w->psn, soft_psn_add(w->psn, w->npkt - 1)))
+			return w;
+	}
+	return soft_rc_wqe(rc, rc->head);
+}
+
+/* Handles an ACK, NAK or RNR NAK; returns FALSE if the QP failed. */
+static boolean_t on_ack(soft_rc_t *rc, const soft_pkt_t *pkt)
+{
+	uint8_t syn = pkt->aeth.syndrome;
+	uint32_t psn = pkt->bth.psn, us;
+	soft_rc_wqe_t *w;
+
+	switch (soft_aeth_type(syn)) {
+	case SOFT_AETH_ACK:
+		set_una(rc, soft_psn_add(psn, 1));
+		ack_upto(rc, psn, TRUE);
+		w = soft_rc_wqe(rc, rc->head);
+		if (rc->head != rc->tx && is_rd(w) && soft_psn_le(w->psn, psn))
+			rewind_to(rc, w->psn); /* its responses were lost */
+		return TRUE;
+	case SOFT_AETH_RNR_NAK:
+		set_una(rc, psn);
+		ack_upto(rc, psn, FALSE);
+		if (rc->rnr_wait || !rewind_to(rc, psn))
+			return TRUE; /* already waiting, or nothing outstanding there */
+		if (!rc->rnr_left) {
+			soft_rc_fail(rc, wqe_of(rc, psn), IB_WCS_RNR_RETRY_ERR, SOFT_QP_EV_SEND_ERR);
+			return FALSE;
+		}
+		if (rc->rnr_left != 7)
+			rc->rnr_left--;
+		rc->rnr_wait = TRUE;
+		us = soft_rnr_timer_us(soft_aeth_value(syn));
+		cl_timer_start(&rc->timer, (us + 999u) / 1000u);
+		return TRUE;
+	case SOFT_AETH_NAK:
+		set_una(rc, psn);
+		ack_upto(rc, psn, FALSE);
+		if (soft_aeth_value(syn) == SOFT_NAK_PSN_SEQ_ERR) {
+			rewind_to(rc, psn);
+			return TRUE;
+		}
+		if (rc->head == rc->tail)
+			return TRUE;
+		soft_rc_fail(rc, wqe_of(rc, psn), nak_status(soft_aeth_value(syn)),
+			     SOFT_QP_EV_SEND_ERR);
+		return FALSE;
+	default:
+		return TRUE;
+	}
+}
+
+/* Places a read response; returns FALSE if the QP failed. */
+static boolean_t on_read_resp(soft_rc_t *rc, const soft_pkt_t *pkt, uint16_t flags)
+{
+	soft_rc_wqe_t *w;
+	uint32_t off;
+	ib_wc_status_t ws;
+
+	ack_upto(rc, pkt->bth.psn, FALSE);
+	w = soft_rc_wqe(rc, rc->head);
+	if (rc->head == rc->tail || !w->psn_valid || w->wr.wr_type != WR_RDMA_READ ||
+	    pkt->bth.psn != soft_psn_add(w->psn, w->rd_got))
+		return TRUE; /* duplicate or out of sequence: the timer recovers */
+	off = w->rd_got * rc->path.mtu;
+	if (((flags & (SOFT_OPF_LAST | SOFT_OPF_ONLY)) != 0) != (w->rd_got + 1 == w->npkt) ||
+	    (uint64_t)off + pkt->payload_len > w->len ||
+	    (!(flags & (SOFT_OPF_LAST | SOFT_OPF_ONLY)) && pkt->payload_len != rc->path.mtu) ||
+	    ((flags & (SOFT_OPF_LAST | SOFT_OPF_ONLY)) && off + pkt->payload_len != w->len)) {
+		soft_rc_fail(rc, w, IB_WCS_BAD_RESP_ERR, SOFT_QP_EV_SEND_ERR);
+		return FALSE;
+	}
+	ws = scatter(rc, w, off, pkt->payload, pkt->payload_len);
+	if (ws != IB_WCS_SUCCESS) {
+		soft_rc_fail(rc, w, ws, SOFT_QP_EV_SEND_ERR);
+		return FALSE;
+	}
+	w->rd_got++;
+	set_una(rc, soft_psn_add(pkt->bth.psn, 1));
+	rc->retry_left = rc->retry_cnt;
+	if (w->rd_got == w->npkt) {
+		soft_rc_complete(rc, w, IB_WCS_SUCCESS);
+		advance(rc);
+	}
+	return TRUE;
+}
+
+/* Places an atomic result; returns FALSE if the QP failed. */
+static boolean_t on_atomic_ack(soft_rc_t *rc, const soft_pkt_t *pkt)
+{
+	soft_rc_wqe_t *w;
+	uint64_t orig = pkt->atomic_ack.orig;
+	ib_wc_status_t ws;
+
+	ack_upto(rc, pkt->bth.psn, FALSE);
+	w = soft_rc_wqe(rc, rc->head);
+	if (rc->head == rc->tail || !w->psn_valid || w->psn != pkt->bth.psn ||
+	    (w->wr.wr_type != WR_COMPARE_SWAP && w->wr.wr_type != WR_FETCH_ADD) ||
+	    w->sent != w->npkt)
+		return TRUE;
+	ws = scatter(rc, w, 0, (const uint8_t *)&orig, sizeof(orig));
+	if (ws != IB_WCS_SUCCESS) {
+		soft_rc_fail(rc, w, ws, SOFT_QP_EV_SEND_ERR);
+		return FALSE;
+	}
+	set_una(rc, soft_psn_add(pkt->bth.psn, 1));
+	soft_rc_complete(rc, w, IB_WCS_SUCCESS);
+	advance(rc);
+	return TRUE;
+}
+
+void soft_rc_req_recv(soft_rc_t *rc, const soft_pkt_t *pkt)
+{
+	const soft_opcode_info_t *oi = soft_opcode_info(pkt->bth.opcode);
+	uint32_t head_before = rc->head, una_before = rc->una;
+	soft_rc_wqe_t *first;
+	boolean_t ok;
+
+	if (rc->req_err || rc->head == rc->tail)
+		return;
+	first = soft_rc_wqe(rc, rc->head);
+	/* Only responses for outstanding PSNs count. */
+	if (!first->psn_valid || !soft_psn_le(first->psn, pkt->bth.psn) ||
+	    !soft_psn_lt(pkt->bth.psn, rc->next_psn))
+		return;
+	if (oi->flags & SOFT_OPF_READ)
+		ok = on_read_resp(rc, pkt, oi->flags);
+	else if (oi->flags & SOFT_OPF_ATOMIC)
+		ok = on_atomic_ack(rc, pkt);
+	else
+		ok = on_ack(rc, pkt);
+	if (!ok)
+		return;
+	soft_rc_check_drained(rc);
+	if (!rc->rnr_wait && rc->timeout_ms) {
+		if (rc->head == rc->tx && rc->una == rc->next_psn)
+			cl_timer_stop(&rc->timer);
+		else if (rc->head != head_before || rc->una != una_before)
+			cl_timer_start(&rc->timer, rc->timeout_ms);
+	}
+	soft_rc_pump(rc);
+}
+
+void soft_rc_req_timer(soft_rc_t *rc)
+{
+	ib_qp_state_t s;
+
+	if (rc->req_err)
+		return;
+	if (rc->rnr_wait) {
+		rc->rnr_wait = FALSE;
+		soft_rc_pump(rc);
+		return;
+	}
+	s = soft_rc_state(rc);
+	if ((rc->head == rc->tx && rc->una == rc->next_psn) ||
+	    (s != IB_QPS_RTS && (s & IB_QPS_SQD) != IB_QPS_SQD))
+		return;
+	if (!rc->retry_left) {
+		soft_rc_fail(rc, soft_rc_wqe(rc, rc->head), IB_WCS_TIMEOUT_RETRY_ERR,
+			     SOFT_QP_EV_SEND_ERR);
+		return;
+	}
+	rc->retry_left--;
+	if (!rewind_to(rc, rc->una))
+		rewind_to(rc, soft_rc_wqe(rc, rc->head)->psn);
+	soft_rc_pump(rc);
+}
+
+void soft_rc_flush_sq(soft_rc_t *rc)
+{
+	soft_rc_wqe_t *w;
+
+	for (; rc->head != rc->tail; rc->head++) {
+		w = soft_rc_wqe(rc, rc->head);
+		if (!w->done)
+			soft_rc_complete(rc, w, IB_WCS_WR_FLUSHED_ERR);
+	}
+	rc->tx = rc->tail;
+	rc->una = rc->next_psn;
+	rc->req_err = TRUE;
+	rc->rnr_wait = FALSE;
+}

@@ -1,0 +1,398 @@
+/*
+ * ibal soft provider: the RC/UC responder: PSN checks, receives, RDMA, atomics, ACK/NAK.
+ * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
+ *
+ * RC (IBA 9.7.5): a request with the expected PSN is executed; a duplicate
+ * (one of the 2^23 PSNs before) is answered again without re-executing:
+ * sends and writes with an ACK of the last PSN executed, reads by replaying
+ * their responses from memory, atomics by resending the remembered result;
+ * a PSN ahead of the expected one draws a single PSN sequence error NAK
+ * until the expected PSN arrives. ACKs go out for packets with AckReq and
+ * carry the MSN (messages completed). A send finding no receive WQE draws
+ * an RNR NAK with the QP's min_rnr_timer (the PSN is not consumed). A bad
+ * R_Key, bounds or rights draws a remote access error NAK, an opcode out of
+ * sequence or a length mismatch an invalid request NAK, a receive WQE that
+ * cannot hold the data a remote operational error NAK (the WQE completes in
+ * error); each moves the responder's QP to ERROR.
+ *
+ * UC (IBA 9.8): no ACKs. A PSN gap, an error or a missing receive WQE
+ * drops the message: packets are discarded until the next first or only
+ * packet, and a partly filled receive WQE is reused for the next message.
+ *
+ * Receive completions: IB_WC_RECV (sends) and IB_WC_RECV_RDMA_WRITE (write
+ * with immediate, length = DMALen), IB_RECV_OPT_IMMEDIATE with the
+ * immediate data; the solicited bit of the last packet makes the
+ * completion solicited.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "soft_rc.h"
+
+/* What executing a request came to. */
+enum { R_OK, R_RNR, R_NAK_INV, R_NAK_ACC, R_NAK_OP };
+
+/* Copies into the receive WQE at rc->roff (tab_lock held). */
+static ib_wc_status_t rq_scatter(soft_rc_t *rc, const uint8_t *src, uint32_t n)
+{
+	const soft_rwqe_t *w = rc->rwqe;
+	uint32_t off = rc->roff, i;
+
+	for (i = 0; i < w->num_ds && n; i++) {
+		const ib_local_ds_t *ds = &w->ds[i];
+		uint32_t k;
+
+		if (off >= ds->length) {
+			off -= ds->length;
+			continue;
+		}
+		k = ds->length - off < n ? ds->length - off : n;
+		if (soft_mr_check(rc->qp->pd, cl_ntoh32(ds->lkey), ds->vaddr + off, k,
+				  IB_AC_LOCAL_WRITE) != IB_SUCCESS)
+			return IB_WCS_LOCAL_PROTECTION_ERR;
+		memcpy((void *)(uintptr_t)(ds->vaddr + off), src, k);
+		src += k;
+		n -= k;
+		off = 0;
+	}
+	return n ? IB_WCS_LOCAL_LEN_ERR : IB_WCS_SUCCESS;
+}
+
+static boolean_t take_rwqe(soft_rc_t *rc)
+{
+	soft_qp_t *qp = rc->qp;
+
+	if (rc->have_rwqe)
+		return TRUE;
+	pthread_mutex_lock(&qp->lock);
+	rc->have_rwqe = qp->srq ? soft_srq_take(qp->srq, rc->rwqe) : soft_rq_pop(&qp->rq, rc->rwqe);
+	pthread_mutex_unlock(&qp->lock);
+	return rc->have_rwqe;
+}
+
+static void recv_done(soft_rc_t *rc, ib_wc_type_t type, uint32_t len, const soft_pkt_t *pkt,
+		      boolean_t imm)
+{
+	ib_wc_t wc;
+
+	memset(&wc, 0, sizeof(wc));
+	wc.wr_id = rc->rwqe->wr_id;
+	wc.wc_type = type;
+	wc.length = len;
+	if (imm) {
+		wc.recv.conn.recv_opt = IB_RECV_OPT_IMMEDIATE;
+		wc.recv.conn.immediate_data = cl_hton32(pkt->immdt.data);
+	}
+	rc->have_rwqe = FALSE;
+	soft_cq_add(rc->qp->rcq, &wc, pkt->bth.se != 0);
+}
+
+static void recv_err(soft_rc_t *rc, ib_wc_status_t st)
+{
+	soft_cq_add_err(rc->qp->rcq, rc->rwqe->wr_id, IB_WC_RECV, st);
+	rc->have_rwqe = FALSE;
+}
+
+static int do_send(soft_rc_t *rc, const soft_pkt_t *pkt, uint16_t flags)
+{
+	ib_wc_status_t ws;
+	boolean_t end = (flags & (SOFT_OPF_LAST | SOFT_OPF_ONLY)) != 0;
+
+	if (flags & (SOFT_OPF_FIRST | SOFT_OPF_ONLY)) {
+		if (!take_rwqe(rc))
+			return R_RNR;
+		rc->roff = 0;
+	}
+	if (!end && pkt->payload_len != rc->path.mtu)
+		return R_NAK_INV;
+	ws = rq_scatter(rc, pkt->payload, pkt->payload_len);
+	if (ws != IB_WCS_SUCCESS) {
+		recv_err(rc, ws);
+		return ws == IB_WCS_LOCAL_LEN_ERR ? R_NAK_INV : R_NAK_OP;
+	}
+	rc->roff += pkt->payload_len;
+	rc->in_op = end ? 0 : SOFT_OPF_SEND;
+	if (end) {
+		recv_done(rc, IB_WC_RECV, rc->roff, pkt, (flags & SOFT_OPF_IMM) != 0);
+		rc->msn++;
+	}
+	return R_OK;
+}
+
+/* The remote access check of the responder (tab_lock held). */
+static boolean_t remote_ok(soft_rc_t *rc, uint32_t rkey, uint64_t va, uint64_t len,
+			   ib_access_t need)
+{
+	if (!(rc->path.access & need))
+		return FALSE;
+	return soft_mr_check(rc->qp->pd, rkey, va, len, need) == IB_SUCCESS;
+}
+
+static int do_write(soft_rc_t *rc, const soft_pkt_t *pkt, uint16_t flags)
+{
+	boolean_t end = (flags & (SOFT_OPF_LAST | SOFT_OPF_ONLY)) != 0;
+
+	if (flags & (SOFT_OPF_FIRST | SOFT_OPF_ONLY)) {
+		if (!remote_ok(rc, pkt->reth.rkey, pkt->reth.va, pkt->reth.dma_len,
+			       IB_AC_RDMA_WRITE))
+			return R_NAK_ACC;
+		rc->wva = pkt->reth.va;
+		rc->wrkey = pkt->reth.rkey;
+		rc->wlen = pkt->reth.dma_len;
+		rc->roff = 0;
+	}
+	if ((!end && pkt->payload_len != rc->path.mtu) ||
+	    (uint64_t)rc->roff + pkt->payload_len > rc->wlen ||
+	    (end && rc->roff + pkt->payload_len != rc->wlen))
+		return R_NAK_INV;
+	if (end && (flags & SOFT_OPF_IMM) && !take_rwqe(rc))
+		return R_RNR;
+	if (pkt->payload_len) {
+		if (!remote_ok(rc, rc->wrkey, rc->wva + rc->roff, pkt->payload_len,
+			       IB_AC_RDMA_WRITE))
+			return R_NAK_ACC;
+		memcpy((void *)(uintptr_t)(rc->wva + rc->roff), pkt->payload, pkt->payload_len);
+	}
+	rc->roff += pkt->payload_len;
+	rc->in_op = end ? 0 : SOFT_OPF_WRITE;
+	if (end) {
+		if (flags & SOFT_OPF_IMM)
+			recv_done(rc, IB_WC_RECV_RDMA_WRITE, rc->wlen, pkt, TRUE);
+		rc->msn++;
+	}
+	return R_OK;
+}
+
+static uint32_t read_npkt(const soft_rc_t *rc, uint32_t len)
+{
+	return len ? (len + rc->path.mtu - 1) / rc->path.mtu : 1;
+}
+
+/* Sends the responses of a read (tab_lock held); FALSE on an access error. */
+static boolean_t read_respond(soft_rc_t *rc, const soft_rc_rd_res_t *r)
+{
+	uint32_t i, off, n;
+	soft_pkt_t pkt;
+	uint8_t op, *dst;
+
+	if (r->len && !remote_ok(rc, r->rkey, r->va, r->len, IB_AC_RDMA_READ))
+		return FALSE;
+	for (i = 0; i < r->npkt; i++) {
+		off = i * rc->path.mtu;
+		n = r->len - off < rc->path.mtu ? r->len - off : rc->path.mtu;
+		op = r->npkt == 1 ? SOFT_OP_READ_RESPONSE_ONLY
+		     : i == 0     ? SOFT_OP_READ_RESPONSE_FIRST
+		     : i + 1 == r->npkt ? SOFT_OP_READ_RESPONSE_LAST
+					: SOFT_OP_READ_RESPONSE_MIDDLE;
+		memset(&pkt, 0, sizeof(pkt));
+		pkt.bth.opcode = SOFT_OPCODE(SOFT_TRANSPORT_RC, op);
+		pkt.bth.psn = soft_psn_add(r->psn, i);
+		pkt.aeth.syndrome = soft_aeth_encode(SOFT_AETH_ACK, SOFT_AETH_CREDITS_INVALID);
+		pkt.aeth.msn = rc->msn & SOFT_MSN_MASK;
+		pkt.payload_len = n;
+		dst = soft_rc_hdrs(rc, &pkt);
+		if (!dst)
+			return TRUE;
+		if (n)
+			memcpy(dst, (const void *)(uintptr_t)(r->va + off), n);
+		soft_rc_send(rc, &pkt);
+	}
+	return TRUE;
+}
+
+static void atomic_respond(soft_rc_t *rc, const soft_rc_rd_res_t *r)
+{
+	soft_pkt_t pkt;
+
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.bth.opcode = SOFT_OPCODE(SOFT_TRANSPORT_RC, SOFT_OP_ATOMIC_ACKNOWLEDGE);
+	pkt.bth.psn = r->psn;
+	pkt.aeth.syndrome = soft_aeth_encode(SOFT_AETH_ACK, SOFT_AETH_CREDITS_INVALID);
+	pkt.aeth.msn = rc->msn & SOFT_MSN_MASK;
+	pkt.atomic_ack.orig = r->orig;
+	if (soft_rc_hdrs(rc, &pkt))
+		soft_rc_send(rc, &pkt);
+}
+
+static soft_rc_rd_res_t *res_new(soft_rc_t *rc)
+{
+	soft_rc_rd_res_t *r = &rc->rd[rc->rd_next];
+
+	rc->rd_next = (rc->rd_next + 1) % SOFT_RC_RD_RES;
+	memset(r, 0, sizeof(*r));
+	r->valid = TRUE;
+	return r;
+}
+
+static int do_read(soft_rc_t *rc, const soft_pkt_t *pkt)
+{
+	soft_rc_rd_res_t *r;
+
+	if (pkt->reth.dma_len &&
+	    !remote_ok(rc, pkt->reth.rkey, pkt->reth.va, pkt->reth.dma_len, IB_AC_RDMA_READ))
+		return R_NAK_ACC;
+	if (pkt->reth.dma_len > 0x80000000u)
+		return R_NAK_INV;
+	r = res_new(rc);
+	r->op = SOFT_OP_READ_REQUEST;
+	r->psn = pkt->bth.psn;
+	r->va = pkt->reth.va;
+	r->rkey = pkt->reth.rkey;
+	r->len = pkt->reth.dma_len;
+	r->npkt = read_npkt(rc, r->len);
+	rc->epsn = soft_psn_add(r->psn, r->npkt);
+	rc->msn++;
+	read_respond(rc, r);
+	return R_OK;
+}
+
+static int do_atomic(soft_rc_t *rc, const soft_pkt_t *pkt, uint8_t op)
+{
+	const soft_atomic_eth_t *a = &pkt->atomic_eth;
+	soft_rc_rd_res_t *r;
+	uint64_t *p, expected;
+
+	if (a->va & 7u)
+		return R_NAK_INV;
+	if (!remote_ok(rc, a->rkey, a->va, 8, IB_AC_ATOMIC))
+		return R_NAK_ACC;
+	p = (uint64_t *)(uintptr_t)a->va;
+	r = res_new(rc);
+	r->op = op;
+	r->psn = pkt->bth.psn;
+	r->npkt = 1;
+	if (op == SOFT_OP_COMPARE_SWAP) {
+		expected = a->compare;
+		__atomic_compare_exchange_n(p, &expected, a->swap_add, FALSE, __ATOMIC_SEQ_CST,
+					    __ATOMIC_SEQ_CST);
+		r->orig = expected;
+	} else {
+		r->orig = __atomic_fetch_add(p, a->swap_add, __ATOMIC_SEQ_CST);
+	}
+	rc->epsn = soft_psn_add(r->psn, 1);
+	rc->msn++;
+	atomic_respond(rc, r);
+	return R_OK;
+}
+
+/* Executes a request whose PSN is in sequence. */
+static int execute(soft_rc_t *rc, const soft_pkt_t *pkt, uint16_t flags)
+{
+	uint8_t op = pkt->bth.opcode & 0x1F;
+	boolean_t starts = (flags & (SOFT_OPF_FIRST | SOFT_OPF_ONLY)) != 0 ||
+			   (flags & (SOFT_OPF_READ | SOFT_OPF_ATOMIC));
+
+	if (starts ? rc->in_op != 0
+		   : rc->in_op != (flags & (SOFT_OPF_SEND | SOFT_OPF_WRITE)))
+		return R_NAK_INV;
+	if (flags & SOFT_OPF_INV)
+		return R_NAK_INV;
+	if (flags & SOFT_OPF_SEND)
+		return do_send(rc, pkt, flags);
+	if (flags & SOFT_OPF_WRITE)
+		return do_write(rc, pkt, flags);
+	if (rc->uc)
+		return R_NAK_INV;
+	if (flags & SOFT_OPF_READ)
+		return do_read(rc, pkt);
+	if (flags & SOFT_OPF_ATOMIC)
+		return do_atomic(rc, pkt, op);
+	return R_NAK_INV;
+}
+
+static void duplicate(soft_rc_t *rc, const soft_pkt_t *pkt, uint16_t flags)
+{
+	unsigned i;
+
+	if (flags & (SOFT_OPF_READ | SOFT_OPF_ATOMIC)) {
+		for (i = 0; i < SOFT_RC_RD_RES; i++) {
+			soft_rc_rd_res_t *r = &rc->rd[i];
+
+			if (!r->valid || r->psn != pkt->bth.psn)
+				continue;
+			if (r->op == SOFT_OP_READ_REQUEST && (flags & SOFT_OPF_READ))
+				read_respond(rc, r);
+			else if (r->op != SOFT_OP_READ_REQUEST && (flags & SOFT_OPF_ATOMIC))
+				atomic_respond(rc, r);
+			return;
+		}
+		return;
+	}
+	if (pkt->bth.ack_req)
+		soft_rc_send_ack(rc, soft_psn_add(rc->epsn, (uint32_t)-1),
+				 soft_aeth_encode(SOFT_AETH_ACK, SOFT_AETH_CREDITS_INVALID));
+}
+
+static void rc_error(soft_rc_t *rc, int r)
+{
+	static const uint8_t code[] = { 0, 0, SOFT_NAK_INVALID_REQ, SOFT_NAK_REM_ACCESS_ERR,
+					SOFT_NAK_REM_OP_ERR };
+
+	if (r == R_RNR) {
+		soft_rc_send_ack(rc, rc->epsn, soft_aeth_encode(SOFT_AETH_RNR_NAK, rc->path.min_rnr));
+		return;
+	}
+	if (rc->have_rwqe)
+		recv_err(rc, IB_WCS_WR_FLUSHED_ERR);
+	/* The QP is in ERROR before the requester can learn of it. */
+	soft_rc_fail(rc, NULL, IB_WCS_SUCCESS,
+		     r == R_NAK_ACC ? SOFT_QP_EV_ACCESS_ERR
+		     : r == R_NAK_INV ? SOFT_QP_EV_REQ_ERR : SOFT_QP_EV_WQ_ERR);
+	soft_rc_send_ack(rc, rc->epsn, soft_aeth_encode(SOFT_AETH_NAK, code[r]));
+}
+
+static void uc_recv(soft_rc_t *rc, const soft_pkt_t *pkt, uint16_t flags)
+{
+	boolean_t starts = (flags & (SOFT_OPF_FIRST | SOFT_OPF_ONLY)) != 0;
+
+	if (pkt->bth.psn != rc->epsn && !starts) {
+		rc->uc_drop = TRUE;
+		rc->in_op = 0;
+	}
+	rc->epsn = soft_psn_add(pkt->bth.psn, 1);
+	if (starts) {
+		rc->in_op = 0; /* a partial message is abandoned, its WQE kept */
+		rc->uc_drop = FALSE;
+	} else if (rc->uc_drop) {
+		return;
+	}
+	if (execute(rc, pkt, flags) != R_OK) {
+		rc->in_op = 0;
+		rc->uc_drop = TRUE;
+	}
+}
+
+void soft_rc_resp_recv(soft_rc_t *rc, const soft_pkt_t *pkt)
+{
+	uint16_t flags = soft_opcode_info(pkt->bth.opcode)->flags;
+	int r;
+
+	if (rc->uc) {
+		uc_recv(rc, pkt, flags);
+		return;
+	}
+	switch (soft_psn_region(pkt->bth.psn, rc->epsn)) {
+	case SOFT_PSN_DUPLICATE:
+		duplicate(rc, pkt, flags);
+		return;
+	case SOFT_PSN_INVALID:
+		if (!rc->nak_sent)
+			soft_rc_send_ack(rc, rc->epsn,
+					 soft_aeth_encode(SOFT_AETH_NAK, SOFT_NAK_PSN_SEQ_ERR));
+		rc->nak_sent = TRUE;
+		return;
+	default:
+		break;
+	}
+	rc->nak_sent = FALSE;
+	r = execute(rc, pkt, flags);
+	if (r != R_OK) {
+		rc_error(rc, r);
+		return;
+	}
+	if (flags & (SOFT_OPF_SEND | SOFT_OPF_WRITE)) {
+		rc->epsn = soft_psn_add(pkt->bth.psn, 1);
+		if (pkt->bth.ack_req)
+			soft_rc_send_ack(rc, pkt->bth.psn,
+					 soft_aeth_encode(SOFT_AETH_ACK, SOFT_AETH_CREDITS_INVALID));
+	}
+}
