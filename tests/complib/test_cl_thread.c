@@ -106,6 +106,8 @@ static void test_many_threads(void)
 	CU_ASSERT_EQUAL(total, ROUNDS * THREADS * (THREADS + 1) / 2);
 }
 
+/* cl_thread_suspend is the function under test here: it is a sleep, so this
+ * test sleeps on purpose (and only checks loose bounds). */
 static void test_suspend(void)
 {
 	uint64_t start = test_now_ms(), took;
