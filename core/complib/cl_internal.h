@@ -20,4 +20,20 @@ CL_PRIVATE FILE *cl_out_stream(void);
  * that lines from several threads do not interleave. */
 CL_PRIVATE void cl_out_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The capacity a vector of grow step `grow` needs to hold `size` elements:
+ * `size` rounded up to a multiple of `grow`. CL_INSUFFICIENT_MEMORY when the
+ * vector cannot grow (`grow` 0) or the rounding would overflow. */
+static inline cl_status_t cl_grow_capacity(size_t size, size_t grow, size_t *p_cap)
+{
+	if (!grow)
+		return CL_INSUFFICIENT_MEMORY;
+	*p_cap = size;
+	if (size % grow) {
+		if (size > SIZE_MAX - (grow - size % grow))
+			return CL_INSUFFICIENT_MEMORY;
+		*p_cap += grow - size % grow;
+	}
+	return CL_SUCCESS;
+}
+
 #endif

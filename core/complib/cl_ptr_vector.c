@@ -3,6 +3,7 @@
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  */
 #include <complib/cl_ptr_vector.h>
+#include "cl_internal.h"
 #include <complib/cl_memory.h>
 
 /*
@@ -127,21 +128,15 @@ cl_status_t cl_ptr_vector_set_capacity(cl_ptr_vector_t *const p_vector, const si
 cl_status_t cl_ptr_vector_set_size(cl_ptr_vector_t *const p_vector, const size_t size)
 {
 	cl_status_t status;
-	size_t grow, cap;
+	size_t cap;
 
 	CL_ASSERT(p_vector && p_vector->state == CL_INITIALIZED);
 	if (size == p_vector->size)
 		return CL_SUCCESS;
 	if (size > p_vector->capacity) {
-		grow = p_vector->grow_size;
-		if (!grow)
-			return CL_INSUFFICIENT_MEMORY;
-		cap = size;
-		if (size % grow) {
-			if (size > SIZE_MAX - (grow - size % grow))
-				return CL_INSUFFICIENT_MEMORY;
-			cap += grow - size % grow;
-		}
+		status = cl_grow_capacity(size, p_vector->grow_size, &cap);
+		if (status != CL_SUCCESS)
+			return status;
 		status = cl_ptr_vector_set_capacity(p_vector, cap);
 		if (status != CL_SUCCESS)
 			return status;

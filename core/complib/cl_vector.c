@@ -3,6 +3,7 @@
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  */
 #include <complib/cl_vector.h>
+#include "cl_internal.h"
 #include <complib/cl_memory.h>
 
 /*
@@ -179,22 +180,15 @@ cl_status_t cl_vector_set_capacity(cl_vector_t *const p_vector, const size_t new
 cl_status_t cl_vector_set_size(cl_vector_t *const p_vector, const size_t size)
 {
 	cl_status_t status;
-	size_t grow, cap, i;
+	size_t cap, i;
 
 	CL_ASSERT(p_vector && p_vector->state == CL_INITIALIZED);
 	if (size == p_vector->size)
 		return CL_SUCCESS;
 	if (size > p_vector->capacity) {
-		grow = p_vector->grow_size;
-		if (!grow)
-			return CL_INSUFFICIENT_MEMORY;
-		/* Round the capacity up to a multiple of the grow size. */
-		cap = size;
-		if (size % grow) {
-			if (size > SIZE_MAX - (grow - size % grow))
-				return CL_INSUFFICIENT_MEMORY;
-			cap += grow - size % grow;
-		}
+		status = cl_grow_capacity(size, p_vector->grow_size, &cap);
+		if (status != CL_SUCCESS)
+			return status;
 		status = cl_vector_set_capacity(p_vector, cap);
 		if (status != CL_SUCCESS)
 			return status;
