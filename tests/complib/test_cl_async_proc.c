@@ -7,6 +7,7 @@
 #include <complib/cl_atomic.h>
 #include <complib/cl_memory.h>
 #include "../common/cl_test.h"
+#include "../common/mem_track.h"
 
 #define N_ITEMS 64
 
@@ -88,40 +89,28 @@ static void item_init(test_item_t *t, test_ctx_t *c, int index, cl_pfn_async_pro
 	t->item.pfn_callback = cb;
 }
 
-static void track_begin(void)
-{
-	CU_ASSERT_EQUAL(__cl_mem_track(TRUE), CL_SUCCESS);
-	CU_ASSERT_EQUAL(cl_mem_track_count(), 0);
-}
-
-static void track_end(void)
-{
-	CU_ASSERT_EQUAL(cl_mem_track_count(), 0);
-	__cl_mem_track(FALSE);
-}
-
 static void test_construct_destroy(void)
 {
 	cl_async_proc_t proc;
 
-	track_begin();
+	test_track_begin();
 	cl_async_proc_construct(&proc);
 	CU_ASSERT_EQUAL(proc.state, CL_UNINITIALIZED);
 	cl_async_proc_destroy(&proc);
 	CU_ASSERT_EQUAL(proc.state, CL_DESTROYED);
-	track_end();
+	test_track_end();
 }
 
 static void test_init_zero_threads(void)
 {
 	cl_async_proc_t proc;
 
-	track_begin();
+	test_track_begin();
 	CU_ASSERT_EQUAL(cl_async_proc_init(&proc, 0, "ap_zero"), CL_SUCCESS);
 	CU_ASSERT_EQUAL(proc.state, CL_INITIALIZED);
 	CU_ASSERT_EQUAL(proc.thread_pool.thread_count, cl_proc_count());
 	cl_async_proc_destroy(&proc);
-	track_end();
+	test_track_end();
 }
 
 /* One thread: callbacks run in queueing order, each exactly once. */
@@ -132,7 +121,7 @@ static void test_fifo_order_single_thread(void)
 	test_ctx_t c;
 	int i;
 
-	track_begin();
+	test_track_begin();
 	CU_ASSERT_EQUAL(cl_async_proc_init(&proc, 1, "ap_fifo"), CL_SUCCESS);
 	ctx_init(&c, &proc, N_ITEMS);
 	for (i = 0; i < N_ITEMS; i++) {
@@ -147,7 +136,7 @@ static void test_fifo_order_single_thread(void)
 	cl_async_proc_destroy(&proc);
 	CU_ASSERT_EQUAL(load32(&c.done_count), N_ITEMS);
 	ctx_destroy(&c);
-	track_end();
+	test_track_end();
 }
 
 /* Several threads and several queueing threads: every item runs once. */
@@ -176,7 +165,7 @@ static void test_completion_many_threads(void)
 	test_ctx_t c;
 	int i;
 
-	track_begin();
+	test_track_begin();
 	CU_ASSERT_EQUAL(cl_async_proc_init(&proc, 4, "ap_many"), CL_SUCCESS);
 	ctx_init(&c, &proc, PRODUCERS * PER);
 	for (i = 0; i < PRODUCERS * PER; i++)
@@ -196,7 +185,7 @@ static void test_completion_many_threads(void)
 	for (i = 0; i < PRODUCERS * PER; i++)
 		CU_ASSERT_EQUAL(load32(&items[i].calls), 1);
 	ctx_destroy(&c);
-	track_end();
+	test_track_end();
 }
 
 /* Destroy with items still queued behind a busy callback: none is dropped,
@@ -209,7 +198,7 @@ static void test_destroy_runs_queued_items(void)
 	test_ctx_t c;
 	int i;
 
-	track_begin();
+	test_track_begin();
 	CU_ASSERT_EQUAL(cl_async_proc_init(&proc, 1, "ap_flush"), CL_SUCCESS);
 	ctx_init(&c, &proc, N_ITEMS + 1);
 	item_init(&gate, &c, -1, gate_cb);
@@ -229,7 +218,7 @@ static void test_destroy_runs_queued_items(void)
 		CU_ASSERT_EQUAL(load32(&items[i].calls), 1);
 	}
 	ctx_destroy(&c);
-	track_end();
+	test_track_end();
 }
 
 /* A callback still running when destroy starts may queue more work; that
@@ -256,7 +245,7 @@ static void test_queue_from_callback_during_destroy(void)
 	test_ctx_t c;
 	uint64_t deadline;
 
-	track_begin();
+	test_track_begin();
 	CU_ASSERT_EQUAL(cl_async_proc_init(&proc, 2, "ap_late"), CL_SUCCESS);
 	ctx_init(&c, &proc, 2);
 	item_init(&gate, &c, 0, gate_cb);
@@ -285,7 +274,7 @@ static void test_queue_from_callback_during_destroy(void)
 	CU_ASSERT_EQUAL(load32(&c.done_count), 2);
 	cl_event_destroy(&d.done);
 	ctx_destroy(&c);
-	track_end();
+	test_track_end();
 }
 
 /* A callback may queue its own item again, and may free it. */
@@ -315,7 +304,7 @@ static void test_requeue_and_free_in_callback(void)
 	cl_event_t done;
 	bounce_t *b;
 
-	track_begin();
+	test_track_begin();
 	cl_event_construct(&done);
 	CU_ASSERT_EQUAL(cl_event_init(&done, FALSE), CL_SUCCESS);
 	CU_ASSERT_EQUAL(cl_async_proc_init(&proc, 2, "ap_bounce"), CL_SUCCESS);
@@ -329,7 +318,7 @@ static void test_requeue_and_free_in_callback(void)
 	CU_ASSERT_EQUAL(cl_event_wait_on(&done, TEST_WAIT_US, FALSE), CL_SUCCESS);
 	cl_async_proc_destroy(&proc);
 	cl_event_destroy(&done);
-	track_end();
+	test_track_end();
 }
 
 static const test_entry_t tests[] = {

@@ -5,21 +5,10 @@
 #include <complib/cl_map.h>
 #include <complib/cl_memory.h>
 #include "../common/cl_test.h"
+#include "../common/mem_track.h"
 
 #define N 64
 static int objs[N], others[N];
-
-static void track_begin(void)
-{
-	CU_ASSERT_EQUAL(__cl_mem_track(TRUE), CL_SUCCESS);
-	CU_ASSERT_EQUAL(cl_mem_track_count(), 0);
-}
-
-static void track_end(void)
-{
-	CU_ASSERT_EQUAL(cl_mem_track_count(), 0);
-	__cl_mem_track(FALSE);
-}
 
 /* Stops automatic growth and leaves exactly `room` free items. */
 static void limit_room(cl_map_t *m, size_t room)
@@ -73,7 +62,7 @@ static void test_empty(void)
 {
 	cl_map_t m;
 
-	track_begin();
+	test_track_begin();
 	cl_map_construct(&m);
 	CU_ASSERT_EQUAL(cl_map_init(&m, 0), CL_SUCCESS);
 	CU_ASSERT_TRUE(cl_is_map_inited(&m));
@@ -88,7 +77,7 @@ static void test_empty(void)
 	cl_map_remove_all(&m);
 	CU_ASSERT_TRUE(cl_is_map_empty(&m));
 	cl_map_destroy(&m);
-	track_end();
+	test_track_end();
 }
 
 static void test_insert_get_order(void)
@@ -98,7 +87,7 @@ static void test_insert_get_order(void)
 	size_t pooled;
 	int i, k;
 
-	track_begin();
+	test_track_begin();
 	CU_ASSERT_EQUAL(cl_map_init(&m, 8), CL_SUCCESS);
 	/* Insert 0..N-1 in a scrambled order (7 is coprime with N). */
 	for (i = 0, k = 0; i < N; i++, k = (k + 7) % N)
@@ -124,7 +113,7 @@ static void test_insert_get_order(void)
 	CU_ASSERT_TRUE(cl_is_map_empty(&m));
 	CU_ASSERT_EQUAL(cl_qpool_count(&m.pool), m.pool.qcpool.num_objects);
 	cl_map_destroy(&m);
-	track_end();
+	test_track_end();
 }
 
 static void test_get_next(void)
@@ -132,7 +121,7 @@ static void test_get_next(void)
 	static const uint64_t keys[] = { 10, 20, 30 };
 	cl_map_t m;
 
-	track_begin();
+	test_track_begin();
 	CU_ASSERT_EQUAL(cl_map_init(&m, 0), CL_SUCCESS);
 	fill(&m, keys, 3, objs);
 	CU_ASSERT_PTR_EQUAL(cl_map_get_next(&m, 0), &objs[10]);
@@ -140,7 +129,7 @@ static void test_get_next(void)
 	CU_ASSERT_PTR_EQUAL(cl_map_get_next(&m, 25), &objs[30]);
 	CU_ASSERT_PTR_NULL(cl_map_get_next(&m, 30));
 	cl_map_destroy(&m);
-	track_end();
+	test_track_end();
 }
 
 static void test_remove(void)
@@ -151,7 +140,7 @@ static void test_remove(void)
 	cl_map_iterator_t it, next;
 	int i;
 
-	track_begin();
+	test_track_begin();
 	CU_ASSERT_EQUAL(cl_map_init(&m, 0), CL_SUCCESS);
 	for (i = 0; i < 10; i++)
 		cl_map_insert(&m, (uint64_t)i, &objs[i]);
@@ -173,7 +162,7 @@ static void test_remove(void)
 	cl_map_remove_all(&m);
 	CU_ASSERT_EQUAL(cl_qpool_count(&m.pool), m.pool.qcpool.num_objects);
 	cl_map_destroy(&m);
-	track_end();
+	test_track_end();
 }
 
 static void test_insert_failure(void)
@@ -181,7 +170,7 @@ static void test_insert_failure(void)
 	static const uint64_t keys[] = { 1, 2 };
 	cl_map_t m;
 
-	track_begin();
+	test_track_begin();
 	CU_ASSERT_EQUAL(cl_map_init(&m, 0), CL_SUCCESS);
 	fill(&m, keys, 2, objs);
 	limit_room(&m, 0);
@@ -193,7 +182,7 @@ static void test_insert_failure(void)
 	CU_ASSERT_PTR_EQUAL(cl_map_remove(&m, 1), &objs[1]);
 	CU_ASSERT_PTR_EQUAL(cl_map_insert(&m, 3, &objs[3]), &objs[3]);
 	cl_map_destroy(&m);
-	track_end();
+	test_track_end();
 }
 
 static void test_merge(void)
@@ -202,7 +191,7 @@ static void test_merge(void)
 	static const uint64_t dup[] = { 3 };
 	cl_map_t dest, src;
 
-	track_begin();
+	test_track_begin();
 	CU_ASSERT_EQUAL(cl_map_init(&dest, 0), CL_SUCCESS);
 	CU_ASSERT_EQUAL(cl_map_init(&src, 0), CL_SUCCESS);
 	fill(&dest, d0, 3, objs);
@@ -222,7 +211,7 @@ static void test_merge(void)
 	CU_ASSERT_EQUAL(cl_map_count(&src), 5);
 	cl_map_destroy(&dest);
 	cl_map_destroy(&src);
-	track_end();
+	test_track_end();
 }
 
 static void test_merge_failure(void)
@@ -231,7 +220,7 @@ static void test_merge_failure(void)
 	static const uint64_t d1[] = { 1, 2 }, s1[] = { 3, 4 };
 	cl_map_t dest, src;
 
-	track_begin();
+	test_track_begin();
 	CU_ASSERT_EQUAL(cl_map_init(&dest, 0), CL_SUCCESS);
 	CU_ASSERT_EQUAL(cl_map_init(&src, 0), CL_SUCCESS);
 	fill(&dest, d0, 1, objs);
@@ -243,7 +232,7 @@ static void test_merge_failure(void)
 	expect(&src, s1, 2, objs);
 	cl_map_destroy(&dest);
 	cl_map_destroy(&src);
-	track_end();
+	test_track_end();
 }
 
 static void test_delta(void)
@@ -252,7 +241,7 @@ static void test_delta(void)
 	static const uint64_t both[] = { 2, 3 }, added[] = { 4, 6 }, gone[] = { 1, 5 };
 	cl_map_t m1, m2, mnew, mold;
 
-	track_begin();
+	test_track_begin();
 	CU_ASSERT_EQUAL(cl_map_init(&m1, 0), CL_SUCCESS);
 	CU_ASSERT_EQUAL(cl_map_init(&m2, 0), CL_SUCCESS);
 	CU_ASSERT_EQUAL(cl_map_init(&mnew, 0), CL_SUCCESS);
@@ -279,7 +268,7 @@ static void test_delta(void)
 	cl_map_destroy(&m2);
 	cl_map_destroy(&mnew);
 	cl_map_destroy(&mold);
-	track_end();
+	test_track_end();
 }
 
 static void test_delta_failure(void)
@@ -287,7 +276,7 @@ static void test_delta_failure(void)
 	static const uint64_t k1[] = { 1, 2, 3, 5, 7 }, k2[] = { 2, 3, 4, 6, 8 };
 	cl_map_t m1, m2, mnew, mold;
 
-	track_begin();
+	test_track_begin();
 	CU_ASSERT_EQUAL(cl_map_init(&m1, 0), CL_SUCCESS);
 	CU_ASSERT_EQUAL(cl_map_init(&m2, 0), CL_SUCCESS);
 	CU_ASSERT_EQUAL(cl_map_init(&mnew, 0), CL_SUCCESS);
@@ -305,7 +294,7 @@ static void test_delta_failure(void)
 	cl_map_destroy(&m2);
 	cl_map_destroy(&mnew);
 	cl_map_destroy(&mold);
-	track_end();
+	test_track_end();
 }
 
 static void test_growth(void)
@@ -313,7 +302,7 @@ static void test_growth(void)
 	cl_map_t m;
 	uint64_t k;
 
-	track_begin();
+	test_track_begin();
 	CU_ASSERT_EQUAL(cl_map_init(&m, 0), CL_SUCCESS);
 	CU_ASSERT_EQUAL(m.pool.qcpool.grow_size, 32);
 	for (k = 0; k < 2000; k++)
@@ -328,7 +317,7 @@ static void test_growth(void)
 	CU_ASSERT_EQUAL(m.pool.qcpool.grow_size, 100);
 	CU_ASSERT_EQUAL(cl_qpool_count(&m.pool), 800);
 	cl_map_destroy(&m);
-	track_end();
+	test_track_end();
 }
 
 static const test_entry_t tests[] = {

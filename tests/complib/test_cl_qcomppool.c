@@ -5,6 +5,7 @@
 #include <complib/cl_qcomppool.h>
 #include <complib/cl_memory.h>
 #include "../common/cl_test.h"
+#include "../common/mem_track.h"
 
 /* An object of two components: a header holding the pool item, and a
  * payload the initializer links to it. */
@@ -63,18 +64,6 @@ static void dtor_cb(const cl_pool_item_t *const p_pool_item, void *context)
 
 static const size_t sizes2[2] = { sizeof(head_t), PAYLOAD_SIZE };
 
-static void track_begin(void)
-{
-	CU_ASSERT_EQUAL(__cl_mem_track(TRUE), CL_SUCCESS);
-	CU_ASSERT_EQUAL(cl_mem_track_count(), 0);
-}
-
-static void track_end(void)
-{
-	CU_ASSERT_EQUAL(cl_mem_track_count(), 0);
-	__cl_mem_track(FALSE);
-}
-
 static void test_construct_destroy(void)
 {
 	cl_qcpool_t pool;
@@ -92,7 +81,7 @@ static void test_invalid_settings(void)
 	ctx_t c = { 0 };
 	size_t tiny = sizeof(cl_pool_item_t) - 1;
 
-	track_begin();
+	test_track_begin();
 	CU_ASSERT_EQUAL(cl_qcpool_init(&pool, 5, 4, 1, sizes2, 2, init_cb, dtor_cb, &c),
 			CL_INVALID_SETTING);
 	CU_ASSERT_FALSE(cl_is_qcpool_inited(&pool));
@@ -115,7 +104,7 @@ static void test_invalid_settings(void)
 	cl_qcpool_destroy(&pool);
 	CU_ASSERT_EQUAL(c.inits, 103);
 	CU_ASSERT_EQUAL(c.bad_layout, 0);
-	track_end();
+	test_track_end();
 }
 
 static void test_min_max_grow(void)
@@ -125,7 +114,7 @@ static void test_min_max_grow(void)
 	cl_pool_item_t *got[10];
 	int i, j;
 
-	track_begin();
+	test_track_begin();
 	CU_ASSERT_EQUAL(cl_qcpool_init(&pool, 4, 10, 3, sizes2, 2, init_cb, dtor_cb, &c),
 			CL_SUCCESS);
 	CU_ASSERT_TRUE(cl_is_qcpool_inited(&pool));
@@ -154,7 +143,7 @@ static void test_min_max_grow(void)
 	cl_qcpool_destroy(&pool);
 	CU_ASSERT_EQUAL(c.dtors, 10);
 	CU_ASSERT_EQUAL(c.bad_layout, 0);
-	track_end();
+	test_track_end();
 }
 
 static void test_partial_last_growth(void)
@@ -223,7 +212,7 @@ static void test_init_failure_in_init(void)
 	cl_qcpool_t pool;
 	ctx_t c = { 0 };
 
-	track_begin();
+	test_track_begin();
 	c.fail_at = 3;
 	c.fail_status = CL_INSUFFICIENT_RESOURCES;
 	CU_ASSERT_EQUAL(cl_qcpool_init(&pool, 5, 0, 1, sizes2, 2, init_cb, dtor_cb, &c),
@@ -244,7 +233,7 @@ static void test_init_failure_in_init(void)
 			CL_ERROR);
 	CU_ASSERT_EQUAL(c.dtors, 2);
 	cl_qcpool_destroy(&pool);
-	track_end();
+	test_track_end();
 }
 
 static void test_init_failure_in_grow(void)
@@ -253,7 +242,7 @@ static void test_init_failure_in_grow(void)
 	ctx_t c = { 0 };
 	cl_pool_item_t *a;
 
-	track_begin();
+	test_track_begin();
 	CU_ASSERT_EQUAL(cl_qcpool_init(&pool, 1, 0, 3, sizes2, 2, init_cb, dtor_cb, &c),
 			CL_SUCCESS);
 	a = cl_qcpool_get(&pool);
@@ -271,7 +260,7 @@ static void test_init_failure_in_grow(void)
 	cl_qcpool_put(&pool, a);
 	cl_qcpool_destroy(&pool);
 	CU_ASSERT_EQUAL(c.dtors, 2);
-	track_end();
+	test_track_end();
 }
 
 static void test_put_list(void)
@@ -310,7 +299,7 @@ static void test_no_initializer(void)
 	cl_pool_item_t *p;
 	plain_t *o;
 
-	track_begin();
+	test_track_begin();
 	CU_ASSERT_EQUAL(cl_qcpool_init(&pool, 2, 0, 2, &sz, 1, NULL, NULL, NULL), CL_SUCCESS);
 	p = cl_qcpool_get(&pool);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
@@ -320,7 +309,7 @@ static void test_no_initializer(void)
 	memset(o->data, 1, sizeof(o->data));
 	cl_qcpool_put(&pool, p);
 	cl_qcpool_destroy(&pool);
-	track_end();
+	test_track_end();
 }
 
 static void test_huge_objects(void)
@@ -329,7 +318,7 @@ static void test_huge_objects(void)
 	size_t huge[2] = { SIZE_MAX / 2, SIZE_MAX / 2 };
 	ctx_t c = { 0 };
 
-	track_begin();
+	test_track_begin();
 	/* The object size cannot even be computed: growth reports no memory. */
 	CU_ASSERT_EQUAL(cl_qcpool_init(&pool, 0, 0, 4, huge, 2, init_cb, NULL, &c), CL_SUCCESS);
 	CU_ASSERT_EQUAL(cl_qcpool_grow(&pool, 1), CL_INSUFFICIENT_MEMORY);
@@ -340,7 +329,7 @@ static void test_huge_objects(void)
 	CU_ASSERT_FALSE(cl_is_qcpool_inited(&pool));
 	cl_qcpool_destroy(&pool);
 	CU_ASSERT_EQUAL(c.inits, 0);
-	track_end();
+	test_track_end();
 }
 
 static void test_reinit_after_destroy(void)

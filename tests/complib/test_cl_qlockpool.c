@@ -6,6 +6,7 @@
 #include <complib/cl_qlockpool.h>
 #include <complib/cl_memory.h>
 #include "../common/cl_test.h"
+#include "../common/mem_track.h"
 
 typedef struct {
 	cl_pool_item_t item;
@@ -37,18 +38,6 @@ static void dtor_cb(const cl_pool_item_t *const p_pool_item, void *context)
 	((ctx_t *)context)->dtors++;
 }
 
-static void track_begin(void)
-{
-	CU_ASSERT_EQUAL(__cl_mem_track(TRUE), CL_SUCCESS);
-	CU_ASSERT_EQUAL(cl_mem_track_count(), 0);
-}
-
-static void track_end(void)
-{
-	CU_ASSERT_EQUAL(cl_mem_track_count(), 0);
-	__cl_mem_track(FALSE);
-}
-
 static void test_construct_destroy(void)
 {
 	cl_qlock_pool_t pool;
@@ -63,7 +52,7 @@ static void test_single_thread(void)
 	ctx_t c = { 0 };
 	cl_pool_item_t *a, *b, *d;
 
-	track_begin();
+	test_track_begin();
 	CU_ASSERT_EQUAL(cl_qlock_pool_init(&pool, 1, 3, 1, sizeof(obj_t), init_cb, dtor_cb, &c),
 			CL_SUCCESS);
 	a = cl_qlock_pool_get(&pool);
@@ -81,7 +70,7 @@ static void test_single_thread(void)
 	cl_qlock_pool_destroy(&pool);
 	CU_ASSERT_EQUAL(c.inits, 3);
 	CU_ASSERT_EQUAL(c.dtors, 3);
-	track_end();
+	test_track_end();
 }
 
 static void test_init_errors(void)
@@ -89,7 +78,7 @@ static void test_init_errors(void)
 	cl_qlock_pool_t pool;
 	ctx_t c = { 0 };
 
-	track_begin();
+	test_track_begin();
 	CU_ASSERT_EQUAL(cl_qlock_pool_init(&pool, 4, 2, 1, sizeof(obj_t), init_cb, dtor_cb, &c),
 			CL_INVALID_SETTING);
 	cl_qlock_pool_destroy(&pool);
@@ -98,7 +87,7 @@ static void test_init_errors(void)
 			CL_INSUFFICIENT_RESOURCES);
 	CU_ASSERT_EQUAL(c.dtors, 1);
 	cl_qlock_pool_destroy(&pool);
-	track_end();
+	test_track_end();
 }
 
 #define THREADS 4
@@ -171,7 +160,7 @@ static void test_threads(void)
 	long got = 0;
 	int i;
 
-	track_begin();
+	test_track_begin();
 	held_now = held_peak = 0;
 	CU_ASSERT_EQUAL(cl_qlock_pool_init(&pool, 2, MAX_OBJS, 3, sizeof(obj_t), init_cb,
 					   dtor_cb, &c), CL_SUCCESS);
@@ -193,7 +182,7 @@ static void test_threads(void)
 	CU_ASSERT_EQUAL((size_t)c.inits, pool.pool.qcpool.num_objects);
 	cl_qlock_pool_destroy(&pool);
 	CU_ASSERT_EQUAL(c.dtors, c.inits);
-	track_end();
+	test_track_end();
 }
 
 static const test_entry_t tests[] = {

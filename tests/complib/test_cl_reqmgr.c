@@ -5,6 +5,7 @@
 #include <complib/cl_reqmgr.h>
 #include <complib/cl_memory.h>
 #include "../common/cl_test.h"
+#include "../common/mem_track.h"
 
 /* The object source the manager asks: a plain count. */
 typedef struct {
@@ -24,18 +25,6 @@ static void CL_API cb_a(void) {}
 static void CL_API cb_b(void) {}
 
 static int ctx1, ctx2, ctx3, ctx4;
-
-static void track_begin(void)
-{
-	CU_ASSERT_EQUAL(__cl_mem_track(TRUE), CL_SUCCESS);
-	CU_ASSERT_EQUAL(cl_mem_track_count(), 0);
-}
-
-static void track_end(void)
-{
-	CU_ASSERT_EQUAL(cl_mem_track_count(), 0);
-	__cl_mem_track(FALSE);
-}
 
 static void mgr_init(cl_req_mgr_t *m, source_t *s, size_t available)
 {
@@ -64,10 +53,10 @@ static void test_construct_destroy(void)
 {
 	cl_req_mgr_t m;
 
-	track_begin();
+	test_track_begin();
 	cl_req_mgr_construct(&m);
 	cl_req_mgr_destroy(&m);
-	track_end();
+	test_track_end();
 }
 
 static void test_sync(void)
@@ -76,7 +65,7 @@ static void test_sync(void)
 	source_t s;
 	size_t n;
 
-	track_begin();
+	test_track_begin();
 	mgr_init(&m, &s, 5);
 	n = 5;
 	CU_ASSERT_EQUAL(cl_req_mgr_get(&m, &n, REQ_GET_SYNC, cb_a, &ctx1, &ctx2), CL_SUCCESS);
@@ -94,7 +83,7 @@ static void test_sync(void)
 		CU_ASSERT_EQUAL(r.count, 12345u);	/* untouched */
 	}
 	cl_req_mgr_destroy(&m);
-	track_end();
+	test_track_end();
 }
 
 /* A queued request blocks later ones, synchronous ones included, even when
@@ -106,7 +95,7 @@ static void test_async_queue_blocks_later_requests(void)
 	resume_t r;
 	size_t n;
 
-	track_begin();
+	test_track_begin();
 	mgr_init(&m, &s, 3);
 	n = 4;
 	CU_ASSERT_EQUAL(cl_req_mgr_get(&m, &n, REQ_GET_ASYNC, cb_a, &ctx1, &ctx2), CL_PENDING);
@@ -138,7 +127,7 @@ static void test_async_queue_blocks_later_requests(void)
 	CU_ASSERT_PTR_EQUAL(r.c2, &ctx4);
 	CU_ASSERT_EQUAL(resume(&m, &r), CL_NOT_DONE);
 	cl_req_mgr_destroy(&m);
-	track_end();
+	test_track_end();
 }
 
 static void test_partial(void)
@@ -148,7 +137,7 @@ static void test_partial(void)
 	resume_t r;
 	size_t n;
 
-	track_begin();
+	test_track_begin();
 	mgr_init(&m, &s, 3);
 	/* Nothing queued: take the 3 available now, queue the other 7. */
 	n = 10;
@@ -185,7 +174,7 @@ static void test_partial(void)
 	CU_ASSERT_EQUAL(r.count, 2u);
 	CU_ASSERT_EQUAL(resume(&m, &r), CL_NOT_DONE);
 	cl_req_mgr_destroy(&m);
-	track_end();
+	test_track_end();
 }
 
 /* Partial with enough available is an immediate success. */
@@ -195,14 +184,14 @@ static void test_partial_immediate(void)
 	source_t s;
 	size_t n;
 
-	track_begin();
+	test_track_begin();
 	mgr_init(&m, &s, 8);
 	n = 8;
 	CU_ASSERT_EQUAL(cl_req_mgr_get(&m, &n, REQ_GET_PARTIAL_OK, cb_a, NULL, NULL), CL_SUCCESS);
 	CU_ASSERT_EQUAL(n, 8u);
 	CU_ASSERT_TRUE(cl_is_qlist_empty(&m.request_queue));
 	cl_req_mgr_destroy(&m);
-	track_end();
+	test_track_end();
 }
 
 /* The request storage grows past its initial size, and destroy releases
@@ -214,7 +203,7 @@ static void test_many_queued_then_destroy(void)
 	size_t n;
 	int i;
 
-	track_begin();
+	test_track_begin();
 	mgr_init(&m, &s, 0);
 	for (i = 0; i < 100; i++) {
 		n = 1;
@@ -223,7 +212,7 @@ static void test_many_queued_then_destroy(void)
 	}
 	CU_ASSERT_EQUAL(cl_qlist_count(&m.request_queue), 100u);
 	cl_req_mgr_destroy(&m);
-	track_end();
+	test_track_end();
 }
 
 /* Resume meets requests strictly in FIFO order. */
@@ -236,7 +225,7 @@ static void test_fifo_resume(void)
 	size_t n;
 	int i;
 
-	track_begin();
+	test_track_begin();
 	mgr_init(&m, &s, 0);
 	for (i = 0; i < 20; i++) {
 		n = (size_t)i + 1;
@@ -252,7 +241,7 @@ static void test_fifo_resume(void)
 	}
 	CU_ASSERT_EQUAL(resume(&m, &r), CL_NOT_DONE);
 	cl_req_mgr_destroy(&m);
-	track_end();
+	test_track_end();
 }
 
 static const test_entry_t tests[] = {

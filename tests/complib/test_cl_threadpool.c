@@ -7,6 +7,7 @@
 #include <complib/cl_atomic.h>
 #include <complib/cl_memory.h>
 #include "../common/cl_test.h"
+#include "../common/mem_track.h"
 
 /* What the pool callbacks of these tests share. */
 typedef struct {
@@ -53,28 +54,16 @@ static int32_t load32(atomic32_t *v)
 	return __atomic_load_n(v, __ATOMIC_ACQUIRE);
 }
 
-static void track_begin(void)
-{
-	CU_ASSERT_EQUAL(__cl_mem_track(TRUE), CL_SUCCESS);
-	CU_ASSERT_EQUAL(cl_mem_track_count(), 0);
-}
-
-static void track_end(void)
-{
-	CU_ASSERT_EQUAL(cl_mem_track_count(), 0);
-	__cl_mem_track(FALSE);
-}
-
 static void test_construct_destroy(void)
 {
 	cl_thread_pool_t pool;
 
-	track_begin();
+	test_track_begin();
 	cl_thread_pool_construct(&pool);
 	CU_ASSERT_EQUAL(pool.state, CL_UNINITIALIZED);
 	cl_thread_pool_destroy(&pool);
 	cl_thread_pool_destroy(&pool);	/* destroying again is harmless */
-	track_end();
+	test_track_end();
 }
 
 static void test_zero_count_is_one_per_processor(void)
@@ -82,7 +71,7 @@ static void test_zero_count_is_one_per_processor(void)
 	cl_thread_pool_t pool;
 	ctx_t c;
 
-	track_begin();
+	test_track_begin();
 	ctx_init(&c, FALSE);
 	CU_ASSERT_EQUAL(cl_thread_pool_init(&pool, 0, pool_cb, &c, "tp_zero"), CL_SUCCESS);
 	CU_ASSERT_EQUAL(pool.state, CL_INITIALIZED);
@@ -93,7 +82,7 @@ static void test_zero_count_is_one_per_processor(void)
 	CU_ASSERT_EQUAL(pool.state, CL_UNINITIALIZED);
 	CU_ASSERT_EQUAL(load32(&c.calls), 0);	/* never signalled: never called */
 	ctx_destroy(&c);
-	track_end();
+	test_track_end();
 }
 
 static void test_signal_runs_callback(void)
@@ -102,7 +91,7 @@ static void test_signal_runs_callback(void)
 	ctx_t c;
 	int i;
 
-	track_begin();
+	test_track_begin();
 	ctx_init(&c, FALSE);
 	CU_ASSERT_EQUAL(cl_thread_pool_init(&pool, 2, pool_cb, &c, "tp_sig"), CL_SUCCESS);
 	/* One signal at a time, each waited for: every one runs a callback. */
@@ -115,7 +104,7 @@ static void test_signal_runs_callback(void)
 	CU_ASSERT_EQUAL(load32(&c.calls), 5);
 	CU_ASSERT_EQUAL(load32(&c.returned), 5);
 	ctx_destroy(&c);
-	track_end();
+	test_track_end();
 }
 
 /* Each thread can be inside the callback at the same time: with the first
@@ -126,7 +115,7 @@ static void test_threads_run_concurrently(void)
 	ctx_t c;
 	int i;
 
-	track_begin();
+	test_track_begin();
 	ctx_init(&c, TRUE);
 	CU_ASSERT_EQUAL(cl_thread_pool_init(&pool, 3, pool_cb, &c, "tp_conc"), CL_SUCCESS);
 	for (i = 1; i <= 3; i++) {
@@ -140,7 +129,7 @@ static void test_threads_run_concurrently(void)
 	CU_ASSERT_EQUAL(load32(&c.calls), 3);
 	CU_ASSERT_EQUAL(load32(&c.returned), 3);
 	ctx_destroy(&c);
-	track_end();
+	test_track_end();
 }
 
 /* Destroy, run on its own thread, while a callback is busy and more
@@ -168,7 +157,7 @@ static void test_destroy_with_pending_work(void)
 	uint64_t deadline;
 	int i;
 
-	track_begin();
+	test_track_begin();
 	ctx_init(&c, TRUE);
 	CU_ASSERT_EQUAL(cl_thread_pool_init(&pool, 1, pool_cb, &c, "tp_pend"), CL_SUCCESS);
 	CU_ASSERT_EQUAL(cl_thread_pool_signal(&pool), CL_SUCCESS);
@@ -197,7 +186,7 @@ static void test_destroy_with_pending_work(void)
 	CU_ASSERT_EQUAL(load32(&pool.running_count), 0);
 	cl_event_destroy(&d.done);
 	ctx_destroy(&c);
-	track_end();
+	test_track_end();
 }
 
 /* Destroy right after a burst of signals, with callbacks possibly running. */
@@ -207,7 +196,7 @@ static void test_destroy_right_after_signals(void)
 	ctx_t c;
 	int round, i;
 
-	track_begin();
+	test_track_begin();
 	for (round = 0; round < 20; round++) {
 		ctx_init(&c, FALSE);
 		CU_ASSERT_EQUAL(cl_thread_pool_init(&pool, 4, pool_cb, &c, "tp_burst"), CL_SUCCESS);
@@ -219,7 +208,7 @@ static void test_destroy_right_after_signals(void)
 		CU_ASSERT_EQUAL(load32(&pool.running_count), 0);
 		ctx_destroy(&c);
 	}
-	track_end();
+	test_track_end();
 }
 
 /* Callbacks that signal their own pool keep it busy; destroy still ends it. */
@@ -228,7 +217,7 @@ static void test_callback_signals_own_pool(void)
 	cl_thread_pool_t pool;
 	ctx_t c;
 
-	track_begin();
+	test_track_begin();
 	ctx_init(&c, FALSE);
 	c.pool = &pool;
 	c.resignal = 1000;
@@ -239,7 +228,7 @@ static void test_callback_signals_own_pool(void)
 	CU_ASSERT_TRUE(load32(&c.calls) >= 1);
 	CU_ASSERT_EQUAL(load32(&c.calls), load32(&c.returned));
 	ctx_destroy(&c);
-	track_end();
+	test_track_end();
 }
 
 static const test_entry_t tests[] = {
