@@ -53,9 +53,10 @@ static void up_async(void *ctx, ib_async_event_t code, uint64_t vendor)
 
 static void up_port_change(void *al_ca, uint8_t port_num)
 {
-	/* PnP port events are not delivered yet. */
+	/* The PnP manager re-reads the CAs on its own thread. */
 	(void)al_ca;
 	(void)port_num;
+	al_pnp_poke();
 }
 
 static const al_prov_upcalls_t upcalls = { up_cq_comp, up_async, up_port_change };
@@ -228,6 +229,13 @@ ib_api_status_t al_ci_ca_acquire(ib_net64_t guid, al_ci_ca_t **pp_ci)
 	ib_api_status_t st;
 
 	pthread_mutex_lock(&mgr_lock);
+	/* Only a CA the providers enumerate now (one unplugged stays open
+	 * for its users but cannot be opened again). */
+	p_ops = prov_of_guid(guid);
+	if (!p_ops) {
+		pthread_mutex_unlock(&mgr_lock);
+		return IB_INVALID_GUID;
+	}
 	for (it = cl_qlist_head(&ci_list); it != cl_qlist_end(&ci_list); it = cl_qlist_next(it)) {
 		p_ci = PARENT_STRUCT(it, al_ci_ca_t, item);
 		if (p_ci->guid == guid) {
@@ -237,10 +245,9 @@ ib_api_status_t al_ci_ca_acquire(ib_net64_t guid, al_ci_ca_t **pp_ci)
 			return IB_SUCCESS;
 		}
 	}
-	p_ops = prov_of_guid(guid);
-	if (!p_ops || !p_ops->open_ca) {
+	if (!p_ops->open_ca) {
 		pthread_mutex_unlock(&mgr_lock);
-		return p_ops ? IB_UNSUPPORTED : IB_INVALID_GUID;
+		return IB_UNSUPPORTED;
 	}
 	p_ci = (al_ci_ca_t *)cl_zalloc(sizeof(*p_ci));
 	if (!p_ci) {
@@ -308,6 +315,40 @@ ib_api_status_t al_ci_ca_query_alloc(al_ci_ca_t *p_ci, ib_ca_attr_t **pp_attr)
 }
 
 /* ---- Enumeration ---- */
+
+ib_api_status_t al_ca_guids_alloc(ib_net64_t **pp_guids, size_t *p_count)
+{
+	ib_net64_t *g = NULL;
+	size_t total, n, got, cap = 0;
+	unsigned p;
+
+	for (;;) {
+		pthread_mutex_lock(&mgr_lock);
+		total = 0;
+		for (p = 0; p < n_provs; p++) {
+			n = 0;
+			provs[p]->get_ca_guids(NULL, &n);
+			if (total + n <= cap && n) {
+				got = n;
+				if (provs[p]->get_ca_guids(g + total, &got) != IB_SUCCESS)
+					got = 0;
+				n = got;
+			}
+			total += n;
+		}
+		pthread_mutex_unlock(&mgr_lock);
+		if (total <= cap) {
+			*pp_guids = g;
+			*p_count = total;
+			return IB_SUCCESS;
+		}
+		cl_free(g);
+		cap = total + 4;
+		g = (ib_net64_t *)cl_malloc(cap * sizeof(*g));
+		if (!g)
+			return IB_INSUFFICIENT_MEMORY;
+	}
+}
 
 ib_api_status_t ib_get_ca_guids(ib_al_handle_t h_al, ib_net64_t *const p_guid_array,
 				size_t *const p_guid_cnt)

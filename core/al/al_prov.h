@@ -19,7 +19,8 @@
  * is given at init, from any thread of its own, with none of its locks that
  * the core could need held. The core never calls a provider slot while it
  * holds an internal lock, except the data-path slots, which it calls with
- * no lock at all.
+ * no lock at all, open_ca/close_ca (under the CA manager's lock) and
+ * query_ca from the PnP manager (under its lock, which no upcall takes).
  */
 #ifndef AL_PROV_H
 #define AL_PROV_H
@@ -38,7 +39,9 @@ typedef struct al_prov_upcalls {
 	 * (a CA, QP, CQ or SRQ, as given to the provider when it was created). */
 	void (*async_event)(void *al_obj, ib_async_event_t code, uint64_t vendor_specific);
 	/** A port's state, LID, GID or P_Key table changed (drives PnP port
-	 * events); also called when a CA appears (port_num 0) or goes away. */
+	 * events): @p al_ca is the CA's core context, @p port_num the port.
+	 * When the set of CAs the provider enumerates changed (a CA appeared
+	 * or went away), @p al_ca is NULL and @p port_num 0. */
 	void (*port_change)(void *al_ca, uint8_t port_num);
 } al_prov_upcalls_t;
 

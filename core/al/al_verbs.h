@@ -132,6 +132,16 @@ void al_ci_ca_release(al_ci_ca_t *p_ci);
 /* Queries a provider CA into a fresh cl_malloc'd block (freed by caller). */
 ib_api_status_t al_ci_ca_query_alloc(al_ci_ca_t *p_ci, ib_ca_attr_t **pp_attr);
 
+/* Every CA GUID of every loaded provider, in a cl_malloc'd array (NULL
+ * when there are none; freed by the caller). */
+ib_api_status_t al_ca_guids_alloc(ib_net64_t **pp_guids, size_t *p_count);
+
+/* ---- al_pnp.c ---- */
+
+/* Something about a CA or port changed (provider upcall): the PnP manager
+ * re-reads the CAs on its thread. Any thread; no lock needed. */
+void al_pnp_poke(void);
+
 /* The instance of a handle, entered (al_handle_exit when done), or NULL. */
 al_inst_t *al_inst_enter(ib_al_handle_t h_al);
 

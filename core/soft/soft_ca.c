@@ -4,7 +4,8 @@
  *
  * Each port attaches to the fabric when the CA opens and takes its LID from
  * it; with a LID the port is ACTIVE (until a subnet manager exists). P_Key
- * table {0xFFFF}; GID table {fe80::/64 + port GUID}.
+ * table {0xFFFF}; GID table {fe80::/64 + port GUID}. soft_ci.c changes
+ * port states and LIDs (ib_ci_call, inc/iba/ibal_soft.h).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -38,15 +39,15 @@ static void fill_port(const soft_port_t *port, ib_port_attr_t *pa)
 	pa->mtu = IB_MTU_LEN_4096;
 	pa->transport = RDMA_TRANSPORT_IB;
 	pa->max_msg_size = 1u << 31;
-	pa->lid = cl_hton16(port->lid);
+	pa->lid = cl_hton16(soft_port_lid(port));
 	pa->lmc = 0;
 	pa->active_width = 2;  /* 4x */
 	pa->active_speed = 1;  /* 2.5 Gb/s per lane */
 	pa->max_vls = 1;
 	pa->sm_lid = 0;
 	pa->sm_sl = 0;
-	pa->link_state = port->lid ? IB_LINK_ACTIVE : IB_LINK_INIT;
-	pa->phys_state = 5;    /* LinkUp */
+	pa->link_state = port->link_state;
+	pa->phys_state = port->link_state == IB_LINK_DOWN ? 3 /* Disabled */ : 5 /* LinkUp */;
 	pa->subnet_timeout = 18;
 	pa->cap = port->cap;
 	pa->pkey_ctr = port->pkey_ctr;
@@ -189,6 +190,7 @@ static ib_api_status_t open_ports(soft_ca_t *ca)
 		if (st != IB_SUCCESS)
 			return st;
 		p->lid = soft_fabric_port_lid(p->fp);
+		p->link_state = p->lid ? IB_LINK_ACTIVE : IB_LINK_INIT;
 	}
 	return IB_SUCCESS;
 }

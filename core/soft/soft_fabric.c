@@ -345,7 +345,21 @@ void soft_fabric_port_close(soft_fabric_port_t *port)
 
 uint16_t soft_fabric_port_lid(const soft_fabric_port_t *port)
 {
-	return port->lid;
+	return __atomic_load_n(&port->lid, __ATOMIC_ACQUIRE);
+}
+
+ib_api_status_t soft_fabric_port_set_lid(soft_fabric_port_t *port, uint16_t lid)
+{
+	ib_api_status_t status;
+
+	if (!port || !lid || lid > SOFT_FABRIC_LID_UNICAST_MAX)
+		return IB_INVALID_PARAMETER;
+	status = soft_reg_lock(port->fab);
+	if (status != IB_SUCCESS)
+		return status;
+	status = soft_reg_move(port->fab, port, lid);
+	soft_reg_unlock(port->fab);
+	return status;
 }
 
 int soft_fabric_port_fd(const soft_fabric_port_t *port)

@@ -190,6 +190,19 @@ void soft_fabric_port_close(soft_fabric_port_t *port);
 uint16_t soft_fabric_port_lid(const soft_fabric_port_t *port);
 
 /**
+ * Gives a port another LID, as a subnet manager reassigning it would: its
+ * registration and its socket move to the new LID's address, so packets
+ * already queued stay and senders reach it at the new LID only.
+ * @param port the port.
+ * @param lid the new LID (host order), a unicast LID.
+ * @return IB_SUCCESS (also when @p lid is the current LID);
+ * IB_INVALID_PARAMETER for NULL or a LID outside 1..0xBFFF;
+ * IB_RESOURCE_BUSY if a live port holds @p lid; IB_ERROR if the port's
+ * registration is gone or a system call failed.
+ */
+ib_api_status_t soft_fabric_port_set_lid(soft_fabric_port_t *port, uint16_t lid);
+
+/**
  * The port's socket, for poll/epoll (readable when a packet waits). The
  * caller must only poll it; read with soft_fabric_recv.
  * @param port the port.

@@ -143,6 +143,10 @@ SOFT_PRIVATE boolean_t soft_reg_check_live(soft_fabric_t *fab, uint16_t lid);
 SOFT_PRIVATE ib_api_status_t soft_reg_attach(soft_fabric_t *fab, soft_fabric_port_t *port);
 /* Under the lock: removes the port's record and socket file if still its own. */
 SOFT_PRIVATE void soft_reg_detach(soft_fabric_t *fab, soft_fabric_port_t *port);
+/* Lock held: moves port's record and socket file to new_lid (which must
+ * be free); IB_RESOURCE_BUSY when a live port holds it. */
+SOFT_PRIVATE ib_api_status_t soft_reg_move(soft_fabric_t *fab, soft_fabric_port_t *port,
+					   uint16_t new_lid);
 /* Takes the lock: frees the record of lid if its holder is gone. */
 SOFT_PRIVATE void soft_reg_reclaim(soft_fabric_t *fab, uint16_t lid);
 /* Under the lock: the port's own record, or NULL if it lost it. */

@@ -322,6 +322,34 @@ void soft_reg_detach(soft_fabric_t *fab, soft_fabric_port_t *port)
 		free_rec(fab, port->lid);
 }
 
+ib_api_status_t soft_reg_move(soft_fabric_t *fab, soft_fabric_port_t *port, uint16_t new_lid)
+{
+	struct sockaddr_un from, to;
+	soft_reg_rec_t *old = soft_reg_own_rec(fab, port);
+
+	if (!old)
+		return IB_ERROR;
+	if (new_lid == port->lid)
+		return IB_SUCCESS;
+	if (soft_reg_check_live(fab, new_lid))
+		return IB_RESOURCE_BUSY;
+	/* A bound Unix socket is reached through its file: renaming the file
+	 * moves the port to the new LID's address, socket and queue intact. */
+	soft_reg_sockaddr(fab, port->lid, &from);
+	soft_reg_sockaddr(fab, new_lid, &to);
+	if (rename(from.sun_path, to.sun_path) < 0)
+		return IB_ERROR;
+	fab->recs[new_lid] = *old;
+	fab->recs[new_lid].lid = new_lid;
+	fab->recs[new_lid].gen = ++fab->hdr->gen;
+	memset(old, 0, sizeof(*old));
+	if (new_lid > fab->hdr->hwm)
+		fab->hdr->hwm = new_lid;
+	__atomic_store_n(&port->lid, new_lid, __ATOMIC_RELEASE);
+	port->gen = fab->recs[new_lid].gen;
+	return IB_SUCCESS;
+}
+
 void soft_reg_reclaim(soft_fabric_t *fab, uint16_t lid)
 {
 	struct sockaddr_un sa;

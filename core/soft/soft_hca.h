@@ -81,7 +81,8 @@ typedef struct soft_port {
 	uint8_t num;                 /**< Port number, 1-based. */
 	ib_net64_t guid;             /**< Port GUID. */
 	soft_fabric_port_t *fp;      /**< Fabric attachment. */
-	uint16_t lid;                /**< LID (host order) from the fabric. */
+	uint16_t lid;                /**< LID (host order) from the fabric (atomic). */
+	uint8_t link_state;          /**< IB_LINK_DOWN .. IB_LINK_ACTIVE (atomic; ca->lock to change). */
 	ib_port_cap_t cap;           /**< Capability bits (modify_ca). */
 	uint16_t pkey_ctr;           /**< P_Key violations. */
 	uint16_t qkey_ctr;           /**< Q_Key violations. */
@@ -94,10 +95,13 @@ typedef struct soft_upcall {
 	cl_list_item_t item;         /**< Link in soft_ca_t.ev_list. */
 	void *prov_obj;              /**< Provider object it concerns (purged when destroyed). */
 	void *al_obj;                /**< Core context given to the upcall. */
-	int comp;                    /**< 1: cq_comp; 0: async_event. */
+	int comp;                    /**< SOFT_UPCALL_ASYNC, _COMP or _PORT. */
 	ib_async_event_t code;       /**< Event code (async). */
 	uint64_t vendor;             /**< Vendor-specific value (async). */
 } soft_upcall_t;
+#define SOFT_UPCALL_ASYNC 0 /**< async_event(al_obj, code, vendor). */
+#define SOFT_UPCALL_COMP  1 /**< cq_comp(al_obj). */
+#define SOFT_UPCALL_PORT  2 /**< port_change(al_obj, (uint8_t)vendor). */
 
 /** An entry of the key table: an MR or an MW (index = key >> 8). */
 typedef struct soft_key_ent {
@@ -286,6 +290,13 @@ boolean_t soft_prov_ca_index(ib_net64_t guid, unsigned *p_index, uint8_t *p_port
  * @return the GUID, network order.
  */
 ib_net64_t soft_prov_guid(unsigned index, uint8_t port);
+/**
+ * Plugs a CA in or out of the process: an absent CA is not enumerated and
+ * cannot be opened (open ones stay usable, their ports down).
+ * @param index CA index. @param present TRUE to plug in.
+ * @return TRUE if the presence changed.
+ */
+boolean_t soft_prov_set_present(unsigned index, boolean_t present);
 
 /* soft_ca.c */
 ib_api_status_t soft_open_ca(ib_net64_t ca_guid, void *al_ca, void **pp_ca);
@@ -314,6 +325,40 @@ uint32_t soft_port_mtu(const soft_port_t *port);
  * @return the port, or NULL if out of range.
  */
 soft_port_t *soft_ca_port(soft_ca_t *ca, uint8_t num);
+/**
+ * Sets a port's link state, as a cable pulled and plugged or a subnet
+ * manager would: packets go out and come in only while it is ACTIVE.
+ * Raises IB_AE_PORT_ACTIVE / IB_AE_PORT_DOWN (vendor_specific = port
+ * number) and the port_change upcall.
+ * @param port the port. @param state IB_LINK_DOWN .. IB_LINK_ACTIVE.
+ */
+void soft_port_set_state(soft_port_t *port, uint8_t state);
+/**
+ * Gives a port another LID (soft_fabric_port_set_lid), raising
+ * IB_AE_LID_CHANGE and the port_change upcall.
+ * @param port the port. @param lid the LID, host order.
+ * @return the status of soft_fabric_port_set_lid().
+ */
+ib_api_status_t soft_port_set_lid(soft_port_t *port, uint16_t lid);
+/**
+ * Sends a packet out of a port if its link is ACTIVE (else it is lost, as
+ * on a link that is down).
+ * @param port the port. @param pkt the packet. @param len its bytes.
+ */
+static inline void soft_port_xmit(soft_port_t *port, const void *pkt, size_t len)
+{
+	if (__atomic_load_n(&port->link_state, __ATOMIC_ACQUIRE) == IB_LINK_ACTIVE)
+		soft_fabric_send(port->fp, pkt, len);
+}
+/** The port's LID, host order. @param port the port. @return the LID. */
+static inline uint16_t soft_port_lid(const soft_port_t *port)
+{
+	return __atomic_load_n(&port->lid, __ATOMIC_ACQUIRE);
+}
+
+/* soft_ci.c */
+ib_api_status_t soft_ci_call(void *ca, void *const *prov_handles, uint32_t num_handles,
+			     ib_ci_op_t *p_ci_op);
 
 /* soft_pd.c */
 ib_api_status_t soft_alloc_pd(void *ca, ib_pd_type_t type, void **pp_pd);
@@ -515,7 +560,8 @@ void soft_progress_stop(soft_ca_t *ca);
 /**
  * Queues an upcall for the progress thread.
  * @param ca the CA. @param prov_obj object concerned. @param al_obj core context.
- * @param comp 1 for cq_comp. @param code async code. @param vendor vendor value.
+ * @param comp SOFT_UPCALL_*. @param code async code. @param vendor vendor value
+ * (the port number for SOFT_UPCALL_PORT).
  */
 void soft_ca_defer(soft_ca_t *ca, void *prov_obj, void *al_obj, int comp,
 		   ib_async_event_t code, uint64_t vendor);

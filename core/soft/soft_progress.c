@@ -72,10 +72,12 @@ static void deliver(soft_ca_t *ca)
 		u = (soft_upcall_t *)cl_qlist_remove_head(&ca->ev_list);
 		ca->busy_obj = u->prov_obj;
 		pthread_mutex_unlock(&ca->ev_lock);
-		if (u->comp && soft_upcalls.cq_comp)
+		if (u->comp == SOFT_UPCALL_COMP && soft_upcalls.cq_comp)
 			soft_upcalls.cq_comp(u->al_obj);
-		else if (!u->comp && soft_upcalls.async_event)
+		else if (u->comp == SOFT_UPCALL_ASYNC && soft_upcalls.async_event)
 			soft_upcalls.async_event(u->al_obj, u->code, u->vendor);
+		else if (u->comp == SOFT_UPCALL_PORT && soft_upcalls.port_change)
+			soft_upcalls.port_change(u->al_obj, (uint8_t)u->vendor);
 		free(u);
 		pthread_mutex_lock(&ca->ev_lock);
 		ca->busy_obj = NULL;
@@ -101,7 +103,9 @@ void soft_progress_packet(soft_port_t *port, const uint8_t *buf, size_t len)
 
 	if (soft_pkt_parse(buf, len, &pkt) != SOFT_WIRE_OK)
 		return;
-	if (pkt.lrh.dlid != port->lid)
+	if (__atomic_load_n(&port->link_state, __ATOMIC_ACQUIRE) != IB_LINK_ACTIVE)
+		return; /* a link that is not active passes no data packets */
+	if (pkt.lrh.dlid != soft_port_lid(port))
 		return; /* multicast: no attached QPs yet */
 	tr = pkt.bth.opcode & SOFT_TRANSPORT_MASK;
 	pthread_rwlock_rdlock(&ca->tab_lock);

@@ -4,7 +4,8 @@
  *
  * A process has IBAL_SOFT_CAS soft CAs (default 1, at most SOFT_MAX_CAS),
  * each with IBAL_SOFT_PORTS ports (default 1, at most SOFT_MAX_PORTS),
- * read at init.
+ * read at init. A CA can be unplugged and plugged back (soft_ci.c): an
+ * unplugged CA is not enumerated and cannot be opened.
  *
  * GUIDs are unique on the host across processes: 64 bits made of
  *   bits 63..40  0x02BA1A, a locally administered prefix of ours;
@@ -25,6 +26,8 @@ al_prov_upcalls_t soft_upcalls;
 static unsigned soft_n_cas;
 static uint8_t soft_n_ports;
 static uint32_t soft_pid;
+/* Per CA index: 1 while unplugged (soft_prov_set_present); atomic. */
+static uint8_t soft_absent[SOFT_MAX_CAS];
 
 /* Reads an integer environment variable within [lo, hi], else @p dflt. */
 static unsigned env_uint(const char *name, unsigned dflt, unsigned lo, unsigned hi)
@@ -54,13 +57,22 @@ boolean_t soft_prov_ca_index(ib_net64_t guid, unsigned *p_index, uint8_t *p_port
 	unsigned i;
 
 	for (i = 0; i < soft_n_cas; i++) {
-		if (soft_prov_guid(i, 0) == guid) {
+		if (soft_prov_guid(i, 0) == guid && !__atomic_load_n(&soft_absent[i], __ATOMIC_ACQUIRE)) {
 			*p_index = i;
 			*p_ports = soft_n_ports;
 			return TRUE;
 		}
 	}
 	return FALSE;
+}
+
+boolean_t soft_prov_set_present(unsigned index, boolean_t present)
+{
+	uint8_t absent = present ? 0 : 1;
+
+	if (index >= SOFT_MAX_CAS)
+		return FALSE;
+	return __atomic_exchange_n(&soft_absent[index], absent, __ATOMIC_ACQ_REL) != absent;
 }
 
 static ib_api_status_t soft_init(const al_prov_upcalls_t *up)
@@ -71,6 +83,7 @@ static ib_api_status_t soft_init(const al_prov_upcalls_t *up)
 	soft_n_cas = env_uint(SOFT_ENV_CAS, 1, 1, SOFT_MAX_CAS);
 	soft_n_ports = (uint8_t)env_uint(SOFT_ENV_PORTS, 1, 1, SOFT_MAX_PORTS);
 	soft_pid = (uint32_t)getpid();
+	memset(soft_absent, 0, sizeof(soft_absent));
 	return IB_SUCCESS;
 }
 
@@ -82,16 +95,20 @@ static void soft_cleanup(void)
 
 static ib_api_status_t soft_get_ca_guids(ib_net64_t *p_guids, size_t *p_count)
 {
-	size_t room, i;
+	size_t room, i, n = 0;
+	ib_net64_t g[SOFT_MAX_CAS];
 
 	if (!p_count)
 		return IB_INVALID_PARAMETER;
-	room = *p_count;
-	*p_count = soft_n_cas;
-	if (room < soft_n_cas || !p_guids)
-		return soft_n_cas ? IB_INSUFFICIENT_MEMORY : IB_SUCCESS;
 	for (i = 0; i < soft_n_cas; i++)
-		p_guids[i] = soft_prov_guid((unsigned)i, 0);
+		if (!__atomic_load_n(&soft_absent[i], __ATOMIC_ACQUIRE))
+			g[n++] = soft_prov_guid((unsigned)i, 0);
+	room = *p_count;
+	*p_count = n;
+	if (room < n || (n && !p_guids))
+		return n ? IB_INSUFFICIENT_MEMORY : IB_SUCCESS;
+	if (n)
+		memcpy(p_guids, g, n * sizeof(*g));
 	return IB_SUCCESS;
 }
 
@@ -105,6 +122,7 @@ const al_prov_ops_t soft_prov_ops = {
 	.query_ca = soft_query_ca,
 	.modify_ca = soft_modify_ca,
 	.close_ca = soft_close_ca,
+	.ci_call = soft_ci_call,
 	.alloc_pd = soft_alloc_pd,
 	.dealloc_pd = soft_dealloc_pd,
 	.create_av = soft_create_av,

@@ -42,7 +42,7 @@ uint8_t *soft_rc_hdrs(soft_rc_t *rc, soft_pkt_t *pkt)
 	pkt->lrh.sl = p->sl;
 	pkt->lrh.lnh = p->grh ? SOFT_LNH_IBA_GLOBAL : SOFT_LNH_IBA_LOCAL;
 	pkt->lrh.dlid = p->dlid;
-	pkt->lrh.slid = p->port->lid;
+	pkt->lrh.slid = soft_port_lid(p->port);
 	if (p->grh)
 		pkt->grh = p->grh_hdr;
 	pkt->bth.pkey = p->pkey;
@@ -58,7 +58,7 @@ void soft_rc_send(soft_rc_t *rc, const soft_pkt_t *pkt)
 
 	memset(rc->buf + hdr_len + pkt->payload_len, 0, total - hdr_len - pkt->payload_len);
 	if (soft_pkt_seal(rc->buf, total) == SOFT_WIRE_OK)
-		soft_fabric_send(rc->path.port->fp, rc->buf, total);
+		soft_port_xmit(rc->path.port, rc->buf, total);
 }
 
 void soft_rc_send_ack(soft_rc_t *rc, uint32_t psn, uint8_t syndrome)

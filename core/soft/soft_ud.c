@@ -77,7 +77,7 @@ static ib_wc_status_t fill_hdrs(soft_qp_t *qp, const ib_send_wr_t *wr, const sof
 	pkt->lrh.sl = av->attr.sl;
 	pkt->lrh.lnh = av->attr.grh_valid ? SOFT_LNH_IBA_GLOBAL : SOFT_LNH_IBA_LOCAL;
 	pkt->lrh.dlid = cl_ntoh16(av->attr.dlid);
-	pkt->lrh.slid = port->lid;
+	pkt->lrh.slid = soft_port_lid(port);
 	if (av->attr.grh_valid) {
 		pkt->grh = av->attr.grh;
 		if (!(cl_ntoh32(pkt->grh.ver_class_flow) >> 28))
@@ -182,7 +182,7 @@ void soft_ud_execute(soft_qp_t *qp, const ib_send_wr_t *wr, const uint8_t *p_inl
 				     : build(qp, wr, p_inl, inl_len, (uint32_t)len, &pkt_len,
 					   &port);
 	if (ws == IB_WCS_SUCCESS) {
-		soft_fabric_send(port->fp, qp->pkt, pkt_len);
+		soft_port_xmit(port, qp->pkt, pkt_len);
 		if (!(wr->send_opt & IB_SEND_OPT_SIGNALED) && !qp->sq_signaled)
 			return;
 	}

@@ -2854,16 +2854,28 @@ typedef struct _ib_pnp_req {
 
 /**
  * Registers for notification of PnP events of one class. The callback is
- * first invoked for the current state of the system (for example, an add
- * event for every existing port), then for later changes.
+ * first invoked for the current state of the system, then for later
+ * changes: for IB_PNP_CA an IB_PNP_CA_ADD per adapter; for IB_PNP_PORT an
+ * IB_PNP_PORT_ADD per port, each followed by the event of the port's link
+ * state when it is not down (IB_PNP_PORT_INIT, IB_PNP_PORT_ARMED or
+ * IB_PNP_PORT_ACTIVE). With IB_PNP_FLAG_REG_COMPLETE an IB_PNP_REG_COMPLETE
+ * event follows those; with IB_PNP_FLAG_REG_SYNC the call returns only
+ * once they have been delivered. Events of one registration are delivered
+ * one at a time, in order, from threads of the access layer.
  * @param h_al an open access-layer instance.
  * @param p_pnp_req the class and callback.
  * @param ph_pnp receives the handle of the registration.
  * @return the status of the call.
  * @retval IB_SUCCESS the registration was made.
  * @retval IB_INVALID_AL_HANDLE h_al is invalid.
- * @retval IB_INVALID_PARAMETER p_pnp_req or ph_pnp is NULL.
+ * @retval IB_INVALID_PARAMETER p_pnp_req, its pfn_pnp_cb or ph_pnp is NULL,
+ * or pnp_class is not one class with IB_PNP_FLAG_* flags.
+ * @retval IB_INVALID_STATE IB_PNP_FLAG_REG_SYNC was asked for from a
+ * callback of the access layer, where waiting could never end.
+ * @retval IB_UNSUPPORTED the class is IB_PNP_IOU or IB_PNP_IOC, which this
+ * version does not deliver yet.
  * @retval IB_INSUFFICIENT_MEMORY not enough memory.
+ * @retval IB_ERROR the thread of the PnP manager could not be started.
  */
 AL_EXPORT ib_api_status_t AL_API
 ib_reg_pnp(IN const ib_al_handle_t h_al, IN const ib_pnp_req_t *const p_pnp_req,
