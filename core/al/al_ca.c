@@ -55,21 +55,13 @@ ib_api_status_t al_destroy_handle(void *h, al_handle_type_t type, ib_pfn_destroy
 	al_obj_t *p_obj;
 	ib_api_status_t st;
 
-	if (pfn == ib_sync_destroy) {
-		/* Not entered: the synchronous wait includes draining the calls
-		 * inside the object. */
-		p_obj = (al_obj_t *)al_handle_lookup(AL_HANDLE_FROM_IB(h), type);
-		if (!p_obj)
-			return bad;
-		st = al_obj_destroy(p_obj, pfn);
-	} else {
-		/* Entered, so the object cannot complete under us. */
-		p_obj = (al_obj_t *)AL_ENTER(h, type);
-		if (!p_obj)
-			return bad;
-		st = al_obj_destroy(p_obj, pfn);
-		AL_EXIT(h);
-	}
+	/* Entered, so that the object cannot complete under us even when
+	 * another thread destroys the same handle; the entry is left before
+	 * the synchronous wait, which drains the calls inside the object. */
+	p_obj = (al_obj_t *)AL_ENTER(h, type);
+	if (!p_obj)
+		return bad;
+	st = al_obj_destroy_entered(p_obj, pfn, AL_HANDLE_FROM_IB(h));
 	if (st == IB_SUCCESS)
 		return IB_SUCCESS;
 	/* Refused with the handle still live: ib_sync_destroy from a callback

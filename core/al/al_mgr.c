@@ -181,10 +181,12 @@ ib_api_status_t ib_close_al(const ib_al_handle_t h_al)
 	/* Waiting for callbacks from a callback thread could never end. */
 	if (al_is_cb_thread())
 		return IB_INVALID_STATE;
-	p_al = (al_inst_t *)al_handle_lookup(AL_HANDLE_FROM_IB(h_al), AL_HDL_AL);
+	/* Entered until the destruction is claimed: a concurrent close of the
+	 * same handle cannot free the instance under us. */
+	p_al = al_inst_enter(h_al);
 	if (!p_al)
 		return IB_INVALID_AL_HANDLE;
-	st = al_obj_destroy(&p_al->obj, ib_sync_destroy);
+	st = al_obj_destroy_entered(&p_al->obj, ib_sync_destroy, AL_HANDLE_FROM_IB(h_al));
 	if (st != IB_SUCCESS)
 		return IB_INVALID_AL_HANDLE;
 	pthread_mutex_lock(&mgr_lock);

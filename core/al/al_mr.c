@@ -48,6 +48,35 @@ static void mr_cleanup(al_obj_t *p_obj)
 	set_cur_pd(p_mr, p_mr->p_pd);
 }
 
+static void mr_free(al_obj_t *p_obj)
+{
+	al_mr_t *p_mr = PARENT_STRUCT(p_obj, al_mr_t, v.obj);
+
+	pthread_rwlock_destroy(&p_mr->use_lock);
+	cl_free(p_mr);
+}
+
+al_mr_t *al_mr_use(ib_mr_handle_t h_mr)
+{
+	al_mr_t *p_mr = (al_mr_t *)AL_ENTER(h_mr, AL_HDL_MR);
+
+	if (!p_mr)
+		return NULL;
+	pthread_rwlock_rdlock(&p_mr->use_lock);
+	if (!p_mr->v.p_prov) {
+		pthread_rwlock_unlock(&p_mr->use_lock);
+		AL_EXIT(h_mr);
+		return NULL;
+	}
+	return p_mr;
+}
+
+void al_mr_unuse(ib_mr_handle_t h_mr, al_mr_t *p_mr)
+{
+	pthread_rwlock_unlock(&p_mr->use_lock);
+	AL_EXIT(h_mr);
+}
+
 /* A new MR object on p_pd, initialized, not yet backed by the provider. */
 static ib_api_status_t mr_new(al_pd_t *p_pd, al_mr_t **pp_mr)
 {
@@ -58,10 +87,12 @@ static ib_api_status_t mr_new(al_pd_t *p_pd, al_mr_t **pp_mr)
 		return IB_INSUFFICIENT_MEMORY;
 	p_mr->p_pd = p_mr->p_cur_pd = p_pd;
 	p_mr->v.p_ops = p_pd->v.p_ops;
+	pthread_rwlock_init(&p_mr->use_lock, NULL);
 	al_obj_construct(&p_mr->v.obj, AL_HDL_MR);
-	st = al_obj_init(&p_mr->v.obj, &p_pd->v.obj, NULL, NULL, mr_cleanup, al_verbs_free);
+	st = al_obj_init(&p_mr->v.obj, &p_pd->v.obj, NULL, NULL, mr_cleanup, mr_free);
 	if (st != IB_SUCCESS) {
 		al_obj_deinit(&p_mr->v.obj);
+		pthread_rwlock_destroy(&p_mr->use_lock);
 		cl_free(p_mr);
 		return st == IB_INVALID_STATE ? IB_INVALID_PD_HANDLE : st;
 	}
@@ -126,7 +157,7 @@ ib_api_status_t ib_reg_phys(const ib_pd_handle_t h_pd, const ib_phys_create_t *c
 
 ib_api_status_t ib_query_mr(const ib_mr_handle_t h_mr, ib_mr_attr_t *const p_mr_attr)
 {
-	al_mr_t *p_mr = (al_mr_t *)AL_ENTER(h_mr, AL_HDL_MR);
+	al_mr_t *p_mr = al_mr_use(h_mr);
 	ib_api_status_t st;
 
 	if (!p_mr)
@@ -141,7 +172,7 @@ ib_api_status_t ib_query_mr(const ib_mr_handle_t h_mr, ib_mr_attr_t *const p_mr_
 			p_mr_attr->h_pd = (ib_pd_handle_t)al_obj_h(
 				&__atomic_load_n(&p_mr->p_cur_pd, __ATOMIC_ACQUIRE)->v.obj);
 	}
-	AL_EXIT(h_mr);
+	al_mr_unuse(h_mr, p_mr);
 	return st;
 }
 
@@ -167,7 +198,7 @@ ib_api_status_t ib_rereg_mem(const ib_mr_handle_t h_mr, const ib_mr_mod_t mr_mod
 			     const ib_mr_create_t *const p_mr_create, net32_t *const p_lkey,
 			     net32_t *const p_rkey, const ib_pd_handle_t h_pd)
 {
-	al_mr_t *p_mr = (al_mr_t *)AL_ENTER(h_mr, AL_HDL_MR);
+	al_mr_t *p_mr = al_mr_use(h_mr);
 	al_pd_t *p_pd = NULL;
 	ib_api_status_t st;
 
@@ -187,7 +218,7 @@ ib_api_status_t ib_rereg_mem(const ib_mr_handle_t h_mr, const ib_mr_mod_t mr_mod
 		if (p_pd)
 			AL_EXIT(h_pd);
 	}
-	AL_EXIT(h_mr);
+	al_mr_unuse(h_mr, p_mr);
 	return st;
 }
 
@@ -195,7 +226,7 @@ ib_api_status_t ib_rereg_phys(const ib_mr_handle_t h_mr, const ib_mr_mod_t mr_mo
 			      const ib_phys_create_t *const p_phys_create, uint64_t *const p_vaddr,
 			      net32_t *const p_lkey, net32_t *const p_rkey, const ib_pd_handle_t h_pd)
 {
-	al_mr_t *p_mr = (al_mr_t *)AL_ENTER(h_mr, AL_HDL_MR);
+	al_mr_t *p_mr = al_mr_use(h_mr);
 	al_pd_t *p_pd = NULL;
 	ib_api_status_t st;
 
@@ -216,7 +247,7 @@ ib_api_status_t ib_rereg_phys(const ib_mr_handle_t h_mr, const ib_mr_mod_t mr_mo
 		if (p_pd)
 			AL_EXIT(h_pd);
 	}
-	AL_EXIT(h_mr);
+	al_mr_unuse(h_mr, p_mr);
 	return st;
 }
 
@@ -224,7 +255,7 @@ ib_api_status_t ib_reg_shared(const ib_mr_handle_t h_mr, const ib_pd_handle_t h_
 			      const ib_access_t access_ctrl, uint64_t *const p_vaddr,
 			      net32_t *const p_lkey, net32_t *const p_rkey, ib_mr_handle_t *const ph_mr)
 {
-	al_mr_t *p_mr = (al_mr_t *)AL_ENTER(h_mr, AL_HDL_MR);
+	al_mr_t *p_mr = al_mr_use(h_mr);
 	al_pd_t *p_pd;
 	al_mr_t *p_new;
 	ib_api_status_t st;
@@ -244,7 +275,7 @@ ib_api_status_t ib_reg_shared(const ib_mr_handle_t h_mr, const ib_pd_handle_t h_
 							       &p_new->v.p_prov), ph_mr);
 	if (p_pd)
 		AL_EXIT(h_pd);
-	AL_EXIT(h_mr);
+	al_mr_unuse(h_mr, p_mr);
 	return st;
 }
 
@@ -304,25 +335,25 @@ out:
 ib_api_status_t ib_dereg_mr(const ib_mr_handle_t h_mr)
 {
 	al_mr_t *p_mr = (al_mr_t *)AL_ENTER(h_mr, AL_HDL_MR);
-	uint32_t expected = 0;
 	ib_api_status_t st;
 
 	if (!p_mr)
 		return IB_INVALID_MR_HANDLE;
-	if (!__atomic_compare_exchange_n(&p_mr->dereg, &expected, 1, 0, __ATOMIC_ACQ_REL,
-					 __ATOMIC_ACQUIRE)) {
-		AL_EXIT(h_mr);
-		return IB_INVALID_MR_HANDLE; /* another thread deregisters it */
-	}
-	st = p_mr->v.p_ops->dereg_mr(p_mr->v.p_prov);
-	if (st == IB_SUCCESS) {
-		p_mr->v.p_prov = NULL;
-		/* Fails only when its PD is going already: the cleanup then
-		 * finds the region deregistered. */
-		(void)al_obj_destroy(&p_mr->v.obj, NULL);
+	/* Exclusive: no call is using the provider MR while it goes, and
+	 * the calls after it find none (IB_INVALID_MR_HANDLE). */
+	pthread_rwlock_wrlock(&p_mr->use_lock);
+	if (!p_mr->v.p_prov) {
+		st = IB_INVALID_MR_HANDLE; /* another thread deregistered it */
 	} else {
-		__atomic_store_n(&p_mr->dereg, 0, __ATOMIC_RELEASE);
+		st = p_mr->v.p_ops->dereg_mr(p_mr->v.p_prov);
+		if (st == IB_SUCCESS)
+			__atomic_store_n(&p_mr->v.p_prov, NULL, __ATOMIC_RELEASE);
 	}
+	pthread_rwlock_unlock(&p_mr->use_lock);
+	/* Fails only when its PD is going already: the cleanup then finds the
+	 * region deregistered. */
+	if (st == IB_SUCCESS)
+		(void)al_obj_destroy(&p_mr->v.obj, NULL);
 	AL_EXIT(h_mr);
 	return st;
 }

@@ -508,7 +508,11 @@ ib_api_status_t al_obj_insert_handle(al_obj_t *const p_obj)
 	return status;
 }
 
-ib_api_status_t al_obj_destroy(al_obj_t *const p_obj, const ib_pfn_destroy_cb_t pfn_destroy_cb)
+/* al_obj_destroy(); @p entered, unless AL_HANDLE_NULL, is a handle the
+ * caller entered to keep the object alive: it is exited once the
+ * destruction is claimed (or refused), before any wait. */
+static ib_api_status_t obj_destroy(al_obj_t *const p_obj, const ib_pfn_destroy_cb_t pfn_destroy_cb,
+				   al_handle_t entered)
 {
 	boolean_t sync = (pfn_destroy_cb == ib_sync_destroy);
 	al_obj_waiter_t waiter;
@@ -516,8 +520,11 @@ ib_api_status_t al_obj_destroy(al_obj_t *const p_obj, const ib_pfn_destroy_cb_t 
 
 	CL_ASSERT(p_obj);
 	/* Its own callbacks, or its descendants', cannot run while we wait. */
-	if (sync && runs_under(p_obj))
+	if (sync && runs_under(p_obj)) {
+		if (entered != AL_HANDLE_NULL)
+			al_handle_exit(entered);
 		return IB_INVALID_STATE;
+	}
 	if (sync) {
 		cl_event_construct(&waiter.event);
 		cl_event_init(&waiter.event, FALSE);
@@ -531,6 +538,8 @@ ib_api_status_t al_obj_destroy(al_obj_t *const p_obj, const ib_pfn_destroy_cb_t 
 		cl_spinlock_release(&p_obj->cb_lock);
 		if (sync)
 			cl_event_destroy(&waiter.event);
+		if (entered != AL_HANDLE_NULL)
+			al_handle_exit(entered);
 		return IB_INVALID_STATE;
 	}
 	p_obj->destroying = TRUE;
@@ -542,11 +551,27 @@ ib_api_status_t al_obj_destroy(al_obj_t *const p_obj, const ib_pfn_destroy_cb_t 
 
 	if (h != AL_HANDLE_NULL)
 		al_handle_invalidate(h);
+	/* Claimed: nobody else can start the destruction, so the object lives
+	 * until cl_obj_destroy() below; the caller's entry must go before the
+	 * drain that the destruction waits for. */
+	if (entered != AL_HANDLE_NULL)
+		al_handle_exit(entered);
 	cl_obj_destroy(&p_obj->cl_obj);
 
 	if (sync)
 		wait_done(&waiter);
 	return IB_SUCCESS;
+}
+
+ib_api_status_t al_obj_destroy(al_obj_t *const p_obj, const ib_pfn_destroy_cb_t pfn_destroy_cb)
+{
+	return obj_destroy(p_obj, pfn_destroy_cb, AL_HANDLE_NULL);
+}
+
+ib_api_status_t al_obj_destroy_entered(al_obj_t *const p_obj,
+				       const ib_pfn_destroy_cb_t pfn_destroy_cb, al_handle_t entered)
+{
+	return obj_destroy(p_obj, pfn_destroy_cb, entered);
 }
 
 static ib_api_status_t queue_item(al_obj_t *p_obj, al_cb_item_t *p_item)

@@ -226,6 +226,20 @@ ib_api_status_t al_obj_destroy(IN al_obj_t *const p_obj,
 			       IN const ib_pfn_destroy_cb_t pfn_destroy_cb OPTIONAL);
 
 /**
+ * As al_obj_destroy(), for a caller that entered the object's handle to
+ * keep it alive while it gets there (so that two threads destroying one
+ * handle at once never touch a freed object): the handle is exited once
+ * the destruction is claimed or refused, before any wait.
+ * @param p_obj the object, entered through @p entered.
+ * @param pfn_destroy_cb as for al_obj_destroy().
+ * @param entered the handle the caller entered; exited here in every case.
+ * @return as al_obj_destroy().
+ */
+ib_api_status_t al_obj_destroy_entered(IN al_obj_t *const p_obj,
+				       IN const ib_pfn_destroy_cb_t pfn_destroy_cb OPTIONAL,
+				       IN al_handle_t entered);
+
+/**
  * Queues a callback on an object; an AL callback thread will call
  * pfn_cb(context) after the callbacks queued on the object before it, with
  * no lock held. The item (allocated here) is freed after the call.

@@ -11,9 +11,12 @@
  *
  * Work requests carry access-layer handles (ib_send_wr_t.dgrm.ud.h_av,
  * ib_bind_wr_t.h_mr): a provider resolves them with al_prov_av() and
- * al_prov_mr() (inline handle lookups, no lock), which return NULL for a bad
+ * al_prov_mr() (lock-free handle entries), which return NULL for a bad
  * handle so the provider can fail the request with IB_INVALID_AV_HANDLE or
- * IB_INVALID_MR_HANDLE.
+ * IB_INVALID_MR_HANDLE. A successful resolution keeps the object from
+ * being destroyed until the provider calls al_prov_put() with the handle,
+ * so a user destroying an AV or MR while a post uses it cannot pull it
+ * from under the provider.
  *
  * Threads: a provider reports completions and events through the upcalls it
  * is given at init, from any thread of its own, with none of its locks that
@@ -143,9 +146,11 @@ extern const al_prov_ops_t verbs_prov_ops;
 
 /* Handle resolution for providers, defined by the core (al_handle.h):
  * the provider object behind an AV or MR handle found in a work request,
- * or NULL if the handle is not a live AV/MR. */
+ * or NULL if the handle is not a live AV/MR. A non-NULL result must be
+ * released with al_prov_put(handle) once the provider is done with it. */
 void *al_prov_av(ib_av_handle_t h_av);
 void *al_prov_mr(ib_mr_handle_t h_mr);
+void al_prov_put(const void *h);
 
 #ifdef __cplusplus
 }

@@ -109,7 +109,9 @@ typedef struct al_mr {
 	al_verbs_obj_t v;
 	al_pd_t *p_pd;               /* the parent */
 	al_pd_t *p_cur_pd;           /* the PD it is in now (referenced when not p_pd; atomic) */
-	uint32_t dereg;              /* atomic: 1 while ib_dereg_mr works on it */
+	/* Calls that use the provider MR hold it shared; ib_dereg_mr holds it
+	 * exclusive while the provider deregisters, then clears v.p_prov. */
+	pthread_rwlock_t use_lock;
 	void *shm_addr;              /* ib_reg_shmid: the attached segment, detached at cleanup */
 } al_mr_t;
 
@@ -149,6 +151,13 @@ al_inst_t *al_inst_enter(ib_al_handle_t h_al);
 
 /* Delivers a CA async event to every open al_ca_t of a provider CA. */
 void al_ca_event(al_ci_ca_t *p_ci, ib_async_event_t code, uint64_t vendor);
+
+/* ---- al_mr.c: use of an MR by a call ---- */
+
+/* Enters h_mr and holds its provider MR against deregistration; NULL when
+ * the handle is not a live, registered MR. Release with al_mr_unuse(). */
+al_mr_t *al_mr_use(ib_mr_handle_t h_mr);
+void al_mr_unuse(ib_mr_handle_t h_mr, al_mr_t *p_mr);
 
 /* ---- al_cq.c, al_qp.c, al_srq.c: upcall targets ---- */
 

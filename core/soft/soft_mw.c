@@ -101,6 +101,10 @@ ib_api_status_t soft_bind_mw(void *h, void *h_qp, ib_bind_wr_t *b, net32_t *p_rk
 	pthread_mutex_lock(&qp->lock);
 	st = bind_check(mw, qp, b, mr);
 	pthread_mutex_unlock(&qp->lock);
+	/* Under tab_lock from here on the region cannot go (its deregistration
+	 * takes the lock), so the handle's hold can end. */
+	if (mr)
+		al_prov_put(b->h_mr);
 	if (st != IB_SUCCESS) {
 		pthread_rwlock_unlock(&ca->tab_lock);
 		return st;

@@ -38,6 +38,7 @@ ib_api_status_t soft_ud_check_wr(soft_qp_t *qp, const ib_send_wr_t *p_wr)
 		return IB_INVALID_PARAMETER;
 	if (!al_prov_av(p_wr->dgrm.ud.h_av))
 		return IB_INVALID_AV_HANDLE;
+	al_prov_put(p_wr->dgrm.ud.h_av);
 	return IB_SUCCESS;
 }
 
@@ -125,19 +126,18 @@ static ib_wc_status_t gather(soft_qp_t *qp, const ib_send_wr_t *wr, const uint8_
 	return IB_WCS_SUCCESS;
 }
 
-/* Builds the whole packet in qp->pkt; returns its length in *p_len. */
-static ib_wc_status_t build(soft_qp_t *qp, const ib_send_wr_t *wr, const uint8_t *p_inl,
-			    uint32_t inl_len, uint32_t len, size_t *p_len, soft_port_t **pp_port)
+/* Builds the whole packet in qp->pkt with the resolved AV; returns its
+ * length in *p_len. */
+static ib_wc_status_t build_av(soft_qp_t *qp, const ib_send_wr_t *wr, soft_av_t *av,
+			       const uint8_t *p_inl, uint32_t inl_len, uint32_t len, size_t *p_len,
+			       soft_port_t **pp_port)
 {
-	soft_av_t *av = al_prov_av(wr->dgrm.ud.h_av);
 	soft_port_t *port;
 	soft_pkt_t pkt;
 	ud_snap_t s;
 	ib_wc_status_t ws;
 	size_t hdr_len, total;
 
-	if (!av)
-		return IB_WCS_LOCAL_OP_ERR;
 	snap(qp, &s);
 	port = soft_ca_port(qp->ca, s.port);
 	if (!port)
@@ -161,6 +161,20 @@ static ib_wc_status_t build(soft_qp_t *qp, const ib_send_wr_t *wr, const uint8_t
 	*p_len = total;
 	*pp_port = port;
 	return IB_WCS_SUCCESS;
+}
+
+/* build_av() with the WR's AV, held for the time of the build. */
+static ib_wc_status_t build(soft_qp_t *qp, const ib_send_wr_t *wr, const uint8_t *p_inl,
+			    uint32_t inl_len, uint32_t len, size_t *p_len, soft_port_t **pp_port)
+{
+	soft_av_t *av = al_prov_av(wr->dgrm.ud.h_av);
+	ib_wc_status_t ws;
+
+	if (!av)
+		return IB_WCS_LOCAL_OP_ERR;
+	ws = build_av(qp, wr, av, p_inl, inl_len, len, p_len, pp_port);
+	al_prov_put(wr->dgrm.ud.h_av);
+	return ws;
 }
 
 void soft_ud_execute(soft_qp_t *qp, const ib_send_wr_t *wr, const uint8_t *p_inl,

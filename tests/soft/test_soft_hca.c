@@ -31,6 +31,11 @@ void *al_prov_mr(ib_mr_handle_t h_mr)
 	return (void *)h_mr;
 }
 
+void al_prov_put(const void *h)
+{
+	(void)h;
+}
+
 static const al_prov_ops_t *ops = &soft_prov_ops;
 
 /* --- Upcall recorder ------------------------------------------------------ */
