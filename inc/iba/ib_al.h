@@ -2186,7 +2186,8 @@ typedef void (AL_API *ib_pfn_mad_comp_cb_t)(IN const ib_mad_svc_handle_t h_mad_s
  * @retval IB_SUCCESS the pool was created.
  * @retval IB_INVALID_AL_HANDLE h_al is invalid.
  * @retval IB_INVALID_PARAMETER ph_pool is NULL.
- * @retval IB_INVALID_SETTING max is not 0 and is less than min.
+ * @retval IB_INVALID_SETTING max is not 0 and is less than min, or min and
+ * grow_size are both 0 (a pool that could never give an element).
  * @retval IB_INSUFFICIENT_MEMORY not enough memory.
  */
 AL_EXPORT ib_api_status_t AL_API
@@ -2194,7 +2195,8 @@ ib_create_mad_pool(IN const ib_al_handle_t h_al, IN const size_t min, IN const s
 		   IN const size_t grow_size, OUT ib_pool_handle_t *const ph_pool);
 
 /**
- * Destroys a MAD pool and everything it allocated.
+ * Destroys a MAD pool and everything it allocated; its registrations with
+ * protection domains (pool keys) end with it.
  * @param h_pool the pool.
  * @return the status of the call.
  * @retval IB_SUCCESS the pool was destroyed.
@@ -2227,7 +2229,8 @@ ib_reg_mad_pool(IN const ib_pool_handle_t h_pool, IN const ib_pd_handle_t h_pd,
  * @param pool_key the key from ib_reg_mad_pool().
  * @return the status of the call.
  * @retval IB_SUCCESS the pool was deregistered.
- * @retval IB_INVALID_PARAMETER pool_key is invalid.
+ * @retval IB_INVALID_PARAMETER pool_key is invalid, or is a key the access
+ * layer made itself (the key of a special QP from ib_get_spl_qp()).
  * @retval IB_RESOURCE_BUSY elements obtained with this key have not been
  * returned.
  */
@@ -2246,8 +2249,9 @@ ib_dereg_mad_pool(IN const ib_pool_key_t pool_key);
  * @param pp_mad_element receives the element.
  * @return the status of the call.
  * @retval IB_SUCCESS the element was returned.
- * @retval IB_INVALID_PARAMETER pool_key is invalid or pp_mad_element is
- * NULL.
+ * @retval IB_INVALID_PARAMETER pool_key is invalid, buf_size is 0 or
+ * pp_mad_element is NULL.
+ * @retval IB_INVALID_SETTING buf_size does not fit in 32 bits.
  * @retval IB_INSUFFICIENT_MEMORY not enough memory.
  * @retval IB_INSUFFICIENT_RESOURCES the pool could not grow and be
  * registered.
@@ -2261,7 +2265,9 @@ ib_get_mad(IN const ib_pool_key_t pool_key, IN const size_t buf_size,
  * @param p_mad_element_list first element of the list.
  * @return the status of the call.
  * @retval IB_SUCCESS the elements were returned.
- * @retval IB_INVALID_PARAMETER p_mad_element_list is NULL.
+ * @retval IB_INVALID_PARAMETER p_mad_element_list is NULL, or an element of
+ * the list is not one taken from a pool and not yet returned (then no
+ * element of the list is returned).
  */
 AL_EXPORT ib_api_status_t AL_API
 ib_put_mad(IN const ib_mad_element_t *p_mad_element_list);
