@@ -318,47 +318,53 @@ ib_api_status_t al_ci_ca_query_alloc(al_ci_ca_t *p_ci, ib_ca_attr_t **pp_attr)
 
 /* ---- Enumeration ---- */
 
+/* Lists the CA GUIDs of every loaded provider into g while they fit in
+ * room entries (g may be NULL with room 0); returns how many there are. */
+static size_t enum_guids(ib_net64_t *g, size_t room)
+{
+	size_t total = 0, n, got;
+	unsigned p;
+
+	pthread_mutex_lock(&mgr_lock);
+	for (p = 0; p < n_provs; p++) {
+		n = 0;
+		provs[p]->get_ca_guids(NULL, &n);
+		if (n && total + n <= room) {
+			got = n;
+			if (provs[p]->get_ca_guids(g + total, &got) != IB_SUCCESS)
+				got = 0;
+			n = got;
+		}
+		total += n;
+	}
+	pthread_mutex_unlock(&mgr_lock);
+	return total;
+}
+
 ib_api_status_t al_ca_guids_alloc(ib_net64_t **pp_guids, size_t *p_count)
 {
 	ib_net64_t *g = NULL;
-	size_t total, n, got, cap = 0;
-	unsigned p;
+	size_t total, cap = 0;
 
-	for (;;) {
-		pthread_mutex_lock(&mgr_lock);
-		total = 0;
-		for (p = 0; p < n_provs; p++) {
-			n = 0;
-			provs[p]->get_ca_guids(NULL, &n);
-			if (total + n <= cap && n) {
-				got = n;
-				if (provs[p]->get_ca_guids(g + total, &got) != IB_SUCCESS)
-					got = 0;
-				n = got;
-			}
-			total += n;
-		}
-		pthread_mutex_unlock(&mgr_lock);
-		if (total <= cap) {
-			*pp_guids = g;
-			*p_count = total;
-			return IB_SUCCESS;
-		}
+	/* CAs may come between two counts: grow until the list fits. */
+	while ((total = enum_guids(g, cap)) > cap) {
 		cl_free(g);
 		cap = total + 4;
 		g = (ib_net64_t *)cl_malloc(cap * sizeof(*g));
 		if (!g)
 			return IB_INSUFFICIENT_MEMORY;
 	}
+	*pp_guids = g;
+	*p_count = total;
+	return IB_SUCCESS;
 }
 
 ib_api_status_t ib_get_ca_guids(ib_al_handle_t h_al, ib_net64_t *const p_guid_array,
 				size_t *const p_guid_cnt)
 {
 	al_inst_t *p_al = al_inst_enter(h_al);
-	size_t room, total = 0, n;
+	size_t room, total;
 	ib_api_status_t st = IB_SUCCESS;
-	unsigned p;
 
 	if (!p_al)
 		return IB_INVALID_AL_HANDLE;
@@ -367,20 +373,7 @@ ib_api_status_t ib_get_ca_guids(ib_al_handle_t h_al, ib_net64_t *const p_guid_ar
 		return IB_INVALID_PARAMETER;
 	}
 	room = p_guid_array ? *p_guid_cnt : 0;
-	pthread_mutex_lock(&mgr_lock);
-	for (p = 0; p < n_provs; p++) {
-		n = 0;
-		provs[p]->get_ca_guids(NULL, &n);
-		if (p_guid_array && total + n <= room) {
-			size_t got = n;
-
-			if (n && provs[p]->get_ca_guids(p_guid_array + total, &got) != IB_SUCCESS)
-				got = 0;
-			n = got;
-		}
-		total += n;
-	}
-	pthread_mutex_unlock(&mgr_lock);
+	total = enum_guids(p_guid_array, room);
 	if (total && (!p_guid_array || total > room))
 		st = IB_INSUFFICIENT_MEMORY;
 	*p_guid_cnt = total;
