@@ -14,27 +14,11 @@
 #include <unistd.h>
 #include <iba/ib_al.h>
 #include "../common/cl_test.h"
+#include "../common/fab_dir.h"
 
 /* ---- Fabric directory ---- */
 
 static char fab_dir[64];
-
-static void rm_tree(const char *dir)
-{
-	char path[512];
-	struct dirent *e;
-	DIR *d = opendir(dir);
-
-	if (!d)
-		return;
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-			unlink(path);
-		}
-	closedir(d);
-	rmdir(dir);
-}
 
 static void fab_begin(void)
 {
@@ -48,7 +32,7 @@ static void fab_begin(void)
 
 static void fab_end(void)
 {
-	rm_tree(fab_dir);
+	test_rm_tree(fab_dir);
 	unsetenv("IBAL_SOFT_FABRIC");
 }
 

@@ -17,6 +17,7 @@
 #include "al_handle.h"
 #include "al_mad_pool.h"
 #include "../common/cl_test.h"
+#include "../common/fab_dir.h"
 #include "../common/mem_track.h"
 
 /* ---- Environment: one AL, one CA, two PDs ---- */
@@ -25,23 +26,6 @@ static char fab_dir[64];
 static ib_al_handle_t h_al;
 static ib_ca_handle_t h_ca;
 static ib_pd_handle_t h_pd, h_pd2;
-
-static void rm_tree(const char *dir)
-{
-	char path[512];
-	struct dirent *e;
-	DIR *d = opendir(dir);
-
-	if (!d)
-		return;
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-			unlink(path);
-		}
-	closedir(d);
-	rmdir(dir);
-}
 
 static void up(void)
 {
@@ -63,7 +47,7 @@ static void up(void)
 static void down(void)
 {
 	CU_ASSERT_EQUAL(ib_close_al(h_al), IB_SUCCESS);
-	rm_tree(fab_dir);
+	test_rm_tree(fab_dir);
 	unsetenv("IBAL_SOFT_FABRIC");
 }
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <iba/ib_al.h>
 #include "../common/cl_test.h"
+#include "../common/fab_dir.h"
 
 #define ROUNDS 150
 
@@ -32,10 +33,7 @@ static void fab_begin(void)
 
 static void fab_end(void)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", fab_dir);
-	CU_ASSERT_EQUAL(system(cmd), 0);
+	test_rm_tree(fab_dir);
 	unsetenv("IBAL_SOFT_FABRIC");
 }
 

@@ -19,6 +19,7 @@
 #include <complib/cl_memory.h>
 #include "al_handle.h"
 #include "../common/cl_test.h"
+#include "../common/fab_dir.h"
 
 #define CYCLES_PER_AL 50
 #define DEFAULT_ITERS 2000
@@ -31,23 +32,6 @@ enum { T_CA, T_PD, T_CQ, T_SRQ, T_UDQP, T_RCQP, T_COUNT };
 /* ---- Fabric directory ---- */
 
 static char fab_dir[64];
-
-static void rm_tree(const char *dir)
-{
-	char path[512];
-	struct dirent *e;
-	DIR *d = opendir(dir);
-
-	if (!d)
-		return;
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-			unlink(path);
-		}
-	closedir(d);
-	rmdir(dir);
-}
 
 /* ---- Destroy callback record ---- */
 
@@ -287,7 +271,7 @@ static void test_soak(void)
 	if (rss_early > 0 && rss_meaningful())
 		CU_ASSERT(rss_end <= rss_early + (long)RSS_BOUND_KB);
 	__cl_mem_track(FALSE);
-	rm_tree(fab_dir);
+	test_rm_tree(fab_dir);
 	unsetenv("IBAL_SOFT_FABRIC");
 }
 

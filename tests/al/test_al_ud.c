@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <iba/ib_al.h>
 #include "../common/cl_test.h"
+#include "../common/fab_dir.h"
 
 #define SLOT 512          /* bytes of one receive buffer */
 #define SLOTS 8           /* receive buffers per QP */
@@ -24,23 +25,6 @@
 /* ---- Fabric directory ---- */
 
 static char fab_dir[64];
-
-static void rm_tree(const char *dir)
-{
-	char path[512];
-	struct dirent *e;
-	DIR *d = opendir(dir);
-
-	if (!d)
-		return;
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-			unlink(path);
-		}
-	closedir(d);
-	rmdir(dir);
-}
 
 /* ---- One side ---- */
 
@@ -252,7 +236,7 @@ static void end_free(end_t *e)
 static void down(void)
 {
 	CU_ASSERT_EQUAL(ib_close_al(h_al), IB_SUCCESS);
-	rm_tree(fab_dir);
+	test_rm_tree(fab_dir);
 	unsetenv("IBAL_SOFT_FABRIC");
 }
 

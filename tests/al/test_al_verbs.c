@@ -18,28 +18,12 @@
 #include <complib/cl_memory.h>
 #include "al_handle.h"
 #include "../common/cl_test.h"
+#include "../common/fab_dir.h"
 #include "../common/mem_track.h"
 
 /* ---- Fabric directory ---- */
 
 static char fab_dir[64];
-
-static void rm_tree(const char *dir)
-{
-	char path[512];
-	struct dirent *e;
-	DIR *d = opendir(dir);
-
-	if (!d)
-		return;
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-			unlink(path);
-		}
-	closedir(d);
-	rmdir(dir);
-}
 
 /* ---- Callback record ---- */
 
@@ -140,7 +124,7 @@ static void up(void)
 static void down(void)
 {
 	CU_ASSERT_EQUAL(ib_close_al(h_al), IB_SUCCESS);
-	rm_tree(fab_dir);
+	test_rm_tree(fab_dir);
 	unsetenv("IBAL_SOFT_FABRIC");
 }
 

@@ -23,6 +23,7 @@
 #include "soft_fabric.h"
 #include "soft_pcap.h"
 #include "../common/cl_test.h"
+#include "../common/fab_dir.h"
 
 #define WAIT_MS ((int)(TEST_WAIT_US / 1000u))
 #define GUID(n) CL_HTON64(0x0002C90300000000ull + (n))
@@ -37,24 +38,6 @@ static char fab_dir[256];
 /* ------------------------------------------------------------------------ */
 /* Helpers                                                                   */
 /* ------------------------------------------------------------------------ */
-
-static void rm_tree(const char *dir)
-{
-	char path[512];
-	struct dirent *de;
-	DIR *d = opendir(dir);
-
-	if (!d)
-		return;
-	while ((de = readdir(d)) != NULL) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		unlink(path);
-	}
-	closedir(d);
-	rmdir(dir);
-}
 
 /* A new fabric directory for this test, no injection, the default wait. */
 static void fabric_begin(void)
@@ -74,7 +57,7 @@ static void fabric_begin(void)
 
 static void fabric_end(void)
 {
-	rm_tree(fab_dir);
+	test_rm_tree(fab_dir);
 	unsetenv(SOFT_FABRIC_ENV_DIR);
 }
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include "soft_hca.h"
 #include "../common/cl_test.h"
+#include "../common/fab_dir.h"
 
 /*
  * Test shim: the core defines al_prov_av()/al_prov_mr() as handle lookups.
@@ -150,23 +151,6 @@ static void *ca[2];
 static void *pd[2];
 static ib_net64_t guids[2];
 
-static void rm_tree(const char *dir)
-{
-	char path[512];
-	struct dirent *e;
-	DIR *d = opendir(dir);
-
-	if (!d)
-		return;
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-			unlink(path);
-		}
-	closedir(d);
-	rmdir(dir);
-}
-
 static void fab_begin(void)
 {
 	strcpy(fab_dir, "/tmp/ibal-softhca-XXXXXX");
@@ -179,7 +163,7 @@ static void fab_begin(void)
 
 static void fab_end(void)
 {
-	rm_tree(fab_dir);
+	test_rm_tree(fab_dir);
 	unsetenv(SOFT_FABRIC_ENV_DIR);
 }
 

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include "soft_hca.h"
 #include "../common/cl_test.h"
+#include "../common/fab_dir.h"
 
 /* Test shim: the core's handle lookups; a "handle" is the provider object. */
 void *al_prov_av(ib_av_handle_t h_av)
@@ -140,23 +141,6 @@ static char fab_dir[64];
 static void *ca[2];
 static void *pd[2];
 
-static void rm_tree(const char *dir)
-{
-	char path[512];
-	struct dirent *e;
-	DIR *d = opendir(dir);
-
-	if (!d)
-		return;
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-			unlink(path);
-		}
-	closedir(d);
-	rmdir(dir);
-}
-
 static void up(void)
 {
 	ib_net64_t guids[2];
@@ -186,7 +170,7 @@ static void down(void)
 		ops->close_ca(ca[i]);
 	}
 	ops->cleanup();
-	rm_tree(fab_dir);
+	test_rm_tree(fab_dir);
 	unsetenv(SOFT_FABRIC_ENV_DIR);
 }
 
