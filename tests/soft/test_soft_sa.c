@@ -1,0 +1,1881 @@
+/*
+ * ibal tests: the soft SA (core/soft/soft_sa*.c) called directly, with a capture send and a fake clock.
+ * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
+ */
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../common/cl_test.h"
+#include "soft_sa.h"
+
+/* ------------------------------------------------------------------ */
+/* Harness: captured sends, fake clock, ports, requests                */
+/* ------------------------------------------------------------------ */
+
+/* Component mask bits in host order. */
+#define HO(x) cl_ntoh64(x)
+
+#define MAXCAP 4096
+
+typedef struct cap {
+	uint8_t mad[MAD_BLOCK_SIZE];
+	soft_mad_addr_t dst;
+} cap_t;
+
+static cap_t *caps;
+static size_t ncap;
+static uint64_t fake_now = 1000000;
+static uint64_t tid_seq = 100;
+
+static void cap_send(void *ctx, const ib_mad_t *m, const soft_mad_addr_t *dst)
+{
+	(void)ctx;
+	if (ncap < MAXCAP) {
+		memcpy(caps[ncap].mad, m, MAD_BLOCK_SIZE);
+		caps[ncap].dst = *dst;
+		ncap++;
+	}
+}
+
+static uint64_t fake_clock(void *ctx)
+{
+	(void)ctx;
+	return fake_now;
+}
+
+static const ib_sa_mad_t *cap_sa(size_t i)
+{
+	return (const ib_sa_mad_t *)caps[i].mad;
+}
+
+static soft_sa_t *mk_sa(void)
+{
+	soft_sa_ops_t ops = { NULL, cap_send };
+	ib_sm_info_t smi;
+	soft_sa_t *sa;
+
+	if (!caps)
+		caps = calloc(MAXCAP, sizeof(*caps));
+	ncap = 0;
+	memset(&smi, 0, sizeof(smi));
+	smi.guid = cl_hton64(0x201);
+	smi.sm_key = cl_hton64(0x1234);
+	smi.pri_state = (uint8_t)((1 << 4) | IB_SMINFO_STATE_MASTER);
+	sa = soft_sa_create(&ops, &smi, 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(sa);
+	soft_sa_set_clock(sa, fake_clock, NULL);
+	return sa;
+}
+
+/* A CA port: node GUID 0x100+i, port GUID 0x200+i, LID lid. */
+static soft_sa_port_t mk_port(unsigned i, uint16_t lid, uint8_t state)
+{
+	soft_sa_port_t p;
+
+	memset(&p, 0, sizeof(p));
+	p.node_info.base_version = 1;
+	p.node_info.class_version = 1;
+	p.node_info.node_type = IB_NODE_TYPE_CA;
+	p.node_info.num_ports = 1;
+	p.node_info.node_guid = cl_hton64(0x100 + i);
+	p.node_info.sys_guid = cl_hton64(0x100 + i);
+	p.node_info.port_guid = cl_hton64(0x200 + i);
+	p.node_info.partition_cap = cl_hton16(1);
+	p.node_info.port_num_vendor_id = cl_hton32(0x01000000 | 0x2C9);
+	snprintf((char *)p.node_desc.description, sizeof(p.node_desc.description), "soft node %u", i);
+	p.port_num = 1;
+	p.port_info.subnet_prefix = IB_DEFAULT_SUBNET_PREFIX;
+	p.port_info.base_lid = cl_hton16(lid);
+	p.port_info.master_sm_base_lid = cl_hton16(1);
+	p.port_info.local_port_num = 1;
+	p.port_info.link_width_active = IB_LINK_WIDTH_ACTIVE_4X;
+	p.port_info.state_info1 = (uint8_t)((IB_LINK_SPEED_ACTIVE_10 << 4) | state);
+	p.port_info.link_speed = (uint8_t)(IB_LINK_SPEED_ACTIVE_10 << 4);
+	p.port_info.mtu_smsl = (uint8_t)(IB_MTU_LEN_4096 << 4);
+	p.port_info.mtu_cap = IB_MTU_LEN_4096;
+	p.guid_info.guid[0] = p.node_info.port_guid;
+	p.pkey_table.pkey_entry[0] = cl_hton16(0xFFFF);
+	return p;
+}
+
+static ib_gid_t gid_of(unsigned i)
+{
+	ib_gid_t g;
+
+	g.unicast.prefix = IB_DEFAULT_SUBNET_PREFIX;
+	g.unicast.interface_id = cl_hton64(0x200 + i);
+	return g;
+}
+
+static void add_ports(soft_sa_t *sa, unsigned n)
+{
+	unsigned i;
+
+	for (i = 1; i <= n; i++) {
+		soft_sa_port_t p = mk_port(i, (uint16_t)i, IB_LINK_ACTIVE);
+
+		CU_ASSERT_EQUAL(soft_sa_port_update(sa, &p), IB_SUCCESS);
+	}
+}
+
+static soft_mad_addr_t from(uint16_t lid)
+{
+	soft_mad_addr_t a;
+
+	memset(&a, 0, sizeof(a));
+	a.lid = lid;
+	a.qpn = 1;
+	a.qkey = 0x80010000;
+	a.pkey = 0xFFFF;
+	return a;
+}
+
+static ib_sa_mad_t req(uint8_t method, ib_net16_t attr, uint64_t comp_mask, const void *rec, size_t len)
+{
+	ib_sa_mad_t m;
+
+	memset(&m, 0, sizeof(m));
+	m.base_ver = 1;
+	m.mgmt_class = IB_MCLASS_SUBN_ADM;
+	m.class_ver = 2;
+	m.method = method;
+	m.trans_id = cl_hton64(__atomic_add_fetch(&tid_seq, 1, __ATOMIC_RELAXED));
+	m.attr_id = attr;
+	m.comp_mask = cl_hton64(comp_mask);
+	if (rec)
+		memcpy(m.data, rec, len);
+	return m;
+}
+
+static void send_to(soft_sa_t *sa, const ib_sa_mad_t *m, uint16_t lid)
+{
+	soft_mad_addr_t a = from(lid);
+
+	soft_sa_recv(sa, (const ib_mad_t *)m, MAD_BLOCK_SIZE, &a);
+}
+
+/* Sends a non-table request and returns the single answer (index in caps). */
+static const ib_sa_mad_t *ask(soft_sa_t *sa, const ib_sa_mad_t *m)
+{
+	size_t before = ncap;
+
+	send_to(sa, m, 2);
+	CU_ASSERT_EQUAL_FATAL(ncap, before + 1);
+	CU_ASSERT_EQUAL(cap_sa(before)->trans_id, m->trans_id);
+	return cap_sa(before);
+}
+
+/* An RMPP receiver: ACKs windows of win segments; collects the records. */
+typedef struct table {
+	uint8_t *data;
+	size_t len;
+	uint32_t nseg;
+	ib_net16_t status;
+	uint16_t attr_offset;
+	uint32_t first_paylen, last_paylen;
+	uint32_t win_last; /* the receiver's window end (0: not started, ACK segment 1) */
+	bool ok;
+} table_t;
+
+static void rmpp_ctl(soft_sa_t *sa, const ib_sa_mad_t *resp, uint8_t type, uint32_t seg, uint32_t win, uint8_t st)
+{
+	ib_sa_mad_t a;
+
+	memset(&a, 0, sizeof(a));
+	memcpy(&a, resp, 56);
+	/* as the Linux MAD layer does, except for TIDs with bit 0x40 set (kept as is) */
+	if (!(cl_ntoh64(a.trans_id) & 0x40))
+		a.method ^= IB_MAD_METHOD_RESP_MASK;
+	a.rmpp_version = 1;
+	a.rmpp_type = type;
+	a.rmpp_flags = IB_RMPP_FLAG_ACTIVE;
+	a.rmpp_status = st;
+	a.seg_num = cl_hton32(seg);
+	a.paylen_newwin = cl_hton32(win);
+	send_to(sa, &a, 2);
+}
+
+/* Processes captured segments from index *pi; returns true when the last came. */
+static bool table_collect(soft_sa_t *sa, table_t *t, size_t *pi, uint32_t win, bool ack)
+{
+	uint32_t expect = t->nseg + 1;
+
+	while (*pi < ncap) {
+		const ib_sa_mad_t *m = cap_sa((*pi)++);
+		uint32_t seg = cl_ntoh32(m->seg_num);
+		bool last;
+
+		if (!(m->rmpp_flags & IB_RMPP_FLAG_ACTIVE) && (m->method & IB_MAD_METHOD_RESP_MASK)) {
+			/* an error answer: one MAD without RMPP */
+			t->status = m->status;
+			t->attr_offset = cl_ntoh16(m->attr_offset);
+			t->ok = true;
+			return true;
+		}
+		if (m->rmpp_type != IB_RMPP_TYPE_DATA || seg != expect)
+			continue;
+		if (seg == 1) {
+			t->first_paylen = cl_ntoh32(m->paylen_newwin);
+			t->status = m->status;
+			t->attr_offset = cl_ntoh16(m->attr_offset);
+			CU_ASSERT(m->rmpp_flags & IB_RMPP_FLAG_FIRST);
+		}
+		t->data = realloc(t->data, (size_t)seg * IB_SA_DATA_SIZE);
+		memcpy(t->data + (size_t)(seg - 1) * IB_SA_DATA_SIZE, m->data, IB_SA_DATA_SIZE);
+		t->nseg = seg;
+		expect++;
+		last = (m->rmpp_flags & IB_RMPP_FLAG_LAST) != 0;
+		if (last)
+			t->last_paylen = cl_ntoh32(m->paylen_newwin);
+		if (ack && (last || seg >= t->win_last)) {
+			t->win_last = seg + win;
+			rmpp_ctl(sa, m, IB_RMPP_TYPE_ACK, seg, last ? seg : seg + win, 0);
+			if (last) {
+				t->ok = true;
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+/* A GetTable/GetMulti exchange, ACKing windows of win. */
+static table_t table(soft_sa_t *sa, const ib_sa_mad_t *m, uint32_t win)
+{
+	table_t t;
+	size_t i = ncap;
+
+	memset(&t, 0, sizeof(t));
+	send_to(sa, m, 2);
+	/* the first window is one segment */
+	while (!table_collect(sa, &t, &i, win, true) && i < ncap)
+		;
+	if (t.ok) {
+		uint32_t pad = t.nseg * 200 - (uint32_t)(t.first_paylen - t.nseg * 20);
+
+		t.len = (size_t)t.nseg * 200 - pad;
+	}
+	return t;
+}
+
+static size_t nrecs(const table_t *t)
+{
+	return t->attr_offset ? t->len / (t->attr_offset * 8u) : 0;
+}
+
+static void destroy(soft_sa_t *sa)
+{
+	soft_sa_destroy(sa);
+}
+
+/* ------------------------------------------------------------------ */
+/* Tests                                                               */
+/* ------------------------------------------------------------------ */
+
+static void test_class_port_info(void)
+{
+	soft_sa_t *sa = mk_sa();
+	ib_sa_mad_t m = req(IB_MAD_METHOD_GET, IB_MAD_ATTR_CLASS_PORT_INFO, 0, NULL, 0);
+	const ib_sa_mad_t *r = ask(sa, &m);
+	const ib_class_port_info_t *c = (const ib_class_port_info_t *)r->data;
+
+	CU_ASSERT_EQUAL(r->method, IB_MAD_METHOD_GET_RESP);
+	CU_ASSERT_EQUAL(r->status, 0);
+	CU_ASSERT_EQUAL(cl_ntoh16(r->attr_offset), 9);
+	CU_ASSERT_EQUAL(c->base_ver, 1);
+	CU_ASSERT_EQUAL(c->class_ver, 2);
+	CU_ASSERT(cl_ntoh16(c->cap_mask) & (1u << 10));
+	CU_ASSERT_EQUAL(caps[ncap - 1].dst.lid, 2);
+	CU_ASSERT_EQUAL(caps[ncap - 1].dst.qkey, 0x80010000u);
+	destroy(sa);
+}
+
+static void test_node_record_get(void)
+{
+	soft_sa_t *sa = mk_sa();
+	ib_node_record_t q;
+	ib_sa_mad_t m;
+	const ib_sa_mad_t *r;
+
+	add_ports(sa, 3);
+	memset(&q, 0, sizeof(q));
+	q.lid = cl_hton16(2);
+	m = req(IB_MAD_METHOD_GET, IB_MAD_ATTR_NODE_RECORD, 1u << 0, &q, sizeof(q));
+	r = ask(sa, &m);
+	CU_ASSERT_EQUAL(r->status, 0);
+	CU_ASSERT_EQUAL(cl_ntoh16(r->attr_offset), sizeof(ib_node_record_t) / 8);
+	CU_ASSERT_EQUAL(((const ib_node_record_t *)r->data)->node_info.node_guid, cl_hton64(0x102));
+	CU_ASSERT_STRING_EQUAL((const char *)((const ib_node_record_t *)r->data)->node_desc.description,
+			       "soft node 2");
+	/* no mask: three match */
+	m = req(IB_MAD_METHOD_GET, IB_MAD_ATTR_NODE_RECORD, 0, NULL, 0);
+	CU_ASSERT_EQUAL(ask(sa, &m)->status, IB_SA_MAD_STATUS_TOO_MANY_RECORDS);
+	/* unknown LID */
+	q.lid = cl_hton16(77);
+	m = req(IB_MAD_METHOD_GET, IB_MAD_ATTR_NODE_RECORD, 1u << 0, &q, sizeof(q));
+	CU_ASSERT_EQUAL(ask(sa, &m)->status, IB_SA_MAD_STATUS_NO_RECORDS);
+	/* by node GUID and node description */
+	memset(&q, 0, sizeof(q));
+	q.node_info.node_guid = cl_hton64(0x103);
+	m = req(IB_MAD_METHOD_GET, IB_MAD_ATTR_NODE_RECORD, 1u << 7, &q, sizeof(q));
+	r = ask(sa, &m);
+	CU_ASSERT_EQUAL(cl_ntoh16(((const ib_node_record_t *)r->data)->lid), 3);
+	strcpy((char *)q.node_desc.description, "soft node 1");
+	m = req(IB_MAD_METHOD_GET, IB_MAD_ATTR_NODE_RECORD, 1u << 14, &q, sizeof(q));
+	r = ask(sa, &m);
+	CU_ASSERT_EQUAL(cl_ntoh16(((const ib_node_record_t *)r->data)->lid), 1);
+	destroy(sa);
+}
+
+static void test_node_record_gettable(void)
+{
+	soft_sa_t *sa = mk_sa();
+	ib_sa_mad_t m;
+	table_t t;
+	size_t i;
+	unsigned seen = 0;
+
+	add_ports(sa, 3);
+	m = req(IB_MAD_METHOD_GETTABLE, IB_MAD_ATTR_NODE_RECORD, 0, NULL, 0);
+	t = table(sa, &m, 4);
+	CU_ASSERT_TRUE_FATAL(t.ok);
+	CU_ASSERT_EQUAL(t.status, 0);
+	CU_ASSERT_EQUAL(t.nseg, 2); /* 3 * 112 bytes */
+	CU_ASSERT_EQUAL(nrecs(&t), 3);
+	for (i = 0; i < nrecs(&t); i++) {
+		const ib_node_record_t *n = (const ib_node_record_t *)(t.data + i * sizeof(*n));
+
+		seen |= 1u << cl_ntoh16(n->lid);
+		CU_ASSERT_EQUAL(cl_ntoh64(n->node_info.node_guid), 0x100u + cl_ntoh16(n->lid));
+	}
+	CU_ASSERT_EQUAL(seen, 0xEu);
+	CU_ASSERT_EQUAL(soft_sa_timer(sa, fake_now), UINT64_MAX); /* transfer complete */
+	free(t.data);
+	destroy(sa);
+}
+
+static void test_gettable_empty_and_single(void)
+{
+	soft_sa_t *sa = mk_sa();
+	ib_node_record_t q;
+	ib_sa_mad_t m;
+	table_t t;
+
+	add_ports(sa, 2);
+	memset(&q, 0, sizeof(q));
+	q.lid = cl_hton16(99);
+	m = req(IB_MAD_METHOD_GETTABLE, IB_MAD_ATTR_NODE_RECORD, 1, &q, sizeof(q));
+	t = table(sa, &m, 1);
+	CU_ASSERT_TRUE(t.ok);
+	CU_ASSERT_EQUAL(t.nseg, 1);
+	CU_ASSERT_EQUAL(t.first_paylen, 20);
+	CU_ASSERT_EQUAL(t.len, 0);
+	CU_ASSERT_EQUAL(t.status, 0);
+	CU_ASSERT_EQUAL(t.attr_offset, 0);
+	CU_ASSERT_EQUAL(cap_sa(ncap - 1)->method, IB_MAD_METHOD_GETTABLE_RESP);
+	free(t.data);
+	q.lid = cl_hton16(1);
+	m = req(IB_MAD_METHOD_GETTABLE, IB_MAD_ATTR_NODE_RECORD, 1, &q, sizeof(q));
+	t = table(sa, &m, 1);
+	CU_ASSERT_TRUE(t.ok);
+	CU_ASSERT_EQUAL(t.nseg, 1);
+	CU_ASSERT_EQUAL(t.first_paylen, 20 + 112);
+	CU_ASSERT_EQUAL(t.last_paylen, 20 + 112);
+	CU_ASSERT_EQUAL(nrecs(&t), 1);
+	free(t.data);
+	destroy(sa);
+}
+
+static void test_portinfo_record_mask(void)
+{
+	soft_sa_t *sa = mk_sa();
+	soft_sa_port_t p = mk_port(4, 4, IB_LINK_ARMED);
+	ib_portinfo_record_t q;
+	ib_sa_mad_t m;
+	table_t t;
+
+	add_ports(sa, 3);
+	soft_sa_port_update(sa, &p);
+	memset(&q, 0, sizeof(q));
+	q.port_info.state_info1 = IB_LINK_ACTIVE; /* only the PortState nibble counts */
+	m = req(IB_MAD_METHOD_GETTABLE, IB_MAD_ATTR_PORTINFO_RECORD, 1u << 15, &q, sizeof(q));
+	t = table(sa, &m, 8);
+	CU_ASSERT_EQUAL(nrecs(&t), 3);
+	free(t.data);
+	q.port_info.state_info1 = IB_LINK_ARMED;
+	m = req(IB_MAD_METHOD_GET, IB_MAD_ATTR_PORTINFO_RECORD, 1u << 15, &q, sizeof(q));
+	CU_ASSERT_EQUAL(cl_ntoh16(((const ib_portinfo_record_t *)ask(sa, &m)->data)->lid), 4);
+	/* LID and port number */
+	q.lid = cl_hton16(2);
+	q.port_num = 1;
+	m = req(IB_MAD_METHOD_GET, IB_MAD_ATTR_PORTINFO_RECORD, 3, &q, sizeof(q));
+	CU_ASSERT_EQUAL(ask(sa, &m)->status, 0);
+	q.port_num = 2;
+	m = req(IB_MAD_METHOD_GET, IB_MAD_ATTR_PORTINFO_RECORD, 3, &q, sizeof(q));
+	CU_ASSERT_EQUAL(ask(sa, &m)->status, IB_SA_MAD_STATUS_NO_RECORDS);
+	destroy(sa);
+}
+
+static void test_link_guid_pkey_sminfo(void)
+{
+	soft_sa_t *sa = mk_sa();
+	soft_sa_port_t a = mk_port(1, 1, IB_LINK_ACTIVE), b = mk_port(2, 2, IB_LINK_ACTIVE);
+	ib_link_record_t lq;
+	ib_guidinfo_record_t gq;
+	ib_pkey_table_record_t pq;
+	ib_sminfo_record_t sq;
+	ib_sa_mad_t m;
+	const ib_sa_mad_t *r;
+	table_t t;
+
+	a.peer_node_guid = b.node_info.node_guid;
+	a.peer_port_num = 1;
+	b.peer_node_guid = a.node_info.node_guid;
+	b.peer_port_num = 1;
+	soft_sa_port_update(sa, &a);
+	soft_sa_port_update(sa, &b);
+	m = req(IB_MAD_METHOD_GETTABLE, IB_MAD_ATTR_LINK_RECORD, 0, NULL, 0);
+	t = table(sa, &m, 4);
+	CU_ASSERT_EQUAL(nrecs(&t), 2);
+	free(t.data);
+	memset(&lq, 0, sizeof(lq));
+	lq.from_lid = cl_hton16(2);
+	m = req(IB_MAD_METHOD_GET, IB_MAD_ATTR_LINK_RECORD, 1, &lq, sizeof(lq));
+	r = ask(sa, &m);
+	CU_ASSERT_EQUAL(((const ib_link_record_t *)r->data)->to_lid, cl_hton16(1));
+	CU_ASSERT_EQUAL(((const ib_link_record_t *)r->data)->to_port_num, 1);
+
+	memset(&gq, 0, sizeof(gq));
+	gq.lid = cl_hton16(1);
+	m = req(IB_MAD_METHOD_GET, IB_MAD_ATTR_GUIDINFO_RECORD, 1, &gq, sizeof(gq));
+	r = ask(sa, &m);
+	CU_ASSERT_EQUAL(((const ib_guidinfo_record_t *)r->data)->guid_info.guid[0], cl_hton64(0x201));
+	gq.guid_info.guid[0] = cl_hton64(0x202);
+	m = req(IB_MAD_METHOD_GET, IB_MAD_ATTR_GUIDINFO_RECORD, 1u << 4, &gq, sizeof(gq));
+	CU_ASSERT_EQUAL(((const ib_guidinfo_record_t *)ask(sa, &m)->data)->lid, cl_hton16(2));
+
+	memset(&pq, 0, sizeof(pq));
+	pq.lid = cl_hton16(2);
+	m = req(IB_MAD_METHOD_GET, IB_MAD_ATTR_PKEY_TBL_RECORD, 1, &pq, sizeof(pq));
+	r = ask(sa, &m);
+	CU_ASSERT_EQUAL(((const ib_pkey_table_record_t *)r->data)->pkey_tbl.pkey_entry[0], cl_hton16(0xFFFF));
+	pq.block_num = cl_hton16(1);
+	m = req(IB_MAD_METHOD_GET, IB_MAD_ATTR_PKEY_TBL_RECORD, 3, &pq, sizeof(pq));
+	CU_ASSERT_EQUAL(ask(sa, &m)->status, IB_SA_MAD_STATUS_NO_RECORDS);
+
+	m = req(IB_MAD_METHOD_GET, IB_MAD_ATTR_SMINFO_RECORD, 0, NULL, 0);
+	r = ask(sa, &m);
+	CU_ASSERT_EQUAL(((const ib_sminfo_record_t *)r->data)->sm_info.guid, cl_hton64(0x201));
+	CU_ASSERT_EQUAL(((const ib_sminfo_record_t *)r->data)->sm_info.sm_key, 0);
+	CU_ASSERT_EQUAL(((const ib_sminfo_record_t *)r->data)->lid, cl_hton16(1));
+	m.sm_key = cl_hton64(0x1234);
+	m.trans_id = cl_hton64(__atomic_add_fetch(&tid_seq, 1, __ATOMIC_RELAXED));
+	r = ask(sa, &m);
+	CU_ASSERT_EQUAL(((const ib_sminfo_record_t *)r->data)->sm_info.sm_key, cl_hton64(0x1234));
+	memset(&sq, 0, sizeof(sq));
+	sq.sm_info.pri_state = IB_SMINFO_STATE_STANDBY;
+	m = req(IB_MAD_METHOD_GET, IB_MAD_ATTR_SMINFO_RECORD, 1u << 6, &sq, sizeof(sq));
+	CU_ASSERT_EQUAL(ask(sa, &m)->status, IB_SA_MAD_STATUS_NO_RECORDS);
+	destroy(sa);
+}
+
+static const ib_path_rec_t *path_get(soft_sa_t *sa, uint64_t cm, const ib_path_rec_t *q, ib_net16_t *st)
+{
+	ib_sa_mad_t m = req(IB_MAD_METHOD_GET, IB_MAD_ATTR_PATH_RECORD, cm, q, sizeof(*q));
+	const ib_sa_mad_t *r = ask(sa, &m);
+
+	*st = r->status;
+	return (const ib_path_rec_t *)r->data;
+}
+
+static void test_path_by_gids(void)
+{
+	soft_sa_t *sa = mk_sa();
+	soft_sa_port_t a = mk_port(1, 1, IB_LINK_ACTIVE), b = mk_port(2, 2, IB_LINK_ACTIVE);
+	ib_path_rec_t q;
+	const ib_path_rec_t *p;
+	ib_net16_t st;
+
+	b.port_info.link_width_active = IB_LINK_WIDTH_ACTIVE_1X; /* 10 Gb/s */
+	b.port_info.mtu_smsl = (uint8_t)(IB_MTU_LEN_2048 << 4);
+	soft_sa_port_update(sa, &a);
+	soft_sa_port_update(sa, &b);
+	memset(&q, 0, sizeof(q));
+	q.sgid = gid_of(1);
+	q.dgid = gid_of(2);
+	p = path_get(sa, HO(IB_PR_COMPMASK_SGID) | HO(IB_PR_COMPMASK_DGID), &q, &st);
+	CU_ASSERT_EQUAL(st, 0);
+	CU_ASSERT_EQUAL(p->slid, cl_hton16(1));
+	CU_ASSERT_EQUAL(p->dlid, cl_hton16(2));
+	CU_ASSERT_EQUAL(p->mtu & 0x3F, IB_MTU_LEN_2048);
+	CU_ASSERT_EQUAL(p->mtu >> 6, IB_PATH_SELECTOR_EXACTLY);
+	CU_ASSERT_EQUAL(p->rate & 0x3F, IB_PATH_RECORD_RATE_10_GBS);
+	CU_ASSERT_EQUAL(p->pkt_life & 0x3F, 18);
+	CU_ASSERT_EQUAL(p->pkey, cl_hton16(0xFFFF));
+	CU_ASSERT(p->num_path & 0x80);
+	CU_ASSERT_EQUAL(memcmp(&p->sgid, &q.sgid, 16), 0);
+	/* unknown DGID */
+	q.dgid = gid_of(9);
+	path_get(sa, HO(IB_PR_COMPMASK_SGID) | HO(IB_PR_COMPMASK_DGID), &q, &st);
+	CU_ASSERT_EQUAL(st, IB_SA_MAD_STATUS_INVALID_GID);
+	/* unknown DLID */
+	q.dlid = cl_hton16(99);
+	path_get(sa, HO(IB_PR_COMPMASK_SGID) | HO(IB_PR_COMPMASK_DLID), &q, &st);
+	CU_ASSERT_EQUAL(st, IB_SA_MAD_STATUS_NO_RECORDS);
+	q.dlid = 0;
+	/* a port that is not ACTIVE has no path */
+	b.port_info.state_info1 = (uint8_t)((b.port_info.state_info1 & 0xF0) | IB_LINK_ARMED);
+	soft_sa_port_update(sa, &b);
+	q.dgid = gid_of(2);
+	path_get(sa, HO(IB_PR_COMPMASK_SGID) | HO(IB_PR_COMPMASK_DGID), &q, &st);
+	CU_ASSERT_EQUAL(st, IB_SA_MAD_STATUS_NO_RECORDS);
+	destroy(sa);
+}
+
+static void test_path_selectors(void)
+{
+	soft_sa_t *sa = mk_sa();
+	soft_sa_port_t a = mk_port(1, 1, IB_LINK_ACTIVE), b = mk_port(2, 2, IB_LINK_ACTIVE);
+	const uint64_t lids = HO(IB_PR_COMPMASK_SLID) | HO(IB_PR_COMPMASK_DLID);
+	ib_path_rec_t q;
+	const ib_path_rec_t *p;
+	ib_net16_t st;
+
+	b.pkey_table.pkey_entry[1] = cl_hton16(0x8001);
+	soft_sa_port_update(sa, &a);
+	soft_sa_port_update(sa, &b);
+	memset(&q, 0, sizeof(q));
+	q.slid = cl_hton16(1);
+	q.dlid = cl_hton16(2);
+	/* MTU less than 4096 -> 2048 */
+	q.mtu = (uint8_t)((IB_PATH_SELECTOR_LESS_THAN << 6) | IB_MTU_LEN_4096);
+	p = path_get(sa, lids | (3u << 16), &q, &st);
+	CU_ASSERT_EQUAL(st, 0);
+	CU_ASSERT_EQUAL(p->mtu & 0x3F, IB_MTU_LEN_2048);
+	/* MTU greater than 4096: none */
+	q.mtu = (uint8_t)((IB_PATH_SELECTOR_GREATER_THAN << 6) | IB_MTU_LEN_4096);
+	path_get(sa, lids | (3u << 16), &q, &st);
+	CU_ASSERT_EQUAL(st, IB_SA_MAD_STATUS_NO_RECORDS);
+	/* exactly 1024 */
+	q.mtu = (uint8_t)((IB_PATH_SELECTOR_EXACTLY << 6) | IB_MTU_LEN_1024);
+	p = path_get(sa, lids | (3u << 16), &q, &st);
+	CU_ASSERT_EQUAL(p->mtu & 0x3F, IB_MTU_LEN_1024);
+	/* largest */
+	q.mtu = (uint8_t)((IB_PATH_SELECTOR_LARGEST << 6));
+	p = path_get(sa, lids | (3u << 16), &q, &st);
+	CU_ASSERT_EQUAL(p->mtu & 0x3F, IB_MTU_LEN_4096);
+	q.mtu = 0;
+	/* rate: 40 Gb/s ports; less than 40 -> 30 Gb/s (the best slower code) */
+	q.rate = (uint8_t)((IB_PATH_SELECTOR_LESS_THAN << 6) | IB_PATH_RECORD_RATE_40_GBS);
+	p = path_get(sa, lids | (3u << 18), &q, &st);
+	CU_ASSERT_EQUAL(st, 0);
+	CU_ASSERT_EQUAL(p->rate & 0x3F, IB_PATH_RECORD_RATE_30_GBS);
+	q.rate = (uint8_t)((IB_PATH_SELECTOR_GREATER_THAN << 6) | IB_PATH_RECORD_RATE_40_GBS);
+	path_get(sa, lids | (3u << 18), &q, &st);
+	CU_ASSERT_EQUAL(st, IB_SA_MAD_STATUS_NO_RECORDS);
+	q.rate = (uint8_t)((IB_PATH_SELECTOR_EXACTLY << 6) | IB_PATH_RECORD_RATE_10_GBS);
+	p = path_get(sa, lids | (3u << 18), &q, &st);
+	CU_ASSERT_EQUAL(p->rate & 0x3F, IB_PATH_RECORD_RATE_10_GBS);
+	q.rate = 0;
+	/* packet lifetime: less than 10 is impossible, greater than 20 gives 21 */
+	q.pkt_life = (uint8_t)((IB_PATH_SELECTOR_LESS_THAN << 6) | 10);
+	path_get(sa, lids | (3u << 20), &q, &st);
+	CU_ASSERT_EQUAL(st, IB_SA_MAD_STATUS_NO_RECORDS);
+	q.pkt_life = (uint8_t)((IB_PATH_SELECTOR_GREATER_THAN << 6) | 20);
+	p = path_get(sa, lids | (3u << 20), &q, &st);
+	CU_ASSERT_EQUAL(p->pkt_life & 0x3F, 21);
+	q.pkt_life = 0;
+	/* P_Key: 0x8001 only on one port */
+	q.pkey = cl_hton16(0x8001);
+	path_get(sa, lids | HO(IB_PR_COMPMASK_PKEY), &q, &st);
+	CU_ASSERT_EQUAL(st, IB_SA_MAD_STATUS_NO_RECORDS);
+	a.pkey_table.pkey_entry[3] = cl_hton16(0x0001); /* limited member */
+	soft_sa_port_update(sa, &a);
+	p = path_get(sa, lids | HO(IB_PR_COMPMASK_PKEY), &q, &st);
+	CU_ASSERT_EQUAL(st, 0);
+	CU_ASSERT_EQUAL(p->pkey, cl_hton16(0x8001));
+	/* SL */
+	q.qos_class_sl = cl_hton16(5);
+	p = path_get(sa, lids | HO(IB_PR_COMPMASK_SL), &q, &st);
+	CU_ASSERT_EQUAL(cl_ntoh16(p->qos_class_sl) & 0xF, 5);
+	/* SLID and SGID that disagree */
+	q.sgid = gid_of(2);
+	path_get(sa, lids | HO(IB_PR_COMPMASK_SGID), &q, &st);
+	CU_ASSERT_EQUAL(st, IB_SA_MAD_STATUS_NO_RECORDS);
+	destroy(sa);
+}
+
+static void test_path_world_lmc_numbpath(void)
+{
+	soft_sa_t *sa = mk_sa();
+	soft_sa_port_t c = mk_port(5, 8, IB_LINK_ACTIVE);
+	ib_path_rec_t q;
+	ib_sa_mad_t m;
+	table_t t;
+
+	add_ports(sa, 3);
+	c.port_info.mkey_lmc = 1; /* LIDs 8, 9 */
+	soft_sa_port_update(sa, &c);
+	memset(&q, 0, sizeof(q));
+	q.sgid = gid_of(1);
+	m = req(IB_MAD_METHOD_GETTABLE, IB_MAD_ATTR_PATH_RECORD, HO(IB_PR_COMPMASK_SGID), &q, sizeof(q));
+	t = table(sa, &m, 2);
+	CU_ASSERT_TRUE(t.ok);
+	CU_ASSERT_EQUAL(nrecs(&t), 5); /* 1,2,3 and two LIDs of port 5 */
+	free(t.data);
+	q.dgid = gid_of(5);
+	m = req(IB_MAD_METHOD_GETTABLE, IB_MAD_ATTR_PATH_RECORD, HO(IB_PR_COMPMASK_SGID) | HO(IB_PR_COMPMASK_DGID),
+		&q, sizeof(q));
+	t = table(sa, &m, 2);
+	CU_ASSERT_EQUAL(nrecs(&t), 2);
+	CU_ASSERT_EQUAL(((ib_path_rec_t *)t.data)[1].dlid, cl_hton16(9));
+	free(t.data);
+	q.num_path = 1;
+	m = req(IB_MAD_METHOD_GETTABLE, IB_MAD_ATTR_PATH_RECORD,
+		HO(IB_PR_COMPMASK_SGID) | HO(IB_PR_COMPMASK_DGID) | HO(IB_PR_COMPMASK_NUMBPATH), &q, sizeof(q));
+	t = table(sa, &m, 2);
+	CU_ASSERT_EQUAL(nrecs(&t), 1);
+	free(t.data);
+	/* by the second LID of port 5 */
+	q.dlid = cl_hton16(9);
+	m = req(IB_MAD_METHOD_GET, IB_MAD_ATTR_PATH_RECORD, HO(IB_PR_COMPMASK_SGID) | HO(IB_PR_COMPMASK_DLID), &q,
+		sizeof(q));
+	CU_ASSERT_EQUAL(((const ib_path_rec_t *)ask(sa, &m)->data)->dlid, cl_hton16(9));
+	destroy(sa);
+}
+
+static void test_multipath(void)
+{
+	soft_sa_t *sa = mk_sa();
+	ib_multipath_rec_t q;
+	ib_sa_mad_t m;
+	table_t t;
+	size_t first;
+
+	add_ports(sa, 3);
+	memset(&q, 0, sizeof(q));
+	q.sgid_count = 1;
+	q.dgid_count = 2;
+	q.gids[0] = gid_of(1);
+	q.gids[1] = gid_of(2);
+	q.gids[2] = gid_of(3);
+	m = req(IB_MAD_METHOD_GETMULTI, IB_MAD_ATTR_MULTIPATH_RECORD, (1u << 19) | (1u << 20), &q, sizeof(q));
+	m.rmpp_version = 1;
+	m.rmpp_type = IB_RMPP_TYPE_DATA;
+	m.rmpp_flags = IB_RMPP_FLAG_ACTIVE | IB_RMPP_FLAG_FIRST | IB_RMPP_FLAG_LAST;
+	m.seg_num = cl_hton32(1);
+	m.paylen_newwin = cl_hton32(220);
+	first = ncap;
+	t = table(sa, &m, 4);
+	/* the request's segment was ACKed first */
+	CU_ASSERT_EQUAL(cap_sa(first)->rmpp_type, IB_RMPP_TYPE_ACK);
+	CU_ASSERT_EQUAL(cap_sa(first)->method, IB_MAD_METHOD_GETMULTI_RESP);
+	CU_ASSERT_EQUAL(cl_ntoh32(cap_sa(first)->seg_num), 1);
+	CU_ASSERT_TRUE(t.ok);
+	CU_ASSERT_EQUAL(cap_sa(first + 1)->method, IB_MAD_METHOD_GETMULTI_RESP);
+	CU_ASSERT_EQUAL(cap_sa(first + 1)->attr_id, IB_MAD_ATTR_PATH_RECORD);
+	CU_ASSERT_EQUAL(t.attr_offset, sizeof(ib_path_rec_t) / 8);
+	CU_ASSERT_EQUAL(nrecs(&t), 2);
+	CU_ASSERT_EQUAL(((ib_path_rec_t *)t.data)[0].slid, cl_hton16(1));
+	free(t.data);
+	/* without the GID counts */
+	m = req(IB_MAD_METHOD_GETMULTI, IB_MAD_ATTR_MULTIPATH_RECORD, 0, &q, sizeof(q));
+	t = table(sa, &m, 4);
+	CU_ASSERT_TRUE(t.ok);
+	CU_ASSERT_EQUAL(t.nseg, 0);
+	CU_ASSERT_EQUAL(t.status, IB_SA_MAD_STATUS_INSUF_COMPS);
+	CU_ASSERT_EQUAL(cap_sa(ncap - 1)->method, IB_MAD_METHOD_GETMULTI_RESP);
+	CU_ASSERT_EQUAL(cap_sa(ncap - 1)->attr_id, IB_MAD_ATTR_PATH_RECORD);
+	CU_ASSERT_EQUAL(cap_sa(ncap - 1)->rmpp_flags & IB_RMPP_FLAG_ACTIVE, 0);
+	free(t.data);
+	destroy(sa);
+}
+
+static ib_service_record_t svc(uint64_t id, unsigned port, const char *name, uint32_t lease)
+{
+	ib_service_record_t s;
+
+	memset(&s, 0, sizeof(s));
+	s.service_id = cl_hton64(id);
+	s.service_gid = gid_of(port);
+	s.service_pkey = cl_hton16(0xFFFF);
+	s.service_lease = cl_hton32(lease);
+	strcpy((char *)s.service_name, name);
+	s.service_data8[3] = 7;
+	return s;
+}
+
+#define SR_KEYS (HO(IB_SR_COMPMASK_SID) | HO(IB_SR_COMPMASK_SGID) | HO(IB_SR_COMPMASK_SPKEY) | \
+		 HO(IB_SR_COMPMASK_SLEASE) | HO(IB_SR_COMPMASK_SNAME))
+
+static void test_service_set_get_delete(void)
+{
+	soft_sa_t *sa = mk_sa();
+	ib_service_record_t s = svc(0x1000, 2, "svc.a", 60), s2 = svc(0x2000, 3, "svc.b", 0xFFFFFFFF);
+	ib_sa_mad_t m;
+	const ib_sa_mad_t *r;
+	table_t t;
+
+	add_ports(sa, 3);
+	m = req(IB_MAD_METHOD_SET, IB_MAD_ATTR_SERVICE_RECORD, SR_KEYS, &s, sizeof(s));
+	r = ask(sa, &m);
+	CU_ASSERT_EQUAL(r->status, 0);
+	CU_ASSERT_EQUAL(r->method, IB_MAD_METHOD_GET_RESP);
+	CU_ASSERT_EQUAL(((const ib_service_record_t *)r->data)->service_lease, cl_hton32(60));
+	m = req(IB_MAD_METHOD_SET, IB_MAD_ATTR_SERVICE_RECORD, SR_KEYS, &s2, sizeof(s2));
+	CU_ASSERT_EQUAL(ask(sa, &m)->status, 0);
+	/* by name */
+	m = req(IB_MAD_METHOD_GET, IB_MAD_ATTR_SERVICE_RECORD, HO(IB_SR_COMPMASK_SNAME), &s2, sizeof(s2));
+	r = ask(sa, &m);
+	CU_ASSERT_EQUAL(((const ib_service_record_t *)r->data)->service_id, cl_hton64(0x2000));
+	CU_ASSERT_EQUAL(((const ib_service_record_t *)r->data)->service_lease, cl_hton32(0xFFFFFFFF));
+	/* by data8.3 (both), by GID */
+	m = req(IB_MAD_METHOD_GETTABLE, IB_MAD_ATTR_SERVICE_RECORD, HO(IB_SR_COMPMASK_SDATA8_3), &s, sizeof(s));
+	t = table(sa, &m, 4);
+	CU_ASSERT_EQUAL(nrecs(&t), 2);
+	free(t.data);
+	m = req(IB_MAD_METHOD_GET, IB_MAD_ATTR_SERVICE_RECORD, HO(IB_SR_COMPMASK_SGID), &s, sizeof(s));
+	CU_ASSERT_EQUAL(((const ib_service_record_t *)ask(sa, &m)->data)->service_id, cl_hton64(0x1000));
+	/* replace: same keys, new name */
+	strcpy((char *)s.service_name, "svc.a2");
+	m = req(IB_MAD_METHOD_SET, IB_MAD_ATTR_SERVICE_RECORD, SR_KEYS, &s, sizeof(s));
+	ask(sa, &m);
+	m = req(IB_MAD_METHOD_GETTABLE, IB_MAD_ATTR_SERVICE_RECORD, 0, NULL, 0);
+	t = table(sa, &m, 4);
+	CU_ASSERT_EQUAL(nrecs(&t), 2);
+	free(t.data);
+	/* delete */
+	m = req(IB_MAD_METHOD_DELETE, IB_MAD_ATTR_SERVICE_RECORD, HO(IB_SR_COMPMASK_SID) | HO(IB_SR_COMPMASK_SGID),
+		&s, sizeof(s));
+	r = ask(sa, &m);
+	CU_ASSERT_EQUAL(r->status, 0);
+	CU_ASSERT_EQUAL(r->method, IB_MAD_METHOD_DELETE | IB_MAD_METHOD_RESP_MASK);
+	CU_ASSERT_STRING_EQUAL((const char *)((const ib_service_record_t *)r->data)->service_name, "svc.a2");
+	m = req(IB_MAD_METHOD_GET, IB_MAD_ATTR_SERVICE_RECORD, HO(IB_SR_COMPMASK_SID), &s, sizeof(s));
+	CU_ASSERT_EQUAL(ask(sa, &m)->status, IB_SA_MAD_STATUS_NO_RECORDS);
+	m = req(IB_MAD_METHOD_DELETE, IB_MAD_ATTR_SERVICE_RECORD, HO(IB_SR_COMPMASK_SID) | HO(IB_SR_COMPMASK_SGID),
+		&s, sizeof(s));
+	CU_ASSERT_EQUAL(ask(sa, &m)->status, IB_SA_MAD_STATUS_NO_RECORDS);
+	/* no P_Key component: the default P_Key; no lease component: infinite */
+	s = svc(0x3000, 1, "defaults", 5);
+	s.service_pkey = 0;
+	m = req(IB_MAD_METHOD_SET, IB_MAD_ATTR_SERVICE_RECORD, HO(IB_SR_COMPMASK_SID) | HO(IB_SR_COMPMASK_SGID),
+		&s, sizeof(s));
+	r = ask(sa, &m);
+	CU_ASSERT_EQUAL(((const ib_service_record_t *)r->data)->service_pkey, cl_hton16(0xFFFF));
+	CU_ASSERT_EQUAL(((const ib_service_record_t *)r->data)->service_lease, cl_hton32(0xFFFFFFFF));
+	m = req(IB_MAD_METHOD_DELETE, IB_MAD_ATTR_SERVICE_RECORD, HO(IB_SR_COMPMASK_SID) | HO(IB_SR_COMPMASK_SGID),
+		&s, sizeof(s));
+	CU_ASSERT_EQUAL(ask(sa, &m)->status, 0);
+	s = svc(0x1000, 2, "svc.a", 60);
+	/* bad requests */
+	m = req(IB_MAD_METHOD_SET, IB_MAD_ATTR_SERVICE_RECORD, HO(IB_SR_COMPMASK_SID), &s, sizeof(s));
+	CU_ASSERT_EQUAL(ask(sa, &m)->status, IB_SA_MAD_STATUS_INSUF_COMPS);
+	s.service_gid = gid_of(42);
+	m = req(IB_MAD_METHOD_SET, IB_MAD_ATTR_SERVICE_RECORD, SR_KEYS, &s, sizeof(s));
+	CU_ASSERT_EQUAL(ask(sa, &m)->status, IB_SA_MAD_STATUS_INVALID_GID);
+	m = req(IB_MAD_METHOD_DELETE, IB_MAD_ATTR_SERVICE_RECORD, 0, &s, sizeof(s));
+	CU_ASSERT_EQUAL(ask(sa, &m)->status, IB_SA_MAD_STATUS_INSUF_COMPS);
+	destroy(sa);
+}
+
+static void test_service_lease_expiry(void)
+{
+	soft_sa_t *sa = mk_sa();
+	ib_service_record_t s = svc(0x1000, 2, "short", 5), s2 = svc(0x2000, 2, "forever", 0xFFFFFFFF);
+	ib_sa_mad_t m;
+	table_t t;
+	uint64_t next;
+
+	add_ports(sa, 2);
+	m = req(IB_MAD_METHOD_SET, IB_MAD_ATTR_SERVICE_RECORD, SR_KEYS, &s, sizeof(s));
+	ask(sa, &m);
+	m = req(IB_MAD_METHOD_SET, IB_MAD_ATTR_SERVICE_RECORD, SR_KEYS, &s2, sizeof(s2));
+	ask(sa, &m);
+	next = soft_sa_timer(sa, fake_now);
+	CU_ASSERT_EQUAL(next, fake_now + 5000000u);
+	fake_now += 2000000;
+	m = req(IB_MAD_METHOD_GET, IB_MAD_ATTR_SERVICE_RECORD, HO(IB_SR_COMPMASK_SID), &s, sizeof(s));
+	CU_ASSERT_EQUAL(((const ib_service_record_t *)ask(sa, &m)->data)->service_lease, cl_hton32(3));
+	fake_now += 3000000;
+	CU_ASSERT_EQUAL(soft_sa_timer(sa, fake_now), UINT64_MAX);
+	m = req(IB_MAD_METHOD_GETTABLE, IB_MAD_ATTR_SERVICE_RECORD, 0, NULL, 0);
+	t = table(sa, &m, 4);
+	CU_ASSERT_EQUAL(nrecs(&t), 1);
+	CU_ASSERT_STRING_EQUAL((const char *)((ib_service_record_t *)t.data)->service_name, "forever");
+	free(t.data);
+	/* re-registering renews the lease */
+	m = req(IB_MAD_METHOD_SET, IB_MAD_ATTR_SERVICE_RECORD, SR_KEYS, &s, sizeof(s));
+	ask(sa, &m);
+	fake_now += 4000000;
+	soft_sa_timer(sa, fake_now);
+	m = req(IB_MAD_METHOD_SET, IB_MAD_ATTR_SERVICE_RECORD, SR_KEYS, &s, sizeof(s));
+	ask(sa, &m);
+	fake_now += 4000000;
+	soft_sa_timer(sa, fake_now);
+	m = req(IB_MAD_METHOD_GET, IB_MAD_ATTR_SERVICE_RECORD, HO(IB_SR_COMPMASK_SID), &s, sizeof(s));
+	CU_ASSERT_EQUAL(ask(sa, &m)->status, 0);
+	destroy(sa);
+}
+
+/* Subscribes the port of LID lid to a trap (0xFFFF: all). */
+static ib_net16_t subscribe(soft_sa_t *sa, uint16_t lid, uint16_t trap, uint8_t on)
+{
+	ib_inform_info_t ii;
+	ib_sa_mad_t m;
+	size_t before = ncap;
+
+	memset(&ii, 0, sizeof(ii));
+	ii.lid_range_begin = cl_hton16(0xFFFF);
+	ii.is_generic = 1;
+	ii.subscribe = on;
+	ii.trap_type = cl_hton16(0xFFFF);
+	ii.g_or_v.generic.trap_num = cl_hton16(trap);
+	ii.g_or_v.generic.qpn_resp_time_val = cl_hton32((1u << 8) | 10);
+	ii.g_or_v.generic.node_type_msb = 0xFF;
+	ii.g_or_v.generic.node_type_lsb = cl_hton16(0xFFFF);
+	m = req(IB_MAD_METHOD_SET, IB_MAD_ATTR_INFORM_INFO, 0, &ii, sizeof(ii));
+	send_to(sa, &m, lid);
+	CU_ASSERT_EQUAL_FATAL(ncap, before + 1);
+	CU_ASSERT_EQUAL(cap_sa(before)->method, IB_MAD_METHOD_GET_RESP);
+	return cap_sa(before)->status;
+}
+
+/* Index of the last Report of trap in caps at or after from, or -1. */
+static long find_report(size_t from_i, uint16_t trap, uint16_t to_lid)
+{
+	long found = -1;
+	size_t i;
+
+	for (i = from_i; i < ncap; i++) {
+		const ib_sa_mad_t *m = cap_sa(i);
+		const ib_mad_notice_attr_t *n = (const ib_mad_notice_attr_t *)m->data;
+
+		if (m->method == IB_MAD_METHOD_REPORT && m->attr_id == IB_MAD_ATTR_NOTICE &&
+		    n->g_or_v.generic.trap_num == cl_hton16(trap) && caps[i].dst.lid == to_lid)
+			found = (long)i;
+	}
+	return found;
+}
+
+static void report_resp(soft_sa_t *sa, size_t i)
+{
+	ib_sa_mad_t r;
+
+	memcpy(&r, cap_sa(i), sizeof(r));
+	r.method = IB_MAD_METHOD_REPORT_RESP;
+	send_to(sa, &r, caps[i].dst.lid);
+}
+
+static void test_inform_traps_64_65(void)
+{
+	soft_sa_t *sa = mk_sa();
+	soft_sa_port_t p = mk_port(7, 7, IB_LINK_INIT);
+	const ib_mad_notice_attr_t *n;
+	ib_gid_t g7 = gid_of(7);
+	size_t mark;
+	long i;
+
+	add_ports(sa, 2);
+	CU_ASSERT_EQUAL(subscribe(sa, 2, 64, 1), 0);
+	CU_ASSERT_EQUAL(subscribe(sa, 2, 65, 1), 0);
+	mark = ncap;
+	soft_sa_port_update(sa, &p); /* INIT: nothing yet */
+	CU_ASSERT_EQUAL(ncap, mark);
+	p.port_info.state_info1 = (uint8_t)((p.port_info.state_info1 & 0xF0) | IB_LINK_ACTIVE);
+	soft_sa_port_update(sa, &p);
+	i = find_report(mark, 64, 2);
+	CU_ASSERT_FATAL(i >= 0);
+	CU_ASSERT_EQUAL(caps[i].dst.qpn, 1);
+	n = (const ib_mad_notice_attr_t *)cap_sa((size_t)i)->data;
+	CU_ASSERT_EQUAL(n->generic_type, 0x80 | IB_NOTICE_TYPE_SUBN_MGMT);
+	CU_ASSERT_EQUAL(ib_notice_get_prod_type(n), IB_NOTICE_PRODUCER_TYPE_CLASS_MGR);
+	CU_ASSERT_EQUAL(n->issuer_lid, cl_hton16(1));
+	CU_ASSERT_EQUAL(memcmp(&n->data_details.ntc_64_67.gid, &g7, 16), 0);
+	CU_ASSERT_EQUAL(ncap, mark + 1); /* no trap 65 report for 64 */
+	/* a second update does not repeat it */
+	soft_sa_port_update(sa, &p);
+	CU_ASSERT_EQUAL(ncap, mark + 1);
+	/* no ReportResp: retransmitted (RespTimeValue 10 -> minimum timeout 100 ms) */
+	fake_now += 100000;
+	soft_sa_timer(sa, fake_now);
+	CU_ASSERT_EQUAL(ncap, mark + 2);
+	CU_ASSERT_EQUAL(cap_sa(mark + 1)->trans_id, cap_sa(mark)->trans_id);
+	report_resp(sa, mark + 1);
+	fake_now += 1000000;
+	CU_ASSERT_EQUAL(soft_sa_timer(sa, fake_now), UINT64_MAX);
+	CU_ASSERT_EQUAL(ncap, mark + 2);
+	/* trap 65 when the port goes; never acknowledged: 1 + 3 sends then given up */
+	mark = ncap;
+	soft_sa_port_remove(sa, p.node_info.node_guid, 1);
+	i = find_report(mark, 65, 2);
+	CU_ASSERT(i >= 0);
+	for (int k = 0; k < 5; k++) {
+		fake_now += 1000000;
+		soft_sa_timer(sa, fake_now);
+	}
+	CU_ASSERT_EQUAL(ncap, mark + 4);
+	CU_ASSERT_EQUAL(soft_sa_timer(sa, fake_now), UINT64_MAX);
+	/* unsubscribe; twice is an error */
+	CU_ASSERT_EQUAL(subscribe(sa, 2, 64, 0), 0);
+	CU_ASSERT_EQUAL(subscribe(sa, 2, 64, 0), IB_SA_MAD_STATUS_REQ_INVALID);
+	mark = ncap;
+	p.port_info.state_info1 = (uint8_t)((p.port_info.state_info1 & 0xF0) | IB_LINK_ACTIVE);
+	soft_sa_port_update(sa, &p);
+	CU_ASSERT_EQUAL(find_report(mark, 64, 2), -1);
+	destroy(sa);
+}
+
+static void test_inform_record_and_errors(void)
+{
+	soft_sa_t *sa = mk_sa();
+	ib_inform_info_record_t q;
+	ib_inform_info_t ii;
+	ib_sa_mad_t m;
+	table_t t;
+
+	add_ports(sa, 3);
+	subscribe(sa, 2, 0xFFFF, 1);
+	subscribe(sa, 3, 66, 1);
+	subscribe(sa, 3, 66, 1); /* same subscription again: still one */
+	m = req(IB_MAD_METHOD_GETTABLE, IB_MAD_ATTR_INFORM_INFO_RECORD, 0, NULL, 0);
+	t = table(sa, &m, 4);
+	CU_ASSERT_EQUAL(nrecs(&t), 2);
+	free(t.data);
+	memset(&q, 0, sizeof(q));
+	q.subscriber_gid = gid_of(3);
+	m = req(IB_MAD_METHOD_GET, IB_MAD_ATTR_INFORM_INFO_RECORD, 1, &q, sizeof(q));
+	CU_ASSERT_EQUAL(((const ib_inform_info_record_t *)ask(sa, &m)->data)->inform_info.g_or_v.generic.trap_num,
+			cl_hton16(66));
+	/* from an unknown port */
+	memset(&ii, 0, sizeof(ii));
+	ii.subscribe = 1;
+	ii.is_generic = 1;
+	m = req(IB_MAD_METHOD_SET, IB_MAD_ATTR_INFORM_INFO, 0, &ii, sizeof(ii));
+	send_to(sa, &m, 300);
+	CU_ASSERT_EQUAL(cap_sa(ncap - 1)->status, IB_SA_MAD_STATUS_REQ_INVALID);
+	/* Get of InformInfo is not supported */
+	m = req(IB_MAD_METHOD_GET, IB_MAD_ATTR_INFORM_INFO, 0, &ii, sizeof(ii));
+	CU_ASSERT_EQUAL(ask(sa, &m)->status, IB_MAD_STATUS_UNSUP_METHOD_ATTR);
+	destroy(sa);
+}
+
+#define MC_CREATE (HO(IB_MCR_COMPMASK_MGID) | HO(IB_MCR_COMPMASK_PORT_GID) | HO(IB_MCR_COMPMASK_QKEY) | \
+		   HO(IB_MCR_COMPMASK_PKEY) | HO(IB_MCR_COMPMASK_SL) | HO(IB_MCR_COMPMASK_FLOW) | \
+		   HO(IB_MCR_COMPMASK_TCLASS) | HO(IB_MCR_COMPMASK_JOIN_STATE))
+
+static ib_member_rec_t mcr(const ib_gid_t *mgid, unsigned port, uint8_t join)
+{
+	ib_member_rec_t r;
+
+	memset(&r, 0, sizeof(r));
+	if (mgid)
+		r.mgid = *mgid;
+	r.port_gid = gid_of(port);
+	r.qkey = cl_hton32(0x11111111);
+	r.pkey = cl_hton16(0xFFFF);
+	r.sl_flow_hop = ib_member_set_sl_flow_hop(0, 0, 0);
+	r.scope_state = ib_member_set_scope_state(IB_MC_SCOPE_LINK_LOCAL, join);
+	return r;
+}
+
+static const ib_member_rec_t *mc_set_from(soft_sa_t *sa, uint16_t lid, uint8_t method, uint64_t cm,
+					  const ib_member_rec_t *r, ib_net16_t *st)
+{
+	ib_sa_mad_t m = req(method, IB_MAD_ATTR_MCMEMBER_RECORD, cm, r, sizeof(*r));
+	const ib_sa_mad_t *a;
+	size_t i, before = ncap;
+
+	send_to(sa, &m, lid);
+	CU_ASSERT_FATAL(ncap > before);
+	for (i = before; i < ncap; i++)
+		if (cap_sa(i)->trans_id == m.trans_id)
+			break;
+	CU_ASSERT_FATAL(i < ncap);
+	a = cap_sa(i);
+	*st = a->status;
+	return (const ib_member_rec_t *)a->data;
+}
+
+/* From the member's own port (port i has LID i). */
+static const ib_member_rec_t *mc_set(soft_sa_t *sa, uint8_t method, uint64_t cm, const ib_member_rec_t *r,
+				     ib_net16_t *st)
+{
+	return mc_set_from(sa, (uint16_t)(cl_ntoh64(r->port_gid.unicast.interface_id) - 0x200), method, cm, r, st);
+}
+
+static void test_mcast_create_join_leave(void)
+{
+	soft_sa_t *sa = mk_sa();
+	ib_member_rec_t r, r2;
+	const ib_member_rec_t *a;
+	ib_gid_t mgid, mgid2;
+	ib_net16_t st;
+	size_t mark;
+	long i;
+
+	add_ports(sa, 4);
+	subscribe(sa, 4, 0xFFFF, 1);
+	/* create with MGID 0 */
+	mark = ncap;
+	r = mcr(NULL, 1, IB_MC_REC_STATE_FULL_MEMBER);
+	a = mc_set(sa, IB_MAD_METHOD_SET, MC_CREATE, &r, &st);
+	CU_ASSERT_EQUAL_FATAL(st, 0);
+	mgid = a->mgid;
+	CU_ASSERT_EQUAL(mgid.raw[0], 0xFF);
+	CU_ASSERT_EQUAL(mgid.raw[1], 0x12);
+	CU_ASSERT_EQUAL(mgid.raw[2], 0xA0);
+	CU_ASSERT_EQUAL(mgid.raw[3], 0x1B);
+	CU_ASSERT_EQUAL(a->mlid, cl_hton16(0xC000));
+	CU_ASSERT_EQUAL(a->qkey, cl_hton32(0x11111111));
+	CU_ASSERT_EQUAL(a->mtu & 0x3F, IB_MTU_LEN_4096);
+	CU_ASSERT_EQUAL(a->rate & 0x3F, IB_PATH_RECORD_RATE_40_GBS);
+	CU_ASSERT_EQUAL(ib_member_get_state(a->scope_state), IB_MC_REC_STATE_FULL_MEMBER);
+	i = find_report(mark, 66, 4);
+	CU_ASSERT_FATAL(i >= 0);
+	CU_ASSERT_EQUAL(memcmp(&((const ib_mad_notice_attr_t *)cap_sa((size_t)i)->data)->data_details.ntc_64_67.gid,
+			       &mgid, 16), 0);
+	report_resp(sa, (size_t)i);
+	/* a second group with a chosen MGID gets the next MLID */
+	memset(&mgid2, 0, sizeof(mgid2));
+	mgid2.raw[0] = 0xFF;
+	mgid2.raw[1] = 0x15;
+	mgid2.raw[15] = 9;
+	r2 = mcr(&mgid2, 2, IB_MC_REC_STATE_FULL_MEMBER);
+	a = mc_set(sa, IB_MAD_METHOD_SET, MC_CREATE, &r2, &st);
+	CU_ASSERT_EQUAL(st, 0);
+	CU_ASSERT_EQUAL(a->mlid, cl_hton16(0xC001));
+	CU_ASSERT_EQUAL(ib_member_get_scope(a->scope_state), 5);
+	/* join: port 2 as full member, port 3 as non-member */
+	r = mcr(&mgid, 2, IB_MC_REC_STATE_FULL_MEMBER);
+	a = mc_set(sa, IB_MAD_METHOD_SET, HO(IB_MCR_COMPMASK_MGID) | HO(IB_MCR_COMPMASK_PORT_GID) |
+			   HO(IB_MCR_COMPMASK_JOIN_STATE) | HO(IB_MCR_COMPMASK_QKEY), &r, &st);
+	CU_ASSERT_EQUAL(st, 0);
+	CU_ASSERT_EQUAL(a->mlid, cl_hton16(0xC000));
+	r = mcr(&mgid, 3, IB_MC_REC_STATE_NON_MEMBER);
+	mc_set(sa, IB_MAD_METHOD_SET, HO(IB_MCR_COMPMASK_MGID) | HO(IB_MCR_COMPMASK_PORT_GID) |
+		       HO(IB_MCR_COMPMASK_JOIN_STATE), &r, &st);
+	CU_ASSERT_EQUAL(st, 0);
+	/* a joiner with another Q_Key is refused */
+	r = mcr(&mgid, 4, IB_MC_REC_STATE_FULL_MEMBER);
+	r.qkey = cl_hton32(5);
+	mc_set(sa, IB_MAD_METHOD_SET, HO(IB_MCR_COMPMASK_MGID) | HO(IB_MCR_COMPMASK_PORT_GID) |
+		       HO(IB_MCR_COMPMASK_JOIN_STATE) | HO(IB_MCR_COMPMASK_QKEY), &r, &st);
+	CU_ASSERT_EQUAL(st, IB_SA_MAD_STATUS_REQ_INVALID);
+	/* leave: a bit the member does not have */
+	r = mcr(&mgid, 3, IB_MC_REC_STATE_FULL_MEMBER);
+	mc_set(sa, IB_MAD_METHOD_DELETE, HO(IB_MCR_COMPMASK_MGID) | HO(IB_MCR_COMPMASK_PORT_GID) |
+		       HO(IB_MCR_COMPMASK_JOIN_STATE), &r, &st);
+	CU_ASSERT_EQUAL(st, IB_SA_MAD_STATUS_REQ_INVALID);
+	/* first full member leaves: group stays */
+	mark = ncap;
+	r = mcr(&mgid, 1, IB_MC_REC_STATE_FULL_MEMBER);
+	a = mc_set(sa, IB_MAD_METHOD_DELETE, HO(IB_MCR_COMPMASK_MGID) | HO(IB_MCR_COMPMASK_PORT_GID) |
+			   HO(IB_MCR_COMPMASK_JOIN_STATE), &r, &st);
+	CU_ASSERT_EQUAL(st, 0);
+	CU_ASSERT_EQUAL(cap_sa(ncap - 1)->method, IB_MAD_METHOD_DELETE | IB_MAD_METHOD_RESP_MASK);
+	CU_ASSERT_EQUAL(find_report(mark, 67, 4), -1);
+	CU_ASSERT_EQUAL(ib_member_get_state(a->scope_state), 0);
+	{
+		ib_sa_mad_t m;
+		table_t t;
+
+		r = mcr(&mgid, 1, 0);
+		m = req(IB_MAD_METHOD_GETTABLE, IB_MAD_ATTR_MCMEMBER_RECORD, HO(IB_MCR_COMPMASK_MGID), &r, sizeof(r));
+		t = table(sa, &m, 4);
+		CU_ASSERT_EQUAL(nrecs(&t), 2); /* port 1 is no longer a member */
+		free(t.data);
+	}
+	/* last full member leaves: group deleted with trap 67 (the non-member goes with it) */
+	r = mcr(&mgid, 2, IB_MC_REC_STATE_FULL_MEMBER);
+	mc_set(sa, IB_MAD_METHOD_DELETE, HO(IB_MCR_COMPMASK_MGID) | HO(IB_MCR_COMPMASK_PORT_GID) |
+		       HO(IB_MCR_COMPMASK_JOIN_STATE), &r, &st);
+	CU_ASSERT_EQUAL(st, 0);
+	i = find_report(mark, 67, 4);
+	CU_ASSERT(i >= 0);
+	r = mcr(&mgid, 3, IB_MC_REC_STATE_NON_MEMBER);
+	mc_set(sa, IB_MAD_METHOD_GET, HO(IB_MCR_COMPMASK_MGID), &r, &st);
+	CU_ASSERT_EQUAL(st, IB_SA_MAD_STATUS_NO_RECORDS);
+	/* the freed MLID is reused */
+	r = mcr(NULL, 1, IB_MC_REC_STATE_FULL_MEMBER);
+	a = mc_set(sa, IB_MAD_METHOD_SET, MC_CREATE, &r, &st);
+	CU_ASSERT_EQUAL(a->mlid, cl_hton16(0xC000));
+	destroy(sa);
+}
+
+static void test_mcast_rules(void)
+{
+	soft_sa_t *sa = mk_sa();
+	soft_sa_port_t slow = mk_port(5, 5, IB_LINK_ACTIVE);
+	ib_member_rec_t r;
+	const ib_member_rec_t *a;
+	ib_gid_t mgid;
+	ib_net16_t st;
+	ib_sa_mad_t m;
+	table_t t;
+
+	add_ports(sa, 3);
+	slow.port_info.mtu_smsl = (uint8_t)(IB_MTU_LEN_1024 << 4);
+	soft_sa_port_update(sa, &slow);
+	/* missing components */
+	r = mcr(NULL, 1, IB_MC_REC_STATE_FULL_MEMBER);
+	mc_set(sa, IB_MAD_METHOD_SET, HO(IB_MCR_COMPMASK_PORT_GID) | HO(IB_MCR_COMPMASK_JOIN_STATE), &r, &st);
+	CU_ASSERT_EQUAL(st, IB_SA_MAD_STATUS_INSUF_COMPS);
+	mc_set(sa, IB_MAD_METHOD_SET, HO(IB_MCR_COMPMASK_MGID), &r, &st);
+	CU_ASSERT_EQUAL(st, IB_SA_MAD_STATUS_INSUF_COMPS);
+	/* a non-member cannot create */
+	r = mcr(NULL, 1, IB_MC_REC_STATE_NON_MEMBER);
+	mc_set(sa, IB_MAD_METHOD_SET, MC_CREATE, &r, &st);
+	CU_ASSERT_EQUAL(st, IB_SA_MAD_STATUS_REQ_INVALID);
+	/* an MGID that is not multicast */
+	r = mcr(NULL, 1, IB_MC_REC_STATE_FULL_MEMBER);
+	r.mgid = gid_of(1);
+	mc_set(sa, IB_MAD_METHOD_SET, MC_CREATE, &r, &st);
+	CU_ASSERT_EQUAL(st, IB_SA_MAD_STATUS_INVALID_GID);
+	/* create with MTU selector: greater than 1024 -> the port's 4096 */
+	r = mcr(NULL, 1, IB_MC_REC_STATE_FULL_MEMBER);
+	r.mtu = (uint8_t)((IB_PATH_SELECTOR_GREATER_THAN << 6) | IB_MTU_LEN_1024);
+	a = mc_set(sa, IB_MAD_METHOD_SET, MC_CREATE | HO(IB_MCR_COMPMASK_MTU_SEL) | HO(IB_MCR_COMPMASK_MTU), &r, &st);
+	CU_ASSERT_EQUAL_FATAL(st, 0);
+	CU_ASSERT_EQUAL(a->mtu & 0x3F, IB_MTU_LEN_4096);
+	mgid = a->mgid;
+	/* the 1024-byte port cannot join a 4096-byte group */
+	r = mcr(&mgid, 5, IB_MC_REC_STATE_FULL_MEMBER);
+	mc_set(sa, IB_MAD_METHOD_SET, HO(IB_MCR_COMPMASK_MGID) | HO(IB_MCR_COMPMASK_PORT_GID) |
+		       HO(IB_MCR_COMPMASK_JOIN_STATE), &r, &st);
+	CU_ASSERT_EQUAL(st, IB_SA_MAD_STATUS_REQ_INVALID);
+	/* a joiner asking for MTU less than 4096 is refused; exactly 4096 accepted */
+	r = mcr(&mgid, 2, IB_MC_REC_STATE_FULL_MEMBER);
+	r.mtu = (uint8_t)((IB_PATH_SELECTOR_LESS_THAN << 6) | IB_MTU_LEN_4096);
+	mc_set(sa, IB_MAD_METHOD_SET, HO(IB_MCR_COMPMASK_MGID) | HO(IB_MCR_COMPMASK_PORT_GID) |
+		       HO(IB_MCR_COMPMASK_JOIN_STATE) | HO(IB_MCR_COMPMASK_MTU_SEL) | HO(IB_MCR_COMPMASK_MTU), &r, &st);
+	CU_ASSERT_EQUAL(st, IB_SA_MAD_STATUS_REQ_INVALID);
+	r.mtu = (uint8_t)((IB_PATH_SELECTOR_EXACTLY << 6) | IB_MTU_LEN_4096);
+	mc_set(sa, IB_MAD_METHOD_SET, HO(IB_MCR_COMPMASK_MGID) | HO(IB_MCR_COMPMASK_PORT_GID) |
+		       HO(IB_MCR_COMPMASK_JOIN_STATE) | HO(IB_MCR_COMPMASK_MTU_SEL) | HO(IB_MCR_COMPMASK_MTU), &r, &st);
+	CU_ASSERT_EQUAL(st, 0);
+	/* join states add up */
+	r = mcr(&mgid, 2, IB_MC_REC_STATE_SEND_ONLY_NON_MEMBER);
+	a = mc_set(sa, IB_MAD_METHOD_SET, HO(IB_MCR_COMPMASK_MGID) | HO(IB_MCR_COMPMASK_PORT_GID) |
+			   HO(IB_MCR_COMPMASK_JOIN_STATE), &r, &st);
+	CU_ASSERT_EQUAL(ib_member_get_state(a->scope_state),
+			IB_MC_REC_STATE_FULL_MEMBER | IB_MC_REC_STATE_SEND_ONLY_NON_MEMBER);
+	/* GetTable: two members of the group; filter by port GID */
+	r = mcr(&mgid, 2, 0);
+	m = req(IB_MAD_METHOD_GETTABLE, IB_MAD_ATTR_MCMEMBER_RECORD, HO(IB_MCR_COMPMASK_MGID), &r, sizeof(r));
+	t = table(sa, &m, 4);
+	CU_ASSERT_EQUAL(nrecs(&t), 2);
+	free(t.data);
+	m = req(IB_MAD_METHOD_GET, IB_MAD_ATTR_MCMEMBER_RECORD, HO(IB_MCR_COMPMASK_MGID) | HO(IB_MCR_COMPMASK_PORT_GID),
+		&r, sizeof(r));
+	CU_ASSERT_EQUAL(memcmp(&((const ib_member_rec_t *)ask(sa, &m)->data)->port_gid, &r.port_gid, 16), 0);
+	/* a PathRecord to the group: its MLID and parameters */
+	{
+		ib_path_rec_t pq;
+		const ib_path_rec_t *p;
+
+		memset(&pq, 0, sizeof(pq));
+		pq.sgid = gid_of(3);
+		pq.dgid = mgid;
+		m = req(IB_MAD_METHOD_GET, IB_MAD_ATTR_PATH_RECORD, HO(IB_PR_COMPMASK_SGID) | HO(IB_PR_COMPMASK_DGID),
+			&pq, sizeof(pq));
+		p = (const ib_path_rec_t *)ask(sa, &m)->data;
+		CU_ASSERT_EQUAL(cap_sa(ncap - 1)->status, 0);
+		CU_ASSERT_EQUAL(p->dlid, cl_hton16(0xC000));
+		CU_ASSERT_EQUAL(p->slid, cl_hton16(3));
+		CU_ASSERT_EQUAL(p->mtu & 0x3F, IB_MTU_LEN_4096);
+		CU_ASSERT_EQUAL(p->num_path & 0x80, 0);
+		CU_ASSERT_EQUAL(memcmp(&p->dgid, &mgid, 16), 0);
+		pq.dgid.raw[15] ^= 0x55; /* no such group */
+		m = req(IB_MAD_METHOD_GET, IB_MAD_ATTR_PATH_RECORD, HO(IB_PR_COMPMASK_SGID) | HO(IB_PR_COMPMASK_DGID),
+			&pq, sizeof(pq));
+		CU_ASSERT_EQUAL(ask(sa, &m)->status, IB_SA_MAD_STATUS_NO_RECORDS);
+	}
+	/* a requested MLID that is taken */
+	r = mcr(NULL, 3, IB_MC_REC_STATE_FULL_MEMBER);
+	r.mlid = cl_hton16(0xC000);
+	mc_set(sa, IB_MAD_METHOD_SET, MC_CREATE | HO(IB_MCR_COMPMASK_MLID), &r, &st);
+	CU_ASSERT_EQUAL(st, IB_SA_MAD_STATUS_REQ_INVALID);
+	r.mlid = cl_hton16(0xC123);
+	a = mc_set(sa, IB_MAD_METHOD_SET, MC_CREATE | HO(IB_MCR_COMPMASK_MLID), &r, &st);
+	CU_ASSERT_EQUAL(a->mlid, cl_hton16(0xC123));
+	destroy(sa);
+}
+
+static void test_mcast_proxy(void)
+{
+	soft_sa_t *sa = mk_sa();
+	const uint64_t join = HO(IB_MCR_COMPMASK_MGID) | HO(IB_MCR_COMPMASK_PORT_GID) | HO(IB_MCR_COMPMASK_JOIN_STATE);
+	ib_member_rec_t r;
+	const ib_member_rec_t *a;
+	ib_gid_t mgid;
+	ib_net16_t st;
+
+	add_ports(sa, 4);
+	r = mcr(NULL, 1, IB_MC_REC_STATE_FULL_MEMBER);
+	a = mc_set(sa, IB_MAD_METHOD_SET, MC_CREATE, &r, &st);
+	CU_ASSERT_EQUAL_FATAL(st, 0);
+	mgid = a->mgid;
+	/* port 3 joins port 4 without ProxyJoin: refused; with it: accepted */
+	r = mcr(&mgid, 4, IB_MC_REC_STATE_FULL_MEMBER);
+	mc_set_from(sa, 3, IB_MAD_METHOD_SET, join, &r, &st);
+	CU_ASSERT_EQUAL(st, IB_SA_MAD_STATUS_REQ_INVALID);
+	r.proxy_join = 0x80;
+	a = mc_set_from(sa, 3, IB_MAD_METHOD_SET, join | HO(IB_MCR_COMPMASK_PROXY), &r, &st);
+	CU_ASSERT_EQUAL(st, 0);
+	CU_ASSERT_EQUAL(a->proxy_join, 0x80);
+	/* an unknown requester cannot proxy */
+	mc_set_from(sa, 300, IB_MAD_METHOD_SET, join | HO(IB_MCR_COMPMASK_PROXY), &r, &st);
+	CU_ASSERT_EQUAL(st, IB_SA_MAD_STATUS_REQ_INVALID);
+	/* port 2 removes port 1 (no proxy): refused; port 3 removes proxied port 4: accepted */
+	r = mcr(&mgid, 1, IB_MC_REC_STATE_FULL_MEMBER);
+	mc_set_from(sa, 2, IB_MAD_METHOD_DELETE, join, &r, &st);
+	CU_ASSERT_EQUAL(st, IB_SA_MAD_STATUS_REQ_INVALID);
+	r = mcr(&mgid, 4, IB_MC_REC_STATE_FULL_MEMBER);
+	mc_set_from(sa, 3, IB_MAD_METHOD_DELETE, join, &r, &st);
+	CU_ASSERT_EQUAL(st, 0);
+	destroy(sa);
+}
+
+/* Subscribes with a prepared InformInfo; returns the answer. */
+static const ib_sa_mad_t *subscribe_ii(soft_sa_t *sa, uint16_t lid, const ib_inform_info_t *ii, ib_net64_t sm_key)
+{
+	ib_sa_mad_t m = req(IB_MAD_METHOD_SET, IB_MAD_ATTR_INFORM_INFO, 0, ii, sizeof(*ii));
+	size_t before = ncap;
+
+	m.sm_key = sm_key;
+	m.attr_offset = cl_hton16(sizeof(*ii) / 8); /* 36 bytes: 4, as ib_get_attr_offset() gives */
+	send_to(sa, &m, lid);
+	CU_ASSERT_EQUAL_FATAL(ncap, before + 1);
+	return cap_sa(before);
+}
+
+/* The QPN of the InformInfoRecord in an answer. */
+static uint32_t iir_qpn(const ib_sa_mad_t *r)
+{
+	const ib_inform_info_record_t *iir = (const ib_inform_info_record_t *)r->data;
+
+	return cl_ntoh32(iir->inform_info.g_or_v.generic.qpn_resp_time_val) >> 8;
+}
+
+static ib_inform_info_t ii_all(uint16_t trap)
+{
+	ib_inform_info_t ii;
+
+	memset(&ii, 0, sizeof(ii));
+	ii.lid_range_begin = cl_hton16(0xFFFF);
+	ii.is_generic = 1;
+	ii.subscribe = 1;
+	ii.trap_type = cl_hton16(0xFFFF);
+	ii.g_or_v.generic.trap_num = cl_hton16(trap);
+	ii.g_or_v.generic.node_type_msb = 0xFF;
+	ii.g_or_v.generic.node_type_lsb = cl_hton16(0xFFFF);
+	return ii;
+}
+
+static void test_inform_matching_rules(void)
+{
+	soft_sa_t *sa = mk_sa();
+	soft_sa_port_t p5 = mk_port(5, 5, IB_LINK_ACTIVE);
+	ib_inform_info_t ii;
+	ib_inform_info_record_t q;
+	const ib_sa_mad_t *r;
+	ib_member_rec_t mr;
+	ib_sa_mad_t m;
+	ib_net16_t st;
+	size_t mark;
+
+	add_ports(sa, 4);
+	p5.pkey_table.pkey_entry[0] = cl_hton16(0x8005); /* shares nothing with the others */
+	soft_sa_port_update(sa, &p5);
+	/* security traps need the SM_Key; a refusal shows Subscribe 0 */
+	ii = ii_all(256);
+	r = subscribe_ii(sa, 2, &ii, 0);
+	CU_ASSERT_EQUAL(r->status, IB_SA_MAD_STATUS_REQ_INVALID);
+	CU_ASSERT_EQUAL(((const ib_inform_info_t *)r->data)->subscribe, 0);
+	CU_ASSERT_EQUAL(((const ib_inform_info_t *)r->data)->g_or_v.generic.trap_num, cl_hton16(256));
+	CU_ASSERT_EQUAL(subscribe_ii(sa, 2, &ii, cl_hton64(0x1234))->status, 0);
+	/* a GID of an unknown port, or of a port in another partition */
+	ii = ii_all(64);
+	ii.gid = gid_of(42);
+	CU_ASSERT_EQUAL(subscribe_ii(sa, 2, &ii, 0)->status, IB_SA_MAD_STATUS_REQ_INVALID);
+	ii.gid = gid_of(5);
+	CU_ASSERT_EQUAL(subscribe_ii(sa, 2, &ii, 0)->status, IB_SA_MAD_STATUS_REQ_INVALID);
+	/* LID ranges against the issuer (the SM, LID 1): port 3 [5..9] misses, port 4 [1..1] hits */
+	ii = ii_all(66);
+	ii.lid_range_begin = cl_hton16(5);
+	ii.lid_range_end = cl_hton16(9);
+	CU_ASSERT_EQUAL(subscribe_ii(sa, 3, &ii, 0)->status, 0);
+	ii.lid_range_begin = cl_hton16(1);
+	ii.lid_range_end = 0;
+	CU_ASSERT_EQUAL(subscribe_ii(sa, 4, &ii, 0)->status, 0);
+	/* port 5 (no shared P_Key with the group) subscribes to all */
+	ii = ii_all(0xFFFF);
+	CU_ASSERT_EQUAL(subscribe_ii(sa, 5, &ii, 0)->status, 0);
+	/* a Type that is not Subnet Management: port 2 never hears of 66 */
+	ii = ii_all(66);
+	ii.trap_type = cl_hton16(IB_NOTICE_TYPE_URGENT);
+	CU_ASSERT_EQUAL(subscribe_ii(sa, 2, &ii, 0)->status, 0);
+	mark = ncap;
+	mr = mcr(NULL, 1, IB_MC_REC_STATE_FULL_MEMBER);
+	mc_set(sa, IB_MAD_METHOD_SET, MC_CREATE, &mr, &st);
+	CU_ASSERT_EQUAL(st, 0);
+	CU_ASSERT_EQUAL(find_report(mark, 66, 3), -1);
+	CU_ASSERT(find_report(mark, 66, 4) >= 0);
+	CU_ASSERT_EQUAL(find_report(mark, 66, 5), -1);
+	CU_ASSERT_EQUAL(find_report(mark, 66, 2), -1);
+	/* InformInfoRecords: QPN hidden from untrusted requesters */
+	memset(&q, 0, sizeof(q));
+	q.subscriber_gid = gid_of(4);
+	m = req(IB_MAD_METHOD_GET, IB_MAD_ATTR_INFORM_INFO_RECORD, HO(IB_IIR_COMPMASK_SUBSCRIBERGID), &q, sizeof(q));
+	r = ask(sa, &m);
+	CU_ASSERT_EQUAL(r->status, 0);
+	CU_ASSERT_EQUAL(iir_qpn(r), 0);
+	m.sm_key = cl_hton64(0x1234);
+	m.trans_id = cl_hton64(0x7777);
+	r = ask(sa, &m);
+	CU_ASSERT_EQUAL(iir_qpn(r), 1);
+	destroy(sa);
+}
+
+static void test_port_remove_cleans_up(void)
+{
+	soft_sa_t *sa = mk_sa();
+	ib_service_record_t s = svc(0x77, 2, "gone", 0xFFFFFFFF);
+	ib_member_rec_t r;
+	ib_sa_mad_t m;
+	ib_net16_t st;
+	size_t mark;
+
+	add_ports(sa, 3);
+	subscribe(sa, 3, 0xFFFF, 1);
+	subscribe(sa, 2, 0xFFFF, 1);
+	m = req(IB_MAD_METHOD_SET, IB_MAD_ATTR_SERVICE_RECORD, SR_KEYS, &s, sizeof(s));
+	ask(sa, &m);
+	r = mcr(NULL, 2, IB_MC_REC_STATE_FULL_MEMBER);
+	mc_set(sa, IB_MAD_METHOD_SET, MC_CREATE, &r, &st);
+	CU_ASSERT_EQUAL(st, 0);
+	mark = ncap;
+	soft_sa_port_remove(sa, cl_hton64(0x102), 1);
+	CU_ASSERT(find_report(mark, 67, 3) >= 0);
+	CU_ASSERT(find_report(mark, 65, 3) >= 0);
+	CU_ASSERT_EQUAL(find_report(mark, 65, 2), -1); /* its subscriptions went */
+	m = req(IB_MAD_METHOD_GET, IB_MAD_ATTR_SERVICE_RECORD, HO(IB_SR_COMPMASK_SID), &s, sizeof(s));
+	CU_ASSERT_EQUAL(ask(sa, &m)->status, IB_SA_MAD_STATUS_NO_RECORDS);
+	m = req(IB_MAD_METHOD_GET, IB_MAD_ATTR_NODE_RECORD, 1, NULL, 0);
+	((ib_node_record_t *)m.data)->lid = cl_hton16(2);
+	CU_ASSERT_EQUAL(ask(sa, &m)->status, IB_SA_MAD_STATUS_NO_RECORDS);
+	soft_sa_port_remove(sa, cl_hton64(0x999), 1); /* unknown: ignored */
+	destroy(sa);
+}
+
+/* Hundreds of records in windows of 16; checks segment flags and lengths. */
+static void test_rmpp_large_table(void)
+{
+	soft_sa_t *sa = mk_sa();
+	ib_sa_mad_t m;
+	table_t t;
+	size_t i, first;
+	unsigned n = 300;
+
+	for (i = 1; i <= n; i++) {
+		soft_sa_port_t p = mk_port((unsigned)i, (uint16_t)i, IB_LINK_ACTIVE);
+
+		soft_sa_port_update(sa, &p);
+	}
+	first = ncap;
+	m = req(IB_MAD_METHOD_GETTABLE, IB_MAD_ATTR_NODE_RECORD, 0, NULL, 0);
+	t = table(sa, &m, 16);
+	CU_ASSERT_TRUE_FATAL(t.ok);
+	CU_ASSERT_EQUAL(t.nseg, (n * 112 + 199) / 200);
+	CU_ASSERT_EQUAL(nrecs(&t), n);
+	CU_ASSERT_EQUAL(t.first_paylen, t.nseg * 20 + n * 112);
+	CU_ASSERT_EQUAL(t.last_paylen, 20 + n * 112 - (t.nseg - 1) * 200);
+	for (i = 0; i < n; i++) {
+		const ib_node_record_t *nr = (const ib_node_record_t *)(t.data + i * 112);
+
+		CU_ASSERT_EQUAL(cl_ntoh64(nr->node_info.node_guid), 0x100u + cl_ntoh16(nr->lid));
+	}
+	/* exactly one copy of each segment went out (no ACK was late) */
+	CU_ASSERT_EQUAL(ncap - first, t.nseg);
+	/* the first window held one segment: segment 2 came after the first ACK */
+	CU_ASSERT_EQUAL(cl_ntoh32(cap_sa(first)->seg_num), 1);
+	for (i = first; i < ncap; i++) {
+		uint8_t f = cap_sa(i)->rmpp_flags;
+		uint32_t seg = cl_ntoh32(cap_sa(i)->seg_num);
+
+		CU_ASSERT(f & IB_RMPP_FLAG_ACTIVE);
+		CU_ASSERT_EQUAL(!!(f & IB_RMPP_FLAG_FIRST), seg == 1);
+		CU_ASSERT_EQUAL(!!(f & IB_RMPP_FLAG_LAST), seg == t.nseg);
+		if (seg != 1 && seg != t.nseg)
+			CU_ASSERT_EQUAL(cap_sa(i)->paylen_newwin, 0);
+		CU_ASSERT_EQUAL(cap_sa(i)->trans_id, m.trans_id);
+		CU_ASSERT_EQUAL(cl_ntoh16(cap_sa(i)->attr_offset), 14);
+	}
+	CU_ASSERT_EQUAL(soft_sa_timer(sa, fake_now), UINT64_MAX);
+	free(t.data);
+	destroy(sa);
+}
+
+static void test_rmpp_lost_ack_retransmit(void)
+{
+	soft_sa_t *sa = mk_sa();
+	ib_sa_mad_t m;
+	table_t t;
+	size_t i, first;
+	uint64_t next;
+
+	for (i = 1; i <= 50; i++) {
+		soft_sa_port_t p = mk_port((unsigned)i, (uint16_t)i, IB_LINK_ACTIVE);
+
+		soft_sa_port_update(sa, &p);
+	}
+	memset(&t, 0, sizeof(t));
+	first = ncap;
+	m = req(IB_MAD_METHOD_GETTABLE, IB_MAD_ATTR_NODE_RECORD, 0, NULL, 0);
+	send_to(sa, &m, 2); /* 28 segments; segment 1 sent */
+	CU_ASSERT_EQUAL(ncap, first + 1);
+	/* ACK 1 with window 5: segments 2..5 */
+	rmpp_ctl(sa, cap_sa(first), IB_RMPP_TYPE_ACK, 1, 5, 0);
+	CU_ASSERT_EQUAL(ncap, first + 5);
+	/* the ACK of 5 is lost: after the timeout 2..5 are sent again */
+	next = soft_sa_timer(sa, fake_now);
+	CU_ASSERT(next > fake_now && next <= fake_now + 1000000);
+	soft_sa_timer(sa, next - 1);
+	CU_ASSERT_EQUAL(ncap, first + 5);
+	fake_now = next;
+	soft_sa_timer(sa, fake_now);
+	CU_ASSERT_EQUAL(ncap, first + 9);
+	CU_ASSERT_EQUAL(cl_ntoh32(cap_sa(first + 5)->seg_num), 2);
+	CU_ASSERT_EQUAL(cl_ntoh32(cap_sa(first + 8)->seg_num), 5);
+	/* an old ACK is ignored */
+	rmpp_ctl(sa, cap_sa(first), IB_RMPP_TYPE_ACK, 0, 1, 0);
+	CU_ASSERT_EQUAL(ncap, first + 9);
+	/* the receiver now ACKs 5 (window to 10) and takes the rest */
+	t.nseg = 5;
+	t.win_last = 10;
+	t.data = calloc(5, 200);
+	i = ncap;
+	rmpp_ctl(sa, cap_sa(first), IB_RMPP_TYPE_ACK, 5, 10, 0);
+	CU_ASSERT_EQUAL(ncap, i + 5); /* 6..10 */
+	CU_ASSERT_EQUAL(cl_ntoh32(cap_sa(i)->seg_num), 6);
+	while (!table_collect(sa, &t, &i, 5, true) && i < ncap)
+		;
+	CU_ASSERT_TRUE(t.ok);
+	CU_ASSERT_EQUAL(t.nseg, (50 * 112 + 199) / 200);
+	CU_ASSERT_EQUAL(soft_sa_timer(sa, fake_now), UINT64_MAX);
+	free(t.data);
+	destroy(sa);
+}
+
+static void test_rmpp_abort_and_errors(void)
+{
+	soft_sa_t *sa = mk_sa();
+	ib_sa_mad_t m;
+	size_t i, first;
+	int k;
+
+	for (i = 1; i <= 20; i++) {
+		soft_sa_port_t p = mk_port((unsigned)i, (uint16_t)i, IB_LINK_ACTIVE);
+
+		soft_sa_port_update(sa, &p);
+	}
+	/* the receiver aborts */
+	first = ncap;
+	m = req(IB_MAD_METHOD_GETTABLE, IB_MAD_ATTR_NODE_RECORD, 0, NULL, 0);
+	send_to(sa, &m, 2);
+	rmpp_ctl(sa, cap_sa(first), IB_RMPP_TYPE_ABORT, 0, 0, IB_RMPP_STATUS_UNSPEC);
+	CU_ASSERT_EQUAL(soft_sa_timer(sa, fake_now), UINT64_MAX);
+	CU_ASSERT_EQUAL(ncap, first + 1);
+	/* STOP too */
+	first = ncap;
+	m = req(IB_MAD_METHOD_GETTABLE, IB_MAD_ATTR_NODE_RECORD, 0, NULL, 0);
+	send_to(sa, &m, 2);
+	rmpp_ctl(sa, cap_sa(first), IB_RMPP_TYPE_STOP, 0, 0, IB_RMPP_STATUS_RESX);
+	CU_ASSERT_EQUAL(soft_sa_timer(sa, fake_now), UINT64_MAX);
+	/* ACK of a segment never sent: abort S2B */
+	first = ncap;
+	m = req(IB_MAD_METHOD_GETTABLE, IB_MAD_ATTR_NODE_RECORD, 0, NULL, 0);
+	send_to(sa, &m, 2);
+	rmpp_ctl(sa, cap_sa(first), IB_RMPP_TYPE_ACK, 7, 9, 0);
+	CU_ASSERT_EQUAL(cap_sa(ncap - 1)->rmpp_type, IB_RMPP_TYPE_ABORT);
+	CU_ASSERT_EQUAL(cap_sa(ncap - 1)->rmpp_status, IB_RMPP_STATUS_S2B);
+	/* window below the segment: abort W2S */
+	first = ncap;
+	m = req(IB_MAD_METHOD_GETTABLE, IB_MAD_ATTR_NODE_RECORD, 0, NULL, 0);
+	send_to(sa, &m, 2);
+	rmpp_ctl(sa, cap_sa(first), IB_RMPP_TYPE_ACK, 1, 0, 0);
+	CU_ASSERT_EQUAL(cap_sa(ncap - 1)->rmpp_status, IB_RMPP_STATUS_W2S);
+	CU_ASSERT_EQUAL(soft_sa_timer(sa, fake_now), UINT64_MAX);
+	/* a receiver that is gone: 5 retransmissions then ABORT TMR */
+	first = ncap;
+	m = req(IB_MAD_METHOD_GETTABLE, IB_MAD_ATTR_NODE_RECORD, 0, NULL, 0);
+	send_to(sa, &m, 2);
+	for (k = 0; k < 10; k++) {
+		uint64_t next = soft_sa_timer(sa, fake_now);
+
+		if (next == UINT64_MAX)
+			break;
+		fake_now = next;
+	}
+	CU_ASSERT_EQUAL(ncap, first + 1 + 5 + 1);
+	CU_ASSERT_EQUAL(cap_sa(ncap - 1)->rmpp_type, IB_RMPP_TYPE_ABORT);
+	CU_ASSERT_EQUAL(cap_sa(ncap - 1)->rmpp_status, IB_RMPP_STATUS_TMR);
+	/* an ACK for no transfer is ignored */
+	first = ncap;
+	rmpp_ctl(sa, cap_sa(ncap - 1), IB_RMPP_TYPE_ACK, 1, 1, 0);
+	CU_ASSERT_EQUAL(ncap, first);
+	/* destroy with a transfer in progress */
+	m = req(IB_MAD_METHOD_GETTABLE, IB_MAD_ATTR_NODE_RECORD, 0, NULL, 0);
+	send_to(sa, &m, 2);
+	destroy(sa);
+}
+
+static void test_malformed(void)
+{
+	soft_sa_t *sa = mk_sa();
+	ib_sa_mad_t m;
+	soft_mad_addr_t a = from(2);
+	size_t before;
+	unsigned k;
+
+	add_ports(sa, 2);
+	/* truncated: dropped */
+	m = req(IB_MAD_METHOD_GET, IB_MAD_ATTR_NODE_RECORD, 0, NULL, 0);
+	before = ncap;
+	soft_sa_recv(sa, (const ib_mad_t *)&m, 100, &a);
+	soft_sa_recv(sa, (const ib_mad_t *)&m, 0, &a);
+	soft_sa_recv(sa, NULL, 256, &a);
+	soft_sa_recv(NULL, (const ib_mad_t *)&m, 256, &a);
+	CU_ASSERT_EQUAL(ncap, before);
+	/* bad base version / class: dropped */
+	m.base_ver = 2;
+	send_to(sa, &m, 2);
+	m.base_ver = 1;
+	m.mgmt_class = IB_MCLASS_PERF;
+	send_to(sa, &m, 2);
+	CU_ASSERT_EQUAL(ncap, before);
+	/* class version */
+	m = req(IB_MAD_METHOD_GET, IB_MAD_ATTR_NODE_RECORD, 0, NULL, 0);
+	m.class_ver = 1;
+	CU_ASSERT_EQUAL(ask(sa, &m)->status, IB_MAD_STATUS_UNSUP_CLASS_VER);
+	/* unknown method, unknown attribute, method not for the attribute */
+	m = req(0x33, IB_MAD_ATTR_NODE_RECORD, 0, NULL, 0);
+	CU_ASSERT_EQUAL(ask(sa, &m)->status, IB_MAD_STATUS_UNSUP_METHOD);
+	m = req(IB_MAD_METHOD_GET, cl_hton16(0x0099), 0, NULL, 0);
+	CU_ASSERT_EQUAL(ask(sa, &m)->status, IB_MAD_STATUS_UNSUP_METHOD_ATTR);
+	m = req(IB_MAD_METHOD_SET, IB_MAD_ATTR_NODE_RECORD, 0, NULL, 0);
+	CU_ASSERT_EQUAL(ask(sa, &m)->status, IB_MAD_STATUS_UNSUP_METHOD_ATTR);
+	m = req(IB_MAD_METHOD_DELETE, IB_MAD_ATTR_PATH_RECORD, 0, NULL, 0);
+	CU_ASSERT_EQUAL(ask(sa, &m)->status, IB_MAD_STATUS_UNSUP_METHOD_ATTR);
+	/* RMPP on a Get */
+	m = req(IB_MAD_METHOD_GET, IB_MAD_ATTR_NODE_RECORD, 0, NULL, 0);
+	m.rmpp_version = 1;
+	m.rmpp_type = IB_RMPP_TYPE_DATA;
+	m.rmpp_flags = IB_RMPP_FLAG_ACTIVE | IB_RMPP_FLAG_FIRST | IB_RMPP_FLAG_LAST;
+	CU_ASSERT_EQUAL(ask(sa, &m)->status, IB_SA_MAD_STATUS_REQ_INVALID);
+	/* wrong attribute offset */
+	m = req(IB_MAD_METHOD_GET, IB_MAD_ATTR_NODE_RECORD, 0, NULL, 0);
+	m.attr_offset = cl_hton16(3);
+	CU_ASSERT_EQUAL(ask(sa, &m)->status, IB_SA_MAD_STATUS_REQ_INVALID);
+	m.attr_offset = cl_hton16(14);
+	CU_ASSERT_EQUAL(ask(sa, &m)->status, IB_SA_MAD_STATUS_TOO_MANY_RECORDS);
+	/* an error answer to a GetTable is one MAD without RMPP, AttributeOffset 0 */
+	m = req(IB_MAD_METHOD_GETTABLE, IB_MAD_ATTR_NODE_RECORD, 0, NULL, 0);
+	m.attr_offset = cl_hton16(3);
+	{
+		const ib_sa_mad_t *r = ask(sa, &m);
+
+		CU_ASSERT_EQUAL(r->status, IB_SA_MAD_STATUS_REQ_INVALID);
+		CU_ASSERT_EQUAL(r->method, IB_MAD_METHOD_GETTABLE_RESP);
+		CU_ASSERT_EQUAL(r->rmpp_flags, 0);
+		CU_ASSERT_EQUAL(r->attr_offset, 0);
+		CU_ASSERT_EQUAL(r->sm_key, 0);
+	}
+	CU_ASSERT_EQUAL(soft_sa_timer(sa, fake_now), UINT64_MAX);
+	/* responses and traps sent to the SA are not answered */
+	before = ncap;
+	m = req(IB_MAD_METHOD_GET_RESP, IB_MAD_ATTR_NODE_RECORD, 0, NULL, 0);
+	send_to(sa, &m, 2);
+	m = req(IB_MAD_METHOD_TRAP, IB_MAD_ATTR_NOTICE, 0, NULL, 0);
+	send_to(sa, &m, 2);
+	m = req(IB_MAD_METHOD_REPORT_RESP, IB_MAD_ATTR_NOTICE, 0, NULL, 0);
+	send_to(sa, &m, 2);
+	CU_ASSERT_EQUAL(ncap, before);
+	/* random contents (valid class): answered or dropped, never a crash */
+	srand(7);
+	for (k = 0; k < 3000; k++) {
+		size_t j;
+
+		for (j = 0; j < sizeof(m); j++)
+			((uint8_t *)&m)[j] = (uint8_t)rand();
+		m.base_ver = 1;
+		m.mgmt_class = IB_MCLASS_SUBN_ADM;
+		if (k % 2)
+			m.class_ver = 2;
+		if (k % 3)
+			m.method &= 0x7F;
+		if (k % 5 == 0)
+			m.attr_id = IB_MAD_ATTR_MCMEMBER_RECORD;
+		else if (k % 5 == 1)
+			m.attr_id = IB_MAD_ATTR_PATH_RECORD;
+		else if (k % 5 == 2)
+			m.attr_id = IB_MAD_ATTR_SERVICE_RECORD;
+		if (k % 7 == 0)
+			m.attr_offset = 0;
+		send_to(sa, &m, (uint16_t)(1 + k % 3));
+		if (ncap > MAXCAP - 64)
+			ncap = 0;
+		fake_now += 50000;
+		soft_sa_timer(sa, fake_now);
+	}
+	destroy(sa);
+}
+
+static void test_rmpp_ack_styles(void)
+{
+	soft_sa_t *sa = mk_sa();
+	ib_sa_mad_t m;
+	table_t t;
+	uint64_t tid[2] = { 0x1040, 0x1080 }; /* R bit kept / flipped by rmpp_ctl */
+	int k;
+
+	add_ports(sa, 5);
+	for (k = 0; k < 2; k++) {
+		m = req(IB_MAD_METHOD_GETTABLE, IB_MAD_ATTR_NODE_RECORD, 0, NULL, 0);
+		m.trans_id = cl_hton64(tid[k]);
+		t = table(sa, &m, 1);
+		CU_ASSERT_TRUE(t.ok);
+		CU_ASSERT_EQUAL(nrecs(&t), 5);
+		CU_ASSERT_EQUAL(soft_sa_timer(sa, fake_now), UINT64_MAX);
+		free(t.data);
+	}
+	destroy(sa);
+}
+
+static void test_rmpp_repeated_request(void)
+{
+	soft_sa_t *sa = mk_sa();
+	ib_sa_mad_t m;
+	table_t t;
+	size_t i, first;
+	uint64_t tid;
+
+	for (i = 1; i <= 20; i++) {
+		soft_sa_port_t p = mk_port((unsigned)i, (uint16_t)i, IB_LINK_ACTIVE);
+
+		soft_sa_port_update(sa, &p);
+	}
+	m = req(IB_MAD_METHOD_GETTABLE, IB_MAD_ATTR_NODE_RECORD, 0, NULL, 0);
+	first = ncap;
+	send_to(sa, &m, 2);
+	rmpp_ctl(sa, cap_sa(first), IB_RMPP_TYPE_ACK, 1, 3, 0); /* segments 2, 3 */
+	CU_ASSERT_EQUAL(ncap, first + 3);
+	/* the client gives up waiting and sends the request again: one transfer, from segment 1 */
+	tid = m.trans_id;
+	t = table(sa, &m, 4);
+	CU_ASSERT_EQUAL(m.trans_id, tid);
+	CU_ASSERT_TRUE(t.ok);
+	CU_ASSERT_EQUAL(nrecs(&t), 20);
+	CU_ASSERT_EQUAL(soft_sa_timer(sa, fake_now), UINT64_MAX);
+	free(t.data);
+	destroy(sa);
+}
+
+/* A switch (node 0x900, LID 10 on port 0) between CA ports 1 and 2. */
+static void test_switch_records(void)
+{
+	soft_sa_t *sa = mk_sa();
+	soft_sa_port_t ca1 = mk_port(1, 1, IB_LINK_ACTIVE), ca2 = mk_port(2, 2, IB_LINK_ACTIVE), sw[3];
+	ib_portinfo_record_t pq;
+	ib_link_record_t lq;
+	ib_path_rec_t q;
+	ib_sa_mad_t m;
+	table_t t;
+	size_t i;
+	unsigned k, nsw = 0;
+
+	for (k = 0; k < 3; k++) {
+		sw[k] = mk_port(0x800, 0, IB_LINK_ACTIVE);
+		sw[k].node_info.node_type = IB_NODE_TYPE_SWITCH;
+		sw[k].node_info.num_ports = 2;
+		sw[k].node_info.node_guid = cl_hton64(0x900);
+		sw[k].node_info.port_guid = cl_hton64(0x900);
+		sw[k].port_num = (uint8_t)k;
+		sw[k].port_info.local_port_num = (uint8_t)k;
+		if (k == 0)
+			sw[k].port_info.base_lid = cl_hton16(10);
+		else {
+			sw[k].peer_node_guid = k == 1 ? ca1.node_info.node_guid : ca2.node_info.node_guid;
+			sw[k].peer_port_num = 1;
+		}
+	}
+	ca1.peer_node_guid = ca2.peer_node_guid = cl_hton64(0x900);
+	ca1.peer_port_num = 1;
+	ca2.peer_port_num = 2;
+	soft_sa_port_update(sa, &ca1);
+	soft_sa_port_update(sa, &ca2);
+	for (k = 0; k < 3; k++)
+		soft_sa_port_update(sa, &sw[k]);
+	/* NodeRecords: two CAs and one switch */
+	m = req(IB_MAD_METHOD_GETTABLE, IB_MAD_ATTR_NODE_RECORD, 0, NULL, 0);
+	t = table(sa, &m, 4);
+	CU_ASSERT_EQUAL(nrecs(&t), 3);
+	for (i = 0; i < nrecs(&t); i++)
+		if (((ib_node_record_t *)(t.data + i * 112))->node_info.node_type == IB_NODE_TYPE_SWITCH) {
+			nsw++;
+			CU_ASSERT_EQUAL(((ib_node_record_t *)(t.data + i * 112))->lid, cl_hton16(10));
+		}
+	CU_ASSERT_EQUAL(nsw, 1);
+	free(t.data);
+	/* PortInfoRecords of the switch: its three ports under LID 10 */
+	memset(&pq, 0, sizeof(pq));
+	pq.lid = cl_hton16(10);
+	m = req(IB_MAD_METHOD_GETTABLE, IB_MAD_ATTR_PORTINFO_RECORD, 1, &pq, sizeof(pq));
+	t = table(sa, &m, 4);
+	CU_ASSERT_EQUAL(nrecs(&t), 3);
+	free(t.data);
+	pq.port_num = 2;
+	m = req(IB_MAD_METHOD_GET, IB_MAD_ATTR_PORTINFO_RECORD, 3, &pq, sizeof(pq));
+	CU_ASSERT_EQUAL(((const ib_portinfo_record_t *)ask(sa, &m)->data)->port_info.local_port_num, 2);
+	/* LinkRecords: four directions */
+	m = req(IB_MAD_METHOD_GETTABLE, IB_MAD_ATTR_LINK_RECORD, 0, NULL, 0);
+	t = table(sa, &m, 4);
+	CU_ASSERT_EQUAL(nrecs(&t), 4);
+	free(t.data);
+	memset(&lq, 0, sizeof(lq));
+	lq.from_lid = cl_hton16(10);
+	lq.from_port_num = 2;
+	m = req(IB_MAD_METHOD_GET, IB_MAD_ATTR_LINK_RECORD, 3, &lq, sizeof(lq));
+	CU_ASSERT_EQUAL(((const ib_link_record_t *)ask(sa, &m)->data)->to_lid, cl_hton16(2));
+	/* GUIDInfoRecords of end ports only; a switch has no paths of its own here */
+	m = req(IB_MAD_METHOD_GETTABLE, IB_MAD_ATTR_GUIDINFO_RECORD, 0, NULL, 0);
+	t = table(sa, &m, 4);
+	CU_ASSERT_EQUAL(nrecs(&t), 3);
+	free(t.data);
+	memset(&q, 0, sizeof(q));
+	q.sgid = gid_of(1);
+	m = req(IB_MAD_METHOD_GETTABLE, IB_MAD_ATTR_PATH_RECORD, HO(IB_PR_COMPMASK_SGID), &q, sizeof(q));
+	t = table(sa, &m, 4);
+	CU_ASSERT_EQUAL(nrecs(&t), 2); /* to itself and to port 2 */
+	free(t.data);
+	/* removing a switch port drops its link only */
+	soft_sa_port_remove(sa, cl_hton64(0x900), 2);
+	m = req(IB_MAD_METHOD_GETTABLE, IB_MAD_ATTR_LINK_RECORD, 0, NULL, 0);
+	t = table(sa, &m, 4);
+	CU_ASSERT_EQUAL(nrecs(&t), 2);
+	free(t.data);
+	destroy(sa);
+}
+
+/* Threads calling every entry point at once (run under TSan too). */
+static unsigned long thr_sent;
+
+static void count_send(void *ctx, const ib_mad_t *m, const soft_mad_addr_t *dst)
+{
+	(void)ctx;
+	(void)m;
+	(void)dst;
+	__atomic_add_fetch(&thr_sent, 1, __ATOMIC_RELAXED);
+}
+
+static soft_sa_t *thr_sa;
+
+static void *thr_main(void *arg)
+{
+	unsigned id = (unsigned)(uintptr_t)arg, k;
+
+	for (k = 0; k < 300; k++) {
+		soft_sa_port_t p = mk_port(100 + id * 1000 + k % 20, (uint16_t)(100 + id * 100 + k % 20), IB_LINK_ACTIVE);
+		ib_sa_mad_t m = req(IB_MAD_METHOD_GETTABLE, IB_MAD_ATTR_NODE_RECORD, 0, NULL, 0);
+		ib_service_record_t s = svc(k, 1, "t", 1);
+		soft_mad_addr_t a = from((uint16_t)(1 + id));
+
+		m.trans_id = cl_hton64(((uint64_t)id << 32) | k);
+		soft_sa_port_update(thr_sa, &p);
+		soft_sa_recv(thr_sa, (const ib_mad_t *)&m, MAD_BLOCK_SIZE, &a);
+		m = req(IB_MAD_METHOD_SET, IB_MAD_ATTR_SERVICE_RECORD,
+			HO(IB_SR_COMPMASK_SID) | HO(IB_SR_COMPMASK_SGID), &s, sizeof(s));
+		soft_sa_recv(thr_sa, (const ib_mad_t *)&m, MAD_BLOCK_SIZE, &a);
+		soft_sa_timer(thr_sa, (uint64_t)k * 100000u);
+		if (k % 7 == 0)
+			soft_sa_port_remove(thr_sa, p.node_info.node_guid, 1);
+	}
+	return NULL;
+}
+
+static void test_threads(void)
+{
+	soft_sa_ops_t ops = { NULL, count_send };
+	soft_sa_port_t p1 = mk_port(1, 1, IB_LINK_ACTIVE);
+	pthread_t th[2];
+	uintptr_t i;
+
+	thr_sa = soft_sa_create(&ops, NULL, 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(thr_sa);
+	soft_sa_port_update(thr_sa, &p1);
+	for (i = 0; i < 2; i++)
+		CU_ASSERT_EQUAL(pthread_create(&th[i], NULL, thr_main, (void *)i), 0);
+	for (i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	CU_ASSERT(__atomic_load_n(&thr_sent, __ATOMIC_RELAXED) >= 2 * 300 * 2);
+	soft_sa_destroy(thr_sa);
+}
+
+static void test_set_sm_info(void)
+{
+	soft_sa_t *sa = mk_sa();
+	ib_sm_info_t smi;
+	ib_sa_mad_t m;
+	const ib_sa_mad_t *r;
+
+	memset(&smi, 0, sizeof(smi));
+	smi.guid = cl_hton64(0x999);
+	smi.act_count = cl_hton32(42);
+	soft_sa_set_sm_info(sa, &smi, 7);
+	m = req(IB_MAD_METHOD_GET, IB_MAD_ATTR_SMINFO_RECORD, 0, NULL, 0);
+	r = ask(sa, &m);
+	CU_ASSERT_EQUAL(((const ib_sminfo_record_t *)r->data)->lid, cl_hton16(7));
+	CU_ASSERT_EQUAL(((const ib_sminfo_record_t *)r->data)->sm_info.act_count, cl_hton32(42));
+	CU_ASSERT_PTR_NULL(soft_sa_create(&(soft_sa_ops_t){ NULL, NULL }, NULL, 0));
+	soft_sa_destroy(NULL);
+	CU_ASSERT_EQUAL(soft_sa_timer(NULL, 0), UINT64_MAX);
+	CU_ASSERT_EQUAL(soft_sa_port_update(sa, NULL), IB_INVALID_PARAMETER);
+	destroy(sa);
+	free(caps);
+	caps = NULL;
+}
+
+static const test_entry_t tests[] = {
+	TEST_ENTRY(test_class_port_info),
+	TEST_ENTRY(test_node_record_get),
+	TEST_ENTRY(test_node_record_gettable),
+	TEST_ENTRY(test_gettable_empty_and_single),
+	TEST_ENTRY(test_portinfo_record_mask),
+	TEST_ENTRY(test_link_guid_pkey_sminfo),
+	TEST_ENTRY(test_path_by_gids),
+	TEST_ENTRY(test_path_selectors),
+	TEST_ENTRY(test_path_world_lmc_numbpath),
+	TEST_ENTRY(test_multipath),
+	TEST_ENTRY(test_service_set_get_delete),
+	TEST_ENTRY(test_service_lease_expiry),
+	TEST_ENTRY(test_inform_traps_64_65),
+	TEST_ENTRY(test_inform_record_and_errors),
+	TEST_ENTRY(test_mcast_create_join_leave),
+	TEST_ENTRY(test_mcast_rules),
+	TEST_ENTRY(test_mcast_proxy),
+	TEST_ENTRY(test_inform_matching_rules),
+	TEST_ENTRY(test_port_remove_cleans_up),
+	TEST_ENTRY(test_rmpp_large_table),
+	TEST_ENTRY(test_rmpp_lost_ack_retransmit),
+	TEST_ENTRY(test_rmpp_abort_and_errors),
+	TEST_ENTRY(test_rmpp_ack_styles),
+	TEST_ENTRY(test_rmpp_repeated_request),
+	TEST_ENTRY(test_switch_records),
+	TEST_ENTRY(test_threads),
+	TEST_ENTRY(test_malformed),
+	TEST_ENTRY(test_set_sm_info),
+};
+
+TEST_MAIN("soft_sa", tests)
