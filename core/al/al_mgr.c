@@ -18,7 +18,7 @@
 #define AL_MAX_PROVS 4
 
 /* The providers built in, in enumeration order. */
-static const al_prov_ops_t *const builtin[] = { &soft_prov_ops };
+static const al_prov_ops_t *const builtin[] = { &soft_prov_ops, &verbs_prov_ops };
 
 static pthread_mutex_t mgr_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t n_open;

@@ -1,0 +1,836 @@
+/*
+ * ibal verbs provider: QP0/QP1 over libibumad agents: agents, sends, the receive thread, TID restore.
+ * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
+ *
+ * A port opens its umad device (umad_open_port) with its first special QP.
+ * Creating QP1 registers one agent per GMP class (SA 0x03 v2, PerfMgt 0x04,
+ * BM 0x05, DM 0x06, CM 0x07 v2, SNMP 0x08, vendor 0x09-0x0F), QP0 one per
+ * SMP class (0x01, 0x81), all with RMPP version 0 (the access layer does
+ * RMPP itself) and a method mask of the request methods (Get, Set, Send,
+ * Trap, Report, TrapRepress, GetTable, GetTraceTable, GetMulti, Delete) so
+ * unsolicited requests arrive. A registration refused with a mask (EINVAL:
+ * another agent owns those methods, as the kernel's CM does for class 0x07)
+ * is retried without methods (responses only); one refused again leaves the
+ * class without an agent until the first send of that class registers it.
+ * Classes not listed, and vendor range 2 (0x30-0x4F, per OUI), are
+ * registered, responses only, at their first send.
+ *
+ * **Sends.** Each UD work request becomes one umad_send of 256 bytes (the
+ * gathered SGEs, zero padded) to the AV's DLID/SL (and GRH: gid_index is
+ * set by hand, umad_set_grh would not copy it), the WR's remote QP, Q_Key
+ * and P_Key index. A request (R bit clear) goes with a timeout of
+ * IBAL_VERBS_MAD_TIMEOUT_MS and no retries: the kernel delivers a response
+ * only while the request is outstanding there; the expiry it reports
+ * (status ETIMEDOUT) is dropped, since the access layer times out itself.
+ * Responses go with timeout 0. The send completes as soon as umad_send
+ * accepted it. SGE L_Keys are checked (IB_WCS_LOCAL_PROTECTION_ERR).
+ *
+ * **TID restore.** The kernel rewrites the high 32 bits of a request's TID
+ * to its agent's hi_tid; umad2sim (ibsim) puts the agent id in bits 32-47.
+ * Responses come back with the rewritten TID, while the access layer
+ * matches them with the TID it sent. Each port therefore remembers its last
+ * VERBS_TID_SLOTS requests (class, low 32 bits, destination LID, the
+ * user's high 32 bits); a received response (R bit set) whose class and low
+ * 32 bits match one (preferring the same LID, then the most recent) gets the
+ * user's high bits back, and the wire high bits are learned. A response the
+ * user sends back to such a peer with the user's TID (an RMPP ACK of a
+ * multi-segment answer) gets the learned wire bits again.
+ *
+ * **Receives.** The port's receive thread waits in umad_recv (at most
+ * VERBS_RECV_POLL_MS, which bounds how long destroying the last QP waits)
+ * and fills the next receive of the QP the agent belongs to: the 40-byte
+ * GRH area first (a GRH is written there when the MAD came with one:
+ * IB_RECV_OPT_GRH_VALID), then the MAD; the completion carries the source
+ * LID, QP, SL, path bits and P_Key index (an index outside the port's table,
+ * as umad2sim leaves it, is reported as 0). A MAD shorter than 256 bytes
+ * (umad2sim passes only the bytes the sender wrote) is zero padded to 256,
+ * the size every MAD has on the wire. A MAD that finds no QP in RTR or
+ * RTS, or no posted receive, is dropped, as the HCA would drop it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+#include <time.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include "verbs_prov.h"
+
+#ifdef HAVE_IBUMAD
+
+#define MAD_CLASS(m)  ((m)[1])
+#define MAD_VER(m)    ((m)[2])
+#define MAD_METHOD(m) ((m)[3])
+#define MAD_IS_RESP(m) (((m)[3] & 0x80) != 0)
+
+static const struct {
+	uint8_t mgmt_class, version, qpn;
+} std_classes[] = {
+	{ 0x01, 1, 0 }, { 0x81, 1, 0 },
+	{ 0x03, 2, 1 }, { 0x04, 1, 1 }, { 0x05, 1, 1 }, { 0x06, 1, 1 }, { 0x07, 2, 1 },
+	{ 0x08, 1, 1 }, { 0x09, 1, 1 }, { 0x0A, 1, 1 }, { 0x0B, 1, 1 }, { 0x0C, 1, 1 },
+	{ 0x0D, 1, 1 }, { 0x0E, 1, 1 }, { 0x0F, 1, 1 },
+};
+
+static const uint8_t req_methods[] = { 0x01, 0x02, 0x03, 0x05, 0x06, 0x07,
+				       0x12, 0x13, 0x14, 0x15 };
+
+static uint32_t rd32(const uint8_t *p)
+{
+	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+}
+
+static void wr32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+/* ---- Ports and agents ---- */
+
+void verbs_port_init(verbs_ca_t *ca, verbs_port_t *port, uint8_t num)
+{
+	unsigned i;
+
+	memset(port, 0, sizeof(*port));
+	port->ca = ca;
+	port->num = num;
+	port->fd = -1;
+	port->issm_fd = -1;
+	pthread_mutex_init(&port->oc_lock, NULL);
+	pthread_mutex_init(&port->lock, NULL);
+	for (i = 0; i < 256; i++)
+		port->agent[i] = -1;
+}
+
+void verbs_port_fini(verbs_port_t *port)
+{
+	/* The core destroys QPs before it closes the CA: the device is closed. */
+	pthread_mutex_destroy(&port->lock);
+	pthread_mutex_destroy(&port->oc_lock);
+}
+
+/* Registers an agent for @p cls (port->lock held). */
+static int reg_class(verbs_port_t *port, uint8_t cls, uint8_t version, boolean_t requests)
+{
+	long mask[16 / sizeof(long)];
+	int id = -1;
+	size_t i;
+
+	if (requests) {
+		memset(mask, 0, sizeof(mask));
+		for (i = 0; i < sizeof(req_methods); i++) {
+			unsigned b = req_methods[i];
+
+			mask[b / (8 * sizeof(long))] |= 1L << (b % (8 * sizeof(long)));
+		}
+		id = umad_register(port->fd, cls, version, 0, mask);
+	}
+	if (id < 0)
+		id = umad_register(port->fd, cls, version, 0, NULL);
+	if (verbs_debug)
+		fprintf(stderr, "verbs: %s port %u class 0x%02x v%u: agent %d%s\n",
+			port->ca->name, port->num, cls, version, id,
+			requests ? "" : " (responses only)");
+	return id;
+}
+
+/* Registers the agents of QP @p n (port->lock held). */
+static void reg_qp_agents(verbs_port_t *port, unsigned n)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(std_classes) / sizeof(std_classes[0]); i++) {
+		uint8_t c = std_classes[i].mgmt_class;
+
+		if (std_classes[i].qpn != n || port->agent[c] >= 0)
+			continue;
+		port->agent[c] = reg_class(port, c, std_classes[i].version, TRUE);
+	}
+}
+
+static void unreg_qp_agents(verbs_port_t *port, unsigned n)
+{
+	unsigned c, i;
+
+	if (verbs_issm)
+		return; /* kept until the port closes: see port_open() */
+
+	for (c = 0; c < 256; c++) {
+		int qpn = (c == 0x01 || c == 0x81) ? 0 : 1;
+
+		if ((unsigned)qpn != n || port->agent[c] < 0)
+			continue;
+		umad_unregister(port->fd, port->agent[c]);
+		port->agent[c] = -1;
+	}
+	if (n == 1) {
+		for (i = 0; i < port->n_oui; i++)
+			umad_unregister(port->fd, port->oui_agent[i].id);
+		port->n_oui = 0;
+	}
+}
+
+/* The agent to send @p mad with, registering one if needed (port->lock held). */
+static int send_agent(verbs_port_t *port, const uint8_t *mad, unsigned n)
+{
+	uint8_t cls = MAD_CLASS(mad);
+	unsigned i;
+	int id;
+
+	if ((cls == 0x01 || cls == 0x81) != (n == 0))
+		return -1; /* SMP classes only on QP0, GMP classes only on QP1 */
+	if (cls >= 0x30 && cls <= 0x4F) {
+		for (i = 0; i < port->n_oui; i++)
+			if (port->oui_agent[i].mgmt_class == cls &&
+			    !memcmp(port->oui_agent[i].oui, mad + 37, 3))
+				return port->oui_agent[i].id;
+		if (port->n_oui == sizeof(port->oui_agent) / sizeof(port->oui_agent[0]))
+			return -1;
+		id = umad_register_oui(port->fd, cls, 0, (uint8_t *)mad + 37, NULL);
+		if (id < 0)
+			return -1;
+		port->oui_agent[port->n_oui].mgmt_class = cls;
+		memcpy(port->oui_agent[port->n_oui].oui, mad + 37, 3);
+		port->oui_agent[port->n_oui++].id = id;
+		return id;
+	}
+	if (port->agent[cls] < 0)
+		port->agent[cls] = reg_class(port, cls, MAD_VER(mad), FALSE);
+	return port->agent[cls];
+}
+
+/* ---- TID table ---- */
+
+static uint32_t tid_hi(const uint8_t *mad)
+{
+	return rd32(mad + 8);
+}
+
+static uint32_t tid_lo(const uint8_t *mad)
+{
+	return rd32(mad + 12);
+}
+
+void verbs_tid_sent(verbs_port_t *port, uint8_t *mad, uint16_t dlid)
+{
+	uint8_t cls = MAD_CLASS(mad);
+	uint32_t hi = tid_hi(mad), lo = tid_lo(mad);
+	verbs_tid_t *t, *victim = NULL;
+	unsigned i;
+
+	if (MAD_IS_RESP(mad)) {
+		for (i = 0; i < VERBS_TID_SLOTS; i++) {
+			t = &port->tid[i];
+			if (t->stamp && t->learned && t->mgmt_class == cls && t->lo == lo &&
+			    t->user_hi == hi && t->dlid == dlid) {
+				wr32(mad + 8, t->wire_hi);
+				return;
+			}
+		}
+		return;
+	}
+	for (i = 0; i < VERBS_TID_SLOTS; i++) {
+		t = &port->tid[i];
+		if (t->stamp && t->mgmt_class == cls && t->lo == lo && t->user_hi == hi &&
+		    t->dlid == dlid) {
+			victim = t; /* a retry: same entry */
+			break;
+		}
+		if (!victim || !t->stamp || (victim->stamp && t->stamp < victim->stamp))
+			victim = t;
+	}
+	if (victim->stamp && !(victim->mgmt_class == cls && victim->lo == lo &&
+			       victim->user_hi == hi && victim->dlid == dlid))
+		memset(victim, 0, sizeof(*victim));
+	victim->stamp = ++port->tid_clock;
+	victim->mgmt_class = cls;
+	victim->lo = lo;
+	victim->user_hi = hi;
+	victim->dlid = dlid;
+}
+
+void verbs_tid_received(verbs_port_t *port, uint8_t *mad, uint16_t slid)
+{
+	uint8_t cls = MAD_CLASS(mad);
+	uint32_t lo = tid_lo(mad), hi = tid_hi(mad);
+	verbs_tid_t *best = NULL;
+	unsigned i;
+
+	if (!MAD_IS_RESP(mad))
+		return;
+	for (i = 0; i < VERBS_TID_SLOTS; i++) {
+		verbs_tid_t *t = &port->tid[i];
+		int same, best_same;
+
+		if (!t->stamp || t->mgmt_class != cls || t->lo != lo)
+			continue;
+		if (t->learned && t->wire_hi != hi && t->user_hi != hi)
+			continue;
+		same = t->dlid == slid;
+		best_same = best && best->dlid == slid;
+		if (!best || same > best_same || (same == best_same && t->stamp > best->stamp))
+			best = t;
+	}
+	if (!best)
+		return;
+	if (!best->learned) {
+		best->wire_hi = hi;
+		best->learned = 1;
+	}
+	if (hi != best->user_hi) {
+		if (verbs_debug)
+			fprintf(stderr, "verbs: TID restored class 0x%02x: wire 0x%08x%08x -> "
+				"user 0x%08x%08x\n", cls, hi, lo, best->user_hi, lo);
+		wr32(mad + 8, best->user_hi);
+	}
+}
+
+/* ---- Receive thread ---- */
+
+static void wc_flush(verbs_qp_t *qp, const verbs_rwqe_t *w, ib_wc_t *wc)
+{
+	memset(wc, 0, sizeof(*wc));
+	wc->wr_id = w->wr_id;
+	wc->wc_type = IB_WC_RECV;
+	wc->status = IB_WCS_WR_FLUSHED_ERR;
+	(void)qp;
+}
+
+/* Flushes the receive queue into the CQ (qp->lock held). */
+static void flush_rq(verbs_qp_t *qp)
+{
+	while (qp->rq_count) {
+		ib_wc_t wc;
+
+		wc_flush(qp, &qp->rq[qp->rq_head], &wc);
+		qp->rq_head = (qp->rq_head + 1) % qp->rq_depth;
+		qp->rq_count--;
+		verbs_cq_add(qp->rcq, &wc);
+	}
+}
+
+/* Copies @p len bytes at @p src to offset @p off of the WQE's SGEs. */
+static void scatter(const verbs_rwqe_t *w, uint32_t off, const void *src, uint32_t len)
+{
+	const uint8_t *s = src;
+	uint32_t i;
+
+	for (i = 0; i < w->num_ds && len; i++) {
+		uint32_t l = w->ds[i].length;
+
+		if (off >= l) {
+			off -= l;
+			continue;
+		}
+		l -= off;
+		if (l > len)
+			l = len;
+		memcpy((uint8_t *)(uintptr_t)w->ds[i].vaddr + off, s, l);
+		s += l;
+		len -= l;
+		off = 0;
+	}
+}
+
+/* Delivers one MAD to QP @p qp (port->lock held). */
+static void deliver(verbs_port_t *port, verbs_qp_t *qp, const ib_mad_addr_t *addr,
+		    const uint8_t *mad, uint32_t len)
+{
+	verbs_ca_t *ca = port->ca;
+	const ib_port_attr_t *pa;
+	verbs_rwqe_t w;
+	ib_wc_t wc;
+	uint32_t i, room = 0;
+	boolean_t ok = TRUE;
+
+	pthread_mutex_lock(&qp->lock);
+	if ((qp->attr.state != IB_QPS_RTR && qp->attr.state != IB_QPS_RTS) || !qp->rq_count) {
+		pthread_mutex_unlock(&qp->lock);
+		if (verbs_debug)
+			fprintf(stderr, "verbs: QP%u: MAD dropped (%s)\n", qp->n,
+				qp->rq_count ? "state" : "no receive posted");
+		return;
+	}
+	w = qp->rq[qp->rq_head];
+	qp->rq_head = (qp->rq_head + 1) % qp->rq_depth;
+	qp->rq_count--;
+	pthread_mutex_unlock(&qp->lock);
+
+	memset(&wc, 0, sizeof(wc));
+	wc.wr_id = w.wr_id;
+	wc.wc_type = IB_WC_RECV;
+	for (i = 0; i < w.num_ds; i++) {
+		room += w.ds[i].length;
+		if (!verbs_mr_check(ca, qp->pd, w.ds[i].lkey, w.ds[i].vaddr, w.ds[i].length))
+			ok = FALSE;
+	}
+	if (!ok) {
+		wc.status = IB_WCS_LOCAL_PROTECTION_ERR;
+	} else if (room < VERBS_GRH_SIZE + len) {
+		wc.status = IB_WCS_LOCAL_LEN_ERR;
+	} else {
+		if (addr->grh_present) {
+			ib_grh_t grh;
+
+			memset(&grh, 0, sizeof(grh));
+			grh.ver_class_flow = ib_grh_set_ver_class_flow(6, addr->traffic_class,
+								       addr->flow_label);
+			grh.resv1 = cl_hton16((uint16_t)len);
+			grh.resv2 = 0x1B;
+			grh.hop_limit = addr->hop_limit;
+			memcpy(&grh.src_gid, addr->gid, sizeof(grh.src_gid));
+			pthread_mutex_lock(&ca->lock);
+			pa = verbs_port_attr(ca, port->num);
+			if (pa && pa->num_gids)
+				grh.dest_gid = pa->p_gid_table[0];
+			pthread_mutex_unlock(&ca->lock);
+			scatter(&w, 0, &grh, sizeof(grh));
+			wc.recv.ud.recv_opt |= IB_RECV_OPT_GRH_VALID;
+		}
+		scatter(&w, VERBS_GRH_SIZE, mad, len);
+		wc.status = IB_WCS_SUCCESS;
+		wc.length = VERBS_GRH_SIZE + len;
+		wc.recv.ud.remote_qp = addr->qpn;
+		wc.recv.ud.remote_lid = addr->lid;
+		wc.recv.ud.remote_sl = addr->sl;
+		wc.recv.ud.path_bits = addr->path_bits;
+		pthread_mutex_lock(&ca->lock);
+		pa = verbs_port_attr(ca, port->num);
+		wc.recv.ud.pkey_index = (pa && addr->pkey_index < pa->num_pkeys) ?
+						addr->pkey_index : 0;
+		pthread_mutex_unlock(&ca->lock);
+	}
+	verbs_cq_add(qp->rcq, &wc);
+}
+
+static void backoff(void)
+{
+	struct timespec ts = { 0, 10 * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+static void *rx_main(void *arg)
+{
+	verbs_port_t *port = arg;
+	uint8_t *buf = port->rx_buf;
+
+	while (!__atomic_load_n(&port->rx_stop, __ATOMIC_ACQUIRE)) {
+		int len = VERBS_MAD_SIZE, id;
+		uint8_t *mad;
+		ib_mad_addr_t *addr;
+		unsigned n;
+
+		memset(buf, 0, umad_size());
+		id = umad_recv(port->fd, buf, &len, VERBS_RECV_POLL_MS);
+		if (id < 0) {
+			if (id != -ETIMEDOUT && id != -EAGAIN && id != -EWOULDBLOCK)
+				backoff();
+			continue;
+		}
+		if (umad_status(buf)) {
+			if (verbs_debug)
+				fprintf(stderr, "verbs: dropped umad with status %d\n",
+					umad_status(buf));
+			continue;
+		}
+		if (len < 24 || len > VERBS_MAD_SIZE)
+			continue;
+		mad = umad_get_mad(buf);
+		/* A MAD on the wire is 256 bytes; umad2sim passes only what was written. */
+		memset(mad + len, 0, VERBS_MAD_SIZE - (size_t)len);
+		len = VERBS_MAD_SIZE;
+		addr = umad_get_mad_addr(buf);
+		/* SMP classes travel on QP0, every other class on QP1. */
+		n = (MAD_CLASS(mad) == 0x01 || MAD_CLASS(mad) == 0x81) ? 0 : 1;
+		pthread_mutex_lock(&port->lock);
+		verbs_tid_received(port, mad, cl_ntoh16(addr->lid));
+		if (port->spl[n])
+			deliver(port, port->spl[n], addr, mad, (uint32_t)len);
+		else if (verbs_debug)
+			fprintf(stderr, "verbs: MAD for QP%u dropped (no QP)\n", n);
+		pthread_mutex_unlock(&port->lock);
+	}
+	return NULL;
+}
+
+/* Opens the umad device and starts the receive thread (port->oc_lock and port->lock held). */
+static ib_api_status_t port_open(verbs_port_t *port)
+{
+	port->rx_buf = calloc(1, VERBS_UMAD_BUF);
+	if (!port->rx_buf)
+		return IB_INSUFFICIENT_MEMORY;
+	port->fd = umad_open_port(port->ca->name, port->num);
+	if (port->fd < 0) {
+		free(port->rx_buf);
+		port->rx_buf = NULL;
+		port->fd = -1;
+		return IB_ERROR;
+	}
+	port->rx_stop = 0;
+	if (verbs_issm) {
+		char path[256];
+
+		/* plain open(): umad2sim intercepts it, not openat() */
+		if (umad_get_issm_path(port->ca->name, port->num, path, sizeof(path)) >= 0)
+			port->issm_fd = open(path, O_RDWR);
+		if (verbs_debug)
+			fprintf(stderr, "verbs: %s port %u issm %s: fd %d\n", port->ca->name,
+				port->num, path, port->issm_fd);
+		/* umad2sim crashes on a MAD of a class no agent registered (it
+		 * looks up a NULL queue), and an SM client gets requests of every
+		 * class: register both QPs' classes now and keep them. */
+		reg_qp_agents(port, 0);
+		reg_qp_agents(port, 1);
+	}
+	if (pthread_create(&port->rx_thread, NULL, rx_main, port)) {
+		umad_close_port(port->fd);
+		port->fd = -1;
+		free(port->rx_buf);
+		port->rx_buf = NULL;
+		return IB_INSUFFICIENT_RESOURCES;
+	}
+	return IB_SUCCESS;
+}
+
+/* Stops the receive thread and closes the device (port->oc_lock held, port->lock not). */
+static void port_close(verbs_port_t *port)
+{
+	__atomic_store_n(&port->rx_stop, 1, __ATOMIC_RELEASE);
+	pthread_join(port->rx_thread, NULL);
+	umad_close_port(port->fd);
+	port->fd = -1;
+	if (port->issm_fd >= 0)
+		close(port->issm_fd);
+	port->issm_fd = -1;
+	free(port->rx_buf);
+	port->rx_buf = NULL;
+	memset(port->tid, 0, sizeof(port->tid));
+}
+
+/* ---- Special QPs ---- */
+
+static void qp_free(verbs_qp_t *qp)
+{
+	pthread_mutex_destroy(&qp->lock);
+	pthread_mutex_destroy(&qp->tx_lock);
+	free(qp->rq);
+	free(qp->tx_buf);
+	free(qp);
+}
+
+ib_api_status_t verbs_create_spl_qp(void *h_pd, uint8_t port_num, ib_qp_create_t *c,
+				    void *send_cq, void *recv_cq, void *al_qp, void **pp_qp)
+{
+	verbs_pd_t *pd = h_pd;
+	verbs_ca_t *ca = pd->ca;
+	verbs_port_t *port;
+	verbs_qp_t *qp;
+	ib_api_status_t st = IB_SUCCESS;
+	unsigned n;
+
+	if (!c || !pp_qp)
+		return IB_INVALID_PARAMETER;
+	if (c->qp_type == IB_QPT_QP0_ALIAS || c->qp_type == IB_QPT_QP1_ALIAS)
+		return IB_UNSUPPORTED;
+	if (c->qp_type != IB_QPT_QP0 && c->qp_type != IB_QPT_QP1)
+		return IB_INVALID_SETTING;
+	if (port_num < 1 || port_num > ca->num_ports)
+		return IB_INVALID_PORT;
+	if (!send_cq || !recv_cq)
+		return IB_INVALID_CQ_HANDLE;
+	if (!c->sq_depth || c->sq_depth > VERBS_MAX_WRS || !c->rq_depth ||
+	    c->rq_depth > VERBS_MAX_WRS)
+		return IB_INVALID_MAX_WRS;
+	if (c->sq_sge > VERBS_MAX_SGES || c->rq_sge > VERBS_MAX_SGES || !c->rq_sge)
+		return IB_INVALID_MAX_SGE;
+	n = c->qp_type == IB_QPT_QP0 ? 0 : 1;
+	port = &ca->port[port_num - 1];
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return IB_INSUFFICIENT_MEMORY;
+	pthread_mutex_init(&qp->lock, NULL);
+	pthread_mutex_init(&qp->tx_lock, NULL);
+	qp->pd = pd;
+	qp->port = port;
+	qp->al_qp = al_qp;
+	qp->type = c->qp_type;
+	qp->n = n;
+	qp->scq = send_cq;
+	qp->rcq = recv_cq;
+	qp->sq_signaled = c->sq_signaled;
+	qp->sq_depth = c->sq_depth;
+	qp->sq_sge = c->sq_sge;
+	qp->rq_depth = c->rq_depth;
+	qp->rq_sge = c->rq_sge;
+	c->sq_max_inline = 0;
+	soft_qp_attr_init(&qp->attr, qp->type, port_num);
+	qp->rq = calloc(c->rq_depth, sizeof(*qp->rq));
+	qp->tx_buf = calloc(1, VERBS_UMAD_BUF);
+	if (!qp->rq || !qp->tx_buf) {
+		qp_free(qp);
+		return IB_INSUFFICIENT_MEMORY;
+	}
+	pthread_mutex_lock(&port->oc_lock);
+	pthread_mutex_lock(&port->lock);
+	if (port->spl[n])
+		st = IB_RESOURCE_BUSY;
+	else if (port->fd < 0)
+		st = port_open(port);
+	if (st == IB_SUCCESS) {
+		reg_qp_agents(port, n);
+		if (n == 0 && port->agent[0x01] < 0 && port->agent[0x81] < 0)
+			st = IB_UNSUPPORTED; /* the device gives no QP0 */
+	}
+	if (st == IB_SUCCESS) {
+		port->spl[n] = qp;
+		port->n_users++;
+	} else if (port->fd >= 0 && !port->n_users) {
+		unreg_qp_agents(port, n);
+		pthread_mutex_unlock(&port->lock);
+		port_close(port);
+		pthread_mutex_unlock(&port->oc_lock);
+		qp_free(qp);
+		return st;
+	}
+	pthread_mutex_unlock(&port->lock);
+	pthread_mutex_unlock(&port->oc_lock);
+	if (st != IB_SUCCESS) {
+		qp_free(qp);
+		return st;
+	}
+	*pp_qp = qp;
+	return IB_SUCCESS;
+}
+
+ib_api_status_t verbs_query_qp(void *h, ib_qp_attr_t *a)
+{
+	verbs_qp_t *qp = h;
+
+	if (!a)
+		return IB_INVALID_PARAMETER;
+	memset(a, 0, sizeof(*a));
+	pthread_mutex_lock(&qp->lock);
+	soft_qp_attr_to_ib(&qp->attr, a);
+	pthread_mutex_unlock(&qp->lock);
+	a->qp_type = qp->type;
+	a->sq_depth = qp->sq_depth;
+	a->rq_depth = qp->rq_depth;
+	a->sq_sge = qp->sq_sge;
+	a->rq_sge = qp->rq_sge;
+	a->sq_signaled = qp->sq_signaled;
+	a->num = cl_hton32(qp->n);
+	return IB_SUCCESS;
+}
+
+ib_api_status_t verbs_modify_qp(void *h, const ib_qp_mod_t *p_mod)
+{
+	verbs_qp_t *qp = h;
+	verbs_ca_t *ca = qp->pd->ca;
+	ib_qp_state_t old;
+	ib_api_status_t st;
+	ib_async_event_t ev = (ib_async_event_t)0;
+
+	if (!p_mod)
+		return IB_INVALID_PARAMETER;
+	pthread_mutex_lock(&qp->lock);
+	old = qp->attr.state;
+	pthread_mutex_lock(&ca->lock);
+	st = soft_qp_modify(qp->type, &qp->attr, p_mod, ca->attr, NULL);
+	pthread_mutex_unlock(&ca->lock);
+	if (st == IB_SUCCESS) {
+		if (qp->attr.state == IB_QPS_ERROR && old != IB_QPS_ERROR)
+			flush_rq(qp);
+		else if (qp->attr.state == IB_QPS_RESET)
+			qp->rq_head = qp->rq_count = 0;
+		else if (qp->attr.state == IB_QPS_SQD_DRAINING)
+			/* sends complete at once: the queue is drained already */
+			soft_qp_event(qp->type, &qp->attr, SOFT_QP_EV_SQ_DRAINED, &ev);
+	}
+	pthread_mutex_unlock(&qp->lock);
+	if (ev && verbs_upcalls.async_event)
+		verbs_upcalls.async_event(qp->al_qp, ev, 0);
+	return st;
+}
+
+void verbs_destroy_qp(void *h)
+{
+	verbs_qp_t *qp = h;
+	verbs_port_t *port = qp->port;
+	int last;
+
+	pthread_mutex_lock(&port->oc_lock);
+	pthread_mutex_lock(&port->lock);
+	port->spl[qp->n] = NULL;
+	unreg_qp_agents(port, qp->n);
+	last = --port->n_users == 0;
+	pthread_mutex_unlock(&port->lock);
+	if (last)
+		port_close(port); /* joins the receive thread: port->lock not held */
+	pthread_mutex_unlock(&port->oc_lock);
+	qp_free(qp);
+}
+
+ib_api_status_t verbs_post_recv(void *h, ib_recv_wr_t *p_wr, ib_recv_wr_t **pp_failure)
+{
+	verbs_qp_t *qp = h;
+	ib_api_status_t st = IB_SUCCESS;
+
+	if (!p_wr)
+		return IB_INVALID_PARAMETER;
+	pthread_mutex_lock(&qp->lock);
+	if (qp->attr.state == IB_QPS_RESET)
+		st = IB_INVALID_QP_STATE;
+	for (; st == IB_SUCCESS && p_wr; p_wr = p_wr->p_next) {
+		verbs_rwqe_t *w;
+
+		if (p_wr->num_ds > qp->rq_sge || (p_wr->num_ds && !p_wr->ds_array)) {
+			st = IB_INVALID_MAX_SGE;
+			break;
+		}
+		if (qp->rq_count == qp->rq_depth) {
+			st = IB_INSUFFICIENT_RESOURCES;
+			break;
+		}
+		w = &qp->rq[(qp->rq_head + qp->rq_count) % qp->rq_depth];
+		w->wr_id = p_wr->wr_id;
+		w->num_ds = p_wr->num_ds;
+		if (p_wr->num_ds)
+			memcpy(w->ds, p_wr->ds_array, p_wr->num_ds * sizeof(ib_local_ds_t));
+		qp->rq_count++;
+	}
+	if (qp->attr.state == IB_QPS_ERROR)
+		flush_rq(qp);
+	pthread_mutex_unlock(&qp->lock);
+	if (st != IB_SUCCESS && pp_failure)
+		*pp_failure = p_wr;
+	return st;
+}
+
+/* Gathers the WR's data into @p mad (VERBS_MAD_SIZE bytes, zero padded). */
+static ib_wc_status_t gather(verbs_qp_t *qp, const ib_send_wr_t *wr, uint8_t *mad,
+			     uint32_t *p_len)
+{
+	uint32_t i, off = 0;
+
+	memset(mad, 0, VERBS_MAD_SIZE);
+	for (i = 0; i < wr->num_ds; i++) {
+		const ib_local_ds_t *ds = &wr->ds_array[i];
+
+		if (ds->length > VERBS_MAD_SIZE - off)
+			return IB_WCS_LOCAL_LEN_ERR;
+		if (!(wr->send_opt & IB_SEND_OPT_INLINE) &&
+		    !verbs_mr_check(qp->pd->ca, qp->pd, ds->lkey, ds->vaddr, ds->length))
+			return IB_WCS_LOCAL_PROTECTION_ERR;
+		memcpy(mad + off, (const void *)(uintptr_t)ds->vaddr, ds->length);
+		off += ds->length;
+	}
+	*p_len = off;
+	return off < 24 ? IB_WCS_LOCAL_LEN_ERR : IB_WCS_SUCCESS;
+}
+
+/* Sends one WR (qp->tx_lock held); returns the completion status. */
+static ib_wc_status_t send_one(verbs_qp_t *qp, const ib_send_wr_t *wr, const ib_av_attr_t *av,
+			       uint32_t *p_len)
+{
+	verbs_port_t *port = qp->port;
+	uint8_t *mad = umad_get_mad(qp->tx_buf);
+	ib_mad_addr_t *addr = umad_get_mad_addr(qp->tx_buf);
+	ib_wc_status_t ws;
+	int agent, timeout, rc;
+
+	ws = gather(qp, wr, mad, p_len);
+	if (ws != IB_WCS_SUCCESS)
+		return ws;
+	memset(qp->tx_buf, 0, umad_size());
+	umad_set_addr_net(qp->tx_buf, av->dlid, qp->n ? wr->dgrm.ud.remote_qp : 0, av->sl,
+			  qp->n ? wr->dgrm.ud.remote_qkey : 0);
+	umad_set_pkey(qp->tx_buf, qp->n ? wr->dgrm.ud.pkey_index : 0);
+	addr->path_bits = av->path_bits;
+	if (av->grh_valid) {
+		uint8_t ver, tclass;
+		net32_t flow;
+
+		ib_grh_get_ver_class_flow(av->grh.ver_class_flow, &ver, &tclass, &flow);
+		addr->grh_present = 1;
+		addr->gid_index = 0; /* libibumad sees GID 0 only */
+		addr->hop_limit = av->grh.hop_limit;
+		addr->traffic_class = tclass;
+		memcpy(addr->gid, &av->grh.dest_gid, 16);
+		addr->flow_label = flow;
+	}
+	pthread_mutex_lock(&port->lock);
+	agent = port->fd >= 0 ? send_agent(port, mad, qp->n) : -1;
+	if (agent >= 0)
+		verbs_tid_sent(port, mad, cl_ntoh16(av->dlid));
+	pthread_mutex_unlock(&port->lock);
+	if (agent < 0)
+		return IB_WCS_LOCAL_OP_ERR;
+	timeout = MAD_IS_RESP(mad) ? 0 : (int)verbs_mad_timeout_ms;
+	rc = umad_send(port->fd, agent, qp->tx_buf, VERBS_MAD_SIZE, timeout, 0);
+	if (rc < 0) {
+		if (verbs_debug)
+			fprintf(stderr, "verbs: umad_send class 0x%02x: %d\n", MAD_CLASS(mad), rc);
+		return IB_WCS_LOCAL_OP_ERR;
+	}
+	return IB_WCS_SUCCESS;
+}
+
+ib_api_status_t verbs_post_send(void *h, ib_send_wr_t *p_wr, ib_send_wr_t **pp_failure)
+{
+	verbs_qp_t *qp = h;
+	ib_api_status_t st = IB_SUCCESS;
+
+	if (!p_wr)
+		return IB_INVALID_PARAMETER;
+	pthread_mutex_lock(&qp->tx_lock);
+	for (; p_wr; p_wr = p_wr->p_next) {
+		ib_qp_state_t state;
+		verbs_av_t *av;
+		ib_av_attr_t av_attr;
+		ib_wc_t wc;
+		uint32_t len = 0;
+
+		pthread_mutex_lock(&qp->lock);
+		state = qp->attr.state;
+		pthread_mutex_unlock(&qp->lock);
+		if (state != IB_QPS_RTS) {
+			st = IB_INVALID_QP_STATE;
+			break;
+		}
+		if (p_wr->wr_type != WR_SEND) {
+			st = IB_INVALID_WR_TYPE;
+			break;
+		}
+		if (p_wr->num_ds > qp->sq_sge || (p_wr->num_ds && !p_wr->ds_array)) {
+			st = IB_INVALID_MAX_SGE;
+			break;
+		}
+		av = al_prov_av(p_wr->dgrm.ud.h_av);
+		if (!av) {
+			st = IB_INVALID_AV_HANDLE;
+			break;
+		}
+		av_attr = av->attr;
+		al_prov_put(p_wr->dgrm.ud.h_av);
+		memset(&wc, 0, sizeof(wc));
+		wc.wr_id = p_wr->wr_id;
+		wc.wc_type = IB_WC_SEND;
+		wc.status = send_one(qp, p_wr, &av_attr, &len);
+		wc.length = len;
+		if (wc.status != IB_WCS_SUCCESS || qp->sq_signaled ||
+		    (p_wr->send_opt & IB_SEND_OPT_SIGNALED))
+			verbs_cq_add(qp->scq, &wc);
+	}
+	pthread_mutex_unlock(&qp->tx_lock);
+	if (st != IB_SUCCESS && pp_failure)
+		*pp_failure = p_wr;
+	return st;
+}
+
+#else /* !HAVE_IBUMAD: nothing to build (verbs_prov.c lists no CA) */
+typedef int verbs_mad_unused_t;
+#endif /* HAVE_IBUMAD */

@@ -1,0 +1,228 @@
+/*
+ * ibal verbs provider: private declarations (CAs from libibumad, the MAD path on QP0/QP1).
+ * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
+ */
+/**
+ * @file verbs_prov.h
+ * @brief Internal interface of the "verbs" provider (never installed).
+ *
+ * **What it is.** A provider whose CAs are the InfiniBand devices libibumad
+ * lists (umad_get_cas_names(); channel adapters only, node type 1). For now
+ * it offers the management datagram path only: QP0/QP1 (create_spl_qp) whose
+ * sends and receives go through libibumad agents, and the objects those need
+ * (PD, CQ, AV, MR). Every slot of the general data path (create_qp, SRQ, MW,
+ * RDMA) is left NULL, so the core answers IB_UNSUPPORTED; the libibverbs data
+ * path is a later addition. Built only with libibumad (HAVE_IBUMAD); without
+ * it verbs_prov_ops enumerates no CA.
+ *
+ * **Objects.** verbs_ca_t per open CA, with one verbs_port_t per port. A
+ * port opens its umad device (umad_open_port) when its first special QP is
+ * created and closes it with the last; its receive thread reads MADs and
+ * completes them into the QP's receive CQ. The CA has one worker thread that
+ * makes the cq_comp upcalls (never from inside post_send/post_recv) and
+ * polls the port attributes every IBAL_VERBS_POLL_MS (default 1000 ms),
+ * calling port_change when a port's state, LID, LMC, SM LID or SM SL changed.
+ *
+ * **Thread safety.** Every entry point may be called from any thread. Lock
+ * order: port->oc_lock, then port->lock, then qp->lock, then cq->lock, then
+ * ca->lock; upcalls are made with no provider lock held.
+ */
+#ifndef VERBS_PROV_H
+#define VERBS_PROV_H
+
+#ifdef HAVE_CONFIG_H
+#include <config.h> /* HAVE_IBUMAD */
+#endif
+#include <pthread.h>
+#include <stdint.h>
+#include "al_prov.h"
+
+#ifdef HAVE_IBUMAD
+
+#include <infiniband/umad.h>
+#include "soft_qp_state.h"
+
+/** @cond INTERNAL */
+#define VERBS_MAX_PORTS    UMAD_CA_MAX_PORTS /* port numbers 1..9 */
+#define VERBS_MAX_PKEYS    64     /* P_Key entries reported per port */
+#define VERBS_MAX_CQES     65536
+#define VERBS_MAX_WRS      4096
+#define VERBS_MAX_SGES     8
+#define VERBS_MAX_MRS      1024
+#define VERBS_MAD_SIZE     256
+#define VERBS_GRH_SIZE     40
+/* umad_size() is 56 until a port is opened with P_Key support, 64 after:
+ * buffers are sized for the larger header. */
+#define VERBS_UMAD_BUF     (sizeof(struct ib_user_mad) + VERBS_MAD_SIZE)
+#define VERBS_TID_SLOTS    64     /* remembered requests per port (TID restore) */
+#define VERBS_RECV_POLL_MS 100    /* receive thread's umad_recv timeout: stop latency */
+#define VERBS_ENV_POLL     "IBAL_VERBS_POLL_MS"
+#define VERBS_ENV_TIMEOUT  "IBAL_VERBS_MAD_TIMEOUT_MS"
+#define VERBS_ENV_DEBUG    "IBAL_VERBS_DEBUG"
+#define VERBS_ENV_ISSM     "IBAL_VERBS_ISSM"
+
+typedef struct verbs_ca verbs_ca_t;
+typedef struct verbs_qp verbs_qp_t;
+
+/** A completion queue: a ring of ib_wc_t. */
+typedef struct verbs_cq {
+	verbs_ca_t *ca;
+	void *al_cq;
+	pthread_mutex_t lock;
+	ib_wc_t *ring;
+	uint32_t size, head, count;
+	int arm;          /* 0 none, 1 next, 2 solicited, 3 after arm_n completions */
+	uint32_t arm_n;
+	int overrun;      /* a completion was lost; IB_AE_CQ_ERROR reported once */
+	int queued;       /* on ca->notify (ca->lock) */
+	int ev_pending;   /* IB_AE_CQ_ERROR to report (ca->lock) */
+	struct verbs_cq *next_notify;
+} verbs_cq_t;
+
+typedef struct verbs_pd {
+	verbs_ca_t *ca;
+} verbs_pd_t;
+
+typedef struct verbs_av {
+	verbs_pd_t *pd;
+	ib_av_attr_t attr;
+} verbs_av_t;
+
+typedef struct verbs_mr {
+	verbs_pd_t *pd;
+	uint64_t va, len;
+	ib_access_t access;
+	uint32_t key; /* host order; L_Key = R_Key */
+} verbs_mr_t;
+
+/** One remembered request: how its TID went out and what the user gave. */
+typedef struct verbs_tid {
+	uint64_t stamp;     /* 0: free; else order of use */
+	uint8_t mgmt_class;
+	uint16_t dlid;      /* host order, the request's destination */
+	uint32_t lo;        /* low 32 bits (never rewritten) */
+	uint32_t user_hi;   /* high 32 bits the user sent */
+	uint32_t wire_hi;   /* high 32 bits seen in the response (valid if learned) */
+	int learned;
+} verbs_tid_t;
+
+/** A port of an open CA: its umad device and agents. */
+typedef struct verbs_port {
+	verbs_ca_t *ca;
+	uint8_t num;
+	pthread_mutex_t oc_lock;  /* serializes special QP create/destroy (device open/close) */
+	pthread_mutex_t lock;     /* fd, agents, spl[], TID table */
+	int fd;                   /* umad portid, -1 while closed */
+	int issm_fd;              /* open issm device (IBAL_VERBS_ISSM=1), else -1 */
+	int n_users;              /* special QPs using fd */
+	int agent[256];           /* agent id per management class (-1: none) */
+	struct {
+		uint8_t mgmt_class;
+		uint8_t oui[3];
+		int id;
+	} oui_agent[16];          /* vendor range 2 agents, registered on first send */
+	unsigned n_oui;
+	verbs_qp_t *spl[2];       /* QP0, QP1 */
+	verbs_tid_t tid[VERBS_TID_SLOTS];
+	uint64_t tid_clock;
+	pthread_t rx_thread;
+	int rx_stop;              /* atomic: asks the receive thread to leave */
+	uint8_t *rx_buf;          /* VERBS_UMAD_BUF bytes */
+} verbs_port_t;
+
+/** A posted receive. */
+typedef struct verbs_rwqe {
+	uint64_t wr_id;
+	uint32_t num_ds;
+	ib_local_ds_t ds[VERBS_MAX_SGES];
+} verbs_rwqe_t;
+
+struct verbs_qp {
+	verbs_pd_t *pd;
+	verbs_port_t *port;
+	void *al_qp;
+	ib_qp_type_t type;
+	unsigned n;               /* 0 or 1 */
+	verbs_cq_t *scq, *rcq;
+	pthread_mutex_t lock;     /* attr, rq */
+	soft_qp_attr_t attr;
+	boolean_t sq_signaled;
+	uint32_t sq_depth, sq_sge, rq_depth, rq_sge;
+	verbs_rwqe_t *rq;
+	uint32_t rq_head, rq_count;
+	uint8_t *tx_buf;          /* VERBS_UMAD_BUF bytes, under tx_lock */
+	pthread_mutex_t tx_lock;
+};
+
+struct verbs_ca {
+	ib_net64_t guid;
+	char name[UMAD_CA_NAME_LEN];
+	void *al_ca;
+	uint8_t num_ports;
+	pthread_mutex_t lock;     /* attr, notify list, MR table, worker state */
+	pthread_cond_t cond;
+	ib_ca_attr_t *attr;       /* last attributes read (attr_size bytes) */
+	uint32_t attr_size;
+	verbs_port_t port[VERBS_MAX_PORTS];
+	verbs_mr_t *mr[VERBS_MAX_MRS];
+	uint32_t mr_gen;
+	verbs_cq_t *notify;       /* CQs with an upcall to make */
+	verbs_cq_t *cb_cq;        /* CQ whose upcall the worker is making */
+	pthread_t worker;
+	int stop;
+	unsigned poll_ms;
+};
+
+extern al_prov_upcalls_t verbs_upcalls;
+extern unsigned verbs_mad_timeout_ms;
+extern int verbs_debug;
+extern int verbs_issm;
+
+/* verbs_ca.c */
+ib_api_status_t verbs_open_ca(ib_net64_t guid, void *al_ca, void **pp_ca);
+ib_api_status_t verbs_query_ca(void *ca, ib_ca_attr_t *p_attr, uint32_t *p_size);
+void verbs_close_ca(void *ca);
+boolean_t verbs_ca_name(ib_net64_t guid, char *name);
+const ib_port_attr_t *verbs_port_attr(verbs_ca_t *ca, uint8_t port_num);
+void verbs_ca_notify(verbs_ca_t *ca, verbs_cq_t *cq, int cq_error);
+
+/* verbs_obj.c: PD, AV, MR, CQ */
+ib_api_status_t verbs_alloc_pd(void *ca, ib_pd_type_t type, void **pp_pd);
+void verbs_dealloc_pd(void *pd);
+ib_api_status_t verbs_create_av(void *pd, const ib_av_attr_t *p_attr, void **pp_av);
+ib_api_status_t verbs_query_av(void *av, ib_av_attr_t *p_attr);
+ib_api_status_t verbs_modify_av(void *pd, const ib_av_attr_t *p_attr, void **pp_av);
+void verbs_destroy_av(void *av);
+ib_api_status_t verbs_reg_mem(void *pd, const ib_mr_create_t *p_create, net32_t *p_lkey,
+			      net32_t *p_rkey, void **pp_mr);
+ib_api_status_t verbs_query_mr(void *mr, ib_mr_attr_t *p_attr);
+ib_api_status_t verbs_dereg_mr(void *mr);
+boolean_t verbs_mr_check(verbs_ca_t *ca, verbs_pd_t *pd, net32_t lkey, uint64_t va,
+			 uint32_t len);
+ib_api_status_t verbs_create_cq(void *ca, uint32_t *p_size, void *al_cq, void **pp_cq);
+ib_api_status_t verbs_query_cq(void *cq, uint32_t *p_size);
+void verbs_destroy_cq(void *cq);
+ib_api_status_t verbs_peek_cq(void *cq, uint32_t *p_n);
+ib_api_status_t verbs_poll_cq(void *cq, ib_wc_t **pp_free, ib_wc_t **pp_done);
+ib_api_status_t verbs_rearm_cq(void *cq, boolean_t solicited);
+ib_api_status_t verbs_rearm_n_cq(void *cq, uint32_t n);
+void verbs_cq_add(verbs_cq_t *cq, const ib_wc_t *p_wc);
+
+/* verbs_mad.c: special QPs over umad */
+ib_api_status_t verbs_create_spl_qp(void *pd, uint8_t port_num, ib_qp_create_t *p_create,
+				    void *send_cq, void *recv_cq, void *al_qp, void **pp_qp);
+ib_api_status_t verbs_query_qp(void *qp, ib_qp_attr_t *p_attr);
+ib_api_status_t verbs_modify_qp(void *qp, const ib_qp_mod_t *p_mod);
+void verbs_destroy_qp(void *qp);
+ib_api_status_t verbs_post_send(void *qp, ib_send_wr_t *p_wr, ib_send_wr_t **pp_failure);
+ib_api_status_t verbs_post_recv(void *qp, ib_recv_wr_t *p_wr, ib_recv_wr_t **pp_failure);
+void verbs_port_init(verbs_ca_t *ca, verbs_port_t *port, uint8_t num);
+void verbs_port_fini(verbs_port_t *port);
+/* TID table (exposed for the unit test) */
+void verbs_tid_sent(verbs_port_t *port, uint8_t *mad, uint16_t dlid);
+void verbs_tid_received(verbs_port_t *port, uint8_t *mad, uint16_t slid);
+/** @endcond */
+
+#endif /* HAVE_IBUMAD */
+
+#endif /* VERBS_PROV_H */

@@ -1,0 +1,409 @@
+/*
+ * ibal tests: the verbs provider's parts that need no InfiniBand device (TID table, CQ, MR, AV, checks).
+ * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
+ *
+ * Runs anywhere (no umad device, no LD_PRELOAD), so it is the one to run
+ * under ASan/UBSan and valgrind. The CA is built by hand (verbs_ca_t with
+ * one port named after no device); the round trip through a real umad
+ * device is tests/real/test_umad_prov.c under tests/real/ibsim-run.sh.
+ */
+#include <string.h>
+#include <pthread.h>
+#include "../common/cl_test.h"
+#include "verbs_prov.h"
+
+/* Stand-ins for the core's handle resolution (not reached here). */
+void *al_prov_av(ib_av_handle_t h_av)
+{
+	return (void *)h_av;
+}
+
+void *al_prov_mr(ib_mr_handle_t h_mr)
+{
+	return (void *)h_mr;
+}
+
+void al_prov_put(const void *h)
+{
+	(void)h;
+}
+
+static verbs_ca_t *fake_ca(void)
+{
+	verbs_ca_t *ca = calloc(1, sizeof(*ca));
+	unsigned i;
+
+	CU_ASSERT_FATAL(ca != NULL);
+	strcpy(ca->name, "nodev_h5");
+	ca->num_ports = 1;
+	pthread_mutex_init(&ca->lock, NULL);
+	pthread_cond_init(&ca->cond, NULL);
+	for (i = 0; i < VERBS_MAX_PORTS; i++)
+		verbs_port_init(ca, &ca->port[i], (uint8_t)(i + 1));
+	return ca;
+}
+
+static void free_ca(verbs_ca_t *ca)
+{
+	unsigned i;
+
+	for (i = 0; i < VERBS_MAX_PORTS; i++)
+		verbs_port_fini(&ca->port[i]);
+	pthread_mutex_destroy(&ca->lock);
+	pthread_cond_destroy(&ca->cond);
+	free(ca);
+}
+
+/* A 256-byte MAD with class, method and TID. */
+static void mad_init(uint8_t *m, uint8_t cls, uint8_t method, uint64_t tid)
+{
+	int i;
+
+	memset(m, 0, 256);
+	m[0] = 1;
+	m[1] = cls;
+	m[2] = 2;
+	m[3] = method;
+	for (i = 0; i < 8; i++)
+		m[8 + i] = (uint8_t)(tid >> (56 - 8 * i));
+}
+
+static uint64_t mad_tid(const uint8_t *m)
+{
+	uint64_t t = 0;
+	int i;
+
+	for (i = 0; i < 8; i++)
+		t = (t << 8) | m[8 + i];
+	return t;
+}
+
+static void test_no_device(void)
+{
+	static const al_prov_upcalls_t up = { NULL, NULL, NULL };
+	ib_net64_t g[4];
+	size_t n = 4;
+	void *ca = NULL;
+
+	CU_ASSERT_EQUAL(verbs_prov_ops.size, sizeof(al_prov_ops_t));
+	CU_ASSERT_STRING_EQUAL(verbs_prov_ops.name, "verbs");
+	CU_ASSERT_EQUAL(verbs_prov_ops.init(NULL), IB_INVALID_PARAMETER);
+	CU_ASSERT_EQUAL(verbs_prov_ops.init(&up), IB_SUCCESS);
+	CU_ASSERT_EQUAL(verbs_prov_ops.get_ca_guids(g, NULL), IB_INVALID_PARAMETER);
+	CU_ASSERT_EQUAL(verbs_prov_ops.get_ca_guids(g, &n), IB_SUCCESS);
+	CU_ASSERT_EQUAL(verbs_prov_ops.open_ca(CL_HTON64(0x0BADBADBADBADBADull), NULL, &ca),
+			IB_INVALID_GUID);
+	CU_ASSERT_EQUAL(verbs_prov_ops.open_ca(0, NULL, NULL), IB_INVALID_PARAMETER);
+	/* The data path beyond MADs is later work: the core answers IB_UNSUPPORTED. */
+	CU_ASSERT_PTR_NULL(verbs_prov_ops.create_qp);
+	CU_ASSERT_PTR_NULL(verbs_prov_ops.create_srq);
+	CU_ASSERT_PTR_NULL(verbs_prov_ops.create_mw);
+	CU_ASSERT_PTR_NOT_NULL(verbs_prov_ops.create_spl_qp);
+	verbs_prov_ops.cleanup();
+}
+
+static void test_tid_restore(void)
+{
+	verbs_ca_t *ca = fake_ca();
+	verbs_port_t *p = &ca->port[0];
+	uint8_t m[256];
+
+	/* Request: remembered, not changed. */
+	mad_init(m, 0x03, 0x12, 0x1234567800000001ull);
+	verbs_tid_sent(p, m, 1);
+	CU_ASSERT_EQUAL(mad_tid(m), 0x1234567800000001ull);
+	/* Its response (any segment) comes back with the user's high half. */
+	mad_init(m, 0x03, 0x92, 0x0001000000000001ull);
+	verbs_tid_received(p, m, 1);
+	CU_ASSERT_EQUAL(mad_tid(m), 0x1234567800000001ull);
+	mad_init(m, 0x03, 0x92, 0x0001000000000001ull);
+	verbs_tid_received(p, m, 1);
+	CU_ASSERT_EQUAL(mad_tid(m), 0x1234567800000001ull);
+	/* The user's RMPP ACK (a response-method MAD) goes out with the wire TID. */
+	mad_init(m, 0x03, 0x92, 0x1234567800000001ull);
+	verbs_tid_sent(p, m, 1);
+	CU_ASSERT_EQUAL(mad_tid(m), 0x0001000000000001ull);
+	/* ... but not to another LID, nor for another class. */
+	mad_init(m, 0x03, 0x92, 0x1234567800000001ull);
+	verbs_tid_sent(p, m, 7);
+	CU_ASSERT_EQUAL(mad_tid(m), 0x1234567800000001ull);
+	mad_init(m, 0x04, 0x81, 0x1234567800000001ull);
+	verbs_tid_sent(p, m, 1);
+	CU_ASSERT_EQUAL(mad_tid(m), 0x1234567800000001ull);
+	/* A response nobody asked for, and a request received, stay as they are. */
+	mad_init(m, 0x03, 0x81, 0x0001000000000999ull);
+	verbs_tid_received(p, m, 1);
+	CU_ASSERT_EQUAL(mad_tid(m), 0x0001000000000999ull);
+	mad_init(m, 0x03, 0x06, 0x0001000000000001ull);
+	verbs_tid_received(p, m, 1);
+	CU_ASSERT_EQUAL(mad_tid(m), 0x0001000000000001ull);
+	/* An answer that is not rewritten (a kernel that left the TID alone) is kept. */
+	mad_init(m, 0x04, 0x01, 0xAAAABBBB00000005ull);
+	verbs_tid_sent(p, m, 2);
+	mad_init(m, 0x04, 0x81, 0xAAAABBBB00000005ull);
+	verbs_tid_received(p, m, 2);
+	CU_ASSERT_EQUAL(mad_tid(m), 0xAAAABBBB00000005ull);
+	free_ca(ca);
+}
+
+static void test_tid_same_low_half(void)
+{
+	verbs_ca_t *ca = fake_ca();
+	verbs_port_t *p = &ca->port[0];
+	uint8_t m[256];
+
+	/* Two requests with the same low half to two LIDs: the source LID decides. */
+	mad_init(m, 0x03, 0x01, 0x1111111100000042ull);
+	verbs_tid_sent(p, m, 1);
+	mad_init(m, 0x03, 0x01, 0x2222222200000042ull);
+	verbs_tid_sent(p, m, 5);
+	mad_init(m, 0x03, 0x81, 0x0000000500000042ull);
+	verbs_tid_received(p, m, 1);
+	CU_ASSERT_EQUAL(mad_tid(m), 0x1111111100000042ull);
+	mad_init(m, 0x03, 0x81, 0x0000000500000042ull);
+	verbs_tid_received(p, m, 5);
+	CU_ASSERT_EQUAL(mad_tid(m), 0x2222222200000042ull);
+	free_ca(ca);
+}
+
+static void test_tid_eviction(void)
+{
+	verbs_ca_t *ca = fake_ca();
+	verbs_port_t *p = &ca->port[0];
+	uint8_t m[256];
+	unsigned i;
+
+	for (i = 0; i < VERBS_TID_SLOTS + 1; i++) {
+		mad_init(m, 0x03, 0x01, 0x7777777700000000ull | i);
+		verbs_tid_sent(p, m, 1);
+	}
+	/* A retry of the newest reuses its slot, so nothing else is pushed out. */
+	mad_init(m, 0x03, 0x01, 0x7777777700000000ull | VERBS_TID_SLOTS);
+	verbs_tid_sent(p, m, 1);
+	/* The oldest is forgotten, the newest are remembered. */
+	mad_init(m, 0x03, 0x81, 0x0000000100000000ull);
+	verbs_tid_received(p, m, 1);
+	CU_ASSERT_EQUAL(mad_tid(m), 0x0000000100000000ull);
+	mad_init(m, 0x03, 0x81, 0x0000000100000001ull);
+	verbs_tid_received(p, m, 1);
+	CU_ASSERT_EQUAL(mad_tid(m), 0x7777777700000001ull);
+	mad_init(m, 0x03, 0x81, 0x0000000100000000ull | VERBS_TID_SLOTS);
+	verbs_tid_received(p, m, 1);
+	CU_ASSERT_EQUAL(mad_tid(m), 0x7777777700000000ull | VERBS_TID_SLOTS);
+	free_ca(ca);
+}
+
+static void add_wc(verbs_cq_t *cq, uint64_t id, ib_wc_status_t st)
+{
+	ib_wc_t wc;
+
+	memset(&wc, 0, sizeof(wc));
+	wc.wr_id = id;
+	wc.wc_type = IB_WC_RECV;
+	wc.status = st;
+	verbs_cq_add(cq, &wc);
+}
+
+static void test_cq(void)
+{
+	verbs_ca_t *ca = fake_ca();
+	void *h = NULL;
+	verbs_cq_t *cq;
+	uint32_t size = 0, n;
+	ib_wc_t wcs[4], *free_list, *done;
+	int i;
+
+	CU_ASSERT_EQUAL(verbs_create_cq(ca, &size, NULL, &h), IB_INVALID_CQ_SIZE);
+	size = VERBS_MAX_CQES + 1;
+	CU_ASSERT_EQUAL(verbs_create_cq(ca, &size, NULL, &h), IB_INVALID_CQ_SIZE);
+	size = 3;
+	CU_ASSERT_EQUAL(verbs_create_cq(ca, &size, (void *)0x77, &h), IB_SUCCESS);
+	cq = h;
+	CU_ASSERT_EQUAL(verbs_query_cq(cq, &n), IB_SUCCESS);
+	CU_ASSERT_EQUAL(n, 3);
+	/* Empty. */
+	free_list = &wcs[0];
+	wcs[0].p_next = NULL;
+	CU_ASSERT_EQUAL(verbs_poll_cq(cq, &free_list, &done), IB_NOT_FOUND);
+	/* Not armed: no upcall queued. */
+	add_wc(cq, 1, IB_WCS_SUCCESS);
+	CU_ASSERT_PTR_NULL(ca->notify);
+	/* Armed NEXT: the next completion queues one upcall, then disarms. */
+	CU_ASSERT_EQUAL(verbs_rearm_cq(cq, FALSE), IB_SUCCESS);
+	add_wc(cq, 2, IB_WCS_SUCCESS);
+	CU_ASSERT_PTR_EQUAL(ca->notify, cq);
+	CU_ASSERT_EQUAL(cq->arm, 0);
+	ca->notify = NULL;
+	cq->queued = 0;
+	CU_ASSERT_EQUAL(verbs_peek_cq(cq, &n), IB_SUCCESS);
+	CU_ASSERT_EQUAL(n, 2);
+	/* Poll both in order, into a list of free entries. */
+	for (i = 0; i < 3; i++)
+		wcs[i].p_next = i < 2 ? &wcs[i + 1] : NULL;
+	free_list = &wcs[0];
+	CU_ASSERT_EQUAL(verbs_poll_cq(cq, &free_list, &done), IB_SUCCESS);
+	CU_ASSERT_PTR_EQUAL(done, &wcs[0]);
+	CU_ASSERT_EQUAL(wcs[0].wr_id, 1);
+	CU_ASSERT_EQUAL(wcs[1].wr_id, 2);
+	CU_ASSERT_PTR_NULL(wcs[1].p_next);
+	CU_ASSERT_PTR_EQUAL(free_list, &wcs[2]);
+	/* Solicited: a successful MAD completion does not fire, an error does. */
+	CU_ASSERT_EQUAL(verbs_rearm_cq(cq, TRUE), IB_SUCCESS);
+	add_wc(cq, 3, IB_WCS_SUCCESS);
+	CU_ASSERT_PTR_NULL(ca->notify);
+	add_wc(cq, 4, IB_WCS_LOCAL_LEN_ERR);
+	CU_ASSERT_PTR_EQUAL(ca->notify, cq);
+	ca->notify = NULL;
+	cq->queued = 0;
+	/* Full ring: the 4th completion is lost and reported once as a CQ error. */
+	add_wc(cq, 5, IB_WCS_SUCCESS);
+	add_wc(cq, 6, IB_WCS_SUCCESS);
+	CU_ASSERT_PTR_EQUAL(ca->notify, cq);
+	CU_ASSERT_EQUAL(cq->ev_pending, 1);
+	/* Arm after N. */
+	CU_ASSERT_EQUAL(verbs_rearm_n_cq(cq, 0), IB_INVALID_PARAMETER);
+	CU_ASSERT_EQUAL(verbs_rearm_n_cq(cq, 4), IB_INVALID_PARAMETER);
+	for (i = 0; i < 3; i++)
+		wcs[i].p_next = i < 2 ? &wcs[i + 1] : NULL;
+	free_list = &wcs[0];
+	CU_ASSERT_EQUAL(verbs_poll_cq(cq, &free_list, &done), IB_SUCCESS);
+	CU_ASSERT_EQUAL(wcs[0].wr_id, 3);
+	CU_ASSERT_EQUAL(wcs[2].wr_id, 5);
+	ca->notify = NULL;
+	cq->queued = 0;
+	CU_ASSERT_EQUAL(verbs_rearm_n_cq(cq, 2), IB_SUCCESS);
+	add_wc(cq, 7, IB_WCS_SUCCESS);
+	CU_ASSERT_PTR_NULL(ca->notify);
+	add_wc(cq, 8, IB_WCS_SUCCESS);
+	CU_ASSERT_PTR_EQUAL(ca->notify, cq);
+	/* Destroy takes a queued CQ off the upcall list. */
+	verbs_destroy_cq(cq);
+	CU_ASSERT_PTR_NULL(ca->notify);
+	free_ca(ca);
+}
+
+static void test_mr(void)
+{
+	verbs_ca_t *ca = fake_ca();
+	void *pd = NULL, *pd2 = NULL, *mr = NULL, *mr2 = NULL;
+	static uint8_t buf[4096];
+	ib_mr_create_t c;
+	ib_mr_attr_t a;
+	net32_t lkey, rkey, lkey2;
+	uint64_t va = (uint64_t)(uintptr_t)buf;
+
+	CU_ASSERT_EQUAL(verbs_alloc_pd(ca, IB_PDT_NORMAL, &pd), IB_SUCCESS);
+	CU_ASSERT_EQUAL(verbs_alloc_pd(ca, IB_PDT_NORMAL, &pd2), IB_SUCCESS);
+	memset(&c, 0, sizeof(c));
+	c.vaddr = buf + 100;
+	c.length = 1000;
+	c.access_ctrl = IB_AC_LOCAL_WRITE;
+	CU_ASSERT_EQUAL(verbs_reg_mem(pd, &c, &lkey, &rkey, NULL), IB_INVALID_PARAMETER);
+	CU_ASSERT_EQUAL(verbs_reg_mem(pd, &c, &lkey, &rkey, &mr), IB_SUCCESS);
+	CU_ASSERT_EQUAL(lkey, rkey);
+	CU_ASSERT_TRUE(verbs_mr_check(ca, pd, lkey, va + 100, 1000));
+	CU_ASSERT_TRUE(verbs_mr_check(ca, pd, lkey, va + 600, 500));
+	CU_ASSERT_FALSE(verbs_mr_check(ca, pd, lkey, va + 99, 10));
+	CU_ASSERT_FALSE(verbs_mr_check(ca, pd, lkey, va + 600, 501));
+	CU_ASSERT_FALSE(verbs_mr_check(ca, pd2, lkey, va + 100, 10));
+	CU_ASSERT_FALSE(verbs_mr_check(ca, pd, lkey ^ CL_HTON32(0x10000), va + 100, 10));
+	CU_ASSERT_FALSE(verbs_mr_check(ca, pd, CL_HTON32(0xFFFFFFFF), va + 100, 10));
+	CU_ASSERT_EQUAL(verbs_query_mr(mr, &a), IB_SUCCESS);
+	CU_ASSERT_EQUAL(a.local_lb, va + 100);
+	CU_ASSERT_EQUAL(a.local_ub, va + 1099);
+	CU_ASSERT_EQUAL(a.lkey, lkey);
+	CU_ASSERT_EQUAL(verbs_dereg_mr(mr), IB_SUCCESS);
+	/* The slot is reused with a new key: the old one stays invalid. */
+	CU_ASSERT_EQUAL(verbs_reg_mem(pd, &c, &lkey2, &rkey, &mr2), IB_SUCCESS);
+	CU_ASSERT_NOT_EQUAL(lkey, lkey2);
+	CU_ASSERT_FALSE(verbs_mr_check(ca, pd, lkey, va + 100, 10));
+	CU_ASSERT_TRUE(verbs_mr_check(ca, pd, lkey2, va + 100, 10));
+	CU_ASSERT_EQUAL(verbs_dereg_mr(mr2), IB_SUCCESS);
+	verbs_dealloc_pd(pd);
+	verbs_dealloc_pd(pd2);
+	free_ca(ca);
+}
+
+static void test_av(void)
+{
+	verbs_ca_t *ca = fake_ca();
+	void *pd = NULL, *av = NULL, *bad = NULL;
+	ib_av_attr_t a, q;
+
+	CU_ASSERT_EQUAL(verbs_alloc_pd(ca, IB_PDT_NORMAL, &pd), IB_SUCCESS);
+	memset(&a, 0, sizeof(a));
+	a.port_num = 2;
+	a.dlid = CL_HTON16(1);
+	CU_ASSERT_EQUAL(verbs_create_av(pd, &a, &bad), IB_INVALID_PORT);
+	a.port_num = 1;
+	a.sl = 16;
+	CU_ASSERT_EQUAL(verbs_create_av(pd, &a, &bad), IB_INVALID_SETTING);
+	a.sl = 3;
+	a.dlid = 0;
+	CU_ASSERT_EQUAL(verbs_create_av(pd, &a, &bad), IB_INVALID_SETTING);
+	a.dlid = CL_HTON16(9);
+	CU_ASSERT_EQUAL(verbs_create_av(pd, &a, &av), IB_SUCCESS);
+	CU_ASSERT_EQUAL(verbs_query_av(av, &q), IB_SUCCESS);
+	CU_ASSERT_EQUAL(q.dlid, CL_HTON16(9));
+	CU_ASSERT_EQUAL(q.sl, 3);
+	a.dlid = CL_HTON16(10);
+	CU_ASSERT_EQUAL(verbs_modify_av(pd, &a, &av), IB_SUCCESS);
+	CU_ASSERT_EQUAL(verbs_query_av(av, &q), IB_SUCCESS);
+	CU_ASSERT_EQUAL(q.dlid, CL_HTON16(10));
+	a.dlid = 0;
+	CU_ASSERT_EQUAL(verbs_modify_av(pd, &a, &av), IB_INVALID_SETTING);
+	verbs_destroy_av(av);
+	verbs_dealloc_pd(pd);
+	free_ca(ca);
+}
+
+static void test_spl_qp_checks(void)
+{
+	verbs_ca_t *ca = fake_ca();
+	void *pd = NULL, *cq = NULL, *qp = NULL;
+	uint32_t size = 8;
+	ib_qp_create_t c;
+
+	CU_ASSERT_EQUAL(verbs_alloc_pd(ca, IB_PDT_NORMAL, &pd), IB_SUCCESS);
+	CU_ASSERT_EQUAL(verbs_create_cq(ca, &size, NULL, &cq), IB_SUCCESS);
+	memset(&c, 0, sizeof(c));
+	c.qp_type = IB_QPT_QP1;
+	c.sq_depth = c.rq_depth = 4;
+	c.sq_sge = c.rq_sge = 1;
+	CU_ASSERT_EQUAL(verbs_create_spl_qp(pd, 1, NULL, cq, cq, NULL, &qp), IB_INVALID_PARAMETER);
+	CU_ASSERT_EQUAL(verbs_create_spl_qp(pd, 0, &c, cq, cq, NULL, &qp), IB_INVALID_PORT);
+	CU_ASSERT_EQUAL(verbs_create_spl_qp(pd, 2, &c, cq, cq, NULL, &qp), IB_INVALID_PORT);
+	CU_ASSERT_EQUAL(verbs_create_spl_qp(pd, 1, &c, NULL, cq, NULL, &qp), IB_INVALID_CQ_HANDLE);
+	c.qp_type = IB_QPT_UNRELIABLE_DGRM;
+	CU_ASSERT_EQUAL(verbs_create_spl_qp(pd, 1, &c, cq, cq, NULL, &qp), IB_INVALID_SETTING);
+	c.qp_type = IB_QPT_QP1_ALIAS;
+	CU_ASSERT_EQUAL(verbs_create_spl_qp(pd, 1, &c, cq, cq, NULL, &qp), IB_UNSUPPORTED);
+	c.qp_type = IB_QPT_QP1;
+	c.rq_depth = 0;
+	CU_ASSERT_EQUAL(verbs_create_spl_qp(pd, 1, &c, cq, cq, NULL, &qp), IB_INVALID_MAX_WRS);
+	c.rq_depth = 4;
+	c.rq_sge = VERBS_MAX_SGES + 1;
+	CU_ASSERT_EQUAL(verbs_create_spl_qp(pd, 1, &c, cq, cq, NULL, &qp), IB_INVALID_MAX_SGE);
+	c.rq_sge = 1;
+	/* No umad device of that name: the port cannot open, nothing is left behind. */
+	CU_ASSERT_EQUAL(verbs_create_spl_qp(pd, 1, &c, cq, cq, NULL, &qp), IB_ERROR);
+	CU_ASSERT_EQUAL(ca->port[0].fd, -1);
+	CU_ASSERT_EQUAL(ca->port[0].n_users, 0);
+	CU_ASSERT_PTR_NULL(ca->port[0].spl[1]);
+	verbs_destroy_cq(cq);
+	verbs_dealloc_pd(pd);
+	free_ca(ca);
+}
+
+static const test_entry_t tests[] = {
+	TEST_ENTRY(test_no_device),
+	TEST_ENTRY(test_tid_restore),
+	TEST_ENTRY(test_tid_same_low_half),
+	TEST_ENTRY(test_tid_eviction),
+	TEST_ENTRY(test_cq),
+	TEST_ENTRY(test_mr),
+	TEST_ENTRY(test_av),
+	TEST_ENTRY(test_spl_qp_checks),
+};
+
+TEST_MAIN("verbs provider (no device)", tests)
