@@ -3,13 +3,19 @@
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  *
  * Each port attaches to the fabric when the CA opens and takes its LID from
- * it; with a LID the port is ACTIVE (until a subnet manager exists). P_Key
- * table {0xFFFF}; GID table {fe80::/64 + port GUID}. soft_ci.c changes
- * port states and LIDs (ib_ci_call, inc/iba/ibal_soft.h).
+ * it (its address on the fabric, which PortInfo reports from the start);
+ * the port starts in INIT. The embedded subnet manager (soft_sm.c) brings
+ * it to ACTIVE: opening waits for that, bounded by $IBAL_SOFT_SM_WAIT_MS;
+ * with $IBAL_SOFT_SM=off ports stay INIT until something (another SM
+ * through SMPs, or ib_ci_call) activates them. Changes made while the CA
+ * is opening are not announced (the core reads the state after the open).
+ * P_Key table {0xFFFF}; GID table {subnet prefix + port GUID}. soft_ci.c
+ * changes port states and LIDs (ib_ci_call, inc/iba/ibal_soft.h).
  */
 #include <stdlib.h>
 #include <string.h>
 #include "soft_hca.h"
+#include "soft_sm.h"
 
 static uint64_t align_up(uint64_t off, uint64_t a)
 {
@@ -40,15 +46,15 @@ static void fill_port(const soft_port_t *port, ib_port_attr_t *pa)
 	pa->transport = RDMA_TRANSPORT_IB;
 	pa->max_msg_size = 1u << 31;
 	pa->lid = cl_hton16(soft_port_lid(port));
-	pa->lmc = 0;
+	pa->lmc = port->mgmt.lmc;
 	pa->active_width = 2;  /* 4x */
 	pa->active_speed = 1;  /* 2.5 Gb/s per lane */
 	pa->max_vls = 1;
-	pa->sm_lid = 0;
-	pa->sm_sl = 0;
+	pa->sm_lid = cl_hton16(port->mgmt.sm_lid);
+	pa->sm_sl = port->mgmt.sm_sl;
 	pa->link_state = port->link_state;
 	pa->phys_state = port->link_state == IB_LINK_DOWN ? 3 /* Disabled */ : 5 /* LinkUp */;
-	pa->subnet_timeout = 18;
+	pa->subnet_timeout = port->mgmt.subnet_timeout;
 	pa->cap = port->cap;
 	pa->pkey_ctr = port->pkey_ctr;
 	pa->qkey_ctr = port->qkey_ctr;
@@ -124,7 +130,7 @@ static void build_attr(const soft_ca_t *ca, ib_ca_attr_t *a)
 		fill_port(&ca->port[i], pa);
 		off = align_up(off, 8);
 		pa->p_gid_table = (ib_gid_t *)(base + off);
-		pa->p_gid_table[0].unicast.prefix = IB_DEFAULT_SUBNET_PREFIX;
+		pa->p_gid_table[0].unicast.prefix = ca->port[i].mgmt.subnet_prefix;
 		pa->p_gid_table[0].unicast.interface_id = ca->port[i].guid;
 		off += sizeof(ib_gid_t);
 		off = align_up(off, 2);
@@ -157,7 +163,16 @@ uint32_t soft_port_mtu(const soft_port_t *port)
 static void ca_free(soft_ca_t *ca)
 {
 	unsigned i;
+	soft_mcast_t *m;
+	cl_list_item_t *it;
 
+	while ((m = ca->mcast)) {
+		ca->mcast = m->next;
+		free(m);
+	}
+	/* Upcalls queued after the progress thread stopped (the SM's last words). */
+	while ((it = cl_qlist_remove_head(&ca->ev_list)) != cl_qlist_end(&ca->ev_list))
+		free(it);
 	for (i = 0; i < ca->num_ports; i++)
 		soft_fabric_port_close(ca->port[i].fp);
 	free(ca->attr);
@@ -190,7 +205,9 @@ static ib_api_status_t open_ports(soft_ca_t *ca)
 		if (st != IB_SUCCESS)
 			return st;
 		p->lid = soft_fabric_port_lid(p->fp);
-		p->link_state = p->lid ? IB_LINK_ACTIVE : IB_LINK_INIT;
+		p->link_state = IB_LINK_INIT;
+		p->mgmt.subnet_prefix = IB_DEFAULT_SUBNET_PREFIX;
+		p->mgmt.subnet_timeout = 18;
 	}
 	return IB_SUCCESS;
 }
@@ -230,6 +247,7 @@ ib_api_status_t soft_open_ca(ib_net64_t ca_guid, void *al_ca, void **pp_ca)
 		ca_free(ca);
 		return IB_INSUFFICIENT_MEMORY;
 	}
+	ca->opening = 1;
 	st = open_ports(ca);
 	if (st == IB_SUCCESS) {
 		build_attr(ca, ca->attr);
@@ -239,6 +257,11 @@ ib_api_status_t soft_open_ca(ib_net64_t ca_guid, void *al_ca, void **pp_ca)
 		ca_free(ca);
 		return st;
 	}
+	if (soft_sm_enabled()) {
+		soft_sm_ca_opened(ca);
+		soft_ca_wait_active(ca, soft_sm_wait_ms());
+	}
+	__atomic_store_n(&ca->opening, 0, __ATOMIC_RELEASE);
 	*pp_ca = ca;
 	return IB_SUCCESS;
 }
@@ -318,6 +341,8 @@ void soft_close_ca(void *h)
 {
 	soft_ca_t *ca = h;
 
+	soft_sm_ca_closing(ca); /* the SM lets go of its ports */
 	soft_progress_stop(ca);
+	soft_sm_ca_closed(ca);  /* nothing of this CA calls into the SM now */
 	ca_free(ca);
 }

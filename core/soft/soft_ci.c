@@ -7,18 +7,101 @@
  * the async event first, then port_change (port_change with no context
  * and port 0 when the set of CAs changed).
  */
+#include <errno.h>
 #include <string.h>
+#include <time.h>
 #include <iba/ibal_soft.h>
 #include "soft_hca.h"
 
-/* Queues the async event and the port change of one port. */
-static void announce(soft_port_t *port, ib_async_event_t code)
+/* Port changes wake soft_ca_wait_active(). */
+static pthread_mutex_t st_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t st_cond;
+static pthread_once_t st_once = PTHREAD_ONCE_INIT;
+
+static void st_init(void)
+{
+	pthread_condattr_t a;
+
+	pthread_condattr_init(&a);
+	pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+	pthread_cond_init(&st_cond, &a);
+	pthread_condattr_destroy(&a);
+}
+
+/* Set while an agent answers an SMP: waiters are woken once the response
+ * is on the wire (an opener must not run ahead of the SMA's reply). */
+static __thread int kick_held, kick_pending;
+
+static void st_kick(void)
+{
+	if (kick_held) {
+		kick_pending = 1;
+		return;
+	}
+	pthread_once(&st_once, st_init);
+	pthread_mutex_lock(&st_lock);
+	pthread_cond_broadcast(&st_cond);
+	pthread_mutex_unlock(&st_lock);
+}
+
+static boolean_t all_active(soft_ca_t *ca)
+{
+	unsigned i;
+
+	for (i = 0; i < ca->num_ports; i++)
+		if (__atomic_load_n(&ca->port[i].link_state, __ATOMIC_ACQUIRE) != IB_LINK_ACTIVE)
+			return FALSE;
+	return TRUE;
+}
+
+void soft_port_kick_hold(boolean_t hold)
+{
+	kick_held = hold;
+	if (!hold && kick_pending) {
+		kick_pending = 0;
+		st_kick();
+	}
+}
+
+boolean_t soft_ca_wait_active(soft_ca_t *ca, uint32_t ms)
+{
+	struct timespec ts;
+	boolean_t ok;
+
+	pthread_once(&st_once, st_init);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_sec += ms / 1000;
+	ts.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&st_lock);
+	while (!(ok = all_active(ca)))
+		if (pthread_cond_timedwait(&st_cond, &st_lock, &ts) == ETIMEDOUT) {
+			ok = all_active(ca);
+			break;
+		}
+	pthread_mutex_unlock(&st_lock);
+	return ok;
+}
+
+/* Queues the async event and the port change of one port; nothing while
+ * the CA is being opened (the core learns the state from query_ca). */
+void soft_port_announce(soft_port_t *port, ib_async_event_t code)
 {
 	soft_ca_t *ca = port->ca;
 
+	if (__atomic_load_n(&ca->opening, __ATOMIC_ACQUIRE))
+		return;
 	if (code)
 		soft_ca_defer(ca, ca, ca->al_ca, SOFT_UPCALL_ASYNC, code, port->num);
 	soft_ca_defer(ca, ca, ca->al_ca, SOFT_UPCALL_PORT, 0, port->num);
+}
+
+static void announce(soft_port_t *port, ib_async_event_t code)
+{
+	soft_port_announce(port, code);
 }
 
 void soft_port_set_state(soft_port_t *port, uint8_t state)
@@ -32,12 +115,15 @@ void soft_port_set_state(soft_port_t *port, uint8_t state)
 	pthread_mutex_unlock(&ca->lock);
 	if (old == state)
 		return;
+	/* Announce before waking soft_ca_wait_active(): the opener clears
+	 * ca->opening once woken, and this change belongs to the open. */
 	if (state == IB_LINK_ACTIVE)
 		announce(port, IB_AE_PORT_ACTIVE);
 	else if (old == IB_LINK_ACTIVE)
 		announce(port, IB_AE_PORT_DOWN);
 	else
 		announce(port, (ib_async_event_t)0);
+	st_kick();
 }
 
 ib_api_status_t soft_port_set_lid(soft_port_t *port, uint16_t lid)

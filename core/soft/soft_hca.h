@@ -72,8 +72,44 @@
 
 typedef struct soft_ca soft_ca_t;
 typedef struct soft_qp soft_qp_t;
+struct soft_sm;
 typedef struct soft_cq soft_cq_t;
 typedef struct soft_srq soft_srq_t;
+
+/**
+ * What the subnet management agent (soft_sma.c) keeps of a port besides its
+ * LID and state: the PortInfo fields a subnet manager sets, the tables it
+ * may write, and the performance agent's counters (soft_pma.c). Changed
+ * under ca->lock; the counters are atomic.
+ */
+typedef struct soft_port_mgmt {
+	ib_net64_t m_key;            /**< M_Key (0: no protection). */
+	ib_net64_t subnet_prefix;    /**< GidPrefix. */
+	uint16_t sm_lid;             /**< MasterSMLID, host order (0: none yet). */
+	uint8_t sm_sl;               /**< MasterSMSL. */
+	uint8_t lmc;                 /**< LMC (only the base LID routes). */
+	uint8_t mkey_protect;        /**< M_KeyProtectBits. */
+	uint8_t subnet_timeout;      /**< SubnetTimeOut. */
+	uint8_t client_rereg;        /**< ClientReregister bit of the last Set. */
+	uint16_t mkey_lease;         /**< M_KeyLeasePeriod. */
+	uint16_t mkey_violations;    /**< M_KeyViolations. */
+	uint8_t slvl[8];             /**< SLtoVLMappingTable. */
+	uint8_t vlarb[2][64];        /**< VLArbitrationTable blocks 1 (low) and 2 (high). */
+	uint64_t rcv_errors;         /**< Malformed packets received (atomic). */
+	uint64_t vl15_dropped;       /**< SMPs dropped (atomic). */
+	uint64_t multicast_rcv;      /**< Multicast packets received (atomic). */
+	/** Counter values at the last PortCounters Set (index: SOFT_PMA_*). */
+	uint64_t base[8];
+} soft_port_mgmt_t;
+
+/** One QP attached to a multicast group (soft_mcast.c). */
+typedef struct soft_mcast {
+	struct soft_mcast *next;     /**< Next attachment of the CA. */
+	soft_qp_t *qp;               /**< The QP. */
+	uint8_t port;                /**< Its port. */
+	uint16_t mlid;               /**< MLID, host order. */
+	ib_gid_t mgid;               /**< MGID. */
+} soft_mcast_t;
 
 /** One port of a soft CA. */
 typedef struct soft_port {
@@ -88,6 +124,7 @@ typedef struct soft_port {
 	uint16_t qkey_ctr;           /**< Q_Key violations. */
 	ib_init_type_t init_type;    /**< Requested initialization type. */
 	soft_qp_t *spl[2];           /**< QP0 and QP1 of the port, or NULL. */
+	soft_port_mgmt_t mgmt;       /**< SMA/PMA state (soft_sma.c, soft_pma.c). */
 } soft_port_t;
 
 /** A deferred upcall. */
@@ -129,6 +166,10 @@ struct soft_ca {
 	soft_key_ent_t *keys;        /**< Key table (SOFT_MAX_KEYS entries, 0 unused). */
 	uint32_t next_key;           /**< Where the next key search starts. */
 	uint32_t n_pd, n_cq, n_srq, n_av; /**< Object counts, under lock. */
+	int opening;                 /**< soft_open_ca runs: port changes are not announced (atomic). */
+	struct soft_sm *sm;          /**< The subnet manager instance of its fabric directory, or NULL. */
+	soft_mcast_t *mcast;         /**< Multicast attachments (tab_lock). */
+	uint32_t n_mcast;            /**< Their number (tab_lock). */
 	/* Progress. */
 	cl_thread_t thread;          /**< Progress thread. */
 	int epfd;                    /**< epoll on port fds and evfd. */
@@ -340,6 +381,12 @@ void soft_port_set_state(soft_port_t *port, uint8_t state);
  * @return the status of soft_fabric_port_set_lid().
  */
 ib_api_status_t soft_port_set_lid(soft_port_t *port, uint16_t lid);
+/**
+ * Queues a port's async event (@p code, if nonzero) and its port_change
+ * upcall, unless the CA is still being opened.
+ * @param port the port. @param code the event or 0.
+ */
+void soft_port_announce(soft_port_t *port, ib_async_event_t code);
 /**
  * Sends a packet out of a port if its link is ACTIVE (else it is lost, as
  * on a link that is down).
@@ -576,5 +623,35 @@ void soft_ca_purge(soft_ca_t *ca, void *prov_obj);
  * @param port the receiving port. @param buf the bytes. @param len their number.
  */
 void soft_progress_packet(soft_port_t *port, const uint8_t *buf, size_t len);
+
+/* soft_mcast.c */
+ib_api_status_t soft_attach_mcast(void *qp, const ib_gid_t *p_mgid, ib_net16_t mlid);
+ib_api_status_t soft_detach_mcast(void *qp, const ib_gid_t *p_mgid, ib_net16_t mlid);
+/**
+ * Drops every attachment of a QP being destroyed (tab_lock held for writing).
+ * @param qp the QP.
+ */
+void soft_mcast_qp_gone(soft_qp_t *qp);
+/**
+ * Delivers a multicast packet to the QPs of the port attached to its group
+ * (progress thread, tab_lock read held).
+ * @param port the receiving port. @param pkt the packet.
+ */
+void soft_mcast_recv(soft_port_t *port, const soft_pkt_t *pkt);
+
+/* soft_ci.c */
+/**
+ * Waits, bounded, until every port of a CA is ACTIVE.
+ * @param ca the CA. @param ms most milliseconds to wait.
+ * @return TRUE if they all are.
+ */
+boolean_t soft_ca_wait_active(soft_ca_t *ca, uint32_t ms);
+/**
+ * Holds (TRUE) or releases (FALSE) the wake-ups of soft_ca_wait_active()
+ * that port changes made by the calling thread cause; releasing delivers
+ * the one held. The agents hold them while they answer an SMP.
+ * @param hold TRUE to hold.
+ */
+void soft_port_kick_hold(boolean_t hold);
 
 #endif /* SOFT_HCA_H */

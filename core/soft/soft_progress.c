@@ -3,9 +3,13 @@
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  *
  * One thread per CA waits in epoll on its ports' sockets and an eventfd.
- * It parses each packet (malformed ones are dropped), finds the QP by
- * BTH:DestQP (QP0/QP1 per port) under tab_lock read and hands it to the
- * transport: UD here, RC/UC to soft_qp_hooks.recv. Upcalls queued by any
+ * It parses each packet (malformed ones are dropped and counted), gives
+ * UD packets for QP0/QP1 to the port's management agents
+ * (soft_mad_agent.c), delivers multicast UD packets to the attached QPs
+ * (soft_mcast.c), finds the QP of other packets by BTH:DestQP (QP0/QP1 per
+ * port) under tab_lock read and hands them to the transport: UD here, RC/UC
+ * to soft_qp_hooks.recv. Only an ACTIVE port passes data packets; SMPs also
+ * pass in INIT and ARMED. Upcalls queued by any
  * thread with soft_ca_defer() are delivered here, in order, with no lock
  * held; soft_ca_purge() lets a destroy drop an object's pending upcalls and
  * wait out a running one.
@@ -17,6 +21,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 #include "soft_hca.h"
+#include "soft_mad_agent.h"
 
 static void wake(soft_ca_t *ca)
 {
@@ -99,15 +104,33 @@ void soft_progress_packet(soft_port_t *port, const uint8_t *buf, size_t len)
 	soft_ca_t *ca = port->ca;
 	soft_pkt_t pkt;
 	soft_qp_t *qp;
-	uint8_t tr;
+	uint8_t tr, state;
+	uint16_t dlid;
 
-	if (soft_pkt_parse(buf, len, &pkt) != SOFT_WIRE_OK)
+	if (soft_pkt_parse(buf, len, &pkt) != SOFT_WIRE_OK) {
+		__atomic_add_fetch(&port->mgmt.rcv_errors, 1, __ATOMIC_RELAXED);
 		return;
-	if (__atomic_load_n(&port->link_state, __ATOMIC_ACQUIRE) != IB_LINK_ACTIVE)
-		return; /* a link that is not active passes no data packets */
-	if (pkt.lrh.dlid != soft_port_lid(port))
-		return; /* multicast: no attached QPs yet */
+	}
 	tr = pkt.bth.opcode & SOFT_TRANSPORT_MASK;
+	dlid = pkt.lrh.dlid;
+	/* Management datagrams meet the port's agents first (soft_mad_agent.c);
+	 * SMPs pass in INIT and ARMED too. */
+	if (tr == SOFT_TRANSPORT_UD && pkt.bth.dest_qp <= 1 && soft_agent_recv(port, &pkt))
+		return;
+	state = __atomic_load_n(&port->link_state, __ATOMIC_ACQUIRE);
+	if (state != IB_LINK_ACTIVE &&
+	    !(pkt.bth.dest_qp == 0 && tr == SOFT_TRANSPORT_UD && state >= IB_LINK_INIT))
+		return; /* a link that is not active passes no data packets */
+	if (dlid >= 0xC000 && dlid != IB_LID_PERMISSIVE) {
+		if (tr == SOFT_TRANSPORT_UD && pkt.bth.dest_qp == SOFT_QPN_MASK) {
+			pthread_rwlock_rdlock(&ca->tab_lock);
+			soft_mcast_recv(port, &pkt);
+			pthread_rwlock_unlock(&ca->tab_lock);
+		}
+		return;
+	}
+	if (dlid != soft_port_lid(port) && !(dlid == IB_LID_PERMISSIVE && pkt.bth.dest_qp == 0))
+		return;
 	pthread_rwlock_rdlock(&ca->tab_lock);
 	qp = find_qp(port, pkt.bth.dest_qp);
 	if (qp && qp->spl_port && qp->spl_port != port->num)

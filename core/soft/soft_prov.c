@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "soft_hca.h"
+#include "soft_mad_agent.h"
 
 #define SOFT_GUID_PREFIX 0x02BA1Aull
 
@@ -123,6 +124,7 @@ const al_prov_ops_t soft_prov_ops = {
 	.modify_ca = soft_modify_ca,
 	.close_ca = soft_close_ca,
 	.ci_call = soft_ci_call,
+	.local_mad = soft_local_mad,
 	.alloc_pd = soft_alloc_pd,
 	.dealloc_pd = soft_dealloc_pd,
 	.create_av = soft_create_av,
@@ -138,6 +140,8 @@ const al_prov_ops_t soft_prov_ops = {
 	.query_qp = soft_query_qp,
 	.modify_qp = soft_modify_qp,
 	.destroy_qp = soft_destroy_qp,
+	.attach_mcast = soft_attach_mcast,
+	.detach_mcast = soft_detach_mcast,
 	.create_cq = soft_create_cq,
 	.resize_cq = soft_resize_cq,
 	.query_cq = soft_query_cq,

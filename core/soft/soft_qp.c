@@ -363,6 +363,7 @@ void soft_destroy_qp(void *h)
 		soft_ca_port(ca, qp->spl_port)->spl[qp->qpn] = NULL;
 	else
 		ca->qp_tab[qp->qpn] = NULL;
+	soft_mcast_qp_gone(qp);
 	pthread_rwlock_unlock(&ca->tab_lock);
 	soft_ca_purge(ca, qp);
 	if (soft_qp_hooks.destroy)

@@ -1,0 +1,955 @@
+/*
+ * ibal tests: the soft ports' SMA and PMA, the agents' packet rules and the embedded subnet manager.
+ * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
+ *
+ * Every test runs in a fabric directory of its own (mkdtemp, named by
+ * IBAL_SOFT_FABRIC) with two soft CAs, through soft_prov_ops. MADs reach the
+ * agents through ops->local_mad and as packets from a "probe": a bare
+ * fabric port of the test that builds and reads IBA packets itself, as an
+ * external subnet manager would. Election and takeover use fork()ed
+ * processes and pipes. Waits are bounded (poll, condition waits), never
+ * sleeps.
+ */
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <iba/ibal_soft.h>
+#include "soft_hca.h"
+#include "soft_mad_agent.h"
+#include "soft_sm.h"
+#include "../common/cl_test.h"
+#include "../common/fab_dir.h"
+
+/* Test shims: the core's handle lookups, here identity. */
+void *al_prov_av(ib_av_handle_t h_av)
+{
+	return (void *)h_av;
+}
+
+void *al_prov_mr(ib_mr_handle_t h_mr)
+{
+	return (void *)h_mr;
+}
+
+void al_prov_put(const void *h)
+{
+	(void)h;
+}
+
+static const al_prov_ops_t *ops = &soft_prov_ops;
+
+/* --- Upcall recorder ------------------------------------------------------ */
+
+#define REC_MAX 256
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	unsigned n_ev;
+	void *ev_obj[REC_MAX];
+	ib_async_event_t ev_code[REC_MAX];
+	unsigned n_port;
+} rec = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, { 0 }, { 0 }, 0 };
+
+static void rec_comp(void *al_cq)
+{
+	(void)al_cq;
+}
+
+static void rec_event(void *al_obj, ib_async_event_t code, uint64_t vendor)
+{
+	(void)vendor;
+	pthread_mutex_lock(&rec.lock);
+	if (rec.n_ev < REC_MAX) {
+		rec.ev_obj[rec.n_ev] = al_obj;
+		rec.ev_code[rec.n_ev++] = code;
+	}
+	pthread_cond_broadcast(&rec.cond);
+	pthread_mutex_unlock(&rec.lock);
+}
+
+static void rec_port(void *al_ca, uint8_t port_num)
+{
+	(void)al_ca;
+	(void)port_num;
+	pthread_mutex_lock(&rec.lock);
+	rec.n_port++;
+	pthread_cond_broadcast(&rec.cond);
+	pthread_mutex_unlock(&rec.lock);
+}
+
+static const al_prov_upcalls_t upcalls = { rec_comp, rec_event, rec_port };
+
+static unsigned count_ev(void *obj, ib_async_event_t code)
+{
+	unsigned i, n = 0;
+
+	for (i = 0; i < rec.n_ev; i++)
+		n += rec.ev_obj[i] == obj && rec.ev_code[i] == code;
+	return n;
+}
+
+static int wait_ev(void *obj, ib_async_event_t code, unsigned n)
+{
+	struct timespec ts;
+	int ok;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += TEST_WAIT_US / 1000000u;
+	pthread_mutex_lock(&rec.lock);
+	while (count_ev(obj, code) < n)
+		if (pthread_cond_timedwait(&rec.cond, &rec.lock, &ts))
+			break;
+	ok = count_ev(obj, code) >= n;
+	pthread_mutex_unlock(&rec.lock);
+	return ok;
+}
+
+/* --- Fixture --------------------------------------------------------------- */
+
+static char fab_dir[64];
+static void *ca[2];
+static ib_net64_t guids[2];
+
+static void fab_begin(void)
+{
+	strcpy(fab_dir, "/tmp/ibal-softsm-XXXXXX");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(fab_dir));
+	setenv(SOFT_FABRIC_ENV_DIR, fab_dir, 1);
+	setenv(SOFT_ENV_CAS, "2", 1);
+	unsetenv(SOFT_ENV_PORTS);
+	pthread_mutex_lock(&rec.lock);
+	rec.n_ev = rec.n_port = 0;
+	pthread_mutex_unlock(&rec.lock);
+}
+
+static void fab_end(void)
+{
+	test_rm_tree(fab_dir);
+	unsetenv(SOFT_FABRIC_ENV_DIR);
+}
+
+static void open_cas(int n)
+{
+	size_t cnt = 2;
+	int i;
+
+	CU_ASSERT_EQUAL_FATAL(ops->init(&upcalls), IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(ops->get_ca_guids(guids, &cnt), IB_SUCCESS);
+	for (i = 0; i < n; i++)
+		CU_ASSERT_EQUAL_FATAL(ops->open_ca(guids[i], &ca[i], &ca[i]), IB_SUCCESS);
+}
+
+static void close_cas(int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		ops->close_ca(ca[i]);
+	ops->cleanup();
+}
+
+static void up(void)
+{
+	fab_begin();
+	open_cas(2);
+}
+
+static void down(void)
+{
+	close_cas(2);
+	fab_end();
+}
+
+static soft_port_t *port_of(int ci)
+{
+	return &((soft_ca_t *)ca[ci])->port[0];
+}
+
+static uint16_t lid_of(int ci)
+{
+	return soft_port_lid(port_of(ci));
+}
+
+static uint8_t state_of(int ci)
+{
+	return __atomic_load_n(&port_of(ci)->link_state, __ATOMIC_ACQUIRE);
+}
+
+/* --- MAD helpers ----------------------------------------------------------- */
+
+static void smp_init(ib_smp_t *smp, uint8_t cls, uint8_t method, ib_net16_t attr, uint32_t mod)
+{
+	memset(smp, 0, sizeof(*smp));
+	smp->base_ver = 1;
+	smp->mgmt_class = cls;
+	smp->class_ver = 1;
+	smp->method = method;
+	smp->trans_id = CL_HTON64(0x1234);
+	smp->attr_id = attr;
+	smp->attr_mod = cl_hton32(mod);
+	smp->dr_slid = CL_HTON16(0xFFFF);
+	smp->dr_dlid = CL_HTON16(0xFFFF);
+}
+
+/* Get/Set through local_mad; returns the response status (host order) or
+ * 0xFFFF when local_mad failed. */
+static uint16_t local(int ci, uint8_t method, ib_net16_t attr, uint32_t mod, const void *data,
+		      size_t len, void *out)
+{
+	ib_smp_t in, resp;
+
+	smp_init(&in, IB_MCLASS_SUBN_LID, method, attr, mod);
+	if (data)
+		memcpy(in.data, data, len);
+	if (ops->local_mad(ca[ci], 1, &in, &resp) != IB_SUCCESS)
+		return 0xFFFF;
+	CU_ASSERT_EQUAL(resp.method, IB_MAD_METHOD_GET_RESP);
+	CU_ASSERT_EQUAL(resp.trans_id, in.trans_id);
+	if (out)
+		memcpy(out, resp.data, IB_SMP_DATA_SIZE);
+	return cl_ntoh16(resp.status);
+}
+
+static void get_pi(int ci, ib_port_info_t *pi)
+{
+	uint8_t d[IB_SMP_DATA_SIZE];
+
+	CU_ASSERT_EQUAL(local(ci, IB_MAD_METHOD_GET, IB_MAD_ATTR_PORT_INFO, 0, NULL, 0, d), 0);
+	memcpy(pi, d, sizeof(*pi));
+}
+
+/* The port's MasterSMLID, as its SMA reports it. */
+static uint16_t sm_lid_of(int ci)
+{
+	ib_port_info_t pi;
+
+	get_pi(ci, &pi);
+	return cl_ntoh16(pi.master_sm_base_lid);
+}
+
+static uint16_t set_pi(int ci, const ib_port_info_t *pi)
+{
+	return local(ci, IB_MAD_METHOD_SET, IB_MAD_ATTR_PORT_INFO, 0, pi, sizeof(*pi), NULL);
+}
+
+/* A Set of PortInfo that changes nothing but what the caller edits. */
+static void pi_for_set(int ci, ib_port_info_t *pi)
+{
+	get_pi(ci, pi);
+	pi->state_info1 &= 0xF0;
+	pi->state_info2 = 0;
+	pi->link_width_enabled = 0;
+	pi->link_speed &= 0xF0;
+}
+
+/* --- The probe: a bare fabric port speaking raw packets -------------------- */
+
+static soft_fabric_port_t *probe;
+
+static void probe_open(void)
+{
+	CU_ASSERT_EQUAL_FATAL(soft_fabric_port_open(CL_HTON64(0x02BA1AFFFF000011ull),
+						    CL_HTON64(0x02BA1AFFFF000010ull), 1, &probe),
+			      IB_SUCCESS);
+}
+
+/* Sends a MAD (len bytes) from the probe. */
+static void probe_send(uint16_t dlid, uint16_t to_lid, uint32_t dqp, uint32_t qkey, uint8_t vl,
+		       const void *mad, uint32_t len)
+{
+	uint8_t buf[512];
+	soft_pkt_t pkt;
+	size_t n;
+
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.lrh.vl = vl;
+	pkt.lrh.lnh = SOFT_LNH_IBA_LOCAL;
+	pkt.lrh.dlid = dlid;
+	pkt.lrh.slid = soft_fabric_port_lid(probe);
+	pkt.bth.opcode = SOFT_OPCODE(SOFT_TRANSPORT_UD, SOFT_OP_SEND_ONLY);
+	pkt.bth.pkey = 0xFFFF;
+	pkt.bth.dest_qp = dqp;
+	pkt.deth.qkey = qkey;
+	pkt.deth.src_qp = dqp;
+	pkt.payload = mad;
+	pkt.payload_len = len;
+	CU_ASSERT_EQUAL_FATAL(soft_pkt_build(&pkt, buf, sizeof(buf), &n), SOFT_WIRE_OK);
+	if (to_lid) {
+		CU_ASSERT_EQUAL(soft_fabric_send_to(probe, to_lid, buf, n), IB_SUCCESS);
+	} else {
+		CU_ASSERT_EQUAL(soft_fabric_send(probe, buf, n), IB_SUCCESS);
+	}
+}
+
+/* Receives one response MAD at the probe within @p ms; returns 1 and fills
+ * @p mad (256 bytes) and @p p_pkt's headers, 0 on timeout. */
+static int probe_recv(int ms, void *mad, soft_pkt_t *p_pkt)
+{
+	uint8_t buf[SOFT_FABRIC_MAX_PACKET];
+	struct pollfd pfd;
+	size_t len;
+	uint64_t end = test_now_ms() + (uint64_t)ms;
+
+	for (;;) {
+		if (soft_fabric_recv(probe, buf, sizeof(buf), &len) == IB_SUCCESS) {
+			if (soft_pkt_parse(buf, len, p_pkt) != SOFT_WIRE_OK || p_pkt->payload_len < 256)
+				continue;
+			/* The SM sweeps the probe too: its requests are not ours. */
+			if (!(p_pkt->payload[3] & IB_MAD_METHOD_RESP_MASK))
+				continue;
+			memcpy(mad, p_pkt->payload, 256);
+			return 1;
+		}
+		if (test_now_ms() >= end)
+			return 0;
+		pfd.fd = soft_fabric_port_fd(probe);
+		pfd.events = POLLIN;
+		poll(&pfd, 1, (int)(end - test_now_ms()));
+	}
+}
+
+/* Waits for the response with TID @p tid (other MADs are skipped). */
+static int probe_resp(uint64_t tid, int ms, void *mad, soft_pkt_t *p_pkt)
+{
+	while (probe_recv(ms, mad, p_pkt))
+		if (((ib_mad_t *)mad)->trans_id == cl_hton64(tid))
+			return 1;
+	return 0;
+}
+
+/* --- Tests: SMA through local_mad ----------------------------------------- */
+
+static void test_sma_attrs(void)
+{
+	uint8_t d[IB_SMP_DATA_SIZE];
+	ib_node_info_t ni;
+	ib_port_info_t pi;
+	ib_sm_info_t smi;
+	ib_smp_t in, out;
+
+	up();
+	/* NodeInfo */
+	CU_ASSERT_EQUAL(local(1, IB_MAD_METHOD_GET, IB_MAD_ATTR_NODE_INFO, 0, NULL, 0, d), 0);
+	memcpy(&ni, d, sizeof(ni));
+	CU_ASSERT_EQUAL(ni.node_type, IB_NODE_TYPE_CA);
+	CU_ASSERT_EQUAL(ni.num_ports, 1);
+	CU_ASSERT_EQUAL(ni.node_guid, guids[1]);
+	CU_ASSERT_EQUAL(ni.port_guid, port_of(1)->guid);
+	CU_ASSERT_EQUAL(ib_node_info_get_local_port_num(&ni), 1);
+	CU_ASSERT_EQUAL(ni.partition_cap, CL_HTON16(1));
+	/* NodeDescription */
+	CU_ASSERT_EQUAL(local(1, IB_MAD_METHOD_GET, IB_MAD_ATTR_NODE_DESC, 0, NULL, 0, d), 0);
+	CU_ASSERT_EQUAL(memcmp(d, "ibal-soft ", 10), 0);
+	/* PortInfo: the SM made it ACTIVE, with the registry LID, its LID, fe80:: */
+	get_pi(1, &pi);
+	CU_ASSERT_EQUAL(ib_port_info_get_port_state(&pi), IB_LINK_ACTIVE);
+	CU_ASSERT_EQUAL(cl_ntoh16(pi.base_lid), lid_of(1));
+	CU_ASSERT_EQUAL(cl_ntoh16(pi.master_sm_base_lid), lid_of(0));
+	CU_ASSERT_EQUAL(pi.subnet_prefix, IB_DEFAULT_SUBNET_PREFIX);
+	CU_ASSERT_EQUAL(pi.local_port_num, 1);
+	CU_ASSERT_EQUAL(ib_port_info_get_mtu_cap(&pi), IB_MTU_LEN_4096);
+	/* The SM's port says IsSM; the other does not. */
+	CU_ASSERT(!(pi.capability_mask & IB_PORT_CAP_IS_SM));
+	get_pi(0, &pi);
+	CU_ASSERT(pi.capability_mask & IB_PORT_CAP_IS_SM);
+	/* GUIDInfo, P_KeyTable */
+	CU_ASSERT_EQUAL(local(1, IB_MAD_METHOD_GET, IB_MAD_ATTR_GUID_INFO, 0, NULL, 0, d), 0);
+	CU_ASSERT_EQUAL(((ib_guid_info_t *)d)->guid[0], port_of(1)->guid);
+	CU_ASSERT_EQUAL(((ib_guid_info_t *)d)->guid[1], 0);
+	CU_ASSERT_EQUAL(local(1, IB_MAD_METHOD_GET, IB_MAD_ATTR_GUID_INFO, 1, NULL, 0, d), 0x1C);
+	CU_ASSERT_EQUAL(local(1, IB_MAD_METHOD_GET, IB_MAD_ATTR_P_KEY_TABLE, 0, NULL, 0, d), 0);
+	CU_ASSERT_EQUAL(((ib_pkey_table_t *)d)->pkey_entry[0], CL_HTON16(0xFFFF));
+	CU_ASSERT_EQUAL(local(1, IB_MAD_METHOD_GET, IB_MAD_ATTR_P_KEY_TABLE, 5, NULL, 0, d), 0x1C);
+	/* SLtoVL and VLArbitration: stored */
+	memset(d, 0, sizeof(d));
+	d[0] = 0x01;
+	d[7] = 0x10;
+	CU_ASSERT_EQUAL(local(1, IB_MAD_METHOD_SET, IB_MAD_ATTR_SLVL_TABLE, 0, d, 8, NULL), 0);
+	CU_ASSERT_EQUAL(local(1, IB_MAD_METHOD_GET, IB_MAD_ATTR_SLVL_TABLE, 0, NULL, 0, d), 0);
+	CU_ASSERT(d[0] == 0x01 && d[7] == 0x10);
+	memset(d, 0x22, sizeof(d));
+	CU_ASSERT_EQUAL(local(1, IB_MAD_METHOD_SET, IB_MAD_ATTR_VL_ARBITRATION, 2u << 16, d, 64,
+			      NULL), 0);
+	memset(d, 0, sizeof(d));
+	CU_ASSERT_EQUAL(local(1, IB_MAD_METHOD_GET, IB_MAD_ATTR_VL_ARBITRATION, 2u << 16, NULL, 0,
+			      d), 0);
+	CU_ASSERT_EQUAL(d[63], 0x22);
+	CU_ASSERT_EQUAL(local(1, IB_MAD_METHOD_GET, IB_MAD_ATTR_VL_ARBITRATION, 3u << 16, NULL, 0,
+			      d), 0x1C);
+	/* SMInfo: the master's port only */
+	CU_ASSERT_EQUAL(local(0, IB_MAD_METHOD_GET, IB_MAD_ATTR_SM_INFO, 0, NULL, 0, d), 0);
+	memcpy(&smi, d, sizeof(smi));
+	CU_ASSERT_EQUAL(smi.guid, port_of(0)->guid);
+	CU_ASSERT_EQUAL(ib_sminfo_get_state(&smi), IB_SMINFO_STATE_MASTER);
+	CU_ASSERT(cl_ntoh32(smi.act_count) >= 1);
+	CU_ASSERT_EQUAL(local(1, IB_MAD_METHOD_GET, IB_MAD_ATTR_SM_INFO, 0, NULL, 0, d), 0x0C);
+	/* Bad attribute, read-only attribute, bad method, bad class version */
+	CU_ASSERT_EQUAL(local(1, IB_MAD_METHOD_GET, CL_HTON16(0x00FE), 0, NULL, 0, d), 0x0C);
+	CU_ASSERT_EQUAL(local(1, IB_MAD_METHOD_SET, IB_MAD_ATTR_NODE_INFO, 0, NULL, 0, d), 0x0C);
+	CU_ASSERT_EQUAL(local(1, IB_MAD_METHOD_SEND, IB_MAD_ATTR_NODE_INFO, 0, NULL, 0, d), 0x08);
+	smp_init(&in, IB_MCLASS_SUBN_LID, IB_MAD_METHOD_GET, IB_MAD_ATTR_NODE_INFO, 0);
+	in.class_ver = 2;
+	CU_ASSERT_EQUAL(ops->local_mad(ca[1], 1, &in, &out), IB_SUCCESS);
+	CU_ASSERT_EQUAL(out.status, IB_MAD_STATUS_UNSUP_CLASS_VER);
+	/* Directed route, hop count 0: answered with the D bit */
+	smp_init(&in, IB_MCLASS_SUBN_DIR, IB_MAD_METHOD_GET, IB_MAD_ATTR_NODE_INFO, 0);
+	CU_ASSERT_EQUAL(ops->local_mad(ca[1], 1, &in, &out), IB_SUCCESS);
+	CU_ASSERT(ib_smp_is_d(&out));
+	CU_ASSERT_EQUAL(out.status & IB_SMP_STATUS_MASK, 0);
+	/* local_mad arguments */
+	CU_ASSERT_EQUAL(ops->local_mad(ca[1], 2, &in, &out), IB_INVALID_PORT);
+	CU_ASSERT_EQUAL(ops->local_mad(ca[1], 0, &in, &out), IB_INVALID_PORT);
+	CU_ASSERT_EQUAL(ops->local_mad(ca[1], 1, NULL, &out), IB_INVALID_PARAMETER);
+	CU_ASSERT_EQUAL(ops->local_mad(ca[1], 1, &in, NULL), IB_INVALID_PARAMETER);
+	in.method = IB_MAD_METHOD_GET_RESP;
+	CU_ASSERT_EQUAL(ops->local_mad(ca[1], 1, &in, &out), IB_UNSUPPORTED);
+	in.method = IB_MAD_METHOD_GET;
+	in.mgmt_class = IB_MCLASS_COMM_MGMT;
+	CU_ASSERT_EQUAL(ops->local_mad(ca[1], 1, &in, &out), IB_UNSUPPORTED);
+	down();
+}
+
+static void test_sma_portinfo_set(void)
+{
+	ib_port_info_t pi;
+	ib_ca_attr_t *a;
+	uint32_t size = 0;
+	uint16_t new_lid;
+
+	up();
+	/* LMC, SM SL, subnet timeout: kept and reported by query_ca */
+	pi_for_set(1, &pi);
+	ib_port_info_set_lmc(&pi, 2);
+	pi.mtu_smsl = (pi.mtu_smsl & 0xF0) | 5;
+	pi.subnet_timeout = 12;
+	CU_ASSERT_EQUAL(set_pi(1, &pi), 0);
+	ops->query_ca(ca[1], NULL, &size);
+	a = malloc(size);
+	CU_ASSERT_EQUAL_FATAL(ops->query_ca(ca[1], a, &size), IB_SUCCESS);
+	CU_ASSERT_EQUAL(a->p_port_attr[0].lmc, 2);
+	CU_ASSERT_EQUAL(a->p_port_attr[0].sm_sl, 5);
+	CU_ASSERT_EQUAL(a->p_port_attr[0].subnet_timeout, 12);
+	CU_ASSERT_EQUAL(a->p_port_attr[0].sm_lid, cl_hton16(lid_of(0)));
+	free(a);
+	/* SM SL changed: the SM-change event */
+	CU_ASSERT(wait_ev(&ca[1], IB_AE_SM_CHANGE, 1));
+	/* Invalid transitions: ACTIVE -> ARMED, -> INIT, bad LIDs; nothing changes */
+	pi_for_set(1, &pi);
+	pi.state_info1 |= IB_LINK_ARMED;
+	CU_ASSERT_EQUAL(set_pi(1, &pi), 0x1C);
+	pi_for_set(1, &pi);
+	pi.state_info1 |= IB_LINK_INIT;
+	CU_ASSERT_EQUAL(set_pi(1, &pi), 0x1C);
+	pi_for_set(1, &pi);
+	pi.base_lid = 0;
+	CU_ASSERT_EQUAL(set_pi(1, &pi), 0x1C);
+	pi.base_lid = CL_HTON16(0xC001);
+	CU_ASSERT_EQUAL(set_pi(1, &pi), 0x1C);
+	pi.base_lid = cl_hton16(lid_of(0)); /* held by another live port */
+	CU_ASSERT_EQUAL(set_pi(1, &pi), 0x1C);
+	CU_ASSERT_EQUAL(state_of(1), IB_LINK_ACTIVE);
+	/* DOWN: the link retrains to INIT; PORT_DOWN */
+	pi_for_set(1, &pi);
+	pi.state_info1 |= IB_LINK_DOWN;
+	CU_ASSERT_EQUAL(set_pi(1, &pi), 0);
+	CU_ASSERT_EQUAL(state_of(1), IB_LINK_INIT);
+	CU_ASSERT(wait_ev(&ca[1], IB_AE_PORT_DOWN, 1));
+	/* INIT -> ACTIVE is refused; INIT -> ARMED -> ACTIVE works */
+	pi_for_set(1, &pi);
+	pi.state_info1 |= IB_LINK_ACTIVE;
+	CU_ASSERT_EQUAL(set_pi(1, &pi), 0x1C);
+	pi_for_set(1, &pi);
+	pi.state_info1 |= IB_LINK_ARMED;
+	CU_ASSERT_EQUAL(set_pi(1, &pi), 0);
+	CU_ASSERT_EQUAL(state_of(1), IB_LINK_ARMED);
+	pi_for_set(1, &pi);
+	pi.state_info1 |= IB_LINK_ACTIVE;
+	CU_ASSERT_EQUAL(set_pi(1, &pi), 0);
+	CU_ASSERT_EQUAL(state_of(1), IB_LINK_ACTIVE);
+	CU_ASSERT(wait_ev(&ca[1], IB_AE_PORT_ACTIVE, 1));
+	/* A new LID moves the port; LID_CHANGE */
+	new_lid = (uint16_t)(0x2000 + (getpid() & 0xFFF));
+	pi_for_set(1, &pi);
+	pi.base_lid = cl_hton16(new_lid);
+	CU_ASSERT_EQUAL(set_pi(1, &pi), 0);
+	CU_ASSERT_EQUAL(lid_of(1), new_lid);
+	CU_ASSERT(wait_ev(&ca[1], IB_AE_LID_CHANGE, 1));
+	/* M_Key: protected Sets with another key are dropped and counted */
+	pi_for_set(1, &pi);
+	pi.m_key = CL_HTON64(0x77);
+	ib_port_info_set_mpb(&pi, 1);
+	CU_ASSERT_EQUAL(set_pi(1, &pi), 0);
+	pi_for_set(1, &pi); /* Get with protect bits 1 still answers */
+	CU_ASSERT_EQUAL(pi.m_key, CL_HTON64(0x77));
+	CU_ASSERT_EQUAL(set_pi(1, &pi), 0xFFFF); /* no M_Key in the SMP: dropped */
+	get_pi(1, &pi);
+	CU_ASSERT_EQUAL(cl_ntoh16(pi.m_key_violations), 1);
+	{
+		ib_smp_t in, out;
+
+		smp_init(&in, IB_MCLASS_SUBN_LID, IB_MAD_METHOD_SET, IB_MAD_ATTR_PORT_INFO, 0);
+		in.m_key = CL_HTON64(0x77);
+		pi.m_key = 0;
+		ib_port_info_set_mpb(&pi, 0);
+		pi.state_info1 &= 0xF0;
+		memcpy(in.data, &pi, sizeof(pi));
+		CU_ASSERT_EQUAL(ops->local_mad(ca[1], 1, &in, &out), IB_SUCCESS);
+		CU_ASSERT_EQUAL(out.status, 0);
+	}
+	down();
+}
+
+/* --- Tests: the agents on the wire ----------------------------------------- */
+
+static void test_smp_wire(void)
+{
+	ib_smp_t smp, r;
+	soft_pkt_t pkt;
+	ib_node_info_t ni;
+	uint16_t target;
+
+	up();
+	probe_open();
+	target = lid_of(1);
+	/* LID-routed Get NodeInfo: answered to the probe's QP0, on VL15 */
+	smp_init(&smp, IB_MCLASS_SUBN_LID, IB_MAD_METHOD_GET, IB_MAD_ATTR_NODE_INFO, 0);
+	smp.trans_id = CL_HTON64(101);
+	probe_send(target, 0, 0, 0, 15, &smp, 256);
+	CU_ASSERT_FATAL(probe_resp(101, 5000, &r, &pkt));
+	CU_ASSERT_EQUAL(pkt.lrh.vl, 15);
+	CU_ASSERT_EQUAL(pkt.lrh.slid, target);
+	CU_ASSERT_EQUAL(pkt.deth.src_qp, 0);
+	CU_ASSERT_EQUAL(r.method, IB_MAD_METHOD_GET_RESP);
+	CU_ASSERT_EQUAL(r.status, 0);
+	memcpy(&ni, r.data, sizeof(ni));
+	CU_ASSERT_EQUAL(ni.port_guid, port_of(1)->guid);
+	/* Directed route, one hop: D bit, hop pointer back, return path */
+	smp_init(&smp, IB_MCLASS_SUBN_DIR, IB_MAD_METHOD_GET, IB_MAD_ATTR_PORT_INFO, 0);
+	smp.trans_id = CL_HTON64(102);
+	smp.hop_count = 1;
+	smp.hop_ptr = 1;
+	smp.initial_path[1] = 1;
+	probe_send(0xFFFF, target, 0, 0, 15, &smp, 256);
+	CU_ASSERT_FATAL(probe_resp(102, 5000, &r, &pkt));
+	CU_ASSERT_EQUAL(pkt.lrh.dlid, 0xFFFF);
+	CU_ASSERT(ib_smp_is_d(&r));
+	CU_ASSERT_EQUAL(r.status & IB_SMP_STATUS_MASK, 0);
+	CU_ASSERT_EQUAL(r.hop_ptr, 1);
+	CU_ASSERT_EQUAL(r.return_path[1], 1);
+	CU_ASSERT_EQUAL(cl_ntoh16(((ib_port_info_t *)r.data)->base_lid), target);
+	/* Malformed or misrouted SMPs: dropped without a word */
+	smp.trans_id = CL_HTON64(103);
+	smp.hop_count = 2; /* a CA forwards nothing */
+	probe_send(0xFFFF, target, 0, 0, 15, &smp, 256);
+	smp.trans_id = CL_HTON64(104);
+	smp.hop_count = 1;
+	smp.dr_dlid = CL_HTON16(5); /* LID-routed part at the end: not modelled */
+	probe_send(0xFFFF, target, 0, 0, 15, &smp, 256);
+	smp_init(&smp, IB_MCLASS_SUBN_LID, IB_MAD_METHOD_GET, IB_MAD_ATTR_NODE_INFO, 0);
+	smp.trans_id = CL_HTON64(105);
+	probe_send(target, 0, 0, 0, 0, &smp, 256); /* not VL15 */
+	smp.trans_id = CL_HTON64(106);
+	probe_send(target, 0, 0, 0, 15, &smp, 100); /* truncated */
+	smp.trans_id = CL_HTON64(107);
+	smp.base_ver = 2;
+	probe_send(target, 0, 0, 0, 15, &smp, 256);
+	smp.base_ver = 1;
+	smp.mgmt_class = IB_MCLASS_PERF; /* not an SMP class on QP0 */
+	smp.trans_id = CL_HTON64(108);
+	probe_send(target, 0, 0, 0, 15, &smp, 256);
+	/* Bad class version: answered with the status */
+	smp_init(&smp, IB_MCLASS_SUBN_LID, IB_MAD_METHOD_GET, IB_MAD_ATTR_NODE_INFO, 0);
+	smp.trans_id = CL_HTON64(109);
+	smp.class_ver = 9;
+	probe_send(target, 0, 0, 0, 15, &smp, 256);
+	CU_ASSERT_FATAL(probe_recv(5000, &r, &pkt));
+	CU_ASSERT_EQUAL(r.trans_id, CL_HTON64(109)); /* 103..108 never answered */
+	CU_ASSERT_EQUAL(r.status, IB_MAD_STATUS_UNSUP_CLASS_VER);
+	/* SMPs are answered in INIT too; data would not be */
+	{
+		ibal_soft_port_ctl_t c = { 1, IB_LINK_INIT, 0 };
+		ib_ci_op_t op;
+
+		memset(&op, 0, sizeof(op));
+		op.command = IBAL_SOFT_CI_PORT_STATE;
+		op.p_buf = &c;
+		op.buf_size = sizeof(c);
+		CU_ASSERT_EQUAL(ops->ci_call(ca[1], NULL, 0, &op), IB_SUCCESS);
+		smp_init(&smp, IB_MCLASS_SUBN_LID, IB_MAD_METHOD_GET, IB_MAD_ATTR_PORT_INFO, 0);
+		smp.trans_id = CL_HTON64(110);
+		probe_send(target, 0, 0, 0, 15, &smp, 256);
+		CU_ASSERT_FATAL(probe_resp(110, 5000, &r, &pkt));
+		CU_ASSERT_EQUAL(ib_port_info_get_port_state((ib_port_info_t *)r.data), IB_LINK_INIT);
+	}
+	soft_fabric_port_close(probe);
+	down();
+}
+
+static void perf_init(ib_perfmgt_mad_t *m, uint8_t method, ib_net16_t attr, uint64_t tid)
+{
+	memset(m, 0, sizeof(*m));
+	m->header.base_ver = 1;
+	m->header.mgmt_class = IB_MCLASS_PERF;
+	m->header.class_ver = 1;
+	m->header.method = method;
+	m->header.trans_id = cl_hton64(tid);
+	m->header.attr_id = attr;
+}
+
+static void test_gmp_wire(void)
+{
+	ib_perfmgt_mad_t m, r;
+	ib_port_counters_t pc;
+	ib_mad_t g;
+	soft_pkt_t pkt;
+	ib_port_info_t pi;
+	uint16_t target;
+	uint32_t pkts0;
+
+	up();
+	probe_open();
+	target = lid_of(1);
+	/* PerfMgt ClassPortInfo and PortCounters through QP1 */
+	perf_init(&m, IB_MAD_METHOD_GET, IB_MAD_ATTR_CLASS_PORT_INFO, 201);
+	probe_send(target, 0, 1, SOFT_QP1_QKEY, 0, &m, 256);
+	CU_ASSERT_FATAL(probe_resp(201, 5000, &r, &pkt));
+	CU_ASSERT_EQUAL(pkt.deth.src_qp, 1);
+	CU_ASSERT_EQUAL(pkt.deth.qkey, SOFT_QP1_QKEY);
+	CU_ASSERT_EQUAL(r.header.status, 0);
+	CU_ASSERT_EQUAL(((ib_class_port_info_t *)r.data)->class_ver, 1);
+	perf_init(&m, IB_MAD_METHOD_GET, IB_MAD_ATTR_PORT_CNTRS, 202);
+	m.data[1] = 1;
+	probe_send(target, 0, 1, SOFT_QP1_QKEY, 0, &m, 256);
+	CU_ASSERT_FATAL(probe_resp(202, 5000, &r, &pkt));
+	memcpy(&pc, r.data, sizeof(pc));
+	CU_ASSERT(cl_ntoh32(pc.port_rcv_pkts) >= 2);
+	CU_ASSERT(cl_ntoh32(pc.port_xmit_pkts) >= 1);
+	pkts0 = cl_ntoh32(pc.port_rcv_pkts);
+	/* Wrong Q_Key: dropped, counted in PortInfo:Q_KeyViolations */
+	perf_init(&m, IB_MAD_METHOD_GET, IB_MAD_ATTR_PORT_CNTRS, 203);
+	probe_send(target, 0, 1, 0x1234, 0, &m, 256);
+	/* A class nobody serves on a port without QP1: unsupported class */
+	memset(&g, 0, sizeof(g));
+	g.base_ver = 1;
+	g.mgmt_class = IB_MCLASS_DEV_MGMT;
+	g.class_ver = 1;
+	g.method = IB_MAD_METHOD_GET;
+	g.trans_id = CL_HTON64(204);
+	{
+		uint8_t mad[256];
+
+		memset(mad, 0, sizeof(mad));
+		memcpy(mad, &g, sizeof(g));
+		probe_send(target, 0, 1, SOFT_QP1_QKEY, 0, mad, 256);
+		CU_ASSERT_FATAL(probe_recv(5000, mad, &pkt));
+		CU_ASSERT_EQUAL(((ib_mad_t *)mad)->trans_id, CL_HTON64(204)); /* 203 dropped */
+		CU_ASSERT_EQUAL(((ib_mad_t *)mad)->method, IB_MAD_METHOD_GET_RESP);
+		CU_ASSERT_EQUAL(((ib_mad_t *)mad)->status, IB_MAD_STATUS_UNSUP_CLASS_VER);
+		/* A response is not answered */
+		((ib_mad_t *)mad)->trans_id = CL_HTON64(205);
+		probe_send(target, 0, 1, SOFT_QP1_QKEY, 0, mad, 256);
+	}
+	get_pi(1, &pi);
+	CU_ASSERT_EQUAL(cl_ntoh16(pi.q_key_violations), 1);
+	/* SA class: to the master SM's port, the SA answers; to another port
+	 * without QP1, the provider says the class is not supported */
+	{
+		uint8_t mad[256];
+		ib_mad_t *h = (ib_mad_t *)mad;
+
+		memset(mad, 0, sizeof(mad));
+		h->base_ver = 1;
+		h->mgmt_class = IB_MCLASS_SUBN_ADM;
+		h->class_ver = 2;
+		h->method = IB_MAD_METHOD_GET;
+		h->attr_id = IB_MAD_ATTR_CLASS_PORT_INFO;
+		h->trans_id = CL_HTON64(211);
+		probe_send(lid_of(0), 0, 1, SOFT_QP1_QKEY, 0, mad, 256);
+		CU_ASSERT_FATAL(probe_resp(211, 5000, mad, &pkt));
+		CU_ASSERT_EQUAL(pkt.lrh.slid, lid_of(0));
+		CU_ASSERT_EQUAL(pkt.deth.src_qp, 1);
+		CU_ASSERT_EQUAL(h->mgmt_class, IB_MCLASS_SUBN_ADM);
+		CU_ASSERT_EQUAL(h->method, IB_MAD_METHOD_GET_RESP);
+		CU_ASSERT_NOT_EQUAL(h->status, IB_MAD_STATUS_UNSUP_CLASS_VER);
+		memset(mad, 0, sizeof(mad));
+		h->base_ver = 1;
+		h->mgmt_class = IB_MCLASS_SUBN_ADM;
+		h->class_ver = 2;
+		h->method = IB_MAD_METHOD_GET;
+		h->attr_id = IB_MAD_ATTR_CLASS_PORT_INFO;
+		h->trans_id = CL_HTON64(212);
+		probe_send(target, 0, 1, SOFT_QP1_QKEY, 0, mad, 256);
+		CU_ASSERT_FATAL(probe_resp(212, 5000, mad, &pkt));
+		CU_ASSERT_EQUAL(h->status, IB_MAD_STATUS_UNSUP_CLASS_VER);
+	}
+	/* Counters grew with that traffic; a Set clears what it selects */
+	perf_init(&m, IB_MAD_METHOD_GET, IB_MAD_ATTR_PORT_CNTRS, 206);
+	probe_send(target, 0, 1, SOFT_QP1_QKEY, 0, &m, 256);
+	CU_ASSERT_FATAL(probe_resp(206, 5000, &r, &pkt)); /* 205 got no answer */
+	memcpy(&pc, r.data, sizeof(pc));
+	CU_ASSERT(cl_ntoh32(pc.port_rcv_pkts) >= pkts0 + 4);
+	CU_ASSERT(cl_ntoh32(pc.port_rcv_data) > 0);
+	perf_init(&m, IB_MAD_METHOD_SET, IB_MAD_ATTR_PORT_CNTRS, 207);
+	*(ib_net16_t *)(m.data + 2) = CL_HTON16(0xF000); /* data and packets */
+	probe_send(target, 0, 1, SOFT_QP1_QKEY, 0, &m, 256);
+	CU_ASSERT_FATAL(probe_resp(207, 5000, &r, &pkt));
+	memcpy(&pc, r.data, sizeof(pc));
+	CU_ASSERT_EQUAL(pc.port_rcv_pkts, 0);
+	CU_ASSERT_EQUAL(pc.port_xmit_pkts, 0);
+	CU_ASSERT_EQUAL(pc.port_xmit_data, 0);
+	/* Bad attribute, bad method, bad port select */
+	perf_init(&m, IB_MAD_METHOD_GET, CL_HTON16(0x0077), 208);
+	probe_send(target, 0, 1, SOFT_QP1_QKEY, 0, &m, 256);
+	CU_ASSERT_FATAL(probe_resp(208, 5000, &r, &pkt));
+	CU_ASSERT_EQUAL(r.header.status, IB_MAD_STATUS_UNSUP_METHOD_ATTR);
+	perf_init(&m, IB_MAD_METHOD_GET, IB_MAD_ATTR_PORT_CNTRS, 209);
+	m.data[1] = 7;
+	probe_send(target, 0, 1, SOFT_QP1_QKEY, 0, &m, 256);
+	CU_ASSERT_FATAL(probe_resp(209, 5000, &r, &pkt));
+	CU_ASSERT_EQUAL(r.header.status, IB_MAD_STATUS_INVALID_FIELD);
+	perf_init(&m, IB_MAD_METHOD_GETTABLE, IB_MAD_ATTR_PORT_CNTRS, 210);
+	probe_send(target, 0, 1, SOFT_QP1_QKEY, 0, &m, 256);
+	CU_ASSERT_FATAL(probe_resp(210, 5000, &r, &pkt));
+	CU_ASSERT_EQUAL(r.header.status, IB_MAD_STATUS_UNSUP_METHOD);
+	soft_fabric_port_close(probe);
+	down();
+}
+
+static void test_pma_local(void)
+{
+	ib_perfmgt_mad_t m, r;
+	ib_port_counters_ext_t pce;
+	ib_port_counters_t pc;
+
+	up();
+	perf_init(&m, IB_MAD_METHOD_GET, IB_MAD_ATTR_PORT_CNTRS_EXT, 1);
+	CU_ASSERT_EQUAL(ops->local_mad(ca[0], 1, &m, &r), IB_SUCCESS);
+	CU_ASSERT_EQUAL(r.header.status, 0);
+	memcpy(&pce, r.data, sizeof(pce));
+	/* The SM's port sent SMPs to bring CA 1 up */
+	CU_ASSERT(cl_ntoh64(pce.xmit_pkts) >= 1);
+	CU_ASSERT(cl_ntoh64(pce.xmit_data) >= 1);
+	perf_init(&m, IB_MAD_METHOD_SET, IB_MAD_ATTR_PORT_CNTRS, 2);
+	*(ib_net16_t *)(m.data + 2) = CL_HTON16(0xFFFF);
+	CU_ASSERT_EQUAL(ops->local_mad(ca[0], 1, &m, &r), IB_SUCCESS);
+	memcpy(&pc, r.data, sizeof(pc));
+	CU_ASSERT_EQUAL(pc.port_xmit_pkts, 0);
+	m.header.class_ver = 2;
+	CU_ASSERT_EQUAL(ops->local_mad(ca[0], 1, &m, &r), IB_SUCCESS);
+	CU_ASSERT_EQUAL(r.header.status, IB_MAD_STATUS_UNSUP_CLASS_VER);
+	down();
+}
+
+/* --- Tests: the subnet manager --------------------------------------------- */
+
+static void test_sm_brings_ports_up(void)
+{
+	up();
+	CU_ASSERT_EQUAL(state_of(0), IB_LINK_ACTIVE);
+	CU_ASSERT_EQUAL(state_of(1), IB_LINK_ACTIVE);
+	CU_ASSERT(soft_sm_is_master(ca[0]));
+	CU_ASSERT(soft_sm_sweep_now(ca[0], 10000));
+	CU_ASSERT_EQUAL(soft_sm_known_ports(ca[0]), 2);
+	CU_ASSERT_EQUAL(sm_lid_of(1), lid_of(0));
+	/* Bring-up during the open raised no events (the core reads the state) */
+	pthread_mutex_lock(&rec.lock);
+	CU_ASSERT_EQUAL(count_ev(&ca[1], IB_AE_PORT_ACTIVE), 0);
+	pthread_mutex_unlock(&rec.lock);
+	down();
+}
+
+static void test_sm_off(void)
+{
+	ibal_soft_port_ctl_t c = { 1, IB_LINK_ACTIVE, 0 };
+	ib_ci_op_t op;
+
+	fab_begin();
+	setenv(SOFT_ENV_SM, "off", 1);
+	soft_sm_config_reload();
+	open_cas(2);
+	CU_ASSERT_EQUAL(state_of(0), IB_LINK_INIT);
+	CU_ASSERT_EQUAL(state_of(1), IB_LINK_INIT);
+	CU_ASSERT(!soft_sm_is_master(ca[0]));
+	CU_ASSERT_EQUAL(sm_lid_of(1), 0);
+	memset(&op, 0, sizeof(op));
+	op.command = IBAL_SOFT_CI_PORT_STATE;
+	op.p_buf = &c;
+	op.buf_size = sizeof(c);
+	CU_ASSERT_EQUAL(ops->ci_call(ca[1], NULL, 0, &op), IB_SUCCESS);
+	CU_ASSERT_EQUAL(state_of(1), IB_LINK_ACTIVE);
+	CU_ASSERT(wait_ev(&ca[1], IB_AE_PORT_ACTIVE, 1));
+	/* An external SM can do it with SMPs (here: local_mad) */
+	{
+		ib_port_info_t pi;
+
+		pi_for_set(0, &pi);
+		pi.state_info1 |= IB_LINK_ARMED;
+		pi.master_sm_base_lid = cl_hton16(lid_of(1));
+		CU_ASSERT_EQUAL(set_pi(0, &pi), 0);
+		pi_for_set(0, &pi);
+		pi.state_info1 |= IB_LINK_ACTIVE;
+		CU_ASSERT_EQUAL(set_pi(0, &pi), 0);
+		CU_ASSERT_EQUAL(state_of(0), IB_LINK_ACTIVE);
+	}
+	close_cas(2);
+	unsetenv(SOFT_ENV_SM);
+	soft_sm_config_reload();
+	fab_end();
+}
+
+/* Child side of the multi-process tests: (after a first byte if @p wait_go)
+ * opens CA 0, reports whether it is master ('M') or standby ('S') with its
+ * port up ('E' on error), then waits for a byte before exiting. Children
+ * are forked before the parent has threads (ThreadSanitizer needs that). */
+static int child_main(int wfd, int rfd, int want_master, int wait_go)
+{
+	size_t n = 2;
+	char c;
+	int rc = 0;
+
+	if (wait_go && read(rfd, &c, 1) != 1)
+		return 9;
+	if (ops->init(&upcalls) != IB_SUCCESS || ops->get_ca_guids(guids, &n) != IB_SUCCESS ||
+	    ops->open_ca(guids[0], &ca[0], &ca[0]) != IB_SUCCESS)
+		return 10;
+	if (state_of(0) != IB_LINK_ACTIVE)
+		rc = 11;
+	if (want_master && !soft_sm_wait_master(ca[0], 10000))
+		rc = 12;
+	c = rc ? 'E' : soft_sm_is_master(ca[0]) ? 'M' : 'S';
+	if (write(wfd, &c, 1) != 1)
+		rc = 13;
+	if (read(rfd, &c, 1) != 1)
+		rc = rc ? rc : 0;
+	ops->close_ca(ca[0]);
+	ops->cleanup();
+	return rc;
+}
+
+static pid_t spawn(int *p_w, int *p_r, int want_master, int wait_go)
+{
+	int up_p[2], down_p[2];
+	pid_t pid;
+
+	CU_ASSERT_FATAL(pipe(up_p) == 0 && pipe(down_p) == 0);
+	pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (pid == 0) {
+		close(up_p[0]);
+		close(down_p[1]);
+		_exit(child_main(up_p[1], down_p[0], want_master, wait_go));
+	}
+	close(up_p[1]);
+	close(down_p[0]);
+	*p_w = down_p[1];
+	*p_r = up_p[0];
+	return pid;
+}
+
+static char read_byte(int fd)
+{
+	struct pollfd pfd = { fd, POLLIN, 0 };
+	char c = 0;
+
+	if (poll(&pfd, 1, (int)(TEST_WAIT_US / 1000u)) == 1 && read(fd, &c, 1) != 1)
+		c = 0;
+	return c;
+}
+
+static int child_done(pid_t pid, int wfd, int rfd)
+{
+	int status = -1;
+
+	if (write(wfd, "x", 1) != 1)
+		return -1;
+	close(wfd);
+	close(rfd);
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void test_sm_election_takeover(void)
+{
+	int w, r;
+	pid_t pid;
+	ib_sm_info_t smi;
+	uint8_t d[IB_SMP_DATA_SIZE];
+	size_t n = 2;
+
+	fab_begin();
+	/* The child opens first: it is master */
+	pid = spawn(&w, &r, 1, 0);
+	CU_ASSERT_EQUAL(read_byte(r), 'M');
+	/* Ours is brought up by the child's SM; we stand by */
+	CU_ASSERT_EQUAL_FATAL(ops->init(&upcalls), IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(ops->get_ca_guids(guids, &n), IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(ops->open_ca(guids[0], &ca[0], &ca[0]), IB_SUCCESS);
+	CU_ASSERT_EQUAL(state_of(0), IB_LINK_ACTIVE);
+	CU_ASSERT(!soft_sm_is_master(ca[0]));
+	CU_ASSERT_NOT_EQUAL(sm_lid_of(0), 0);
+	CU_ASSERT_NOT_EQUAL(sm_lid_of(0), lid_of(0));
+	CU_ASSERT_EQUAL(local(0, IB_MAD_METHOD_GET, IB_MAD_ATTR_SM_INFO, 0, NULL, 0, d), 0);
+	memcpy(&smi, d, sizeof(smi));
+	CU_ASSERT_EQUAL(ib_sminfo_get_state(&smi), IB_SMINFO_STATE_STANDBY);
+	/* The master's process exits: we take over, and bring up a new port */
+	CU_ASSERT_EQUAL(child_done(pid, w, r), 0);
+	CU_ASSERT(soft_sm_wait_master(ca[0], 10000));
+	CU_ASSERT(soft_sm_sweep_now(ca[0], 10000)); /* the full sweep of a new master */
+	CU_ASSERT_EQUAL(local(0, IB_MAD_METHOD_GET, IB_MAD_ATTR_SM_INFO, 0, NULL, 0, d), 0);
+	memcpy(&smi, d, sizeof(smi));
+	CU_ASSERT_EQUAL(ib_sminfo_get_state(&smi), IB_SMINFO_STATE_MASTER);
+	CU_ASSERT_EQUAL(sm_lid_of(0), lid_of(0));
+	CU_ASSERT_EQUAL_FATAL(ops->open_ca(guids[1], &ca[1], &ca[1]), IB_SUCCESS);
+	CU_ASSERT_EQUAL(state_of(1), IB_LINK_ACTIVE);
+	CU_ASSERT_EQUAL(sm_lid_of(1), lid_of(0));
+	down();
+}
+
+static void test_sm_join_leave(void)
+{
+	int w, r;
+	pid_t pid;
+
+	fab_begin();
+	pid = spawn(&w, &r, 0, 1);
+	open_cas(2);
+	CU_ASSERT(soft_sm_sweep_now(ca[0], 10000));
+	CU_ASSERT_EQUAL(soft_sm_known_ports(ca[0]), 2);
+	/* A process joins: its port comes up (it says so) and the SM knows it */
+	CU_ASSERT_EQUAL_FATAL(write(w, "g", 1), 1);
+	CU_ASSERT_EQUAL(read_byte(r), 'S');
+	CU_ASSERT(soft_sm_sweep_now(ca[0], 10000));
+	CU_ASSERT_EQUAL(soft_sm_known_ports(ca[0]), 3);
+	/* It leaves (exits): the next sweep forgets its port */
+	CU_ASSERT_EQUAL(child_done(pid, w, r), 0);
+	CU_ASSERT(soft_sm_sweep_now(ca[0], 10000));
+	CU_ASSERT_EQUAL(soft_sm_known_ports(ca[0]), 2);
+	/* Closing the CA of the SM's port moves the SM to the next port: the
+	 * remaining port learns the new SM LID */
+	ops->close_ca(ca[0]);
+	CU_ASSERT(soft_sm_sweep_now(ca[1], 10000));
+	CU_ASSERT_EQUAL(sm_lid_of(1), lid_of(1));
+	CU_ASSERT(wait_ev(&ca[1], IB_AE_SM_CHANGE, 1));
+	ops->close_ca(ca[1]);
+	ops->cleanup();
+	fab_end();
+}
+
+static const test_entry_t tests[] = {
+	TEST_ENTRY(test_sma_attrs),
+	TEST_ENTRY(test_sma_portinfo_set),
+	TEST_ENTRY(test_smp_wire),
+	TEST_ENTRY(test_gmp_wire),
+	TEST_ENTRY(test_pma_local),
+	TEST_ENTRY(test_sm_brings_ports_up),
+	TEST_ENTRY(test_sm_off),
+	TEST_ENTRY(test_sm_election_takeover),
+	TEST_ENTRY(test_sm_join_leave),
+};
+
+TEST_MAIN("soft_sm", tests)
