@@ -64,9 +64,10 @@ ib_api_status_t al_destroy_handle(void *h, al_handle_type_t type, ib_pfn_destroy
 	st = al_obj_destroy_entered(p_obj, pfn, AL_HANDLE_FROM_IB(h));
 	if (st == IB_SUCCESS)
 		return IB_SUCCESS;
-	/* Refused with the handle still live: ib_sync_destroy from a callback
-	 * of the object or of a descendant (IB_INVALID_STATE). */
-	return al_handle_lookup(AL_HANDLE_FROM_IB(h), type) ? st : bad;
+	/* Refused: IB_INVALID_STATE for ib_sync_destroy from a callback of the
+	 * object or of a descendant; IB_NOT_FOUND when another thread claimed
+	 * the destruction first (its handle may still look live for a moment). */
+	return st == IB_INVALID_STATE ? st : bad;
 }
 
 /* ---- CA objects ---- */

@@ -540,7 +540,9 @@ static ib_api_status_t obj_destroy(al_obj_t *const p_obj, const ib_pfn_destroy_c
 			cl_event_destroy(&waiter.event);
 		if (entered != AL_HANDLE_NULL)
 			al_handle_exit(entered);
-		return IB_INVALID_STATE;
+		/* Claimed by another thread, which may not have invalidated
+		 * the handle yet: to the caller the handle is already gone. */
+		return IB_NOT_FOUND;
 	}
 	p_obj->destroying = TRUE;
 	p_obj->pfn_destroy_cb = pfn_destroy_cb;

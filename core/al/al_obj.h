@@ -218,9 +218,10 @@ ib_api_status_t al_obj_insert_handle(IN al_obj_t *const p_obj);
  * @param pfn_destroy_cb called with the object's context on an AL callback
  *        thread once everything is over; NULL for no callback;
  *        ib_sync_destroy to return only once everything is over.
- * @return IB_SUCCESS; IB_INVALID_STATE when the object is already being
- *         destroyed, or for ib_sync_destroy from a callback of the object or
- *         of one of its descendants (nothing is done then).
+ * @return IB_SUCCESS; IB_NOT_FOUND when the object is already being
+ *         destroyed (callers report their invalid-handle status);
+ *         IB_INVALID_STATE for ib_sync_destroy from a callback of the object
+ *         or of one of its descendants (nothing is done then).
  */
 ib_api_status_t al_obj_destroy(IN al_obj_t *const p_obj,
 			       IN const ib_pfn_destroy_cb_t pfn_destroy_cb OPTIONAL);

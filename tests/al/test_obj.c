@@ -756,10 +756,10 @@ static void test_destroy_twice(void)
 	al_obj_ref(&p->obj);
 	al_obj_ref(&c->obj);
 	CU_ASSERT_EQUAL(al_obj_destroy(&p->obj, destroy_cb), IB_SUCCESS);
-	CU_ASSERT_EQUAL(al_obj_destroy(&p->obj, destroy_cb), IB_INVALID_STATE);
-	CU_ASSERT_EQUAL(al_obj_destroy(&p->obj, ib_sync_destroy), IB_INVALID_STATE);
+	CU_ASSERT_EQUAL(al_obj_destroy(&p->obj, destroy_cb), IB_NOT_FOUND);
+	CU_ASSERT_EQUAL(al_obj_destroy(&p->obj, ib_sync_destroy), IB_NOT_FOUND);
 	/* The child is being destroyed with its parent. */
-	CU_ASSERT_EQUAL(al_obj_destroy(&c->obj, destroy_cb), IB_INVALID_STATE);
+	CU_ASSERT_EQUAL(al_obj_destroy(&c->obj, destroy_cb), IB_NOT_FOUND);
 	CU_ASSERT_EQUAL(al_obj_insert_handle(&c->obj), IB_INVALID_STATE);
 	/* Not completed while referenced. */
 	CU_ASSERT_EQUAL(get(&rec.cleanup[1]), 0);
