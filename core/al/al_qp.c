@@ -9,6 +9,7 @@
  */
 #include <complib/cl_memory.h>
 #include "al_verbs.h"
+#include "al_mad.h"
 
 void al_qp_event(al_qp_t *p_qp, ib_async_event_t code, uint64_t vendor)
 {
@@ -69,25 +70,21 @@ static ib_api_status_t refs_enter(al_pd_t *p_pd, const ib_qp_create_t *c, qp_ref
 	return IB_SUCCESS;
 }
 
-ib_api_status_t ib_create_qp(const ib_pd_handle_t h_pd, ib_qp_create_t *const p_qp_create,
-			     const void *const qp_context, const ib_pfn_event_cb_t pfn_qp_event_cb,
-			     ib_qp_handle_t *const ph_qp)
+/* Creates a provider QP under an entered PD: ordinary (port 0) or the
+ * special QP of port @p port (create_spl_qp). */
+static ib_api_status_t qp_create(al_pd_t *p_pd, uint8_t port, ib_qp_create_t *const p_qp_create,
+				 const void *const qp_context,
+				 const ib_pfn_event_cb_t pfn_qp_event_cb, ib_qp_handle_t *const ph_qp)
 {
-	al_pd_t *p_pd = (al_pd_t *)AL_ENTER(h_pd, AL_HDL_PD);
 	qp_refs_t r = { NULL, NULL, NULL };
 	al_qp_t *p_qp;
 	ib_api_status_t st;
 
-	if (!p_pd)
-		return IB_INVALID_PD_HANDLE;
-	if (!p_qp_create || !ph_qp) {
-		st = IB_INVALID_PARAMETER;
-		goto out;
-	}
 	st = refs_enter(p_pd, p_qp_create, &r);
 	if (st != IB_SUCCESS)
 		goto out;
-	if (!p_pd->v.p_ops->create_qp || !p_pd->v.p_ops->destroy_qp) {
+	if ((port ? !p_pd->v.p_ops->create_spl_qp : !p_pd->v.p_ops->create_qp) ||
+	    !p_pd->v.p_ops->destroy_qp) {
 		st = IB_UNSUPPORTED;
 		goto out;
 	}
@@ -121,9 +118,15 @@ ib_api_status_t ib_create_qp(const ib_pd_handle_t h_pd, ib_qp_create_t *const p_
 		al_obj_ref(&r.p_srq->v.obj);
 		__atomic_add_fetch(&r.p_srq->n_qp, 1, __ATOMIC_ACQ_REL);
 	}
-	st = p_pd->v.p_ops->create_qp(p_pd->v.p_prov, p_qp_create, r.p_scq->v.p_prov,
-				      r.p_rcq->v.p_prov, r.p_srq ? r.p_srq->v.p_prov : NULL,
-				      &p_qp->kind, &p_qp->v.p_prov);
+	if (port)
+		st = p_pd->v.p_ops->create_spl_qp(p_pd->v.p_prov, port, p_qp_create,
+						  r.p_scq->v.p_prov, r.p_rcq->v.p_prov,
+						  &p_qp->kind, &p_qp->v.p_prov);
+	else
+		st = p_pd->v.p_ops->create_qp(p_pd->v.p_prov, p_qp_create, r.p_scq->v.p_prov,
+					      r.p_rcq->v.p_prov,
+					      r.p_srq ? r.p_srq->v.p_prov : NULL, &p_qp->kind,
+					      &p_qp->v.p_prov);
 	if (st == IB_SUCCESS)
 		st = al_obj_insert_handle(&p_qp->v.obj);
 	if (st != IB_SUCCESS) {
@@ -132,8 +135,37 @@ ib_api_status_t ib_create_qp(const ib_pd_handle_t h_pd, ib_qp_create_t *const p_
 	}
 	*ph_qp = (ib_qp_handle_t)al_obj_h(&p_qp->v.obj);
 out:
-	if (p_qp_create)
-		refs_exit(p_qp_create, &r);
+	refs_exit(p_qp_create, &r);
+	return st;
+}
+
+ib_api_status_t al_qp_create_spl(al_pd_t *p_pd, uint8_t port, ib_qp_create_t *p_create,
+				 const void *qp_context, ib_pfn_event_cb_t pfn_event_cb,
+				 ib_qp_handle_t *ph_qp)
+{
+	return qp_create(p_pd, port, p_create, qp_context, pfn_event_cb, ph_qp);
+}
+
+ib_api_status_t ib_create_qp(const ib_pd_handle_t h_pd, ib_qp_create_t *const p_qp_create,
+			     const void *const qp_context, const ib_pfn_event_cb_t pfn_qp_event_cb,
+			     ib_qp_handle_t *const ph_qp)
+{
+	al_pd_t *p_pd = (al_pd_t *)AL_ENTER(h_pd, AL_HDL_PD);
+	ib_api_status_t st;
+
+	if (!p_pd)
+		return IB_INVALID_PD_HANDLE;
+	if (!p_qp_create || !ph_qp)
+		st = IB_INVALID_PARAMETER;
+	else if (p_qp_create->qp_type == IB_QPT_MAD)
+		/* No provider QP: MADs go through a dispatcher (al_spl_qp.c). */
+		st = al_mad_qp_create(p_pd, p_qp_create, qp_context, pfn_qp_event_cb, ph_qp);
+	else if (p_qp_create->qp_type == IB_QPT_QP0 || p_qp_create->qp_type == IB_QPT_QP1 ||
+		 p_qp_create->qp_type == IB_QPT_QP0_ALIAS ||
+		 p_qp_create->qp_type == IB_QPT_QP1_ALIAS)
+		st = IB_INVALID_SETTING; /* ib_get_spl_qp() makes those */
+	else
+		st = qp_create(p_pd, 0, p_qp_create, qp_context, pfn_qp_event_cb, ph_qp);
 	AL_EXIT(h_pd);
 	return st;
 }
@@ -153,8 +185,11 @@ ib_api_status_t ib_query_qp(const ib_qp_handle_t h_qp, ib_qp_attr_t *const p_qp_
 		st = p_qp->v.p_ops->query_qp(p_qp->v.p_prov, p_qp_attr);
 		if (st == IB_SUCCESS) {
 			p_qp_attr->h_pd = (ib_pd_handle_t)al_obj_h(&p_qp->p_pd->v.obj);
-			p_qp_attr->h_sq_cq = (ib_cq_handle_t)al_obj_h(&p_qp->p_sq_cq->v.obj);
-			p_qp_attr->h_rq_cq = (ib_cq_handle_t)al_obj_h(&p_qp->p_rq_cq->v.obj);
+			/* MAD and alias QPs have no CQs. */
+			p_qp_attr->h_sq_cq = p_qp->p_sq_cq
+				? (ib_cq_handle_t)al_obj_h(&p_qp->p_sq_cq->v.obj) : NULL;
+			p_qp_attr->h_rq_cq = p_qp->p_rq_cq
+				? (ib_cq_handle_t)al_obj_h(&p_qp->p_rq_cq->v.obj) : NULL;
 			p_qp_attr->h_srq = p_qp->p_srq
 				? (ib_srq_handle_t)al_obj_h(&p_qp->p_srq->v.obj) : NULL;
 		}

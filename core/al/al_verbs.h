@@ -41,6 +41,7 @@ typedef enum al_ctx_kind {
 /* An access-layer instance: the root of its objects. */
 typedef struct al_inst {
 	al_obj_t obj;
+	void *p_mad_pool;            /* al_pool_t of the MAD services, or NULL (al_mad.c) */
 } al_inst_t;
 
 /* The process-wide provider CA of one GUID. Fields but `ref` and `cas`
@@ -165,6 +166,15 @@ void al_cq_comp(al_cq_t *p_cq);
 void al_cq_event(al_cq_t *p_cq, ib_async_event_t code, uint64_t vendor);
 void al_qp_event(al_qp_t *p_qp, ib_async_event_t code, uint64_t vendor);
 void al_srq_event(al_srq_t *p_srq, ib_async_event_t code, uint64_t vendor);
+
+/* ---- al_qp.c: special QPs ---- */
+
+/* Creates the provider's special QP (c->qp_type IB_QPT_QP0 or IB_QPT_QP1) of
+ * port @p port under an entered PD, with the user's CQs, as ib_create_qp()
+ * creates other QPs. IB_RESOURCE_BUSY when the port's special QP exists. */
+ib_api_status_t al_qp_create_spl(al_pd_t *p_pd, uint8_t port, ib_qp_create_t *p_create,
+				 const void *qp_context, ib_pfn_event_cb_t pfn_event_cb,
+				 ib_qp_handle_t *ph_qp);
 
 /* ---- shared helpers (al_ca.c) ---- */
 

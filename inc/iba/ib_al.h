@@ -618,6 +618,15 @@ ib_create_qp(IN const ib_pd_handle_t h_pd, IN OUT ib_qp_create_t *const p_qp_cre
  * (IB_QPT_QP0_ALIAS, IB_QPT_QP1_ALIAS) on which MADs can be sent as soon as
  * the call returns. The non-alias types are put in service with
  * ib_init_dgrm_svc().
+ *
+ * Aliases share the port's real QP0/QP1, which the access layer owns while
+ * any alias of the port exists; they have no CQs (those in @p p_qp_create
+ * are ignored), are in the RTS state from the start, accept MAD services
+ * (ib_reg_mad_svc()) and refuse posts and ib_modify_qp() with
+ * IB_UNSUPPORTED. A raw IB_QPT_QP0 or IB_QPT_QP1 is the adapter's special
+ * QP itself, for its creator's exclusive use with its own CQs: it cannot
+ * be created while aliases of the port exist, nor aliases while it exists
+ * (IB_RESOURCE_BUSY).
  * @param h_pd the protection domain; an IB_PDT_ALIAS domain for aliases.
  * @param port_guid GUID of the port of the queue pair.
  * @param p_qp_create attributes of the queue pair; lowered to the allowed
@@ -637,8 +646,12 @@ ib_create_qp(IN const ib_pd_handle_t h_pd, IN OUT ib_qp_create_t *const p_qp_cre
  * @retval IB_INSUFFICIENT_MEMORY not enough memory.
  * @retval IB_INSUFFICIENT_RESOURCES the adapter has no resources left.
  * @retval IB_INVALID_CQ_HANDLE the send or receive CQ is invalid.
- * @retval IB_INVALID_SETTING the QP type is invalid.
- * @retval IB_UNSUPPORTED the adapter does not support the QP type.
+ * @retval IB_INVALID_SETTING the QP type is not a special type.
+ * @retval IB_UNSUPPORTED the adapter does not support the QP type
+ * (IB_QPT_RAW_IPV6 and IB_QPT_RAW_ETHER always).
+ * @retval IB_RESOURCE_BUSY the port's special QP is in use: by the access
+ * layer's aliases (for a raw IB_QPT_QP0/IB_QPT_QP1), or by a raw special QP
+ * (for an alias).
  * @retval IB_INVALID_MAX_WRS the adapter cannot support the requested
  * queue depths.
  * @retval IB_INVALID_MAX_SGE the adapter cannot support the requested
@@ -1100,12 +1113,23 @@ ib_post_recv(IN const ib_qp_handle_t h_qp, IN ib_recv_wr_t *const p_recv_wr,
  * @param pp_mad_failure receives the first element that could not be sent;
  * may be NULL if a single MAD is sent.
  * @return the status of the call.
+ * A send that expects a response completes with IB_WCS_SUCCESS once the
+ * response came (which is then reported to the receive callback, with
+ * send_context1/2 set), with IB_WCS_TIMEOUT_RETRY_ERR when timeout_ms
+ * passed after the send and each of its retry_cnt retries, with
+ * IB_WCS_CANCELED after ib_cancel_mad() or when the service ends, and with
+ * IB_WCS_REM_ABORT_ERR when the RMPP peer stopped or aborted the transfer.
+ * Elements are checked one by one: those before the first bad one are sent.
  * @retval IB_SUCCESS every MAD was posted.
  * @retval IB_INVALID_HANDLE h_mad_svc is invalid.
- * @retval IB_INVALID_PARAMETER p_mad_element_list is NULL.
+ * @retval IB_INVALID_PARAMETER p_mad_element_list is NULL; the list has
+ * several elements and pp_mad_failure is NULL; or an element is not one
+ * taken from a pool, is already being sent, or is shorter than a MAD
+ * header.
+ * @retval IB_INVALID_AV_HANDLE an element's h_av is invalid.
  * @retval IB_INSUFFICIENT_RESOURCES resources ran out.
  * @retval IB_INVALID_SETTING the RMPP version of an element is not
- * supported.
+ * supported, or an element larger than 256 bytes is not sent with RMPP.
  * @retval IB_INSUFFICIENT_MEMORY not enough memory.
  */
 AL_EXPORT ib_api_status_t AL_API
@@ -1119,6 +1143,7 @@ ib_send_mad(IN const ib_mad_svc_handle_t h_mad_svc, IN ib_mad_element_t *const p
  * @param p_mad_element the element that was sent.
  * @return the status of the call.
  * @retval IB_SUCCESS the send was found and canceled.
+ * @retval IB_INVALID_HANDLE h_mad_svc is invalid.
  * @retval IB_INVALID_PARAMETER p_mad_element is NULL.
  * @retval IB_NOT_FOUND the send was not found or has already completed.
  */
@@ -1231,13 +1256,32 @@ typedef struct _ib_mcast_req {
  * unreliable datagram queue pair to it. The result comes through
  * p_mcast_req->pfn_mcast_cb. A QP is bound to one port and one P_Key: a
  * join with a conflicting port or P_Key fails.
+ *
+ * The access layer sends the SA a Set(MCMemberRecord) through port_guid
+ * with the component mask MGID, PortGID (the port's GID, filled in) and
+ * JoinState, plus Q_Key, TClass, P_Key, SL, FlowLabel and HopLimit when
+ * create is set. Once the SA has answered, the QP is attached to the
+ * group's MGID and MLID (the QP must have left the RESET state), then the
+ * callback gets the group's record: status IB_SUCCESS and the membership
+ * handle; the SA's error (IB_REMOTE_ERROR with error_status), IB_TIMEOUT
+ * after timeout_ms (0: 1000 ms) and retry_cnt retries, or the status of the
+ * attachment (the membership is then removed from the SA again) otherwise.
+ * A failed join ends its handle after the callback. The membership is a
+ * child of the QP: destroying the QP (or closing its instance) leaves the
+ * group. Callbacks come from access-layer threads; with IB_FLAGS_SYNC the
+ * callback runs in the caller's thread before the call returns.
  * @param h_qp the unreliable datagram queue pair.
  * @param p_mcast_req the group and membership to request.
- * @param p_h_mcast receives the handle of the membership.
+ * @param p_h_mcast receives the handle of the membership (before the
+ * callback can run).
  * @return the status of the call.
- * @retval IB_SUCCESS the join was started.
+ * @retval IB_SUCCESS the join was started (or, with IB_FLAGS_SYNC, is
+ * over and its callback has returned).
  * @retval IB_INVALID_QP_HANDLE h_qp is invalid.
- * @retval IB_INVALID_PARAMETER p_mcast_req is NULL.
+ * @retval IB_INVALID_PARAMETER p_mcast_req, p_h_mcast or pfn_mcast_cb is
+ * NULL, or the join state (low bits of member_rec.scope_state) is 0.
+ * @retval IB_INVALID_SETTING IB_FLAGS_SYNC from an access-layer callback,
+ * where the wait could never end.
  * @retval IB_INVALID_SERVICE_TYPE the queue pair does not support multicast.
  * @retval IB_INSUFFICIENT_MEMORY not enough memory.
  * @retval IB_INVALID_GUID no port has GUID port_guid.
@@ -1255,13 +1299,16 @@ ib_join_mcast(IN const ib_qp_handle_t h_qp, IN const ib_mcast_req_t *const p_mca
 /**
  * Joins a multicast group (creating it if requested) without attaching a
  * queue pair: only the SA membership is requested. The result comes through
- * p_mcast_req->pfn_mcast_cb.
+ * p_mcast_req->pfn_mcast_cb, as for ib_join_mcast(). The membership belongs
+ * to no access-layer instance: it lasts until ib_leave_mcast().
  * @param p_mcast_req the group, membership and port to use.
  * @param p_h_mcast receives the handle of the membership.
  * @return the status of the call.
  * @retval IB_SUCCESS the join was started.
  * @retval IB_INVALID_QP_HANDLE documented by upstream with ib_join_mcast().
- * @retval IB_INVALID_PARAMETER p_mcast_req is NULL.
+ * @retval IB_INVALID_PARAMETER p_mcast_req, p_h_mcast or pfn_mcast_cb is
+ * NULL, or the join state is 0.
+ * @retval IB_INVALID_SETTING IB_FLAGS_SYNC from an access-layer callback.
  * @retval IB_INVALID_SERVICE_TYPE documented by upstream with
  * ib_join_mcast().
  * @retval IB_INSUFFICIENT_MEMORY not enough memory.
@@ -1276,10 +1323,13 @@ ib_join_mcast_no_qp(IN const ib_mcast_req_t *const p_mcast_req, OUT ib_mcast_han
 
 /**
  * Leaves a multicast group: detaches the queue pair and removes the
- * membership from the SA. Asynchronous.
+ * membership from the SA (Delete(MCMemberRecord) with the joined state).
+ * Asynchronous. A join still in progress is canceled: its callback says
+ * IB_CANCELED (and a membership the SA granted meanwhile is deleted).
  * @param h_mcast the membership.
- * @param pfn_destroy_cb optional callback invoked once the leave completed
- * (or ib_sync_destroy).
+ * @param pfn_destroy_cb optional callback invoked once the leave completed,
+ * that is once the SA answered the Delete() or it timed out (or
+ * ib_sync_destroy).
  * @return the status of the call.
  * @retval IB_SUCCESS the leave was started.
  * @retval IB_INVALID_MCAST_HANDLE h_mcast is invalid.
@@ -1304,6 +1354,7 @@ ib_leave_mcast(IN const ib_mcast_handle_t h_mcast, IN const ib_pfn_destroy_cb_t 
  * @retval IB_INVALID_CA_HANDLE h_ca is invalid.
  * @retval IB_INVALID_PORT port_num is invalid.
  * @retval IB_INVALID_PARAMETER p_mad_in or p_mad_out is NULL.
+ * @retval IB_UNSUPPORTED the adapter does not process MADs locally.
  */
 AL_EXPORT ib_api_status_t AL_API
 ib_local_mad(IN const ib_ca_handle_t h_ca, IN const uint8_t port_num,
@@ -2276,7 +2327,7 @@ ib_put_mad(IN const ib_mad_element_t *p_mad_element_list);
 typedef struct _ib_dgrm_info {
 	/** Port the queue pair uses (IB_QPT_UNRELIABLE_DGRM and IB_QPT_MAD only). */
 	ib_net64_t port_guid;
-	/** Q_Key of the queue pair; incoming messages must carry it. */
+	/** Q_Key of the queue pair, in network order; incoming messages must carry it. */
 	uint32_t qkey;
 	uint16_t pkey_index;         /**< P_Key index of the queue pair. */
 } ib_dgrm_info_t;
@@ -2287,16 +2338,23 @@ typedef struct _ib_dgrm_info {
  * IB_QPT_MAD, IB_QPT_RAW_IPV6, IB_QPT_RAW_ETHER and IB_QPT_UNRELIABLE_DGRM.
  * On an IB_QPT_MAD queue pair the access layer posts the receive buffers
  * itself; MADs are received by registering a MAD service (ib_reg_mad_svc())
- * and returned with ib_put_mad().
+ * and returned with ib_put_mad(). Other types go from any state through
+ * RESET, INIT, RTR to RTS, so the call may be repeated (to change the Q_Key,
+ * for instance); an IB_QPT_MAD queue pair is put in service once.
+ * Aliases are in service from their creation.
  * @param h_qp the queue pair.
- * @param p_dgrm_info the parameters; optional for IB_QPT_QP0 and IB_QPT_QP1,
- * unused for the raw types.
+ * @param p_dgrm_info the parameters; optional for IB_QPT_QP0 and IB_QPT_QP1
+ * (only pkey_index is used), unused for the raw types.
  * @return the status of the call.
  * @retval IB_SUCCESS the queue pair is in service.
  * @retval IB_INVALID_QP_HANDLE h_qp is invalid.
- * @retval IB_INVALID_PARAMETER the queue pair is not a datagram type, or
- * p_dgrm_info is NULL where it is required.
- * @retval IB_INVALID_QP_STATE the queue pair's state does not allow it.
+ * @retval IB_INVALID_PARAMETER the queue pair is not a datagram type (or is
+ * an alias), or p_dgrm_info is NULL where it is required.
+ * @retval IB_INVALID_PORT no port of the queue pair's adapter has
+ * p_dgrm_info->port_guid.
+ * @retval IB_INVALID_QP_STATE the queue pair's state does not allow it (an
+ * IB_QPT_MAD queue pair already in service).
+ * @retval IB_UNSUPPORTED IB_QPT_RAW_IPV6 and IB_QPT_RAW_ETHER.
  * @retval IB_INSUFFICIENT_MEMORY not enough memory.
  */
 AL_EXPORT ib_api_status_t AL_API
@@ -2344,7 +2402,12 @@ typedef struct _ib_mad_svc {
 /**
  * Registers a MAD service on a queue pair, so that the access layer handles
  * segmentation, reassembly and retries for the MADs of the service. A queue
- * pair may carry several services.
+ * pair may carry several services. A service ends with its queue pair (or
+ * the queue pair's PD, CA or AL instance): its sends still outstanding then
+ * complete with IB_WCS_CANCELED, before the queue pair's destroy callback,
+ * and none of its callbacks is made after that. Requests that no service
+ * of the port takes are answered by the access layer with the status
+ * "unsupported class or version" or "unsupported method".
  * @param h_qp a queue pair of type IB_QPT_QP0, IB_QPT_QP0_ALIAS, IB_QPT_QP1,
  * IB_QPT_QP1_ALIAS or IB_QPT_MAD.
  * @param p_mad_svc the service.
@@ -2352,8 +2415,15 @@ typedef struct _ib_mad_svc {
  * @return the status of the call.
  * @retval IB_SUCCESS the service was registered.
  * @retval IB_INVALID_QP_HANDLE h_qp is invalid.
- * @retval IB_INVALID_PARAMETER the queue pair has the wrong type, or
- * p_mad_svc or ph_mad_svc is NULL.
+ * @retval IB_INVALID_PARAMETER the queue pair has the wrong type; p_mad_svc
+ * or ph_mad_svc is NULL; either callback is NULL; or svc_type is invalid.
+ * @retval IB_INVALID_SETTING support_unsol is set with no method, or a
+ * (class, version, method) is already registered for unsolicited MADs by
+ * another service on the same special QP of the port (or MAD QP).
+ * @retval IB_INVALID_QP_STATE an IB_QPT_MAD queue pair not yet put in
+ * service with ib_init_dgrm_svc().
+ * @retval IB_UNSUPPORTED a raw IB_QPT_QP0 or IB_QPT_QP1: its creator uses
+ * it directly.
  * @retval IB_INSUFFICIENT_MEMORY not enough memory.
  */
 AL_EXPORT ib_api_status_t AL_API
@@ -2392,8 +2462,9 @@ typedef struct _ib_reg_svc_req {
 	ib_al_flags_t flags;         /**< IB_FLAGS_SYNC to process the request synchronously. */
 	const void *svc_context;     /**< Context returned in pfn_reg_svc_cb. */
 	/**
-	 * Component mask of the service data (an extension of the ServiceID in
-	 * comparisons); says which parts of the service data are set.
+	 * Component mask of the Set(ServiceRecord) (IB_SR_COMPMASK_*): which
+	 * fields of svc_rec, service data included, are set. 0 stands for
+	 * ServiceID, GID, P_Key, lease, key and name.
 	 */
 	ib_net64_t svc_data_mask;
 	ib_pfn_reg_svc_cb_t pfn_reg_svc_cb; /**< Callback invoked with the result. */
@@ -2403,14 +2474,27 @@ typedef struct _ib_reg_svc_req {
  * Registers a service with the subnet administrator, which then reports it
  * to clients that query services. The result comes through
  * p_reg_svc_req->pfn_reg_svc_cb.
+ *
+ * The access layer sends Set(ServiceRecord) to the SA of port_guid, with
+ * svc_data_mask as component mask and a zero service_gid replaced by the
+ * port's GID. The callback gets IB_SUCCESS with the record the SA returned
+ * (its lease may differ), IB_REMOTE_ERROR with the SA's status,
+ * IB_TIMEOUT after timeout_ms (0: 1000 ms) and retry_cnt retries, or
+ * IB_CANCELED when deregistered first. A failed registration ends its
+ * handle after the callback. Callbacks come from access-layer threads; with
+ * IB_FLAGS_SYNC the callback runs in the caller's thread before the call
+ * returns.
  * @param h_al an open access-layer instance.
  * @param p_reg_svc_req the service and request parameters.
  * @param ph_reg_svc receives the handle of the registration, used to
- * deregister.
+ * deregister (before the callback can run).
  * @return the status of the call.
  * @retval IB_SUCCESS the registration was started.
  * @retval IB_INVALID_AL_HANDLE h_al is invalid.
- * @retval IB_INVALID_PARAMETER p_reg_svc_req is NULL.
+ * @retval IB_INVALID_PARAMETER p_reg_svc_req, ph_reg_svc or pfn_reg_svc_cb
+ * is NULL.
+ * @retval IB_INVALID_GUID no local port has GUID port_guid.
+ * @retval IB_INVALID_SETTING IB_FLAGS_SYNC from an access-layer callback.
  * @retval IB_INSUFFICIENT_MEMORY not enough memory.
  * @retval IB_NOT_FOUND no local adapter has the GID of the service record.
  * @retval IB_INVALID_GID no port has the GID of the service record.
@@ -2421,12 +2505,14 @@ ib_reg_svc(IN const ib_al_handle_t h_al, IN const ib_reg_svc_req_t *const p_reg_
 	   OUT ib_reg_svc_handle_t *const ph_reg_svc);
 
 /**
- * Removes a service registration from the subnet administrator.
- * Asynchronous, because the registration callback may be running: see
- * ib_pfn_destroy_cb_t.
+ * Removes a service registration from the subnet administrator
+ * (Delete(ServiceRecord) of the record the SA returned). Asynchronous,
+ * because the registration callback may be running: see
+ * ib_pfn_destroy_cb_t. Closing the access-layer instance does the same.
  * @param h_reg_svc the registration.
  * @param pfn_destroy_cb optional callback invoked once the service is
- * deregistered (or ib_sync_destroy).
+ * deregistered, that is once the SA answered the Delete() or it timed out
+ * (or ib_sync_destroy).
  * @return the status of the call.
  * @retval IB_SUCCESS the deregistration was started.
  * @retval IB_INVALID_HANDLE h_reg_svc is invalid.
@@ -2453,13 +2539,15 @@ typedef enum _ib_query_type {
 	IB_QUERY_NODE_REC_BY_NODE_GUID,   /**< NodeRecords by node GUID: an ib_net64_t. */
 	IB_QUERY_PORT_REC_BY_LID,         /**< PortInfoRecords by base LID: an ib_net16_t. */
 	/**
-	 * VLArbitrationTableRecords by LID, port and block. Upstream defines no
-	 * input for it and its ib_query() rejects it with IB_ERROR.
+	 * VLArbitrationTableRecords by LID, port and block: an
+	 * ib_vl_arb_table_record_t whose lid, port_num and block_num are used.
+	 * (Upstream defines no input for it and rejects it with IB_ERROR.)
 	 */
 	IB_QUERY_VLARB_BY_LID_PORT_BLOCK,
 	/**
-	 * SLtoVLMappingTableRecords by LID and ports. Upstream defines no input
-	 * for it and its ib_query() rejects it with IB_ERROR.
+	 * SLtoVLMappingTableRecords by LID and ports: an
+	 * ib_slvl_table_record_t whose lid, in_port_num and out_port_num are
+	 * used. (Upstream defines no input for it and rejects it with IB_ERROR.)
 	 */
 	IB_QUERY_SLVL_BY_LID_AND_PORTS,
 	IB_QUERY_PATH_REC_BY_PORT_GUIDS,  /**< PathRecords between two port GUIDs: an ib_guid_pair_t. */
@@ -2626,13 +2714,33 @@ typedef struct _ib_query_req {
 /**
  * Sends a query to the subnet administrator, with retries as requested,
  * and reports the result through p_query_req->pfn_query_cb.
+ *
+ * The request goes to the master SM's LID and SL of port_guid, QP1, as a
+ * GetTable() (a Get() for ClassPortInfo and PathRecords by LIDs), and waits
+ * timeout_ms (0: 1000 ms) for the answer before each of retry_cnt retries;
+ * multi-MAD answers are reassembled (RMPP). While the port is not active or
+ * knows no SM, nothing is sent and the query ends with IB_TIMEOUT after
+ * the same time. The callback gets IB_SUCCESS with the answer in
+ * p_result_mad and result_cnt records (one for a Get()), IB_REMOTE_ERROR
+ * with the SA's answer (its status in the MAD), IB_TIMEOUT, IB_CANCELED
+ * (ib_cancel_query(), or the instance being closed: ib_close_al() returns
+ * after that callback) or IB_ERROR. The query's handle ends after the
+ * callback. Callbacks come from access-layer threads; with IB_FLAGS_SYNC
+ * the callback runs in the caller's thread before ib_query() returns.
  * @param h_al an open access-layer instance.
  * @param p_query_req the query.
- * @param ph_query optional; receives a handle that can cancel the query.
+ * @param ph_query optional; receives a handle that can cancel the query
+ * (before the callback can run).
  * @return the status of the call.
- * @retval IB_SUCCESS the query was started.
+ * @retval IB_SUCCESS the query was started (with IB_FLAGS_SYNC: it is over
+ * and its callback has returned).
  * @retval IB_INVALID_AL_HANDLE h_al is invalid.
- * @retval IB_INVALID_PARAMETER p_query_req is NULL.
+ * @retval IB_INVALID_PARAMETER p_query_req or pfn_query_cb is NULL, or the
+ * query type needs an input and p_query_input is NULL.
+ * @retval IB_INVALID_SETTING a user-defined query with method 0 or a record
+ * larger than an SA MAD's data (200 bytes).
+ * @retval IB_UNSUPPORTED IB_FLAGS_SYNC from an access-layer callback, where
+ * the wait could never end.
  * @retval IB_INSUFFICIENT_MEMORY not enough memory.
  * @retval IB_INVALID_GUID no port has GUID port_guid.
  * @retval IB_ERROR query_type is invalid.
@@ -2644,7 +2752,9 @@ ib_query(IN const ib_al_handle_t h_al, IN const ib_query_req_t *const p_query_re
 
 /**
  * Cancels an SA query. The query callback still reports the query's final
- * status.
+ * status: IB_CANCELED, unless the answer was already there. Nothing happens
+ * for an invalid instance or query handle, a query of another instance, or
+ * a query that is over.
  * @param h_al the access-layer instance of the query.
  * @param h_query the query, from ib_query().
  */
@@ -2937,7 +3047,8 @@ typedef void (AL_API *ib_pfn_report_cb_t)(IN ib_report_rec_t *p_report_rec);
  * of the subscription is reported before any event.
  */
 typedef struct _ib_sub_req {
-	ib_svc_name_t *p_class_mgr_name; /**< Service name of the class manager. */
+	/** Service name of the class manager; unused: the SA of port_guid is the one subscribed with. */
+	ib_svc_name_t *p_class_mgr_name;
 	ib_inform_info_t *p_inform_info; /**< InformInfo describing the events. */
 	ib_net64_t port_guid;        /**< Port through which the class manager is reached. */
 	uint32_t timeout_ms;         /**< Milliseconds to wait for a response before a retry. */
@@ -2951,13 +3062,28 @@ typedef struct _ib_sub_req {
 
 /**
  * Subscribes with a class manager for notification of events.
+ *
+ * The access layer sends the SA of port_guid a Set(InformInfo) with
+ * Subscribe 1 (and QPN 1 when the InformInfo gives none). Once the SA has
+ * accepted it (pfn_sub_cb with IB_SUCCESS; otherwise IB_REMOTE_ERROR,
+ * IB_TIMEOUT or IB_CANCELED, and the handle ends after the callback), every
+ * Report(Notice) that reaches the port and matches the InformInfo (IsGeneric,
+ * Type, TrapNumber or DeviceID, ProducerType or VendorID, and the issuer's
+ * LID against the LID range; the GID is not compared) is answered with
+ * ReportResp() and given to pfn_report_cb, on an access-layer thread, one
+ * at a time, after the subscription's own callback. With IB_FLAGS_SYNC the
+ * subscription callback runs in the caller's thread before the call
+ * returns.
  * @param h_al an open access-layer instance.
  * @param p_sub_req the subscription.
- * @param ph_sub receives the handle of the subscription.
+ * @param ph_sub receives the handle of the subscription (before the
+ * callback can run).
  * @return the status of the call.
  * @retval IB_SUCCESS the subscription was started.
  * @retval IB_INVALID_AL_HANDLE h_al is invalid.
- * @retval IB_INVALID_PARAMETER p_sub_req or ph_sub is NULL.
+ * @retval IB_INVALID_PARAMETER p_sub_req, ph_sub, p_inform_info, pfn_sub_cb
+ * or pfn_report_cb is NULL.
+ * @retval IB_INVALID_SETTING IB_FLAGS_SYNC from an access-layer callback.
  * @retval IB_INSUFFICIENT_MEMORY not enough memory.
  * @retval IB_INVALID_GUID no port has GUID port_guid.
  * @retval IB_INSUFFICIENT_RESOURCES the adapter has no resources left.
@@ -2968,10 +3094,13 @@ ib_subscribe(IN const ib_al_handle_t h_al, IN const ib_sub_req_t *const p_sub_re
 
 /**
  * Cancels a subscription, active or pending. Asynchronous, because a report
- * callback may be running: see ib_pfn_destroy_cb_t.
+ * callback may be running: see ib_pfn_destroy_cb_t. No report is delivered
+ * once the call returns but those already queued; the SA gets a
+ * Set(InformInfo) with Subscribe 0. Closing the instance does the same.
  * @param h_sub the subscription.
  * @param pfn_destroy_cb optional callback invoked once the subscription is
- * canceled (or ib_sync_destroy).
+ * canceled, that is once the SA answered or the request timed out (or
+ * ib_sync_destroy).
  * @return the status of the call.
  * @retval IB_SUCCESS the cancellation was started.
  * @retval IB_INVALID_HANDLE h_sub is invalid.

@@ -1,0 +1,996 @@
+/*
+ * ibal access layer: MAD dispatchers, MAD services, ib_send_mad, ib_cancel_mad, ib_local_mad.
+ * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
+ *
+ * See al_mad.h for the objects and locks and docs/mad.md for the send
+ * states, timers, RMPP and dispatch rules. Everything a dispatcher does
+ * runs on its thread: ib_send_mad() and ib_cancel_mad() only change the
+ * lists under disp->lock and poke the thread through its wait object.
+ * RMPP (segmentation, windows, reassembly) is in al_mad_rmpp.c.
+ */
+#include <string.h>
+#include <time.h>
+#include <complib/cl_memory.h>
+#include "al_mad.h"
+#include "al_mad_int.h"
+
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t g_create_lock = PTHREAD_MUTEX_INITIALIZER; /* creations (see al_mad_disp_get) */
+static pthread_cond_t g_closed = PTHREAD_COND_INITIALIZER; /* g_closing dropped */
+static uint32_t g_closing; /* g_lock: shared dispatchers being torn down */
+static uint32_t g_closed_gen; /* g_lock: teardowns finished (ever) */
+static cl_qlist_t g_disps; /* shared dispatchers (al_mad_disp_t::item) */
+static boolean_t g_init;
+static uint32_t g_client_id = 1; /* atomic: client ids of services */
+
+uint64_t al_mad_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/* ---- Internal pool of an AL instance ---- */
+
+ib_api_status_t al_mad_inst_pool(al_pd_t *p_pd, al_pool_t **pp_pool)
+{
+	al_inst_t *p_inst = PARENT_STRUCT(p_pd->p_ca->v.obj.p_parent, al_inst_t, obj);
+	al_pool_t *p_pool;
+	ib_api_status_t st = IB_SUCCESS;
+
+	pthread_mutex_lock(&g_lock);
+	p_pool = (al_pool_t *)p_inst->p_mad_pool;
+	if (!p_pool) {
+		st = al_mad_pool_create(&p_inst->obj, 16, 0, 16, &p_pool, NULL);
+		if (st == IB_SUCCESS)
+			p_inst->p_mad_pool = p_pool;
+	}
+	pthread_mutex_unlock(&g_lock);
+	*pp_pool = p_pool;
+	return st;
+}
+
+/* ---- Callbacks ---- */
+
+typedef struct mad_cb {
+	al_cb_item_t item;
+	al_mad_svc_t *p_svc;
+	ib_mad_element_t *p_elem;
+	boolean_t recv;
+} mad_cb_t;
+
+static void run_cb(void *context)
+{
+	mad_cb_t *c = (mad_cb_t *)context;
+	al_mad_svc_t *p_svc = c->p_svc;
+	ib_pfn_mad_comp_cb_t pfn = c->recv ? p_svc->svc.pfn_mad_recv_cb : p_svc->svc.pfn_mad_send_cb;
+
+	pfn((ib_mad_svc_handle_t)al_obj_h(&p_svc->obj), p_svc->svc.mad_svc_context, c->p_elem);
+	cl_free(c);
+}
+
+/* Queues a send completion or a received MAD on the service (disp->lock
+ * held and the service listed, so its queue is open). A received element
+ * that cannot be queued goes back to its pool. */
+void al_mad_queue_cb(al_mad_svc_t *p_svc, ib_mad_element_t *p_elem, boolean_t recv)
+{
+	mad_cb_t *c = (mad_cb_t *)cl_zalloc(sizeof(*c));
+
+	if (c) {
+		c->item.pfn_cb = run_cb;
+		c->item.context = c;
+		c->p_svc = p_svc;
+		c->p_elem = p_elem;
+		c->recv = recv;
+		if (al_obj_queue_cb_item(&p_svc->obj, &c->item) == IB_SUCCESS)
+			return;
+		cl_free(c);
+	}
+	if (recv)
+		al_mad_pool_put(al_mad_elem_from_ib(p_elem));
+}
+
+/* ---- Sends: completion ---- */
+
+/* Ends a send: off the list, its slots orphaned, the element's status set
+ * and its callback queued, then the response it got (if any). */
+void al_mad_send_done(al_mad_disp_t *d, al_mad_send_t *s, ib_wc_status_t status)
+{
+	ib_mad_element_t *p_resp = s->p_resp;
+	uint32_t i;
+
+	cl_qlist_remove_item(&d->sends, &s->item);
+	if (s->n_posted)
+		for (i = 0; i < AL_MAD_SEND_SLOTS; i++)
+			if (d->slots[i].p_send == s)
+				d->slots[i].p_send = NULL;
+	al_rmpp_forget_req(d, s);
+	s->p_elem->p_next = NULL;
+	s->p_elem->status = status;
+	al_mad_elem_from_ib(s->p_elem)->svc_context = NULL;
+	al_mad_queue_cb(s->p_svc, s->p_elem, FALSE);
+	if (p_resp) {
+		if (status == IB_WCS_SUCCESS)
+			al_mad_queue_cb(s->p_svc, p_resp, TRUE);
+		else
+			al_mad_pool_put(al_mad_elem_from_ib(p_resp));
+	}
+	cl_free(s);
+}
+
+/* A response (whole, reassembled if needed) for s arrived. */
+void al_mad_send_responded(al_mad_disp_t *d, al_mad_send_t *s, ib_mad_element_t *p_resp)
+{
+	p_resp->send_context1 = (void *)s->p_elem->context1;
+	p_resp->send_context2 = (void *)s->p_elem->context2;
+	if (s->p_resp)
+		al_mad_pool_put(al_mad_elem_from_ib(s->p_resp));
+	s->p_resp = p_resp;
+	/* The send completes first: at once unless its completion is pending. */
+	if (s->n_posted)
+		s->deadline_us = 0;
+	else
+		al_mad_send_done(d, s, IB_WCS_SUCCESS);
+}
+
+/* ---- Posting ---- */
+
+int al_mad_slot_take(al_mad_disp_t *d)
+{
+	uint32_t i;
+
+	for (i = 0; i < AL_MAD_SEND_SLOTS; i++)
+		if (!d->slots[i].busy) {
+			d->slots[i].busy = TRUE;
+			d->n_free_slots--;
+			return (int)i;
+		}
+	return -1;
+}
+
+uint8_t *al_mad_slot_buf(al_mad_disp_t *d, int slot)
+{
+	return d->bufs + (size_t)slot * MAD_BLOCK_SIZE;
+}
+
+/* Posts slot's buffer (len bytes) to av / rqp / qkey. */
+ib_api_status_t al_mad_post(al_mad_disp_t *d, int slot, uint32_t len, const ib_av_attr_t *av,
+			    ib_net32_t rqp, ib_net32_t qkey, uint16_t pkey_index)
+{
+	ib_av_attr_t a = *av;
+	ib_local_ds_t ds;
+	ib_send_wr_t wr;
+	ib_api_status_t st;
+
+	a.port_num = d->port_num;
+	st = ib_create_av(d->h_pd, &a, &d->slots[slot].h_av);
+	if (st != IB_SUCCESS)
+		return st;
+	ds.vaddr = (uintptr_t)al_mad_slot_buf(d, slot);
+	ds.length = len;
+	ds.lkey = d->lkey;
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = AL_MAD_WRID_SEND | (uint64_t)slot;
+	wr.wr_type = WR_SEND;
+	wr.send_opt = IB_SEND_OPT_SIGNALED;
+	wr.num_ds = 1;
+	wr.ds_array = &ds;
+	wr.dgrm.ud.h_av = d->slots[slot].h_av;
+	wr.dgrm.ud.remote_qp = rqp;
+	wr.dgrm.ud.remote_qkey = qkey;
+	wr.dgrm.ud.pkey_index = pkey_index;
+	st = ib_post_send(d->h_qp, &wr, NULL);
+	if (st != IB_SUCCESS) {
+		/* Destroyed by the thread outside the lock. */
+		d->slots[slot].p_send = NULL;
+	}
+	return st;
+}
+
+/* Posts a plain (non-RMPP) send; FALSE when no slot is free. */
+static boolean_t post_plain(al_mad_disp_t *d, al_mad_send_t *s)
+{
+	ib_mad_element_t *e = s->p_elem;
+	int slot = al_mad_slot_take(d);
+
+	if (slot < 0)
+		return FALSE;
+	memset(al_mad_slot_buf(d, slot), 0, MAD_BLOCK_SIZE);
+	memcpy(al_mad_slot_buf(d, slot), e->p_mad_buf, e->size);
+	d->slots[slot].p_send = s;
+	s->state = AL_MAD_SEND_POSTED;
+	s->n_posted++;
+	if (al_mad_post(d, slot, d->type == IB_QPT_UNRELIABLE_DGRM ? e->size : MAD_BLOCK_SIZE,
+			&s->av, e->remote_qp, al_mad_send_qkey(d, e), e->pkey_index) != IB_SUCCESS) {
+		/* Completed as a local error when the slot's completion is faked. */
+		al_mad_slot_fail(d, slot);
+	}
+	return TRUE;
+}
+
+/* A post that failed: treat it as a send completion with an error. */
+void al_mad_slot_fail(al_mad_disp_t *d, int slot)
+{
+	al_mad_fail_t *f = (al_mad_fail_t *)cl_zalloc(sizeof(*f));
+
+	/* The slot stays busy until the thread handles the failure. */
+	if (f) {
+		f->slot = slot;
+		f->p_send = d->slots[slot].p_send;
+		cl_qlist_insert_tail(&d->fails, &f->item);
+	}
+}
+
+/* Internal MADs (unsupported-class replies, RMPP ACK/ABORT). */
+void al_mad_queue_reply(al_mad_disp_t *d, const void *p_mad, uint32_t len, const ib_av_attr_t *av,
+			ib_net32_t rqp, uint16_t pkey_index)
+{
+	al_mad_reply_t *r = (al_mad_reply_t *)cl_zalloc(sizeof(*r));
+
+	if (!r)
+		return;
+	memcpy(r->buf, p_mad, len > MAD_BLOCK_SIZE ? MAD_BLOCK_SIZE : len);
+	r->len = MAD_BLOCK_SIZE;
+	r->av = *av;
+	r->rqp = rqp;
+	r->pkey_index = pkey_index;
+	cl_qlist_insert_tail(&d->replies, &r->item);
+}
+
+ib_net32_t al_mad_send_qkey(const al_mad_disp_t *d, const ib_mad_element_t *e)
+{
+	if (e->remote_qkey)
+		return e->remote_qkey;
+	return d->type == IB_QPT_QP0 ? 0 : IB_QP1_WELL_KNOWN_Q_KEY;
+}
+
+/* Posts what waits while slots are free (disp->lock held). */
+static void pump(al_mad_disp_t *d)
+{
+	cl_list_item_t *it;
+
+	while (d->n_free_slots && cl_qlist_count(&d->replies)) {
+		al_mad_reply_t *r = (al_mad_reply_t *)cl_qlist_remove_head(&d->replies);
+		int slot = al_mad_slot_take(d);
+
+		memcpy(al_mad_slot_buf(d, slot), r->buf, MAD_BLOCK_SIZE);
+		d->slots[slot].p_send = NULL;
+		/* MAD QPs answer with their own Q_Key (peers of a MAD QP share it). */
+		if (al_mad_post(d, slot, r->len, &r->av, r->rqp,
+				d->type == IB_QPT_UNRELIABLE_DGRM ? d->qkey : IB_QP1_WELL_KNOWN_Q_KEY,
+				r->pkey_index) != IB_SUCCESS)
+			al_mad_slot_fail(d, slot);
+		cl_free(r);
+	}
+	for (it = cl_qlist_head(&d->sends); it != cl_qlist_end(&d->sends) && d->n_free_slots;
+	     it = cl_qlist_next(it)) {
+		al_mad_send_t *s = (al_mad_send_t *)it;
+
+		if (s->rmpp)
+			al_rmpp_pump(d, s);
+		else if (s->state == AL_MAD_SEND_QUEUED)
+			post_plain(d, s);
+	}
+}
+
+/* ---- Completions ---- */
+
+/* A send slot completed (or its post failed); disp->lock held. */
+static void slot_done(al_mad_disp_t *d, int slot, ib_wc_status_t ws, ib_av_handle_t *p_av)
+{
+	al_mad_slot_t *sl = &d->slots[slot];
+	al_mad_send_t *s = sl->p_send;
+
+	*p_av = sl->h_av;
+	sl->h_av = NULL;
+	sl->p_send = NULL;
+	sl->busy = FALSE;
+	d->n_free_slots++;
+	if (!s)
+		return;
+	s->n_posted--;
+	if (ws != IB_WCS_SUCCESS) {
+		al_mad_send_done(d, s, ws);
+		return;
+	}
+	s->sent_once = TRUE;
+	if (s->rmpp) {
+		al_rmpp_sent(d, s);
+		return;
+	}
+	if (s->n_posted || s->state != AL_MAD_SEND_POSTED)
+		return;
+	if (s->p_resp || !s->p_elem->resp_expected) {
+		al_mad_send_done(d, s, IB_WCS_SUCCESS);
+		return;
+	}
+	s->state = AL_MAD_SEND_WAIT_RESP;
+	if (!s->resp_started)
+		s->deadline_us = al_mad_now_us() + (uint64_t)s->p_elem->timeout_ms * 1000u;
+}
+
+static ib_api_status_t post_recv(al_mad_disp_t *d, uint32_t i)
+{
+	ib_local_ds_t ds;
+	ib_recv_wr_t wr;
+
+	ds.vaddr = (uintptr_t)(d->bufs + (size_t)AL_MAD_SEND_SLOTS * MAD_BLOCK_SIZE +
+			       (size_t)i * AL_MAD_RECV_SLOT);
+	ds.length = AL_MAD_RECV_SLOT;
+	ds.lkey = d->lkey;
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = i;
+	wr.num_ds = 1;
+	wr.ds_array = &ds;
+	return ib_post_recv(d->h_qp, &wr, NULL);
+}
+
+/* Polls the CQ dry; AVs of completed sends go to avs (destroyed by the
+ * caller outside the lock). Returns completions seen. */
+static int poll_all(al_mad_disp_t *d, ib_av_handle_t *avs, uint32_t *n_avs)
+{
+	ib_wc_t wc[16], *p_free, *p_done;
+	int n = 0;
+	uint32_t i;
+
+	for (;;) {
+		for (i = 0; i < 15; i++)
+			wc[i].p_next = &wc[i + 1];
+		wc[15].p_next = NULL;
+		p_free = wc;
+		p_done = NULL;
+		if (ib_poll_cq(d->h_cq, &p_free, &p_done) != IB_SUCCESS || !p_done)
+			return n;
+		pthread_mutex_lock(&d->lock);
+		for (; p_done; p_done = p_done->p_next, n++) {
+			if (p_done->wr_id & AL_MAD_WRID_SEND) {
+				slot_done(d, (int)(p_done->wr_id & 0xFFFF), p_done->status,
+					  &avs[(*n_avs)++]);
+				continue;
+			}
+			i = (uint32_t)p_done->wr_id;
+			if (p_done->status == IB_WCS_SUCCESS)
+				al_mad_rx(d, p_done,
+					  d->bufs + (size_t)AL_MAD_SEND_SLOTS * MAD_BLOCK_SIZE +
+						  (size_t)i * AL_MAD_RECV_SLOT);
+			if (!__atomic_load_n(&d->stop, __ATOMIC_ACQUIRE))
+				post_recv(d, i);
+		}
+		pthread_mutex_unlock(&d->lock);
+	}
+}
+
+/* Runs the timers; returns the next deadline (0: none). disp->lock held. */
+static uint64_t timers(al_mad_disp_t *d, uint64_t now)
+{
+	cl_list_item_t *it, *next;
+	uint64_t soonest = 0;
+
+	for (it = cl_qlist_head(&d->sends); it != cl_qlist_end(&d->sends); it = next) {
+		al_mad_send_t *s = (al_mad_send_t *)it;
+
+		next = cl_qlist_next(it);
+		if (!s->deadline_us || s->state != AL_MAD_SEND_WAIT_RESP)
+			continue;
+		if (s->deadline_us <= now) {
+			s->deadline_us = 0;
+			if (!s->retries_left) {
+				if (s->rmpp)
+					al_rmpp_abort_send(d, s, IB_RMPP_STATUS_TMR);
+				al_mad_send_done(d, s, IB_WCS_TIMEOUT_RETRY_ERR);
+				continue;
+			}
+			s->retries_left--;
+			if (s->rmpp)
+				al_rmpp_retry(d, s);
+			else
+				s->state = AL_MAD_SEND_QUEUED;
+			continue;
+		}
+		if (!soonest || s->deadline_us < soonest)
+			soonest = s->deadline_us;
+	}
+	return al_rmpp_timers(d, now, soonest);
+}
+
+static void *disp_thread(void *arg)
+{
+	al_mad_disp_t *d = (al_mad_disp_t *)arg;
+	ib_av_handle_t avs[64 + AL_MAD_SEND_SLOTS];
+	uint32_t n_avs, i;
+	uint64_t next, now;
+
+	while (!__atomic_load_n(&d->stop, __ATOMIC_ACQUIRE)) {
+		n_avs = 0;
+		poll_all(d, avs, &n_avs);
+		ib_rearm_cq(d->h_cq, FALSE);
+		poll_all(d, avs, &n_avs);
+		pthread_mutex_lock(&d->lock);
+		while (cl_qlist_count(&d->fails) && n_avs < 64) {
+			al_mad_fail_t *f = (al_mad_fail_t *)cl_qlist_remove_head(&d->fails);
+
+			if (d->slots[f->slot].p_send != f->p_send)
+				f->p_send = NULL;
+			slot_done(d, f->slot, IB_WCS_LOCAL_OP_ERR, &avs[n_avs++]);
+			cl_free(f);
+		}
+		now = al_mad_now_us();
+		next = timers(d, now);
+		pump(d);
+		pthread_mutex_unlock(&d->lock);
+		/* Asynchronously: a synchronous destroy waits for an AL callback
+		 * thread, which may be joining this thread (al_mad_disp_put()). */
+		for (i = 0; i < n_avs; i++)
+			if (avs[i])
+				al_destroy_handle(avs[i], AL_HDL_AV, NULL, IB_INVALID_AV_HANDLE);
+		if (cl_qlist_count(&d->fails))
+			continue;
+		now = al_mad_now_us();
+		if (next && next <= now)
+			continue;
+		cl_waitobj_wait_on(d->wo, next ? (uint32_t)(next - now < 1000000u ? next - now : 1000000u)
+					       : 1000000u,
+				   FALSE);
+	}
+	return NULL;
+}
+
+void al_mad_poke(al_mad_disp_t *d)
+{
+	cl_waitobj_signal(d->wo);
+}
+
+/* ---- Dispatcher lifetime ---- */
+
+static void inst_free(al_obj_t *p_obj)
+{
+	cl_free(PARENT_STRUCT(p_obj, al_inst_t, obj));
+}
+
+static void disp_free(al_mad_disp_t *d)
+{
+	cl_list_item_t *it;
+	uint32_t i;
+
+	if (d->thread) {
+		__atomic_store_n(&d->stop, 1, __ATOMIC_RELEASE);
+		cl_waitobj_signal(d->wo);
+		pthread_join(d->thread, NULL);
+	}
+	while ((it = cl_qlist_remove_head(&d->replies)) != cl_qlist_end(&d->replies))
+		cl_free(it);
+	while ((it = cl_qlist_remove_head(&d->fails)) != cl_qlist_end(&d->fails))
+		cl_free(it);
+	al_rmpp_free_all(d);
+	/* Everything the instance holds (CA, PD, CQ, QP, MR, AVs) goes with it. */
+	for (i = 0; i < AL_MAD_SEND_SLOTS; i++)
+		d->slots[i].h_av = NULL;
+	if (d->p_inst)
+		al_obj_destroy(&d->p_inst->obj, ib_sync_destroy);
+	if (d->wo)
+		cl_waitobj_destroy(d->wo);
+	cl_free(d->bufs);
+	pthread_mutex_destroy(&d->lock);
+	cl_free(d);
+}
+
+static ib_api_status_t disp_new(al_ci_ca_t *p_ci, uint8_t port, ib_qp_type_t type,
+				ib_net32_t qkey, uint16_t pkey_index, al_mad_disp_t **pp)
+{
+	al_mad_disp_t *d = (al_mad_disp_t *)cl_zalloc(sizeof(*d));
+	size_t len = (size_t)AL_MAD_SEND_SLOTS * MAD_BLOCK_SIZE +
+		     (size_t)AL_MAD_RECV_SLOTS * AL_MAD_RECV_SLOT;
+	ib_cq_create_t cc;
+	ib_qp_create_t qc;
+	ib_mr_create_t mc;
+	ib_qp_attr_t qa;
+	net32_t rkey;
+	al_pd_t *p_pd;
+	ib_api_status_t st;
+	uint32_t i;
+
+	if (!d)
+		return IB_INSUFFICIENT_MEMORY;
+	pthread_mutex_init(&d->lock, NULL);
+	cl_qlist_init(&d->svcs);
+	cl_qlist_init(&d->sends);
+	cl_qlist_init(&d->rmpp_rx);
+	cl_qlist_init(&d->replies);
+	cl_qlist_init(&d->fails);
+	d->ca_guid = p_ci->guid;
+	d->port_num = port;
+	d->type = type;
+	d->qkey = type == IB_QPT_QP1 ? IB_QP1_WELL_KNOWN_Q_KEY : qkey;
+	d->pkey_index = pkey_index;
+	d->n_free_slots = AL_MAD_SEND_SLOTS;
+	d->bufs = (uint8_t *)cl_zalloc(len);
+	d->p_inst = (al_inst_t *)cl_zalloc(sizeof(*d->p_inst));
+	if (!d->bufs || !d->p_inst) {
+		cl_free(d->p_inst);
+		d->p_inst = NULL;
+		st = IB_INSUFFICIENT_MEMORY;
+		goto fail;
+	}
+	al_obj_construct(&d->p_inst->obj, AL_HDL_AL);
+	st = al_obj_init(&d->p_inst->obj, NULL, NULL, NULL, NULL, inst_free);
+	if (st == IB_SUCCESS)
+		st = al_obj_insert_handle(&d->p_inst->obj);
+	if (st != IB_SUCCESS) {
+		al_obj_deinit(&d->p_inst->obj);
+		cl_free(d->p_inst);
+		d->p_inst = NULL;
+		goto fail;
+	}
+	st = ib_open_ca((ib_al_handle_t)al_obj_h(&d->p_inst->obj), p_ci->guid, NULL, d, &d->h_ca);
+	if (st == IB_SUCCESS)
+		st = ib_alloc_pd(d->h_ca, IB_PDT_NORMAL, d, &d->h_pd);
+	if (st == IB_SUCCESS && cl_waitobj_create(FALSE, &d->wo) != CL_SUCCESS)
+		st = IB_INSUFFICIENT_RESOURCES;
+	if (st != IB_SUCCESS)
+		goto fail;
+	memset(&cc, 0, sizeof(cc));
+	cc.size = AL_MAD_SEND_SLOTS + AL_MAD_RECV_SLOTS + 16;
+	cc.h_wait_obj = d->wo;
+	st = ib_create_cq(d->h_ca, &cc, d, NULL, &d->h_cq);
+	if (st != IB_SUCCESS)
+		goto fail;
+	mc.vaddr = d->bufs;
+	mc.length = len;
+	mc.access_ctrl = IB_AC_LOCAL_WRITE;
+	st = ib_reg_mem(d->h_pd, &mc, &d->lkey, &rkey, &d->h_mr);
+	if (st != IB_SUCCESS)
+		goto fail;
+	memset(&qc, 0, sizeof(qc));
+	qc.qp_type = type;
+	qc.sq_depth = AL_MAD_SEND_SLOTS;
+	qc.rq_depth = AL_MAD_RECV_SLOTS;
+	qc.sq_sge = 1;
+	qc.rq_sge = 1;
+	qc.h_sq_cq = d->h_cq;
+	qc.h_rq_cq = d->h_cq;
+	qc.sq_signaled = TRUE;
+	if (type == IB_QPT_UNRELIABLE_DGRM) {
+		st = ib_create_qp(d->h_pd, &qc, d, NULL, &d->h_qp);
+	} else {
+		p_pd = (al_pd_t *)AL_ENTER(d->h_pd, AL_HDL_PD);
+		st = p_pd ? al_qp_create_spl(p_pd, port, &qc, d, NULL, &d->h_qp)
+			  : IB_INVALID_PD_HANDLE;
+		if (p_pd)
+			AL_EXIT(d->h_pd);
+	}
+	if (st == IB_SUCCESS)
+		st = al_qp_to_rts(d->h_qp, port, d->qkey, pkey_index);
+	if (st == IB_SUCCESS)
+		st = ib_query_qp(d->h_qp, &qa);
+	if (st != IB_SUCCESS)
+		goto fail;
+	d->qpn = qa.num;
+	for (i = 0; i < AL_MAD_RECV_SLOTS && st == IB_SUCCESS; i++)
+		st = post_recv(d, i);
+	if (st == IB_SUCCESS)
+		st = ib_rearm_cq(d->h_cq, FALSE);
+	if (st == IB_SUCCESS && pthread_create(&d->thread, NULL, disp_thread, d))
+		st = IB_INSUFFICIENT_RESOURCES;
+	if (st != IB_SUCCESS) {
+		d->thread = 0;
+		goto fail;
+	}
+	d->users = 1;
+	*pp = d;
+	return IB_SUCCESS;
+fail:
+	disp_free(d);
+	return st;
+}
+
+/* The shared dispatcher of (CA, port, type) with one more user, or NULL; g_lock held. */
+static al_mad_disp_t *disp_find(ib_net64_t guid, uint8_t port_num, ib_qp_type_t type)
+{
+	cl_list_item_t *it;
+
+	if (!g_init) {
+		cl_qlist_init(&g_disps);
+		g_init = TRUE;
+	}
+	for (it = cl_qlist_head(&g_disps); it != cl_qlist_end(&g_disps); it = cl_qlist_next(it)) {
+		al_mad_disp_t *d = PARENT_STRUCT(it, al_mad_disp_t, item);
+
+		if (d->ca_guid == guid && d->port_num == port_num && d->type == type) {
+			d->users++;
+			return d;
+		}
+	}
+	return NULL;
+}
+
+ib_api_status_t al_mad_disp_get(al_ci_ca_t *p_ci, uint8_t port_num, ib_qp_type_t type,
+				al_mad_disp_t **pp_disp)
+{
+	al_mad_disp_t *d;
+	uint32_t gen;
+	ib_api_status_t st;
+
+	pthread_mutex_lock(&g_lock);
+	d = disp_find(p_ci->guid, port_num, type);
+	pthread_mutex_unlock(&g_lock);
+	if (d) {
+		*pp_disp = d;
+		return IB_SUCCESS;
+	}
+	/* Creations are serialized by a lock of their own, which the last
+	 * user's put (on an AL callback thread) never takes, so a failed
+	 * creation may wait for its objects' destruction while holding it. */
+	pthread_mutex_lock(&g_create_lock);
+	pthread_mutex_lock(&g_lock);
+	d = disp_find(p_ci->guid, port_num, type);
+	gen = g_closed_gen;
+	pthread_mutex_unlock(&g_lock);
+	st = IB_SUCCESS;
+	if (!d) {
+		st = disp_new(p_ci, port_num, type, 0, 0, &d);
+		if (st == IB_RESOURCE_BUSY) {
+			/* The last alias may just have gone: its dispatcher held
+			 * the special QP until its teardown ended (or ends). */
+			pthread_mutex_lock(&g_lock);
+			if (g_closing || g_closed_gen != gen) {
+				while (g_closing)
+					pthread_cond_wait(&g_closed, &g_lock);
+				st = IB_NOT_DONE;
+			}
+			pthread_mutex_unlock(&g_lock);
+			if (st == IB_NOT_DONE)
+				st = disp_new(p_ci, port_num, type, 0, 0, &d);
+		}
+		if (st == IB_SUCCESS) {
+			pthread_mutex_lock(&g_lock);
+			cl_qlist_insert_tail(&g_disps, &d->item);
+			pthread_mutex_unlock(&g_lock);
+		}
+	}
+	pthread_mutex_unlock(&g_create_lock);
+	if (st == IB_SUCCESS)
+		*pp_disp = d;
+	return st;
+}
+
+ib_api_status_t al_mad_disp_create_ud(al_ci_ca_t *p_ci, uint8_t port_num, ib_net32_t qkey,
+				      uint16_t pkey_index, al_mad_disp_t **pp_disp)
+{
+	return disp_new(p_ci, port_num, IB_QPT_UNRELIABLE_DGRM, qkey, pkey_index, pp_disp);
+}
+
+void al_mad_disp_put(al_mad_disp_t *d)
+{
+	if (d->type != IB_QPT_UNRELIABLE_DGRM) {
+		pthread_mutex_lock(&g_lock);
+		if (--d->users) {
+			pthread_mutex_unlock(&g_lock);
+			return;
+		}
+		cl_qlist_remove_item(&g_disps, &d->item);
+		g_closing++;
+		pthread_mutex_unlock(&g_lock);
+		disp_free(d);
+		pthread_mutex_lock(&g_lock);
+		g_closed_gen++;
+		if (!--g_closing)
+			pthread_cond_broadcast(&g_closed);
+		pthread_mutex_unlock(&g_lock);
+		return;
+	}
+	disp_free(d);
+}
+
+/* ---- MAD services ---- */
+
+static void svc_destroying(al_obj_t *p_obj)
+{
+	al_mad_svc_t *p_svc = PARENT_STRUCT(p_obj, al_mad_svc_t, obj);
+	al_mad_disp_t *d = p_svc->p_disp;
+	cl_list_item_t *it, *next;
+
+	pthread_mutex_lock(&d->lock);
+	/* Sends still outstanding complete (canceled) before the destroy callback. */
+	for (it = cl_qlist_head(&d->sends); it != cl_qlist_end(&d->sends); it = next) {
+		al_mad_send_t *s = (al_mad_send_t *)it;
+
+		next = cl_qlist_next(it);
+		if (s->p_svc == p_svc)
+			al_mad_send_done(d, s, IB_WCS_CANCELED);
+	}
+	al_rmpp_forget_svc(d, p_svc);
+	if (p_svc->listed)
+		cl_qlist_remove_item(&d->svcs, &p_svc->disp_item);
+	p_svc->listed = FALSE;
+	pthread_mutex_unlock(&d->lock);
+}
+
+static void svc_free(al_obj_t *p_obj)
+{
+	cl_free(PARENT_STRUCT(p_obj, al_mad_svc_t, obj));
+}
+
+/* The service taking unsolicited (class, version, method), or NULL; how
+ * close another came in *p_class_seen (disp->lock held). */
+al_mad_svc_t *al_mad_find_svc(al_mad_disp_t *d, uint8_t mgmt_class, uint8_t class_ver,
+			      uint8_t method, boolean_t *p_class_seen)
+{
+	cl_list_item_t *it;
+
+	*p_class_seen = FALSE;
+	for (it = cl_qlist_head(&d->svcs); it != cl_qlist_end(&d->svcs); it = cl_qlist_next(it)) {
+		al_mad_svc_t *p_svc = PARENT_STRUCT(it, al_mad_svc_t, disp_item);
+
+		if (!p_svc->svc.support_unsol || p_svc->svc.mgmt_class != mgmt_class ||
+		    p_svc->svc.mgmt_version != class_ver)
+			continue;
+		*p_class_seen = TRUE;
+		if (method < IB_MAX_METHODS && p_svc->svc.method_array[method])
+			return p_svc;
+	}
+	return NULL;
+}
+
+ib_api_status_t ib_reg_mad_svc(const ib_qp_handle_t h_qp, const ib_mad_svc_t *const p_mad_svc,
+			       ib_mad_svc_handle_t *const ph_mad_svc)
+{
+	al_qp_t *p_qp = (al_qp_t *)AL_ENTER(h_qp, AL_HDL_QP);
+	al_mad_qp_t *q;
+	al_mad_svc_t *p_svc;
+	al_mad_disp_t *d;
+	ib_qp_attr_t qa;
+	boolean_t seen;
+	ib_api_status_t st;
+	uint32_t m;
+
+	if (!p_qp)
+		return IB_INVALID_QP_HANDLE;
+	if (!p_mad_svc || !ph_mad_svc || !p_mad_svc->pfn_mad_send_cb ||
+	    !p_mad_svc->pfn_mad_recv_cb || (unsigned)p_mad_svc->svc_type > IB_MAD_SVC_RAW) {
+		st = IB_INVALID_PARAMETER;
+		goto out;
+	}
+	if (!al_qp_is_mad(p_qp)) {
+		/* Raw QP0/QP1 belong to their creator (al_spl_qp.c). */
+		st = ib_query_qp(h_qp, &qa) == IB_SUCCESS &&
+				     (qa.qp_type == IB_QPT_QP0 || qa.qp_type == IB_QPT_QP1)
+			     ? IB_UNSUPPORTED
+			     : IB_INVALID_PARAMETER;
+		goto out;
+	}
+	q = PARENT_STRUCT(p_qp, al_mad_qp_t, qp);
+	d = __atomic_load_n(&q->p_disp, __ATOMIC_ACQUIRE);
+	if (!d) {
+		st = IB_INVALID_QP_STATE; /* an IB_QPT_MAD QP before ib_init_dgrm_svc() */
+		goto out;
+	}
+	if (p_mad_svc->support_unsol) {
+		for (m = 0; m < IB_MAX_METHODS && !p_mad_svc->method_array[m]; m++)
+			;
+		if (m == IB_MAX_METHODS) {
+			st = IB_INVALID_SETTING;
+			goto out;
+		}
+	}
+	p_svc = (al_mad_svc_t *)cl_zalloc(sizeof(*p_svc));
+	if (!p_svc) {
+		st = IB_INSUFFICIENT_MEMORY;
+		goto out;
+	}
+	p_svc->p_qp = q;
+	p_svc->p_disp = d;
+	p_svc->svc = *p_mad_svc;
+	p_svc->client_id = __atomic_fetch_add(&g_client_id, 1, __ATOMIC_RELAXED);
+	al_obj_construct(&p_svc->obj, AL_HDL_MAD_SVC);
+	st = al_obj_init(&p_svc->obj, &p_qp->v.obj, p_mad_svc->mad_svc_context, svc_destroying,
+			 NULL, svc_free);
+	if (st != IB_SUCCESS) {
+		al_obj_deinit(&p_svc->obj);
+		cl_free(p_svc);
+		st = st == IB_INVALID_STATE ? IB_INVALID_QP_HANDLE : st;
+		goto out;
+	}
+	pthread_mutex_lock(&d->lock);
+	if (p_mad_svc->support_unsol)
+		for (m = 0; m < IB_MAX_METHODS; m++)
+			if (p_mad_svc->method_array[m] &&
+			    al_mad_find_svc(d, p_mad_svc->mgmt_class, p_mad_svc->mgmt_version,
+					    (uint8_t)m, &seen)) {
+				st = IB_INVALID_SETTING; /* taken by another service */
+				break;
+			}
+	if (st == IB_SUCCESS) {
+		st = al_obj_insert_handle(&p_svc->obj);
+		if (st == IB_SUCCESS) {
+			cl_qlist_insert_tail(&d->svcs, &p_svc->disp_item);
+			p_svc->listed = TRUE;
+		}
+	}
+	pthread_mutex_unlock(&d->lock);
+	if (st != IB_SUCCESS) {
+		al_obj_destroy(&p_svc->obj, NULL);
+		goto out;
+	}
+	*ph_mad_svc = (ib_mad_svc_handle_t)al_obj_h(&p_svc->obj);
+out:
+	AL_EXIT(h_qp);
+	return st;
+}
+
+/* ---- ib_send_mad ---- */
+
+/* Checks one element and makes its send (not listed yet). */
+static ib_api_status_t send_prep(al_mad_svc_t *p_svc, ib_mad_element_t *e, al_mad_send_t **pp)
+{
+	al_mad_disp_t *d = p_svc->p_disp;
+	al_mad_elem_t *w;
+	al_mad_send_t *s;
+	ib_mad_t *p_mad;
+	ib_pd_handle_t h_pd;
+	boolean_t rmpp;
+	ib_api_status_t st;
+
+	if (!al_mad_elem_is_out(e) || !e->p_mad_buf || e->size < sizeof(ib_mad_t))
+		return IB_INVALID_PARAMETER;
+	w = al_mad_elem_from_ib(e);
+	if (w->svc_context)
+		return IB_INVALID_PARAMETER; /* already being sent */
+	p_mad = e->p_mad_buf;
+	if (e->rmpp_version > 1)
+		return IB_INVALID_SETTING;
+	rmpp = al_rmpp_use(p_svc, p_mad, e);
+	if (!rmpp && e->size > MAD_BLOCK_SIZE)
+		return IB_INVALID_SETTING;
+	if (rmpp && e->size > (uint32_t)AL_RMPP_MAX_SEGS * MAD_RMPP_DATA_SIZE)
+		return IB_INVALID_SETTING;
+	s = (al_mad_send_t *)cl_zalloc(sizeof(*s));
+	if (!s)
+		return IB_INSUFFICIENT_MEMORY;
+	if (e->h_av) {
+		st = ib_query_av(e->h_av, &s->av, &h_pd);
+		if (st != IB_SUCCESS) {
+			cl_free(s);
+			return IB_INVALID_AV_HANDLE;
+		}
+	} else {
+		s->av.dlid = e->remote_lid;
+		s->av.sl = e->remote_sl;
+		s->av.path_bits = e->path_bits;
+		s->av.grh_valid = e->grh_valid && e->p_grh;
+		if (s->av.grh_valid) {
+			/* The element's GRH is the received one: reverse it. */
+			s->av.grh = *e->p_grh;
+			s->av.grh.dest_gid = e->p_grh->src_gid;
+			s->av.grh.src_gid = e->p_grh->dest_gid;
+			s->av.grh.hop_limit = 0xFF;
+		}
+	}
+	s->av.port_num = d->port_num;
+	s->p_elem = e;
+	s->p_svc = p_svc;
+	s->state = AL_MAD_SEND_QUEUED;
+	s->retries_left = e->resp_expected ? e->retry_cnt : 0;
+	s->rmpp = rmpp;
+	if (!ib_mad_is_response(p_mad) && p_svc->svc.svc_type != IB_MAD_SVC_RAW)
+		/* The access layer owns the upper half of request TIDs. */
+		p_mad->trans_id = (p_mad->trans_id & CL_HTON64(0xFFFFFFFFull)) |
+				  cl_hton64((uint64_t)p_svc->client_id << 32);
+	s->tid = p_mad->trans_id;
+	if (rmpp)
+		al_rmpp_send_init(p_svc, s);
+	*pp = s;
+	return IB_SUCCESS;
+}
+
+ib_api_status_t ib_send_mad(const ib_mad_svc_handle_t h_mad_svc,
+			    ib_mad_element_t *const p_mad_element_list,
+			    ib_mad_element_t **pp_mad_failure)
+{
+	al_mad_svc_t *p_svc = (al_mad_svc_t *)AL_ENTER(h_mad_svc, AL_HDL_MAD_SVC);
+	al_mad_disp_t *d;
+	ib_mad_element_t *e, *next;
+	al_mad_send_t *s;
+	ib_api_status_t st = IB_SUCCESS;
+
+	if (!p_svc)
+		return IB_INVALID_HANDLE;
+	if (pp_mad_failure)
+		*pp_mad_failure = NULL;
+	if (!p_mad_element_list || (p_mad_element_list->p_next && !pp_mad_failure)) {
+		st = IB_INVALID_PARAMETER;
+		goto out;
+	}
+	d = p_svc->p_disp;
+	for (e = p_mad_element_list; e; e = next) {
+		next = e->p_next;
+		st = send_prep(p_svc, e, &s);
+		if (st != IB_SUCCESS) {
+			if (pp_mad_failure)
+				*pp_mad_failure = e;
+			break;
+		}
+		pthread_mutex_lock(&d->lock);
+		if (!p_svc->listed) {
+			pthread_mutex_unlock(&d->lock);
+			cl_free(s);
+			st = IB_INVALID_HANDLE;
+			if (pp_mad_failure)
+				*pp_mad_failure = e;
+			break;
+		}
+		al_mad_elem_from_ib(e)->svc_context = s;
+		cl_qlist_insert_tail(&d->sends, &s->item);
+		pthread_mutex_unlock(&d->lock);
+	}
+	al_mad_poke(d);
+out:
+	AL_EXIT(h_mad_svc);
+	return st;
+}
+
+ib_api_status_t ib_cancel_mad(const ib_mad_svc_handle_t h_mad_svc,
+			      ib_mad_element_t *const p_mad_element)
+{
+	al_mad_svc_t *p_svc = (al_mad_svc_t *)AL_ENTER(h_mad_svc, AL_HDL_MAD_SVC);
+	al_mad_disp_t *d;
+	cl_list_item_t *it;
+	ib_api_status_t st = IB_NOT_FOUND;
+
+	if (!p_svc)
+		return IB_INVALID_HANDLE;
+	if (!p_mad_element) {
+		st = IB_INVALID_PARAMETER;
+		goto out;
+	}
+	d = p_svc->p_disp;
+	pthread_mutex_lock(&d->lock);
+	for (it = cl_qlist_head(&d->sends); it != cl_qlist_end(&d->sends); it = cl_qlist_next(it)) {
+		al_mad_send_t *s = (al_mad_send_t *)it;
+
+		if (s->p_elem == p_mad_element && s->p_svc == p_svc) {
+			if (s->rmpp)
+				al_rmpp_abort_send(d, s, IB_RMPP_STATUS_UNSPEC);
+			al_mad_send_done(d, s, IB_WCS_CANCELED);
+			st = IB_SUCCESS;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&d->lock);
+	al_mad_poke(d);
+out:
+	AL_EXIT(h_mad_svc);
+	return st;
+}
+
+/* ---- ib_local_mad ---- */
+
+ib_api_status_t ib_local_mad(const ib_ca_handle_t h_ca, const uint8_t port_num,
+			     const void *const p_mad_in, void *p_mad_out)
+{
+	al_ca_t *p_ca = (al_ca_t *)AL_ENTER(h_ca, AL_HDL_CA);
+	ib_ca_attr_t *p_attr;
+	ib_api_status_t st;
+
+	if (!p_ca)
+		return IB_INVALID_CA_HANDLE;
+	if (!p_mad_in || !p_mad_out) {
+		st = IB_INVALID_PARAMETER;
+		goto out;
+	}
+	st = al_ci_ca_query_alloc(p_ca->p_ci, &p_attr);
+	if (st != IB_SUCCESS)
+		goto out;
+	if (!port_num || port_num > p_attr->num_ports)
+		st = IB_INVALID_PORT;
+	cl_free(p_attr);
+	if (st != IB_SUCCESS)
+		goto out;
+	st = p_ca->p_ci->p_ops->local_mad
+		     ? p_ca->p_ci->p_ops->local_mad(p_ca->p_ci->p_prov, port_num, p_mad_in,
+						    p_mad_out)
+		     : IB_UNSUPPORTED;
+out:
+	AL_EXIT(h_ca);
+	return st;
+}

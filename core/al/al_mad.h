@@ -1,0 +1,342 @@
+/*
+ * ibal access layer: MAD services, special QP aliases and the per-port MAD dispatcher, private.
+ * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
+ */
+/**
+ * @file al_mad.h
+ * @brief The objects behind ib_get_spl_qp() aliases, IB_QPT_MAD queue
+ * pairs, ib_reg_mad_svc() services and ib_send_mad() sends, and the
+ * dispatcher that moves their MADs (see docs/mad.md).
+ *
+ * Objects:
+ *  - a dispatcher (al_mad_disp_t) owns one provider QP that carries MADs:
+ *    the real QP0 or QP1 of a CA port (shared by every alias of that port
+ *    in the process, created with the first and destroyed with the last),
+ *    or the UD QP of one IB_QPT_MAD queue pair. It builds its provider
+ *    objects through the public verbs under an access-layer instance of
+ *    its own (a PD, one CQ signalled through a wait object, an MR over its
+ *    send and receive buffers, AVs per send) and runs one thread that
+ *    polls the CQ, posts sends, runs the timers and dispatches received
+ *    MADs. MAD data is copied between MAD elements and its registered
+ *    buffers, so pool elements never need to be registered memory.
+ *  - a MAD QP (al_mad_qp_t) is an al_qp_t whose ops are the access
+ *    layer's own (al_mad_qp_ops): it has no provider QP, cannot be posted
+ *    to (IB_UNSUPPORTED), and holds one user of a dispatcher plus a key of
+ *    its AL instance's internal MAD pool (the key ib_get_spl_qp() returns),
+ *    from which received MADs are allocated.
+ *  - a MAD service (al_mad_svc_t, AL_HDL_MAD_SVC) is a child of its MAD QP;
+ *    its callbacks are queued on it, so they come from AL callback threads
+ *    with no lock held, and none comes after its destroy callback. It ends
+ *    with its QP (there is no public deregistration call in ib_al.h);
+ *    sends still outstanding then complete with IB_WCS_CANCELED first.
+ *  - a send (al_mad_send_t) tracks one element given to ib_send_mad():
+ *    queued, posted, waiting for its response, RMPP window, timers.
+ *
+ * Locks: one global mutex guards the list of shared dispatchers and their
+ * user counts; each dispatcher has one mutex (disp->lock) guarding its
+ * services, sends and RMPP state. Callbacks are queued with disp->lock
+ * held (queueing takes only the object's leaf locks) and run later on AL
+ * callback threads; nothing calls out of the access layer with a lock
+ * held.
+ */
+#ifndef AL_MAD_H
+#define AL_MAD_H
+
+#include <pthread.h>
+#include <complib/cl_qlist.h>
+#include <complib/cl_waitobj.h>
+#include "al_verbs.h"
+#include "al_mad_pool.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Registered send buffers of a dispatcher (sends in flight at once). */
+#define AL_MAD_SEND_SLOTS 64
+/** Receive buffers a dispatcher keeps posted. */
+#define AL_MAD_RECV_SLOTS 128
+/** Bytes of one receive buffer: the GRH area, then one MAD. */
+#define AL_MAD_RECV_SLOT (MAD_BLOCK_GRH_SIZE)
+/** Default RMPP window a receiver grants (segments). */
+#define AL_RMPP_WINDOW 32
+/** Largest RMPP transfer the access layer reassembles, in segments. */
+#define AL_RMPP_MAX_SEGS 4096
+/** Response timeout of RMPP ACKs when the element gives none (ms). */
+#define AL_RMPP_DEFAULT_TIMEOUT_MS 200
+/** Retries of an RMPP window when the element gives none. */
+#define AL_RMPP_DEFAULT_RETRIES 5
+/** Time a finished reassembly is remembered to re-ACK duplicates (ms). */
+#define AL_RMPP_LINGER_MS 2000
+
+struct al_mad_disp;
+struct al_mad_svc;
+
+/** A queue pair carrying MADs through a dispatcher: alias or IB_QPT_MAD. */
+typedef struct al_mad_qp {
+	al_qp_t qp;                 /**< Base (v.p_ops = &al_mad_qp_ops, v.p_prov = this). */
+	ib_qp_type_t type;          /**< IB_QPT_QP0_ALIAS, IB_QPT_QP1_ALIAS or IB_QPT_MAD. */
+	uint8_t port_num;           /**< Port (aliases: at once; MAD QPs: at ib_init_dgrm_svc()). */
+	ib_qp_state_t state;        /**< Reported by ib_query_qp(): RESET until in service. */
+	ib_net32_t qkey;            /**< MAD QPs: the Q_Key given to ib_init_dgrm_svc(). */
+	uint16_t pkey_index;        /**< MAD QPs: the P_Key index given to ib_init_dgrm_svc(). */
+	struct al_mad_disp *p_disp; /**< The dispatcher, one user counted; NULL until in service. */
+	al_pool_key_t *p_key;       /**< Internal key of the instance's pool for this QP's PD. */
+	ib_pool_key_t h_key;        /**< Its handle. */
+} al_mad_qp_t;
+
+/** A MAD service: the object behind ib_mad_svc_handle_t. */
+typedef struct al_mad_svc {
+	al_obj_t obj;               /**< Base; type AL_HDL_MAD_SVC; child of the MAD QP. */
+	al_mad_qp_t *p_qp;          /**< The QP (the parent). */
+	struct al_mad_disp *p_disp; /**< Its QP's dispatcher. */
+	ib_mad_svc_t svc;           /**< What the user registered. */
+	uint32_t client_id;         /**< Upper 32 bits of the TIDs of its requests. */
+	cl_list_item_t disp_item;   /**< On p_disp->svcs while listed (disp->lock). */
+	boolean_t listed;           /**< disp->lock: on the dispatcher's list. */
+} al_mad_svc_t;
+
+/** States of a send (docs/mad.md). */
+typedef enum al_mad_send_state {
+	AL_MAD_SEND_QUEUED = 1, /**< Waiting for a send slot or the window to open. */
+	AL_MAD_SEND_POSTED,     /**< Posted; the send completion has not come yet. */
+	AL_MAD_SEND_WAIT_RESP,  /**< Sent; waiting for a response or an RMPP ACK. */
+} al_mad_send_state_t;
+
+/** One element given to ib_send_mad(), until its send callback is queued. */
+typedef struct al_mad_send {
+	cl_list_item_t item;        /**< On disp->sends (disp->lock). */
+	ib_mad_element_t *p_elem;   /**< The user's element. */
+	al_mad_svc_t *p_svc;        /**< The service it was sent on. */
+	al_mad_send_state_t state;  /**< See al_mad_send_state_t. */
+	uint32_t n_posted;          /**< Slots still in flight for it. */
+	uint32_t retries_left;      /**< Timeouts it may still survive. */
+	uint64_t deadline_us;       /**< When the current wait ends (monotonic us); 0: none. */
+	boolean_t sent_once;        /**< The send completed at least once. */
+	ib_mad_element_t *p_resp;   /**< Response received before the send completion. */
+	boolean_t resp_started;     /**< An RMPP response is being reassembled: no timer. */
+	ib_net64_t tid;             /**< The TID it went out with. */
+	ib_av_attr_t av;            /**< Where it goes. */
+	/* RMPP sender */
+	boolean_t rmpp;             /**< Sent with RMPP (segments of MAD_RMPP_DATA_SIZE). */
+	uint32_t seg_count;         /**< Segments of the whole payload. */
+	uint32_t seg_next;          /**< Next segment to post (1-based). */
+	uint32_t seg_acked;         /**< Highest segment acknowledged. */
+	uint32_t win_last;          /**< Last segment the receiver's window allows. */
+	boolean_t ack_done;         /**< Every segment acknowledged. */
+} al_mad_send_t;
+
+/** A reassembly in progress (RMPP receiver), keyed by source and TID. */
+typedef struct al_rmpp_rx {
+	cl_list_item_t item;        /**< On disp->rmpp_rx (disp->lock). */
+	ib_net64_t tid;             /**< TID of the transfer. */
+	ib_net16_t slid;            /**< Source LID. */
+	ib_net32_t sqp;             /**< Source QP. */
+	uint8_t mgmt_class;         /**< Class of the transfer. */
+	al_mad_svc_t *p_svc;        /**< Service that gets it. */
+	al_mad_send_t *p_req;       /**< Request it answers, or NULL for an unsolicited one. */
+	ib_mad_element_t *p_elem;   /**< The element being filled; NULL once delivered. */
+	uint32_t expected;          /**< Next segment number wanted. */
+	uint32_t win_last;          /**< Last segment of the window granted. */
+	size_t len;                 /**< Bytes of payload (after the RMPP header) so far. */
+	uint64_t expire_us;         /**< When it is abandoned (or forgotten, once done). */
+	boolean_t done;             /**< Delivered; kept to re-ACK duplicate last segments. */
+	uint32_t last_seg;          /**< Segment count of a finished transfer. */
+	ib_mad_element_t recv_info; /**< Addressing of the first segment (for ACKs). */
+} al_rmpp_rx_t;
+
+/** One registered send buffer. */
+typedef struct al_mad_slot {
+	al_mad_send_t *p_send;      /**< The send it carries, or NULL (internal reply or orphan). */
+	ib_av_handle_t h_av;        /**< The AV of the post, destroyed at completion. */
+	boolean_t busy;             /**< Posted. */
+} al_mad_slot_t;
+
+/** The owner of one provider QP that carries MADs (see the file description). */
+typedef struct al_mad_disp {
+	cl_list_item_t item;        /**< On the global list of shared dispatchers. */
+	ib_net64_t ca_guid;         /**< The CA. */
+	uint8_t port_num;           /**< The port. */
+	ib_qp_type_t type;          /**< IB_QPT_QP0, IB_QPT_QP1 or IB_QPT_UNRELIABLE_DGRM. */
+	uint32_t users;             /**< Global lock: aliases using it (shared ones). */
+	al_inst_t *p_inst;          /**< Its own access-layer instance. */
+	ib_ca_handle_t h_ca;        /**< The CA, opened under p_inst. */
+	ib_pd_handle_t h_pd;        /**< Its PD. */
+	ib_cq_handle_t h_cq;        /**< Send and receive completions. */
+	ib_qp_handle_t h_qp;        /**< The provider QP. */
+	ib_mr_handle_t h_mr;        /**< Over bufs. */
+	net32_t lkey;               /**< Of h_mr. */
+	ib_net32_t qpn;             /**< Its QP number. */
+	ib_net32_t qkey;            /**< Its Q_Key (UD); the GSI Q_Key for QP1. */
+	uint16_t pkey_index;        /**< Its P_Key index (UD). */
+	cl_waitobj_handle_t wo;     /**< CQ notifications and pokes of the thread. */
+	pthread_t thread;           /**< The dispatcher thread. */
+	uint32_t stop;              /**< Atomic: the thread must end. */
+	pthread_mutex_t lock;       /**< Guards what follows. */
+	cl_qlist_t svcs;            /**< al_mad_svc_t::disp_item. */
+	cl_qlist_t sends;           /**< al_mad_send_t::item, in ib_send_mad() order. */
+	cl_qlist_t rmpp_rx;         /**< al_rmpp_rx_t::item. */
+	cl_qlist_t replies;         /**< Internal MADs waiting for a slot (al_mad_reply_t). */
+	cl_qlist_t fails;           /**< Posts that failed, handled as error completions. */
+	al_mad_slot_t slots[AL_MAD_SEND_SLOTS]; /**< Send buffers' state. */
+	uint32_t n_free_slots;      /**< Slots not posted. */
+	uint8_t *bufs;              /**< Send slots (MAD_BLOCK_SIZE each), then receive slots. */
+	uint32_t n_drop_no_svc;     /**< Received MADs no service took (diagnostics). */
+	uint32_t n_drop_bad;        /**< Malformed MADs dropped (diagnostics). */
+} al_mad_disp_t;
+
+/** The ops of alias and MAD queue pairs (no provider object). */
+extern const al_prov_ops_t al_mad_qp_ops;
+
+/**
+ * Tells whether a QP is an alias or a MAD QP.
+ * @param p_qp the QP.
+ * @return TRUE for al_mad_qp_t objects.
+ */
+static inline boolean_t al_qp_is_mad(const al_qp_t *p_qp)
+{
+	return p_qp->v.p_ops == &al_mad_qp_ops;
+}
+
+/* ---- al_spl_qp.c ---- */
+
+/**
+ * Creates an IB_QPT_MAD queue pair (ib_create_qp() hands the type here).
+ * @param p_pd the PD, entered by the caller.
+ * @param p_create the attributes (only qp_type is used).
+ * @param qp_context the user's context.
+ * @param pfn_event_cb the QP's event callback (never called: no provider QP).
+ * @param ph_qp receives the handle.
+ * @return IB_SUCCESS; IB_INVALID_PD_HANDLE when the PD is being destroyed;
+ *         IB_INSUFFICIENT_MEMORY.
+ */
+ib_api_status_t al_mad_qp_create(al_pd_t *p_pd, const ib_qp_create_t *p_create,
+				 const void *qp_context, ib_pfn_event_cb_t pfn_event_cb,
+				 ib_qp_handle_t *ph_qp);
+
+/**
+ * Moves a provider QP from any state to RTS as a datagram QP: RESET, INIT
+ * (port, Q_Key, P_Key index), RTR, RTS (ib_init_dgrm_svc() and the
+ * dispatchers).
+ * @param h_qp the QP.
+ * @param port the port.
+ * @param qkey the Q_Key (network order).
+ * @param pkey_index the P_Key index.
+ * @return IB_SUCCESS or the status of the ib_modify_qp() that failed.
+ */
+ib_api_status_t al_qp_to_rts(ib_qp_handle_t h_qp, uint8_t port, ib_net32_t qkey,
+			     uint16_t pkey_index);
+
+/* ---- al_mad.c: dispatchers ---- */
+
+/**
+ * Gets the shared dispatcher of a port's QP0 or QP1, creating it (and the
+ * provider's special QP) on first use.
+ * @param p_ci the provider CA.
+ * @param port_num the port.
+ * @param type IB_QPT_QP0 or IB_QPT_QP1.
+ * @param pp_disp receives the dispatcher, with one user counted.
+ * A teardown of the port's previous dispatcher still holding the special
+ * QP is waited for, then the creation is tried again.
+ * @return IB_SUCCESS; IB_RESOURCE_BUSY when the provider's special QP is
+ *         held by a raw IB_QPT_QP0/IB_QPT_QP1 queue pair; the status of
+ *         the verbs that failed otherwise.
+ */
+ib_api_status_t al_mad_disp_get(al_ci_ca_t *p_ci, uint8_t port_num, ib_qp_type_t type,
+				al_mad_disp_t **pp_disp);
+
+/**
+ * Creates the private dispatcher of an IB_QPT_MAD queue pair.
+ * @param p_ci the provider CA.
+ * @param port_num the port.
+ * @param qkey its Q_Key.
+ * @param pkey_index its P_Key index.
+ * @param pp_disp receives the dispatcher, with one user counted.
+ * @return IB_SUCCESS or the status of the verbs that failed.
+ */
+ib_api_status_t al_mad_disp_create_ud(al_ci_ca_t *p_ci, uint8_t port_num, ib_net32_t qkey,
+				      uint16_t pkey_index, al_mad_disp_t **pp_disp);
+
+/**
+ * Counts a user out of a dispatcher; the last one destroys it (its thread
+ * is joined and its objects destroyed synchronously, which is allowed on
+ * an AL callback thread since they are not ancestors of the caller).
+ * @param p_disp the dispatcher.
+ */
+void al_mad_disp_put(al_mad_disp_t *p_disp);
+
+/**
+ * The instance's internal MAD pool (created on first use; it lives until
+ * the instance is destroyed, so elements out survive their QP).
+ * @param p_pd a PD of the instance.
+ * @param pp_pool receives the pool.
+ * @return IB_SUCCESS or the status of al_mad_pool_create().
+ */
+ib_api_status_t al_mad_inst_pool(al_pd_t *p_pd, al_pool_t **pp_pool);
+
+/* ---- Internal API for the SA client (docs/mad.md, "Internal API") ---- */
+
+/**
+ * Completion of al_gmp_request(): the request's outcome and, on success,
+ * the response (reassembled when it came with RMPP), which the callee owns
+ * and returns with ib_put_mad().
+ * @param context the request's context.
+ * @param status IB_SUCCESS; IB_TIMEOUT when no response came within the
+ *        timeout and retries; IB_CANCELED when the client closed first;
+ *        IB_ERROR for a send error.
+ * @param p_resp the response, or NULL unless @p status is IB_SUCCESS.
+ */
+typedef void (*al_gmp_cb_t)(void *context, ib_api_status_t status, ib_mad_element_t *p_resp);
+
+/** A GMP client on one port's QP1: an alias, its pool key, one MAD service. */
+typedef struct al_gmp_client {
+	ib_qp_handle_t h_qp;        /**< The QP1 alias. */
+	ib_pool_key_t h_key;        /**< Its pool key. */
+	ib_mad_svc_handle_t h_svc;  /**< The service its requests go through. */
+} al_gmp_client_t;
+
+/**
+ * Opens a GMP client: a QP1 alias on @p port_guid under @p h_pd, and a
+ * MAD service (IB_MAD_SVC_DEFAULT, so SA class responses are reassembled)
+ * that takes no unsolicited MADs.
+ * @param h_pd a PD of the CA of the port.
+ * @param port_guid the port.
+ * @param p_client receives the client.
+ * @return IB_SUCCESS or the status of ib_get_spl_qp() / ib_reg_mad_svc().
+ */
+ib_api_status_t al_gmp_client_open(ib_pd_handle_t h_pd, ib_net64_t port_guid,
+				   al_gmp_client_t *p_client);
+
+/**
+ * Sends one request MAD (GMP, up to MAD_BLOCK_SIZE bytes; its TID's lower
+ * 32 bits are the caller's) to a LID's QP1, and reports the response or
+ * the failure through @p pfn_cb, on an AL callback thread, exactly once.
+ * @param p_client the client.
+ * @param dlid the destination LID.
+ * @param p_mad the request (copied).
+ * @param len its length (24 to MAD_BLOCK_SIZE).
+ * @param timeout_ms time to wait for the response before a retry.
+ * @param retries retries before IB_TIMEOUT.
+ * @param pfn_cb the completion.
+ * @param context given to @p pfn_cb.
+ * @return IB_SUCCESS (the callback will come); IB_INVALID_PARAMETER;
+ *         IB_INSUFFICIENT_RESOURCES / IB_INSUFFICIENT_MEMORY; the status of
+ *         ib_send_mad() otherwise (no callback then).
+ */
+ib_api_status_t al_gmp_request(al_gmp_client_t *p_client, ib_net16_t dlid, const ib_mad_t *p_mad,
+			       size_t len, uint32_t timeout_ms, uint32_t retries,
+			       al_gmp_cb_t pfn_cb, void *context);
+
+/**
+ * Closes a GMP client: its requests still outstanding complete with
+ * IB_CANCELED (their callbacks come before this returns when called from
+ * a non-callback thread).
+ * @param p_client the client.
+ */
+void al_gmp_client_close(al_gmp_client_t *p_client);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* AL_MAD_H */

@@ -1,0 +1,1193 @@
+/*
+ * ibal tests: special QPs, MAD services, ib_send_mad, timeouts, cancel, RMPP and dispatch on two soft CAs.
+ * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
+ *
+ * Every test runs in a fabric directory of its own with IBAL_SOFT_CAS=2:
+ * side A and side B each open one CA, get a QP1 alias on port 1 and
+ * register MAD services on it. Callbacks record what they get under the
+ * side's lock; the test thread waits for counts with a bounded wait (never
+ * a sleep) and returns the recorded elements to their pools at the end.
+ * A few checks read the dispatcher's drop counters through the internal
+ * header (al_mad.h).
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <iba/ib_al.h>
+#include "al_mad.h"
+#include "soft_fabric.h"
+#include "../common/cl_test.h"
+#include "../common/fab_dir.h"
+#include "../common/mem_track.h"
+
+#define VCLASS 0x09      /* vendor class, low range (no RMPP header) */
+#define RCLASS 0x30      /* vendor class, high range (RMPP header, 40-byte class header) */
+#define RHDR 40          /* class header bytes of RCLASS segments */
+#define RDATA (256 - RHDR)
+#define MAXREC 1024
+
+static char fab_dir[64];
+static ib_al_handle_t h_al;
+
+typedef struct side {
+	ib_ca_handle_t ca;
+	ib_pd_handle_t pd;
+	ib_net64_t port_guid;
+	ib_net16_t lid;
+	ib_qp_handle_t qp;           /* QP1 alias */
+	ib_pool_key_t key;
+	ib_mad_svc_handle_t svc;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int n_send, n_recv, n_destroy;
+	int order[8];                /* 1 = send cb, 2 = destroy cb (first events) */
+	int n_order;
+	int bad;                     /* a callback saw something wrong */
+	ib_mad_element_t *sends[MAXREC];
+	ib_mad_element_t *recvs[MAXREC];
+	boolean_t responder;         /* answer Get requests (attr_mod = segments of the answer) */
+	boolean_t put_recvs;         /* return received elements at once (counting only) */
+	ib_mad_svc_handle_t resp_svc; /* service the responder sends on */
+} side_t;
+
+static side_t sa, sb;
+
+/* ---- Callbacks ---- */
+
+static void fill(uint8_t *p, size_t n, unsigned seed)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		p[i] = (uint8_t)(i * 7u + seed);
+}
+
+static int check(const uint8_t *p, size_t n, unsigned seed)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (p[i] != (uint8_t)(i * 7u + seed))
+			return 0;
+	return 1;
+}
+
+/* Builds and sends the responder's answer to request e (on a callback). */
+static void respond(side_t *s, ib_mad_element_t *req)
+{
+	ib_mad_t *q = req->p_mad_buf;
+	uint32_t segs = cl_ntoh32(q->attr_mod);
+	uint32_t size = segs ? RHDR + (segs - 1) * RDATA + 100 : 256;
+	ib_mad_element_t *r;
+
+	if (ib_get_mad(s->key, size, &r) != IB_SUCCESS) {
+		s->bad++;
+		return;
+	}
+	memcpy(r->p_mad_buf, q, sizeof(ib_mad_t));
+	r->p_mad_buf->method = IB_MAD_METHOD_GET_RESP;
+	if (segs)
+		fill((uint8_t *)r->p_mad_buf + RHDR, size - RHDR, segs);
+	r->size = size;
+	r->rmpp_version = segs ? 1 : 0;
+	r->remote_lid = req->remote_lid;
+	r->remote_qp = req->remote_qp;
+	r->remote_qkey = IB_QP1_WELL_KNOWN_Q_KEY;
+	r->pkey_index = req->pkey_index;
+	r->remote_sl = req->remote_sl;
+	r->context2 = s;
+	if (ib_send_mad(s->resp_svc, r, NULL) != IB_SUCCESS) {
+		s->bad++;
+		ib_put_mad(r);
+	}
+}
+
+static void AL_API on_send(const ib_mad_svc_handle_t h, void *ctx, ib_mad_element_t *e)
+{
+	side_t *s = (side_t *)ctx;
+
+	(void)h;
+	pthread_mutex_lock(&s->lock);
+	if (s->n_order < 8)
+		s->order[s->n_order++] = 1;
+	if (e->context2 == (void *)s) {
+		/* A responder's answer: not recorded. */
+		if (e->status != IB_WCS_SUCCESS)
+			s->bad++;
+		pthread_mutex_unlock(&s->lock);
+		ib_put_mad(e);
+		return;
+	}
+	if (s->n_send < MAXREC)
+		s->sends[s->n_send] = e;
+	s->n_send++;
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+}
+
+static void AL_API on_recv(const ib_mad_svc_handle_t h, void *ctx, ib_mad_element_t *e)
+{
+	side_t *s = (side_t *)ctx;
+
+	(void)h;
+	if (s->responder && !ib_mad_is_response(e->p_mad_buf) &&
+	    e->p_mad_buf->method == IB_MAD_METHOD_GET) {
+		respond(s, e);
+		ib_put_mad(e);
+		pthread_mutex_lock(&s->lock);
+		s->n_recv++;
+		pthread_cond_broadcast(&s->cond);
+		pthread_mutex_unlock(&s->lock);
+		return;
+	}
+	pthread_mutex_lock(&s->lock);
+	if (s->put_recvs || s->n_recv >= MAXREC) {
+		ib_put_mad(e);
+	} else {
+		s->recvs[s->n_recv] = e;
+	}
+	s->n_recv++;
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+}
+
+static void AL_API on_destroy(void *ctx)
+{
+	side_t *s = (side_t *)ctx;
+
+	pthread_mutex_lock(&s->lock);
+	if (s->n_order < 8)
+		s->order[s->n_order++] = 2;
+	s->n_destroy++;
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* Waits (bounded) until *p >= want; returns the value seen. */
+static int wait_n(side_t *s, int *p, int want)
+{
+	struct timespec ts;
+	int v;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_sec += TEST_WAIT_US / 1000000u;
+	pthread_mutex_lock(&s->lock);
+	while (*p < want && pthread_cond_timedwait(&s->cond, &s->lock, &ts) == 0)
+		;
+	v = *p;
+	pthread_mutex_unlock(&s->lock);
+	return v;
+}
+
+/* ---- Setup ---- */
+
+/* A condition variable timed on the monotonic clock. */
+static void cond_init(pthread_cond_t *c)
+{
+	pthread_condattr_t a;
+
+	pthread_condattr_init(&a);
+	pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+	pthread_cond_init(c, &a);
+	pthread_condattr_destroy(&a);
+}
+
+static void side_open(side_t *s, ib_net64_t guid)
+{
+	ib_ca_attr_t *attr;
+	ib_qp_create_t qc;
+	uint32_t size = 0;
+
+	memset(s, 0, sizeof(*s));
+	pthread_mutex_init(&s->lock, NULL);
+	cond_init(&s->cond);
+	CU_ASSERT_EQUAL_FATAL(ib_open_ca(h_al, guid, NULL, s, &s->ca), IB_SUCCESS);
+	ib_query_ca(s->ca, NULL, &size);
+	attr = (ib_ca_attr_t *)calloc(1, size);
+	CU_ASSERT_EQUAL_FATAL(ib_query_ca(s->ca, attr, &size), IB_SUCCESS);
+	s->lid = attr->p_port_attr[0].lid;
+	s->port_guid = attr->p_port_attr[0].port_guid;
+	free(attr);
+	CU_ASSERT_EQUAL_FATAL(ib_alloc_pd(s->ca, IB_PDT_ALIAS, s, &s->pd), IB_SUCCESS);
+	memset(&qc, 0, sizeof(qc));
+	qc.qp_type = IB_QPT_QP1_ALIAS;
+	CU_ASSERT_EQUAL_FATAL(ib_get_spl_qp(s->pd, s->port_guid, &qc, s, NULL, &s->key, &s->qp),
+			      IB_SUCCESS);
+	CU_ASSERT_PTR_NOT_NULL(s->key);
+}
+
+static void up(void)
+{
+	ib_net64_t guids[2];
+	size_t n = 2;
+
+	if (h_al) {
+		/* A fatal assertion ended the previous test early. */
+		ib_close_al(h_al);
+		h_al = NULL;
+		test_rm_tree(fab_dir);
+		__cl_mem_track(FALSE);
+	}
+	test_track_begin();
+	strcpy(fab_dir, "/tmp/ibal-almad-XXXXXX");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(fab_dir));
+	setenv("IBAL_SOFT_FABRIC", fab_dir, 1);
+	setenv("IBAL_SOFT_CAS", "2", 1);
+	unsetenv("IBAL_PROVIDERS");
+	CU_ASSERT_EQUAL_FATAL(ib_open_al(&h_al), IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(ib_get_ca_guids(h_al, guids, &n), IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(n, 2);
+	side_open(&sa, guids[0]);
+	side_open(&sb, guids[1]);
+}
+
+static void put_all(side_t *s)
+{
+	int i;
+
+	for (i = 0; i < s->n_send && i < MAXREC; i++)
+		if (s->sends[i])
+			CU_ASSERT_EQUAL(ib_put_mad(s->sends[i]), IB_SUCCESS);
+	for (i = 0; i < s->n_recv && i < MAXREC; i++)
+		if (s->recvs[i])
+			CU_ASSERT_EQUAL(ib_put_mad(s->recvs[i]), IB_SUCCESS);
+	s->n_send = s->n_recv = 0;
+}
+
+static void down(void)
+{
+	CU_ASSERT_EQUAL(sa.bad, 0);
+	CU_ASSERT_EQUAL(sb.bad, 0);
+	put_all(&sa);
+	put_all(&sb);
+	CU_ASSERT_EQUAL(ib_close_al(h_al), IB_SUCCESS);
+	h_al = NULL;
+	test_rm_tree(fab_dir);
+	unsetenv("IBAL_SOFT_FABRIC");
+	pthread_mutex_destroy(&sa.lock);
+	pthread_cond_destroy(&sa.cond);
+	pthread_mutex_destroy(&sb.lock);
+	pthread_cond_destroy(&sb.cond);
+	test_track_end();
+}
+
+/* Registers a service on s's alias for class/version and the given methods (0-terminated). */
+static ib_api_status_t reg(side_t *s, ib_qp_handle_t qp, uint8_t cls, uint8_t ver,
+			   ib_mad_svc_type_t type, const uint8_t *methods, ib_mad_svc_handle_t *ph)
+{
+	ib_mad_svc_t svc;
+
+	memset(&svc, 0, sizeof(svc));
+	svc.mad_svc_context = s;
+	svc.pfn_mad_send_cb = on_send;
+	svc.pfn_mad_recv_cb = on_recv;
+	svc.mgmt_class = cls;
+	svc.mgmt_version = ver;
+	svc.svc_type = type;
+	for (; methods && *methods; methods++) {
+		svc.support_unsol = TRUE;
+		svc.method_array[*methods] = TRUE;
+	}
+	return ib_reg_mad_svc(qp, &svc, ph);
+}
+
+/* An element from s's key addressed to peer's QP1. */
+static ib_mad_element_t *mad_to(side_t *s, const side_t *peer, uint32_t size, uint8_t cls,
+				uint8_t method, uint64_t tid)
+{
+	ib_mad_element_t *e = NULL;
+
+	CU_ASSERT_EQUAL_FATAL(ib_get_mad(s->key, size, &e), IB_SUCCESS);
+	e->p_mad_buf->base_ver = 1;
+	e->p_mad_buf->mgmt_class = cls;
+	e->p_mad_buf->class_ver = 1;
+	e->p_mad_buf->method = method;
+	e->p_mad_buf->trans_id = cl_hton64(tid);
+	e->p_mad_buf->attr_id = CL_HTON16(0x1234);
+	e->size = size;
+	e->remote_lid = peer->lid;
+	e->remote_qp = CL_HTON32(1);
+	e->remote_qkey = IB_QP1_WELL_KNOWN_Q_KEY;
+	return e;
+}
+
+static al_mad_disp_t *disp_of(ib_qp_handle_t h_qp)
+{
+	al_qp_t *p_qp = (al_qp_t *)al_handle_lookup(AL_HANDLE_FROM_IB(h_qp), AL_HDL_QP);
+
+	return p_qp ? PARENT_STRUCT(p_qp, al_mad_qp_t, qp)->p_disp : NULL;
+}
+
+/* ---- Argument sweeps ---- */
+
+static void test_spl_qp_args(void)
+{
+	ib_qp_create_t qc, rc;
+	ib_cq_create_t cc;
+	ib_qp_handle_t h, raw;
+	ib_pool_key_t key;
+	ib_cq_handle_t cq;
+	ib_qp_attr_t qa;
+	ib_qp_mod_t m;
+	ib_send_wr_t wr;
+
+	up();
+	memset(&qc, 0, sizeof(qc));
+	qc.qp_type = IB_QPT_QP1_ALIAS;
+	CU_ASSERT_EQUAL(ib_get_spl_qp(NULL, sa.port_guid, &qc, NULL, NULL, &key, &h),
+			IB_INVALID_PD_HANDLE);
+	CU_ASSERT_EQUAL(ib_get_spl_qp(sa.pd, sa.port_guid, NULL, NULL, NULL, &key, &h),
+			IB_INVALID_PARAMETER);
+	CU_ASSERT_EQUAL(ib_get_spl_qp(sa.pd, sa.port_guid, &qc, NULL, NULL, &key, NULL),
+			IB_INVALID_PARAMETER);
+	CU_ASSERT_EQUAL(ib_get_spl_qp(sa.pd, sa.port_guid ^ CL_HTON64(0xFF00), &qc, NULL, NULL,
+				      &key, &h),
+			IB_INVALID_PORT);
+	CU_ASSERT_EQUAL(ib_get_spl_qp(sa.pd, sb.port_guid, &qc, NULL, NULL, &key, &h),
+			IB_INVALID_PORT); /* B's port is not on A's CA */
+	qc.qp_type = IB_QPT_RELIABLE_CONN;
+	CU_ASSERT_EQUAL(ib_get_spl_qp(sa.pd, sa.port_guid, &qc, NULL, NULL, &key, &h),
+			IB_INVALID_SETTING);
+	qc.qp_type = IB_QPT_RAW_IPV6;
+	CU_ASSERT_EQUAL(ib_get_spl_qp(sa.pd, sa.port_guid, &qc, NULL, NULL, &key, &h),
+			IB_UNSUPPORTED);
+	qc.qp_type = IB_QPT_RAW_ETHER;
+	CU_ASSERT_EQUAL(ib_get_spl_qp(sa.pd, sa.port_guid, &qc, NULL, NULL, &key, &h),
+			IB_UNSUPPORTED);
+	/* ib_create_qp does not make special QPs. */
+	qc.qp_type = IB_QPT_QP1_ALIAS;
+	CU_ASSERT_EQUAL(ib_create_qp(sa.pd, &qc, NULL, NULL, &h), IB_INVALID_SETTING);
+
+	/* A second alias shares the port's dispatcher; the pool key is optional. */
+	CU_ASSERT_EQUAL(ib_get_spl_qp(sa.pd, sa.port_guid, &qc, NULL, NULL, NULL, &h), IB_SUCCESS);
+	CU_ASSERT_PTR_EQUAL(disp_of(h), disp_of(sa.qp));
+	CU_ASSERT_EQUAL(ib_query_qp(h, &qa), IB_SUCCESS);
+	CU_ASSERT_EQUAL(qa.qp_type, IB_QPT_QP1_ALIAS);
+	CU_ASSERT_EQUAL(qa.state, IB_QPS_RTS);
+	CU_ASSERT_EQUAL(qa.num, CL_HTON32(1));
+	CU_ASSERT_EQUAL(qa.qkey, IB_QP1_WELL_KNOWN_Q_KEY);
+	CU_ASSERT_PTR_NULL(qa.h_sq_cq);
+	memset(&m, 0, sizeof(m));
+	m.req_state = IB_QPS_ERROR;
+	CU_ASSERT_EQUAL(ib_modify_qp(h, &m), IB_UNSUPPORTED);
+	memset(&wr, 0, sizeof(wr));
+	CU_ASSERT_EQUAL(ib_post_send(h, &wr, NULL), IB_UNSUPPORTED);
+	CU_ASSERT_EQUAL(ib_init_dgrm_svc(h, NULL), IB_INVALID_PARAMETER);
+	CU_ASSERT_EQUAL(ib_destroy_qp(h, ib_sync_destroy), IB_SUCCESS);
+	/* The access layer's key cannot be deregistered by the user. */
+	CU_ASSERT_EQUAL(ib_dereg_mad_pool(sa.key), IB_INVALID_PARAMETER);
+
+	/* Raw QP1: busy while the dispatcher holds the port. */
+	memset(&cc, 0, sizeof(cc));
+	cc.size = 16;
+	cc.pfn_comp_cb = (ib_pfn_comp_cb_t)NULL;
+	CU_ASSERT_EQUAL_FATAL(cl_waitobj_create(FALSE, &cc.h_wait_obj), CL_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(ib_create_cq(sa.ca, &cc, NULL, NULL, &cq), IB_SUCCESS);
+	memset(&rc, 0, sizeof(rc));
+	rc.qp_type = IB_QPT_QP1;
+	rc.sq_depth = rc.rq_depth = 4;
+	rc.sq_sge = rc.rq_sge = 1;
+	rc.h_sq_cq = rc.h_rq_cq = cq;
+	CU_ASSERT_EQUAL(ib_get_spl_qp(sa.pd, sa.port_guid, &rc, NULL, NULL, NULL, &raw),
+			IB_RESOURCE_BUSY);
+	CU_ASSERT_EQUAL(ib_destroy_qp(sa.qp, ib_sync_destroy), IB_SUCCESS);
+	sa.qp = NULL;
+	/* The dispatcher is gone with its last alias: the raw QP1 is the user's. */
+	CU_ASSERT_EQUAL_FATAL(ib_get_spl_qp(sa.pd, sa.port_guid, &rc, NULL, NULL, NULL, &raw),
+			      IB_SUCCESS);
+	CU_ASSERT_EQUAL(ib_get_spl_qp(sa.pd, sa.port_guid, &qc, NULL, NULL, &key, &h),
+			IB_RESOURCE_BUSY);
+	CU_ASSERT_EQUAL(ib_init_dgrm_svc(raw, NULL), IB_SUCCESS);
+	CU_ASSERT_EQUAL(ib_query_qp(raw, &qa), IB_SUCCESS);
+	CU_ASSERT_EQUAL(qa.state, IB_QPS_RTS);
+	CU_ASSERT_EQUAL(qa.qp_type, IB_QPT_QP1);
+	CU_ASSERT_EQUAL(reg(&sa, raw, VCLASS, 1, IB_MAD_SVC_DEFAULT, NULL, &sa.svc),
+			IB_UNSUPPORTED);
+	CU_ASSERT_EQUAL(ib_destroy_qp(raw, ib_sync_destroy), IB_SUCCESS);
+	/* And an alias again afterwards. */
+	CU_ASSERT_EQUAL(ib_get_spl_qp(sa.pd, sa.port_guid, &qc, NULL, NULL, &key, &sa.qp),
+			IB_SUCCESS);
+	CU_ASSERT_EQUAL(ib_destroy_cq(cq, ib_sync_destroy), IB_SUCCESS);
+	cl_waitobj_destroy(cc.h_wait_obj);
+	/* The last alias destroyed asynchronously and a new one at once: the
+	 * new one waits for the old dispatcher's teardown, or shares it. */
+	{
+		ib_api_status_t st;
+		int i;
+
+		for (i = 0; i < 20; i++) {
+			CU_ASSERT_EQUAL(ib_destroy_qp(sa.qp, NULL), IB_SUCCESS);
+			st = ib_get_spl_qp(sa.pd, sa.port_guid, &qc, NULL, NULL, &key, &sa.qp);
+			if (st != IB_SUCCESS)
+				fprintf(stderr, "ib_get_spl_qp after an async destroy: %s\n",
+					ib_get_err_str(st));
+			CU_ASSERT_EQUAL_FATAL(st, IB_SUCCESS);
+		}
+	}
+	/* QP0 alias on the same port: a dispatcher of its own. */
+	qc.qp_type = IB_QPT_QP0_ALIAS;
+	CU_ASSERT_EQUAL(ib_get_spl_qp(sa.pd, sa.port_guid, &qc, NULL, NULL, &key, &h), IB_SUCCESS);
+	CU_ASSERT_PTR_NOT_EQUAL(disp_of(h), disp_of(sa.qp));
+	CU_ASSERT_EQUAL(ib_query_qp(h, &qa), IB_SUCCESS);
+	CU_ASSERT_EQUAL(qa.num, 0);
+	down();
+}
+
+static void test_init_dgrm_args(void)
+{
+	ib_cq_create_t cc;
+	ib_qp_create_t qc;
+	ib_cq_handle_t cq;
+	ib_qp_handle_t ud, rc, mq;
+	ib_dgrm_info_t di;
+	ib_qp_attr_t qa;
+
+	up();
+	memset(&cc, 0, sizeof(cc));
+	cc.size = 16;
+	CU_ASSERT_EQUAL_FATAL(cl_waitobj_create(FALSE, &cc.h_wait_obj), CL_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(ib_create_cq(sa.ca, &cc, NULL, NULL, &cq), IB_SUCCESS);
+	memset(&qc, 0, sizeof(qc));
+	qc.qp_type = IB_QPT_UNRELIABLE_DGRM;
+	qc.sq_depth = qc.rq_depth = 4;
+	qc.sq_sge = qc.rq_sge = 1;
+	qc.h_sq_cq = qc.h_rq_cq = cq;
+	CU_ASSERT_EQUAL_FATAL(ib_create_qp(sa.pd, &qc, NULL, NULL, &ud), IB_SUCCESS);
+	qc.qp_type = IB_QPT_RELIABLE_CONN;
+	CU_ASSERT_EQUAL_FATAL(ib_create_qp(sa.pd, &qc, NULL, NULL, &rc), IB_SUCCESS);
+	memset(&di, 0, sizeof(di));
+	di.port_guid = sa.port_guid;
+	di.qkey = CL_HTON32(0x11223344);
+	di.pkey_index = 0;
+	CU_ASSERT_EQUAL(ib_init_dgrm_svc(NULL, &di), IB_INVALID_QP_HANDLE);
+	CU_ASSERT_EQUAL(ib_init_dgrm_svc(ud, NULL), IB_INVALID_PARAMETER);
+	CU_ASSERT_EQUAL(ib_init_dgrm_svc(rc, &di), IB_INVALID_PARAMETER);
+	di.port_guid ^= CL_HTON64(0xFF);
+	CU_ASSERT_EQUAL(ib_init_dgrm_svc(ud, &di), IB_INVALID_PORT);
+	di.port_guid = sa.port_guid;
+	CU_ASSERT_EQUAL(ib_init_dgrm_svc(ud, &di), IB_SUCCESS);
+	CU_ASSERT_EQUAL(ib_query_qp(ud, &qa), IB_SUCCESS);
+	CU_ASSERT_EQUAL(qa.state, IB_QPS_RTS);
+	CU_ASSERT_EQUAL(qa.qkey, CL_HTON32(0x11223344));
+	/* Again: back through RESET, with a new Q_Key. */
+	di.qkey = CL_HTON32(0x55);
+	CU_ASSERT_EQUAL(ib_init_dgrm_svc(ud, &di), IB_SUCCESS);
+	CU_ASSERT_EQUAL(ib_query_qp(ud, &qa), IB_SUCCESS);
+	CU_ASSERT_EQUAL(qa.qkey, CL_HTON32(0x55));
+
+	/* IB_QPT_MAD: no CQs; services only once in service. */
+	memset(&qc, 0, sizeof(qc));
+	qc.qp_type = IB_QPT_MAD;
+	CU_ASSERT_EQUAL_FATAL(ib_create_qp(sa.pd, &qc, NULL, NULL, &mq), IB_SUCCESS);
+	CU_ASSERT_EQUAL(ib_query_qp(mq, &qa), IB_SUCCESS);
+	CU_ASSERT_EQUAL(qa.state, IB_QPS_RESET);
+	CU_ASSERT_EQUAL(reg(&sa, mq, VCLASS, 1, IB_MAD_SVC_DEFAULT, NULL, &sa.svc),
+			IB_INVALID_QP_STATE);
+	CU_ASSERT_EQUAL(ib_init_dgrm_svc(mq, NULL), IB_INVALID_PARAMETER);
+	CU_ASSERT_EQUAL(ib_init_dgrm_svc(mq, &di), IB_SUCCESS);
+	CU_ASSERT_EQUAL(ib_init_dgrm_svc(mq, &di), IB_INVALID_QP_STATE);
+	CU_ASSERT_EQUAL(ib_query_qp(mq, &qa), IB_SUCCESS);
+	CU_ASSERT_EQUAL(qa.state, IB_QPS_RTS);
+	CU_ASSERT_EQUAL(qa.qkey, CL_HTON32(0x55));
+	CU_ASSERT_NOT_EQUAL(qa.num, 0);
+	CU_ASSERT_NOT_EQUAL(qa.num, CL_HTON32(1));
+	CU_ASSERT_EQUAL(ib_destroy_qp(ud, ib_sync_destroy), IB_SUCCESS);
+	CU_ASSERT_EQUAL(ib_destroy_qp(rc, ib_sync_destroy), IB_SUCCESS);
+	CU_ASSERT_EQUAL(ib_destroy_cq(cq, ib_sync_destroy), IB_SUCCESS);
+	cl_waitobj_destroy(cc.h_wait_obj);
+	down();
+}
+
+static void test_reg_svc_args(void)
+{
+	static const uint8_t get[] = { IB_MAD_METHOD_GET, 0 };
+	static const uint8_t set[] = { IB_MAD_METHOD_SET, 0 };
+	ib_qp_create_t qc;
+	ib_qp_handle_t a2;
+	ib_mad_svc_handle_t h, h2, h3;
+	ib_mad_svc_t svc;
+
+	up();
+	memset(&svc, 0, sizeof(svc));
+	svc.pfn_mad_send_cb = on_send;
+	svc.pfn_mad_recv_cb = on_recv;
+	CU_ASSERT_EQUAL(ib_reg_mad_svc(NULL, &svc, &h), IB_INVALID_QP_HANDLE);
+	CU_ASSERT_EQUAL(ib_reg_mad_svc(sa.qp, NULL, &h), IB_INVALID_PARAMETER);
+	CU_ASSERT_EQUAL(ib_reg_mad_svc(sa.qp, &svc, NULL), IB_INVALID_PARAMETER);
+	svc.pfn_mad_recv_cb = NULL;
+	CU_ASSERT_EQUAL(ib_reg_mad_svc(sa.qp, &svc, &h), IB_INVALID_PARAMETER);
+	svc.pfn_mad_recv_cb = on_recv;
+	svc.pfn_mad_send_cb = NULL;
+	CU_ASSERT_EQUAL(ib_reg_mad_svc(sa.qp, &svc, &h), IB_INVALID_PARAMETER);
+	svc.pfn_mad_send_cb = on_send;
+	svc.svc_type = (ib_mad_svc_type_t)7;
+	CU_ASSERT_EQUAL(ib_reg_mad_svc(sa.qp, &svc, &h), IB_INVALID_PARAMETER);
+	svc.svc_type = IB_MAD_SVC_DEFAULT;
+	svc.support_unsol = TRUE; /* and no method */
+	CU_ASSERT_EQUAL(ib_reg_mad_svc(sa.qp, &svc, &h), IB_INVALID_SETTING);
+	svc.support_unsol = FALSE;
+	CU_ASSERT_EQUAL(ib_reg_mad_svc(sa.qp, &svc, &h), IB_SUCCESS);
+	/* Several services on one QP; one owner per (class, version, method) per port. */
+	CU_ASSERT_EQUAL(reg(&sa, sa.qp, VCLASS, 1, IB_MAD_SVC_DEFAULT, get, &h2), IB_SUCCESS);
+	CU_ASSERT_EQUAL(reg(&sa, sa.qp, VCLASS, 1, IB_MAD_SVC_DEFAULT, get, &h3),
+			IB_INVALID_SETTING);
+	memset(&qc, 0, sizeof(qc));
+	qc.qp_type = IB_QPT_QP1_ALIAS;
+	CU_ASSERT_EQUAL_FATAL(ib_get_spl_qp(sa.pd, sa.port_guid, &qc, NULL, NULL, NULL, &a2),
+			      IB_SUCCESS);
+	CU_ASSERT_EQUAL(reg(&sa, a2, VCLASS, 1, IB_MAD_SVC_DEFAULT, get, &h3), IB_INVALID_SETTING);
+	CU_ASSERT_EQUAL(reg(&sa, a2, VCLASS, 1, IB_MAD_SVC_DEFAULT, set, &h3), IB_SUCCESS);
+	CU_ASSERT_EQUAL(reg(&sa, a2, VCLASS, 2, IB_MAD_SVC_DEFAULT, get, &h3), IB_SUCCESS);
+	/* Another port (B's CA) is independent. */
+	CU_ASSERT_EQUAL(reg(&sb, sb.qp, VCLASS, 1, IB_MAD_SVC_DEFAULT, get, &h3), IB_SUCCESS);
+	/* The service ends with its QP: the method is free again. */
+	CU_ASSERT_EQUAL(ib_destroy_qp(a2, ib_sync_destroy), IB_SUCCESS);
+	CU_ASSERT_EQUAL(reg(&sa, sa.qp, VCLASS, 1, IB_MAD_SVC_DEFAULT, set, &h3), IB_SUCCESS);
+	CU_ASSERT_EQUAL(ib_send_mad(h3, NULL, NULL), IB_INVALID_PARAMETER);
+	down();
+}
+
+static void test_send_args(void)
+{
+	ib_mad_element_t *e, *e2, *fail;
+	static uint8_t fake[1024];
+	uint8_t in[256], out[256];
+
+	up();
+	CU_ASSERT_EQUAL_FATAL(reg(&sb, sb.qp, VCLASS, 1, IB_MAD_SVC_DEFAULT, NULL, &sb.svc),
+			      IB_SUCCESS);
+	e = mad_to(&sb, &sa, 256, VCLASS, IB_MAD_METHOD_GET, 1);
+	e2 = mad_to(&sb, &sa, 256, VCLASS, IB_MAD_METHOD_GET, 2);
+	CU_ASSERT_EQUAL(ib_send_mad(NULL, e, NULL), IB_INVALID_HANDLE);
+	CU_ASSERT_EQUAL(ib_send_mad(sb.svc, NULL, NULL), IB_INVALID_PARAMETER);
+	e->p_next = e2;
+	CU_ASSERT_EQUAL(ib_send_mad(sb.svc, e, NULL), IB_INVALID_PARAMETER);
+	e->p_next = NULL;
+	/* Not an element of a pool. */
+	memcpy(fake, e, sizeof(*e));
+	fail = NULL;
+	CU_ASSERT_EQUAL(ib_send_mad(sb.svc, (ib_mad_element_t *)fake, &fail), IB_INVALID_PARAMETER);
+	CU_ASSERT_PTR_EQUAL(fail, fake);
+	/* Too short, too long without RMPP, bad RMPP version. */
+	e->size = 10;
+	CU_ASSERT_EQUAL(ib_send_mad(sb.svc, e, NULL), IB_INVALID_PARAMETER);
+	e->size = 256;
+	e->rmpp_version = 2;
+	CU_ASSERT_EQUAL(ib_send_mad(sb.svc, e, NULL), IB_INVALID_SETTING);
+	e->rmpp_version = 0;
+	CU_ASSERT_EQUAL(ib_put_mad(e2), IB_SUCCESS);
+	CU_ASSERT_EQUAL(ib_get_mad(sb.key, 1000, &e2), IB_SUCCESS);
+	e2->size = 1000;
+	e2->p_mad_buf->base_ver = 1;
+	e2->p_mad_buf->mgmt_class = VCLASS;
+	CU_ASSERT_EQUAL(ib_send_mad(sb.svc, e2, NULL), IB_INVALID_SETTING);
+	CU_ASSERT_EQUAL(ib_put_mad(e2), IB_SUCCESS);
+	/* The failure element of a list: the first bad one; earlier ones are sent. */
+	e2 = mad_to(&sb, &sa, 256, VCLASS, IB_MAD_METHOD_SEND, 3);
+	e2->size = 5;
+	e->p_mad_buf->method = IB_MAD_METHOD_SEND;
+	e->p_next = e2;
+	fail = NULL;
+	CU_ASSERT_EQUAL(ib_send_mad(sb.svc, e, &fail), IB_INVALID_PARAMETER);
+	CU_ASSERT_PTR_EQUAL(fail, e2);
+	CU_ASSERT_EQUAL(wait_n(&sb, &sb.n_send, 1), 1);
+	CU_ASSERT_PTR_EQUAL(sb.sends[0], e);
+	CU_ASSERT_EQUAL(e->status, IB_WCS_SUCCESS);
+	/* Sending an element that is still being sent. */
+	e2->size = 256;
+	e2->p_next = NULL;
+	e2->resp_expected = TRUE;
+	e2->timeout_ms = 60000;
+	CU_ASSERT_EQUAL(ib_send_mad(sb.svc, e2, NULL), IB_SUCCESS);
+	CU_ASSERT_EQUAL(ib_send_mad(sb.svc, e2, NULL), IB_INVALID_PARAMETER);
+	/* Cancel. */
+	CU_ASSERT_EQUAL(ib_cancel_mad(NULL, e2), IB_INVALID_HANDLE);
+	CU_ASSERT_EQUAL(ib_cancel_mad(sb.svc, NULL), IB_INVALID_PARAMETER);
+	CU_ASSERT_EQUAL(ib_cancel_mad(sb.svc, e), IB_NOT_FOUND);
+	CU_ASSERT_EQUAL(ib_cancel_mad(sb.svc, e2), IB_SUCCESS);
+	CU_ASSERT_EQUAL(ib_cancel_mad(sb.svc, e2), IB_NOT_FOUND);
+	CU_ASSERT_EQUAL(wait_n(&sb, &sb.n_send, 2), 2);
+	CU_ASSERT_PTR_EQUAL(sb.sends[1], e2);
+	CU_ASSERT_EQUAL(e2->status, IB_WCS_CANCELED);
+	/* ib_local_mad: arguments, then the provider's answer. */
+	memset(in, 0, sizeof(in));
+	in[0] = 1;
+	in[1] = IB_MCLASS_SUBN_LID;
+	in[2] = 1;
+	in[3] = IB_MAD_METHOD_GET;
+	CU_ASSERT_EQUAL(ib_local_mad(NULL, 1, in, out), IB_INVALID_CA_HANDLE);
+	CU_ASSERT_EQUAL(ib_local_mad(sa.ca, 1, NULL, out), IB_INVALID_PARAMETER);
+	CU_ASSERT_EQUAL(ib_local_mad(sa.ca, 1, in, NULL), IB_INVALID_PARAMETER);
+	CU_ASSERT_EQUAL(ib_local_mad(sa.ca, 0, in, out), IB_INVALID_PORT);
+	CU_ASSERT_EQUAL(ib_local_mad(sa.ca, 9, in, out), IB_INVALID_PORT);
+	{
+		ib_api_status_t st = ib_local_mad(sa.ca, 1, in, out);
+
+		CU_ASSERT(st == IB_SUCCESS || st == IB_UNSUPPORTED);
+	}
+	down();
+}
+
+/* ---- Traffic ---- */
+
+static void test_unsolicited(void)
+{
+	static const uint8_t send[] = { IB_MAD_METHOD_SEND, 0 };
+	ib_mad_element_t *e, *r;
+
+	up();
+	CU_ASSERT_EQUAL_FATAL(reg(&sa, sa.qp, VCLASS, 1, IB_MAD_SVC_DEFAULT, send, &sa.svc),
+			      IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(reg(&sb, sb.qp, VCLASS, 1, IB_MAD_SVC_DEFAULT, NULL, &sb.svc),
+			      IB_SUCCESS);
+	e = mad_to(&sb, &sa, 256, VCLASS, IB_MAD_METHOD_SEND, 0x77);
+	fill((uint8_t *)e->p_mad_buf + 24, 232, 5);
+	e->context1 = &sb;
+	CU_ASSERT_EQUAL(ib_send_mad(sb.svc, e, NULL), IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(wait_n(&sa, &sa.n_recv, 1), 1);
+	CU_ASSERT_EQUAL(wait_n(&sb, &sb.n_send, 1), 1);
+	CU_ASSERT_EQUAL(e->status, IB_WCS_SUCCESS);
+	r = sa.recvs[0];
+	CU_ASSERT_EQUAL(r->size, 256);
+	CU_ASSERT_EQUAL(r->remote_lid, sb.lid);
+	CU_ASSERT_EQUAL(r->remote_qp, CL_HTON32(1));
+	CU_ASSERT_EQUAL(r->status, IB_WCS_SUCCESS);
+	CU_ASSERT_PTR_NULL(r->send_context1);
+	CU_ASSERT_EQUAL(r->p_mad_buf->method, IB_MAD_METHOD_SEND);
+	/* The access layer owns the upper half of request TIDs. */
+	CU_ASSERT_EQUAL(cl_ntoh64(r->p_mad_buf->trans_id) & 0xFFFFFFFFu, 0x77);
+	CU_ASSERT_EQUAL(r->p_mad_buf->trans_id, e->p_mad_buf->trans_id);
+	CU_ASSERT(check((uint8_t *)r->p_mad_buf + 24, 232, 5));
+	down();
+}
+
+static void test_request_response(void)
+{
+	static const uint8_t get[] = { IB_MAD_METHOD_GET, 0 };
+	ib_mad_element_t *list = NULL, *e, *fail;
+	int i, j, found;
+
+	up();
+	sa.responder = TRUE;
+	CU_ASSERT_EQUAL_FATAL(reg(&sa, sa.qp, VCLASS, 1, IB_MAD_SVC_DEFAULT, get, &sa.svc),
+			      IB_SUCCESS);
+	sa.resp_svc = sa.svc;
+	CU_ASSERT_EQUAL_FATAL(reg(&sb, sb.qp, VCLASS, 1, IB_MAD_SVC_DEFAULT, NULL, &sb.svc),
+			      IB_SUCCESS);
+	/* 20 requests in one list, all answered and matched by TID. */
+	for (i = 19; i >= 0; i--) {
+		e = mad_to(&sb, &sa, 256, VCLASS, IB_MAD_METHOD_GET, 1000 + i);
+		e->resp_expected = TRUE;
+		e->timeout_ms = 5000;
+		e->retry_cnt = 3;
+		e->context1 = (void *)(uintptr_t)(i + 1);
+		e->context2 = (void *)(uintptr_t)(100 + i);
+		e->p_next = list;
+		list = e;
+	}
+	fail = NULL;
+	CU_ASSERT_EQUAL(ib_send_mad(sb.svc, list, &fail), IB_SUCCESS);
+	CU_ASSERT_PTR_NULL(fail);
+	CU_ASSERT_EQUAL(wait_n(&sb, &sb.n_recv, 20), 20);
+	CU_ASSERT_EQUAL(wait_n(&sb, &sb.n_send, 20), 20);
+	CU_ASSERT_EQUAL(sa.n_recv, 20);
+	for (i = 0; i < 20; i++) {
+		ib_mad_element_t *r = sb.recvs[i];
+
+		CU_ASSERT_EQUAL(r->p_mad_buf->method, IB_MAD_METHOD_GET_RESP);
+		CU_ASSERT_EQUAL(r->status, IB_WCS_SUCCESS);
+		found = 0;
+		for (j = 0; j < 20; j++) {
+			e = sb.sends[j];
+			if (e->p_mad_buf->trans_id == r->p_mad_buf->trans_id) {
+				found = 1;
+				CU_ASSERT_PTR_EQUAL(r->send_context1, e->context1);
+				CU_ASSERT_PTR_EQUAL(r->send_context2, e->context2);
+				CU_ASSERT_EQUAL(e->status, IB_WCS_SUCCESS);
+			}
+		}
+		CU_ASSERT(found);
+	}
+	down();
+}
+
+static void test_timeout_retries(void)
+{
+	static const uint8_t get[] = { IB_MAD_METHOD_GET, 0 };
+	ib_mad_element_t *e;
+	uint64_t t0;
+
+	up();
+	sa.put_recvs = TRUE; /* A takes the requests and never answers */
+	CU_ASSERT_EQUAL_FATAL(reg(&sa, sa.qp, VCLASS, 1, IB_MAD_SVC_DEFAULT, get, &sa.svc),
+			      IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(reg(&sb, sb.qp, VCLASS, 1, IB_MAD_SVC_DEFAULT, NULL, &sb.svc),
+			      IB_SUCCESS);
+	e = mad_to(&sb, &sa, 256, VCLASS, IB_MAD_METHOD_GET, 9);
+	e->resp_expected = TRUE;
+	e->timeout_ms = 40;
+	e->retry_cnt = 2;
+	t0 = test_now_ms();
+	CU_ASSERT_EQUAL(ib_send_mad(sb.svc, e, NULL), IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(wait_n(&sb, &sb.n_send, 1), 1);
+	CU_ASSERT(test_now_ms() - t0 >= 120);
+	CU_ASSERT_EQUAL(e->status, IB_WCS_TIMEOUT_RETRY_ERR);
+	/* The first send and two retries reached A. */
+	CU_ASSERT_EQUAL(wait_n(&sa, &sa.n_recv, 3), 3);
+	CU_ASSERT_EQUAL(sb.n_recv, 0);
+	down();
+}
+
+/* A request nobody serves gets an answer with the unsupported status. */
+static void test_unsupported(void)
+{
+	static const uint8_t get[] = { IB_MAD_METHOD_GET, 0 };
+	ib_mad_element_t *e;
+
+	up();
+	sa.put_recvs = TRUE;
+	CU_ASSERT_EQUAL_FATAL(reg(&sa, sa.qp, VCLASS, 1, IB_MAD_SVC_DEFAULT, get, &sa.svc),
+			      IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(reg(&sb, sb.qp, VCLASS, 1, IB_MAD_SVC_DEFAULT, NULL, &sb.svc),
+			      IB_SUCCESS);
+	/* No service for the class at all. */
+	e = mad_to(&sb, &sa, 256, 0x0B, IB_MAD_METHOD_GET, 1);
+	e->resp_expected = TRUE;
+	e->timeout_ms = 5000;
+	CU_ASSERT_EQUAL(ib_send_mad(sb.svc, e, NULL), IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(wait_n(&sb, &sb.n_recv, 1), 1);
+	CU_ASSERT_EQUAL(sb.recvs[0]->p_mad_buf->method, IB_MAD_METHOD_GET_RESP);
+	CU_ASSERT_EQUAL(sb.recvs[0]->p_mad_buf->status, IB_MAD_STATUS_UNSUP_CLASS_VER);
+	/* The class, another version. */
+	e = mad_to(&sb, &sa, 256, VCLASS, IB_MAD_METHOD_GET, 2);
+	e->p_mad_buf->class_ver = 2;
+	e->resp_expected = TRUE;
+	e->timeout_ms = 5000;
+	CU_ASSERT_EQUAL(ib_send_mad(sb.svc, e, NULL), IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(wait_n(&sb, &sb.n_recv, 2), 2);
+	CU_ASSERT_EQUAL(sb.recvs[1]->p_mad_buf->status, IB_MAD_STATUS_UNSUP_CLASS_VER);
+	/* The class and version, another method. */
+	e = mad_to(&sb, &sa, 256, VCLASS, IB_MAD_METHOD_SET, 3);
+	e->resp_expected = TRUE;
+	e->timeout_ms = 5000;
+	CU_ASSERT_EQUAL(ib_send_mad(sb.svc, e, NULL), IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(wait_n(&sb, &sb.n_recv, 3), 3);
+	CU_ASSERT_EQUAL(sb.recvs[2]->p_mad_buf->status, IB_MAD_STATUS_UNSUP_METHOD);
+	CU_ASSERT_EQUAL(wait_n(&sb, &sb.n_send, 3), 3);
+	CU_ASSERT_EQUAL(sa.n_recv, 0);
+	down();
+}
+
+/* Truncated MADs, bad base versions and bad RMPP headers are dropped. */
+static void test_malformed(void)
+{
+	static const uint8_t send[] = { IB_MAD_METHOD_SEND, 0 };
+	ib_mad_svc_handle_t raw;
+	ib_mad_element_t *e;
+	ib_rmpp_mad_t *r;
+	al_mad_disp_t *d;
+	uint32_t bad0;
+
+	up();
+	CU_ASSERT_EQUAL_FATAL(reg(&sa, sa.qp, VCLASS, 1, IB_MAD_SVC_DEFAULT, send, &sa.svc),
+			      IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(reg(&sa, sa.qp, RCLASS, 1, IB_MAD_SVC_DEFAULT, send, &sa.resp_svc),
+			      IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(reg(&sb, sb.qp, VCLASS, 1, IB_MAD_SVC_RAW, NULL, &raw), IB_SUCCESS);
+	d = disp_of(sa.qp);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	bad0 = d->n_drop_bad;
+	/* Base version 2. */
+	e = mad_to(&sb, &sa, 256, VCLASS, IB_MAD_METHOD_SEND, 1);
+	e->p_mad_buf->base_ver = 2;
+	CU_ASSERT_EQUAL(ib_send_mad(raw, e, NULL), IB_SUCCESS);
+	/* RMPP-active DATA of version 7, then a middle segment with no transfer. */
+	e = mad_to(&sb, &sa, 256, RCLASS, IB_MAD_METHOD_SEND, 2);
+	r = (ib_rmpp_mad_t *)e->p_mad_buf;
+	r->rmpp_version = 7;
+	r->rmpp_type = IB_RMPP_TYPE_DATA;
+	r->rmpp_flags = IB_RMPP_FLAG_ACTIVE | IB_RMPP_FLAG_FIRST;
+	r->seg_num = CL_HTON32(1);
+	CU_ASSERT_EQUAL(ib_send_mad(raw, e, NULL), IB_SUCCESS);
+	e = mad_to(&sb, &sa, 256, RCLASS, IB_MAD_METHOD_SEND, 3);
+	r = (ib_rmpp_mad_t *)e->p_mad_buf;
+	r->rmpp_version = 1;
+	r->rmpp_type = IB_RMPP_TYPE_DATA;
+	r->rmpp_flags = IB_RMPP_FLAG_ACTIVE | IB_RMPP_FLAG_FIRST;
+	r->seg_num = CL_HTON32(5); /* FIRST with segment 5 */
+	CU_ASSERT_EQUAL(ib_send_mad(raw, e, NULL), IB_SUCCESS);
+	e = mad_to(&sb, &sa, 256, RCLASS, IB_MAD_METHOD_SEND, 4);
+	r = (ib_rmpp_mad_t *)e->p_mad_buf;
+	r->rmpp_version = 1;
+	r->rmpp_type = 9; /* bad type */
+	r->rmpp_flags = IB_RMPP_FLAG_ACTIVE;
+	CU_ASSERT_EQUAL(ib_send_mad(raw, e, NULL), IB_SUCCESS);
+	/* Then a good one: it arrives after the others (one path, in order). */
+	e = mad_to(&sb, &sa, 256, VCLASS, IB_MAD_METHOD_SEND, 5);
+	CU_ASSERT_EQUAL(ib_send_mad(raw, e, NULL), IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(wait_n(&sa, &sa.n_recv, 1), 1);
+	CU_ASSERT_EQUAL(wait_n(&sb, &sb.n_send, 5), 5);
+	CU_ASSERT_EQUAL(cl_ntoh64(sa.recvs[0]->p_mad_buf->trans_id), 5); /* RAW keeps TIDs */
+	/* The soft port's agent layer drops the bad base version before the
+	 * dispatcher sees it; of the bad RMPP headers, the FIRST-with-segment-5
+	 * and the bad type count here (version 7 is answered with an ABORT). */
+	CU_ASSERT(d->n_drop_bad >= bad0 + 2);
+	CU_ASSERT_EQUAL(sa.n_recv, 1);
+	down();
+}
+
+static void test_cancel_and_destroy(void)
+{
+	static const uint8_t get[] = { IB_MAD_METHOD_GET, 0 };
+	ib_mad_element_t *e;
+
+	up();
+	sa.put_recvs = TRUE;
+	CU_ASSERT_EQUAL_FATAL(reg(&sa, sa.qp, VCLASS, 1, IB_MAD_SVC_DEFAULT, get, &sa.svc),
+			      IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(reg(&sb, sb.qp, VCLASS, 1, IB_MAD_SVC_DEFAULT, NULL, &sb.svc),
+			      IB_SUCCESS);
+	/* An outstanding request completes (canceled) before the QP's destroy callback. */
+	e = mad_to(&sb, &sa, 256, VCLASS, IB_MAD_METHOD_GET, 1);
+	e->resp_expected = TRUE;
+	e->timeout_ms = 60000;
+	CU_ASSERT_EQUAL(ib_send_mad(sb.svc, e, NULL), IB_SUCCESS);
+	CU_ASSERT_EQUAL(wait_n(&sa, &sa.n_recv, 1), 1);
+	CU_ASSERT_EQUAL(ib_destroy_qp(sb.qp, on_destroy), IB_SUCCESS);
+	CU_ASSERT_EQUAL(wait_n(&sb, &sb.n_destroy, 1), 1);
+	CU_ASSERT_EQUAL(sb.n_order, 2);
+	CU_ASSERT_EQUAL(sb.order[0], 1);
+	CU_ASSERT_EQUAL(sb.order[1], 2);
+	CU_ASSERT_EQUAL(e->status, IB_WCS_CANCELED);
+	CU_ASSERT_EQUAL(ib_send_mad(sb.svc, e, NULL), IB_INVALID_HANDLE);
+	/* Received elements stay valid after their QP is gone. */
+	down();
+}
+
+/* ---- RMPP ---- */
+
+static uint32_t drop_every; /* drop filter: about one RCLASS packet in drop_every */
+static uint32_t drop_count;  /* RCLASS packets seen */
+static uint32_t drop_rng;    /* the filter's pseudo-random state (fixed seed per run) */
+
+static boolean_t drop_rmpp(void *ctx, const soft_fabric_port_t *port, const void *pkt, size_t len)
+{
+	const uint8_t *p = (const uint8_t *)pkt;
+
+	(void)ctx;
+	(void)port;
+	/* LRH 8 + BTH 12 + DETH 8, then the MAD (no GRH on the soft fabric here). */
+	if (len < 28 + 24 || p[28 + 1] != RCLASS)
+		return FALSE;
+	drop_count++;
+	drop_rng = drop_rng * 1103515245u + 12345u;
+	return drop_every && (drop_rng >> 16) % drop_every == 0;
+}
+
+/* One RMPP transfer of segs segments each way: unsolicited B->A, then a
+ * request from A answered by B with an RMPP response. */
+static void rmpp_run(uint32_t segs, uint32_t loss)
+{
+	static const uint8_t send_get[] = { IB_MAD_METHOD_SEND, IB_MAD_METHOD_GET, 0 };
+	uint32_t size = RHDR + (segs - 1) * RDATA + 100;
+	ib_mad_element_t *e, *r;
+
+	up();
+	drop_every = loss;
+	drop_count = 0;
+	drop_rng = 0x5eed + segs;
+	soft_fabric_set_drop_filter(drop_rmpp, NULL);
+	CU_ASSERT_EQUAL_FATAL(reg(&sa, sa.qp, RCLASS, 1, IB_MAD_SVC_DEFAULT, send_get, &sa.svc),
+			      IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(reg(&sb, sb.qp, RCLASS, 1, IB_MAD_SVC_DEFAULT, send_get, &sb.svc),
+			      IB_SUCCESS);
+	sb.responder = TRUE;
+	sb.resp_svc = sb.svc;
+	/* B -> A, unsolicited. */
+	e = mad_to(&sb, &sa, size, RCLASS, IB_MAD_METHOD_SEND, 1);
+	e->rmpp_version = 1;
+	e->timeout_ms = 30;
+	e->retry_cnt = 40;
+	fill((uint8_t *)e->p_mad_buf + RHDR, size - RHDR, 3);
+	CU_ASSERT_EQUAL(ib_send_mad(sb.svc, e, NULL), IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(wait_n(&sb, &sb.n_send, 1), 1);
+	CU_ASSERT_EQUAL(e->status, IB_WCS_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(wait_n(&sa, &sa.n_recv, 1), 1);
+	r = sa.recvs[0];
+	CU_ASSERT_EQUAL(r->size, size);
+	CU_ASSERT(check((uint8_t *)r->p_mad_buf + RHDR, size - RHDR, 3));
+	CU_ASSERT_EQUAL(r->p_mad_buf->trans_id, e->p_mad_buf->trans_id);
+	/* A -> B request, B answers with segs segments. */
+	e = mad_to(&sa, &sb, 256, RCLASS, IB_MAD_METHOD_GET, 2);
+	e->p_mad_buf->attr_mod = cl_hton32(segs);
+	e->resp_expected = TRUE;
+	e->timeout_ms = 3000;
+	e->retry_cnt = 3;
+	e->context1 = &sa;
+	CU_ASSERT_EQUAL(ib_send_mad(sa.svc, e, NULL), IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(wait_n(&sa, &sa.n_recv, 2), 2);
+	CU_ASSERT_EQUAL(wait_n(&sa, &sa.n_send, 1), 1);
+	CU_ASSERT_EQUAL(e->status, IB_WCS_SUCCESS);
+	r = sa.recvs[1];
+	CU_ASSERT_PTR_EQUAL(r->send_context1, &sa);
+	CU_ASSERT_EQUAL(r->size, size);
+	CU_ASSERT_EQUAL(r->p_mad_buf->method, IB_MAD_METHOD_GET_RESP);
+	CU_ASSERT(check((uint8_t *)r->p_mad_buf + RHDR, size - RHDR, segs));
+	/* After this returns the filter no longer runs: its counter is ours. */
+	soft_fabric_set_drop_filter(NULL, NULL);
+	if (loss)
+		CU_ASSERT(drop_count > segs);
+	down();
+}
+
+static void test_rmpp_1(void) { rmpp_run(1, 0); }
+static void test_rmpp_2(void) { rmpp_run(2, 0); }
+static void test_rmpp_50(void) { rmpp_run(50, 0); }
+static void test_rmpp_300(void) { rmpp_run(300, 0); }
+static void test_rmpp_2_loss(void) { rmpp_run(2, 3); }
+static void test_rmpp_50_loss(void) { rmpp_run(50, 7); }
+static void test_rmpp_300_loss(void) { rmpp_run(300, 13); }
+
+/* An RMPP transfer to a port with no QP1 user: never delivered, fails. */
+static void test_rmpp_no_receiver(void)
+{
+	static const uint8_t send[] = { IB_MAD_METHOD_SEND, 0 };
+	ib_mad_element_t *e;
+
+	up();
+	CU_ASSERT_EQUAL_FATAL(reg(&sa, sa.qp, RCLASS, 1, IB_MAD_SVC_DEFAULT, send, &sa.svc),
+			      IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(reg(&sb, sb.qp, RCLASS, 1, IB_MAD_SVC_DEFAULT, NULL, &sb.svc),
+			      IB_SUCCESS);
+	e = mad_to(&sb, &sa, RHDR + 3 * RDATA, RCLASS, IB_MAD_METHOD_SEND, 1);
+	e->rmpp_version = 1;
+	e->timeout_ms = 30;
+	e->retry_cnt = 2;
+	CU_ASSERT_EQUAL(ib_destroy_qp(sa.qp, ib_sync_destroy), IB_SUCCESS);
+	sa.qp = NULL;
+	CU_ASSERT_EQUAL(ib_send_mad(sb.svc, e, NULL), IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(wait_n(&sb, &sb.n_send, 1), 1);
+	/* No QP1 on A: the provider drops it (or the unsupported answer comes). */
+	CU_ASSERT(e->status == IB_WCS_TIMEOUT_RETRY_ERR || e->status == IB_WCS_REM_ABORT_ERR);
+	CU_ASSERT_EQUAL(sa.n_recv, 0);
+	down();
+}
+
+/* Drops every DATA segment past the 40th. */
+static boolean_t drop_after_40(void *ctx, const soft_fabric_port_t *port, const void *pkt,
+			       size_t len)
+{
+	const uint8_t *m = (const uint8_t *)pkt + 28;
+
+	(void)ctx;
+	(void)port;
+	if (len < 28 + 36 || m[1] != RCLASS || m[25] != IB_RMPP_TYPE_DATA)
+		return FALSE;
+	return ((uint32_t)m[28] << 24 | (uint32_t)m[29] << 16 | (uint32_t)m[30] << 8 | m[31]) > 40;
+}
+
+/* Canceling a stalled RMPP send aborts the receiver's reassembly. */
+static void test_rmpp_cancel(void)
+{
+	static const uint8_t send[] = { IB_MAD_METHOD_SEND, 0 };
+	ib_mad_element_t *e, *e2;
+	al_mad_disp_t *d;
+	uint32_t n_rx;
+
+	up();
+	CU_ASSERT_EQUAL_FATAL(reg(&sa, sa.qp, RCLASS, 1, IB_MAD_SVC_DEFAULT, send, &sa.svc),
+			      IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(reg(&sb, sb.qp, RCLASS, 1, IB_MAD_SVC_DEFAULT, NULL, &sb.svc),
+			      IB_SUCCESS);
+	soft_fabric_set_drop_filter(drop_after_40, NULL);
+	e = mad_to(&sb, &sa, RHDR + 100 * RDATA, RCLASS, IB_MAD_METHOD_SEND, 1);
+	e->rmpp_version = 1;
+	e->timeout_ms = 60000; /* stalls at segment 41 until canceled */
+	e->retry_cnt = 1;
+	CU_ASSERT_EQUAL(ib_send_mad(sb.svc, e, NULL), IB_SUCCESS);
+	/* Another transfer completes meanwhile: A has seen the first window by then. */
+	e2 = mad_to(&sb, &sa, RHDR + 5 * RDATA, RCLASS, IB_MAD_METHOD_SEND, 2);
+	e2->rmpp_version = 1;
+	e2->timeout_ms = 5000;
+	CU_ASSERT_EQUAL(ib_send_mad(sb.svc, e2, NULL), IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(wait_n(&sa, &sa.n_recv, 1), 1);
+	CU_ASSERT_EQUAL(sa.recvs[0]->size, RHDR + 5 * RDATA);
+	CU_ASSERT_EQUAL(wait_n(&sb, &sb.n_send, 1), 1);
+	d = disp_of(sa.qp);
+	CU_ASSERT_EQUAL(ib_cancel_mad(sb.svc, e), IB_SUCCESS);
+	CU_ASSERT_EQUAL(wait_n(&sb, &sb.n_send, 2), 2);
+	CU_ASSERT_EQUAL(e->status, IB_WCS_CANCELED);
+	soft_fabric_set_drop_filter(NULL, NULL);
+	/* The ABORT went out before this one: once it is in, the reassembly is gone. */
+	e2 = mad_to(&sb, &sa, RHDR + RDATA, RCLASS, IB_MAD_METHOD_SEND, 3);
+	e2->rmpp_version = 1;
+	e2->timeout_ms = 5000;
+	CU_ASSERT_EQUAL(ib_send_mad(sb.svc, e2, NULL), IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(wait_n(&sa, &sa.n_recv, 2), 2);
+	pthread_mutex_lock(&d->lock);
+	n_rx = 0;
+	{
+		cl_list_item_t *it;
+
+		for (it = cl_qlist_head(&d->rmpp_rx); it != cl_qlist_end(&d->rmpp_rx);
+		     it = cl_qlist_next(it))
+			n_rx += ((al_rmpp_rx_t *)it)->done ? 0 : 1;
+	}
+	pthread_mutex_unlock(&d->lock);
+	CU_ASSERT_EQUAL(n_rx, 0);
+	CU_ASSERT_EQUAL(sa.n_recv, 2);
+	CU_ASSERT_EQUAL(sa.recvs[1]->size, RHDR + RDATA);
+	down();
+}
+
+/* ---- IB_QPT_MAD ---- */
+
+static void test_mad_qp(void)
+{
+	static const uint8_t send[] = { IB_MAD_METHOD_SEND, 0 };
+	ib_qp_create_t qc;
+	ib_qp_handle_t qa_h, qb_h;
+	ib_mad_svc_handle_t ha, hb;
+	ib_dgrm_info_t di;
+	ib_qp_attr_t qa;
+	ib_mad_element_t *e;
+
+	up();
+	memset(&qc, 0, sizeof(qc));
+	qc.qp_type = IB_QPT_MAD;
+	CU_ASSERT_EQUAL_FATAL(ib_create_qp(sa.pd, &qc, NULL, NULL, &qa_h), IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(ib_create_qp(sb.pd, &qc, NULL, NULL, &qb_h), IB_SUCCESS);
+	memset(&di, 0, sizeof(di));
+	di.qkey = CL_HTON32(0x1234);
+	di.port_guid = sa.port_guid;
+	CU_ASSERT_EQUAL(ib_init_dgrm_svc(qa_h, &di), IB_SUCCESS);
+	di.port_guid = sb.port_guid;
+	CU_ASSERT_EQUAL(ib_init_dgrm_svc(qb_h, &di), IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(reg(&sa, qa_h, VCLASS, 1, IB_MAD_SVC_DEFAULT, send, &ha), IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(reg(&sb, qb_h, VCLASS, 1, IB_MAD_SVC_DEFAULT, NULL, &hb), IB_SUCCESS);
+	/* The same class on the port's QP1 alias is another dispatcher: allowed. */
+	CU_ASSERT_EQUAL(reg(&sa, sa.qp, VCLASS, 1, IB_MAD_SVC_DEFAULT, send, &sa.svc), IB_SUCCESS);
+	CU_ASSERT_EQUAL(ib_query_qp(qa_h, &qa), IB_SUCCESS);
+	e = mad_to(&sb, &sa, 256, VCLASS, IB_MAD_METHOD_SEND, 1);
+	e->remote_qp = qa.num;
+	e->remote_qkey = CL_HTON32(0x1234);
+	fill((uint8_t *)e->p_mad_buf + 24, 200, 9);
+	CU_ASSERT_EQUAL(ib_send_mad(hb, e, NULL), IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(wait_n(&sa, &sa.n_recv, 1), 1);
+	CU_ASSERT_EQUAL(sa.recvs[0]->remote_lid, sb.lid);
+	CU_ASSERT(check((uint8_t *)sa.recvs[0]->p_mad_buf + 24, 200, 9));
+	CU_ASSERT_EQUAL(wait_n(&sb, &sb.n_send, 1), 1);
+	down();
+}
+
+/* ---- The internal GMP client ---- */
+
+typedef struct gmp_res {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int n;
+	ib_api_status_t st;
+	ib_mad_element_t *p_resp;
+} gmp_res_t;
+
+static void gmp_cb(void *ctx, ib_api_status_t st, ib_mad_element_t *p_resp)
+{
+	gmp_res_t *g = (gmp_res_t *)ctx;
+
+	pthread_mutex_lock(&g->lock);
+	g->st = st;
+	g->p_resp = p_resp;
+	g->n++;
+	pthread_cond_broadcast(&g->cond);
+	pthread_mutex_unlock(&g->lock);
+}
+
+static int gmp_wait(gmp_res_t *g, int want)
+{
+	struct timespec ts;
+	int v;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_sec += TEST_WAIT_US / 1000000u;
+	pthread_mutex_lock(&g->lock);
+	while (g->n < want && pthread_cond_timedwait(&g->cond, &g->lock, &ts) == 0)
+		;
+	v = g->n;
+	pthread_mutex_unlock(&g->lock);
+	return v;
+}
+
+static void test_gmp_client(void)
+{
+	static const uint8_t get[] = { IB_MAD_METHOD_GET, 0 };
+	al_gmp_client_t c;
+	gmp_res_t g;
+	ib_mad_t m;
+
+	up();
+	memset(&g, 0, sizeof(g));
+	pthread_mutex_init(&g.lock, NULL);
+	cond_init(&g.cond);
+	sa.responder = TRUE;
+	CU_ASSERT_EQUAL_FATAL(reg(&sa, sa.qp, VCLASS, 1, IB_MAD_SVC_DEFAULT, get, &sa.svc),
+			      IB_SUCCESS);
+	sa.resp_svc = sa.svc;
+	CU_ASSERT_EQUAL_FATAL(al_gmp_client_open(sb.pd, sb.port_guid, &c), IB_SUCCESS);
+	memset(&m, 0, sizeof(m));
+	m.base_ver = 1;
+	m.mgmt_class = VCLASS;
+	m.class_ver = 1;
+	m.method = IB_MAD_METHOD_GET;
+	m.trans_id = CL_HTON64(42);
+	CU_ASSERT_EQUAL(al_gmp_request(&c, sa.lid, &m, 10, 100, 1, gmp_cb, &g),
+			IB_INVALID_PARAMETER);
+	CU_ASSERT_EQUAL(al_gmp_request(&c, sa.lid, &m, sizeof(m), 2000, 2, gmp_cb, &g), IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(gmp_wait(&g, 1), 1);
+	CU_ASSERT_EQUAL(g.st, IB_SUCCESS);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(g.p_resp);
+	CU_ASSERT_EQUAL(g.p_resp->p_mad_buf->method, IB_MAD_METHOD_GET_RESP);
+	CU_ASSERT_EQUAL(cl_ntoh64(g.p_resp->p_mad_buf->trans_id) & 0xFFFFFFFFu, 42);
+	ib_put_mad(g.p_resp);
+	/* No port at that LID: a timeout. */
+	CU_ASSERT_EQUAL(al_gmp_request(&c, CL_HTON16(0x7777), &m, sizeof(m), 30, 1, gmp_cb, &g),
+			IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(gmp_wait(&g, 2), 2);
+	CU_ASSERT_EQUAL(g.st, IB_TIMEOUT);
+	CU_ASSERT_PTR_NULL(g.p_resp);
+	/* Closing with one outstanding: canceled. */
+	CU_ASSERT_EQUAL(al_gmp_request(&c, CL_HTON16(0x7777), &m, sizeof(m), 60000, 1, gmp_cb, &g),
+			IB_SUCCESS);
+	al_gmp_client_close(&c);
+	CU_ASSERT_EQUAL(gmp_wait(&g, 3), 3);
+	CU_ASSERT_EQUAL(g.st, IB_CANCELED);
+	pthread_mutex_destroy(&g.lock);
+	pthread_cond_destroy(&g.cond);
+	down();
+}
+
+static const test_entry_t tests[] = {
+	TEST_ENTRY(test_spl_qp_args),
+	TEST_ENTRY(test_init_dgrm_args),
+	TEST_ENTRY(test_reg_svc_args),
+	TEST_ENTRY(test_send_args),
+	TEST_ENTRY(test_unsolicited),
+	TEST_ENTRY(test_request_response),
+	TEST_ENTRY(test_timeout_retries),
+	TEST_ENTRY(test_unsupported),
+	TEST_ENTRY(test_malformed),
+	TEST_ENTRY(test_cancel_and_destroy),
+	TEST_ENTRY(test_rmpp_1),
+	TEST_ENTRY(test_rmpp_2),
+	TEST_ENTRY(test_rmpp_50),
+	TEST_ENTRY(test_rmpp_300),
+	TEST_ENTRY(test_rmpp_2_loss),
+	TEST_ENTRY(test_rmpp_50_loss),
+	TEST_ENTRY(test_rmpp_300_loss),
+	TEST_ENTRY(test_rmpp_no_receiver),
+	TEST_ENTRY(test_rmpp_cancel),
+	TEST_ENTRY(test_mad_qp),
+	TEST_ENTRY(test_gmp_client),
+};
+
+TEST_MAIN("al_mad", tests)
