@@ -5,7 +5,7 @@
 # Usage: tests/real/ibsim-run.sh [path/to/test_umad_prov]
 #   (default: $TEST_UMAD_PROV, else ./tests/real/test_umad_prov, ./test_umad_prov, or next to this script)
 #
-# A simulated fabric (ibsim, Debian package ibsim-utils: 1 switch S1, 3 HCAs H1..H3), OpenSM as
+# A simulated fabric (tests/real/ibsim-common.sh; ibsim, Debian package ibsim-utils: 1 switch S1, 3 HCAs H1..H3), OpenSM as
 # master on H1 through LD_PRELOAD=libumad2sim.so (libumad2sim0), then on H2: the test program,
 # and saquery (infiniband-diags) asking the same questions, whose answers are compared with the
 # program's. Twice, each on a fresh fabric: as a plain client (ibsim must not hand it unsolicited
@@ -20,62 +20,18 @@
 set -uo pipefail
 
 SELF=$(readlink -f "$0")
+HERE=$(dirname "$SELF")
+. "$HERE/ibsim-common.sh" # skip, ibsim_check/enter/start, stop_all, wait_for, sa
 PROG=${1:-${TEST_UMAD_PROV:-}}
 if [ -z "$PROG" ]; then # make check runs from the build directory
-	for c in ./tests/real/test_umad_prov ./test_umad_prov "$(dirname "$SELF")/test_umad_prov"; do
+	for c in ./tests/real/test_umad_prov ./test_umad_prov "$HERE/test_umad_prov"; do
 		[ -x "$c" ] && { PROG=$c; break; }
 	done
 fi
 PROG=$(readlink -f "${PROG:-./test_umad_prov}")
-SIM=${UMAD2SIM:-}
-for c in /usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so /usr/lib/*/umad2sim/libumad2sim.so \
-	 /usr/lib64/umad2sim/libumad2sim.so /usr/lib/umad2sim/libumad2sim.so; do
-	[ -z "$SIM" ] && [ -f "$c" ] && SIM=$c
-done
-skip() { echo "SKIP: $*"; exit 77; }
-for t in ibsim opensm saquery timeout; do command -v $t >/dev/null 2>&1 || skip "$t not found"; done
-[ -n "$SIM" ] && [ -f "$SIM" ] || skip "libumad2sim.so not found (package libumad2sim0)"
+ibsim_check
 [ -x "$PROG" ] || { echo "FAIL: test program $PROG not found"; exit 1; }
-
-if [ "${IBSIM_IN_NETNS:-0}" != 1 ] && [ "${IBSIM_NETNS:-1}" = 1 ]; then
-	command -v unshare >/dev/null 2>&1 || skip "unshare not found"
-	unshare -n true 2>/dev/null || unshare -rn true 2>/dev/null || skip "unshare -n not permitted"
-	if unshare -n true 2>/dev/null; then U="unshare -n"; else U="unshare -rn"; fi
-	exec env IBSIM_IN_NETNS=1 timeout 300 $U "$SELF" "$PROG"
-fi
-
-WORK=${IBSIM_WORK:-${TMPDIR:-/tmp}/ibal-ibsim-$$}
-rm -rf "$WORK"; mkdir -p "$WORK" && cd "$WORK" || exit 1
-PIDS=()
-stop() { # $1: pid of a `timeout CMD` wrapper: TERM the command, KILL it after 2 s
-	local w=$1 c i
-	c=$(pgrep -P "$w" 2>/dev/null || true)
-	kill -TERM "$w" 2>/dev/null || true
-	for i in $(seq 1 20); do [ -n "$c" ] && kill -0 "$c" 2>/dev/null || break; sleep 0.1; done
-	[ -n "$c" ] && kill -KILL "$c" 2>/dev/null || true
-}
-cleanup() { local i; for ((i=${#PIDS[@]}-1; i>=0; i--)); do stop "${PIDS[i]}"; done; wait 2>/dev/null; }
-trap cleanup EXIT
-
-cat > net.small <<'EOF'
-# 1 switch, 3 single-port HCAs. OpenSM attaches as H1, the test program and saquery as H2.
-Hca	1 "H1"
-[1]	"S1"[1]
-
-Hca	1 "H2"
-[1]	"S1"[2]
-
-Hca	1 "H3"
-[1]	"S1"[3]
-
-Switch	8 "S1"
-[1]	"H1"[1]
-[2]	"H2"[1]
-[3]	"H3"[1]
-EOF
-
-# Waits up to $2 tenths of a second for regex $1 in file $3.
-wait_for() { local i; for i in $(seq 1 "$2"); do grep -q "$1" "$3" 2>/dev/null && return 0; sleep 0.1; done; return 1; }
+ibsim_enter "$SELF" "$PROG"
 
 # One run: a fresh fabric, the program on H2 (with the environment given in $2), saquery's answers
 # compared. $1 = mode name: "plain" (an ordinary client: unsolicited requests must NOT arrive,
@@ -83,15 +39,7 @@ wait_for() { local i; for i in $(seq 1 "$2"); do grep -q "$1" "$3" 2>/dev/null &
 # device, so ibsim hands it unsolicited requests: the SA Report and the self-sent GMP must arrive).
 run_mode() {
 	local mode=$1 menv=$2 d="$WORK/$1" rc
-	mkdir -p "$d/osm" && cd "$d" || return 1
-	cp ../net.small .
-	mkfifo console || return 1
-	exec 3<>console # ibsim's console (needs no -n): kept open so ibsim never sees EOF
-	timeout 280 ibsim -s net.small <&3 > ibsim.log 2>&1 & PIDS+=($!)
-	wait_for 'Network simulator ready' 100 ibsim.log || { echo "FAIL: ibsim did not start"; cat ibsim.log; return 1; }
-	SIM_HOST=H1 OSM_TMP_DIR=$d/osm OSM_CACHE_DIR=$d/osm LD_PRELOAD=$SIM \
-		timeout 280 opensm -e -d2 -s 0 -f "$d/osm/osm.log" < /dev/null > opensm.out 2>&1 & PIDS+=($!)
-	wait_for 'SUBNET UP' 300 osm/osm.log || { echo "FAIL: OpenSM: no SUBNET UP"; tail -20 osm/osm.log; return 1; }
+	ibsim_start "$d" || return 1
 	echo "=== mode $mode: fabric up (ibsim, OpenSM master on H1), program on H2 ${menv:+with $menv}"
 	env SIM_HOST=H2 LD_PRELOAD=$SIM ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 IBAL_VERBS_DEBUG=1 IBAL_VERBS_POLL_MS=100 $menv \
 		timeout 60 "$PROG" > prog.out 2> prog.err & PROG_PID=$!
@@ -123,13 +71,11 @@ run_mode() {
 expect() { # regex what
 	if grep -q "$1" prog.out; then echo "OK    $2"; else echo "FAIL  $2"; FAILS=$((FAILS+1)); fi
 }
-stop_all() { cleanup; PIDS=(); }
 line() { grep -m1 "^$1 " prog.out; }
 cmp_field() { # name ours theirs
 	if [ -n "$2" ] && [ -n "$3" ] && [ $(($2)) = $(($3)) ]; then echo "SAME  $1: $2"
 	else echo "DIFF  $1: ours '$2' saquery '$3'"; FAILS=$((FAILS+1)); fi
 }
-sa() { SIM_HOST=H2 LD_PRELOAD=$SIM timeout 30 saquery "$@" 2>&1; }
 field() { sed -n "s/^[[:space:]]*$1\.\.*\(.*\)$/\1/p" | head -1 | tr -d ' '; }
 compare() { # the program's answers against saquery's, asked from the same node
 	local LID SMLID PR NR f theirs ours_desc their_desc
