@@ -253,13 +253,14 @@ static void pump(al_mad_disp_t *d)
 	while (d->n_free_slots && cl_qlist_count(&d->replies)) {
 		al_mad_reply_t *r = (al_mad_reply_t *)cl_qlist_remove_head(&d->replies);
 		int slot = al_mad_slot_take(d);
+		/* MAD QPs answer with their own Q_Key (peers of a MAD QP share it);
+		 * QP0 has none. */
+		ib_net32_t qkey = d->type == IB_QPT_UNRELIABLE_DGRM ? d->qkey
+				  : d->type == IB_QPT_QP0 ? 0 : IB_QP1_WELL_KNOWN_Q_KEY;
 
 		memcpy(al_mad_slot_buf(d, slot), r->buf, MAD_BLOCK_SIZE);
 		d->slots[slot].p_send = NULL;
-		/* MAD QPs answer with their own Q_Key (peers of a MAD QP share it). */
-		if (al_mad_post(d, slot, r->len, &r->av, r->rqp,
-				d->type == IB_QPT_UNRELIABLE_DGRM ? d->qkey : IB_QP1_WELL_KNOWN_Q_KEY,
-				r->pkey_index) != IB_SUCCESS)
+		if (al_mad_post(d, slot, r->len, &r->av, r->rqp, qkey, r->pkey_index) != IB_SUCCESS)
 			al_mad_slot_fail(d, slot);
 		cl_free(r);
 	}

@@ -8,10 +8,12 @@
  * or TrapRepress) matching an outstanding request by TID and class: to
  * that request's service (reassembled first when RMPP-active); otherwise
  * dropped. A request: to the service registered for (class, class
- * version, method); with none, a GetResp with status "unsupported class
- * or version" (no service has the class and version) or "method
- * unsupported" is sent back, except for methods that take no response
- * (Send, Trap, TrapRepress) and directed-route SMPs, which are dropped.
+ * version, method); with none, an answer is sent back (answer_unsol()),
+ * except for methods that take no response (Send, Trap, TrapRepress).
+ *
+ * The length of a MAD is what the provider's completion says (wc->length
+ * less the GRH area), at most 256 bytes: a receiver that passes only the
+ * bytes the sender wrote (umad2sim) gives elements of that size.
  */
 #include <string.h>
 #include <complib/cl_memory.h>
@@ -81,27 +83,112 @@ al_mad_send_t *al_mad_find_send(al_mad_disp_t *d, const ib_mad_t *p_mad, boolean
 static boolean_t wants_reply(const ib_mad_t *p_mad)
 {
 	return p_mad->method != IB_MAD_METHOD_SEND && p_mad->method != IB_MAD_METHOD_TRAP &&
-	       p_mad->method != IB_MAD_METHOD_TRAP_REPRESS &&
-	       p_mad->mgmt_class != IB_MCLASS_SUBN_DIR;
+	       p_mad->method != IB_MAD_METHOD_TRAP_REPRESS;
 }
 
-static void reply_unsup(al_mad_disp_t *d, const ib_wc_t *wc, const uint8_t *buf, size_t len,
-			ib_net16_t status)
+static boolean_t is_smp_class(uint8_t mgmt_class)
 {
+	return mgmt_class == IB_MCLASS_SUBN_LID || mgmt_class == IB_MCLASS_SUBN_DIR;
+}
+
+/* The GUID of the dispatcher's port (FALSE if it cannot be read). */
+static boolean_t disp_port_guid(al_mad_disp_t *d, ib_net64_t *p_guid)
+{
+	ib_ca_attr_t *p_attr;
+	uint32_t size = 0;
+	boolean_t ok = FALSE;
+
+	if (!d->h_ca || ib_query_ca(d->h_ca, NULL, &size) != IB_INSUFFICIENT_MEMORY || !size)
+		return FALSE;
+	p_attr = (ib_ca_attr_t *)cl_zalloc(size);
+	if (!p_attr)
+		return FALSE;
+	if (ib_query_ca(d->h_ca, p_attr, &size) == IB_SUCCESS && d->port_num >= 1 &&
+	    d->port_num <= p_attr->num_ports) {
+		*p_guid = p_attr->p_port_attr[d->port_num - 1].port_guid;
+		ok = TRUE;
+	}
+	cl_free(p_attr);
+	return ok;
+}
+
+/* Status of the answer to an SMP request no service takes (IBA 13.4.7):
+ * SubnGet(SMInfo) is answered with the SMInfo of an SM that is not
+ * active (IBA 14.4.1: a port that claims IsSM answers it whatever its
+ * SM's state; this is what lets the SM that asks finish its sweep); any
+ * other Get or Set as the SMA of a CA answers an attribute it does not
+ * implement. Writes the SMInfo into @p out when it answers one. */
+static ib_net16_t smp_unsup_status(al_mad_disp_t *d, const ib_mad_t *p_mad, uint8_t *out)
+{
+	ib_sm_info_t *p_smi = (ib_sm_info_t *)ib_smp_get_payload_ptr((const ib_smp_t *)out);
+	ib_net64_t guid;
+
+	if (p_mad->class_ver != 1)
+		return IB_MAD_STATUS_UNSUP_CLASS_VER;
+	if (p_mad->method != IB_MAD_METHOD_GET && p_mad->method != IB_MAD_METHOD_SET)
+		return IB_MAD_STATUS_UNSUP_METHOD;
+	if (p_mad->method == IB_MAD_METHOD_GET && p_mad->attr_id == IB_MAD_ATTR_SM_INFO &&
+	    disp_port_guid(d, &guid)) {
+		memset(p_smi, 0, IB_SMP_DATA_SIZE);
+		p_smi->guid = guid;   /* SM_Key and ActCount 0, priority 0 */
+		p_smi->pri_state = IB_SMINFO_STATE_NOTACTIVE;
+		return 0;
+	}
+	return IB_MAD_STATUS_UNSUP_METHOD_ATTR;
+}
+
+/* Where the answer to an SMP goes: a directed-route SMP that crossed hops
+ * returns along its path, which starts with the permissive LID (14.2.2);
+ * anything else goes back to the LID it came from. SMPs go to QP0. */
+static void smp_reply_av(const ib_wc_t *wc, const ib_smp_t *p_smp, ib_av_attr_t *av)
+{
+	memset(av, 0, sizeof(*av));
+	av->sl = wc->recv.ud.remote_sl;
+	av->path_bits = wc->recv.ud.path_bits;
+	if (p_smp->mgmt_class == IB_MCLASS_SUBN_DIR && p_smp->hop_count)
+		av->dlid = CL_HTON16(IB_LID_PERMISSIVE);
+	else
+		av->dlid = wc->recv.ud.remote_lid;
+}
+
+/*
+ * Answers a request that no service takes: a GetResp carrying the
+ * request's header and data. GMP classes: status "unsupported class or
+ * version" (0x0004) when no service has the class and version (!seen),
+ * "unsupported method" (0x0008) otherwise; no RMPP on the answer. SMP
+ * classes: see smp_unsup_status(); a directed-route answer has the D bit
+ * set and keeps the hop count, hop pointer, DrSLID, DrDLID and both paths
+ * as they came: the SMI below the QP (the HCA and kernel, or ibsim) did
+ * the receive steps of 14.2.2 (the return path is complete, the hop
+ * pointer is where that SMI expects a returning SMP to start) and does the
+ * send steps on the way back.
+ */
+static void answer_unsol(al_mad_disp_t *d, const ib_wc_t *wc, const uint8_t *buf, size_t len,
+			 boolean_t seen)
+{
+	const ib_mad_t *p_mad = (const ib_mad_t *)(buf + sizeof(ib_grh_t));
 	uint8_t out[MAD_BLOCK_SIZE];
 	ib_mad_t *p_out = (ib_mad_t *)out;
 	ib_av_attr_t av;
+	ib_net32_t rqp = wc->recv.ud.remote_qp;
 
 	memset(out, 0, sizeof(out));
-	memcpy(out, buf + sizeof(ib_grh_t), len);
+	memcpy(out, p_mad, len);
 	p_out->method = IB_MAD_METHOD_GET_RESP;
-	p_out->status = status;
-	if (al_rmpp_class(p_out->mgmt_class))
-		/* No RMPP on the answer: its RMPP header is zero. */
-		memset(out + sizeof(ib_mad_t), 0, MAD_RMPP_HDR_SIZE - sizeof(ib_mad_t));
-	al_mad_reply_av(wc, buf, &av);
-	al_mad_queue_reply(d, out, MAD_BLOCK_SIZE, &av, wc->recv.ud.remote_qp,
-			   wc->recv.ud.pkey_index);
+	if (is_smp_class(p_mad->mgmt_class)) {
+		p_out->status = smp_unsup_status(d, p_mad, out);
+		if (p_mad->mgmt_class == IB_MCLASS_SUBN_DIR)
+			p_out->status |= IB_SMP_DIRECTION;
+		smp_reply_av(wc, (const ib_smp_t *)out, &av);
+		rqp = 0;
+	} else {
+		p_out->status = seen ? IB_MAD_STATUS_UNSUP_METHOD : IB_MAD_STATUS_UNSUP_CLASS_VER;
+		if (al_rmpp_class(p_out->mgmt_class))
+			/* No RMPP on the answer: its RMPP header is zero. */
+			memset(out + sizeof(ib_mad_t), 0, MAD_RMPP_HDR_SIZE - sizeof(ib_mad_t));
+		al_mad_reply_av(wc, buf, &av);
+	}
+	al_mad_queue_reply(d, out, MAD_BLOCK_SIZE, &av, rqp, wc->recv.ud.pkey_index);
 }
 
 static void deliver(al_mad_disp_t *d, al_mad_svc_t *p_svc, al_mad_send_t *p_req,
@@ -177,8 +264,7 @@ void al_mad_rx(al_mad_disp_t *d, const ib_wc_t *wc, const uint8_t *buf)
 	if (!p_svc) {
 		d->n_drop_no_svc++;
 		if (wants_reply(p_mad))
-			reply_unsup(d, wc, buf, len,
-				    seen ? IB_MAD_STATUS_UNSUP_METHOD : IB_MAD_STATUS_UNSUP_CLASS_VER);
+			answer_unsol(d, wc, buf, len, seen);
 		return;
 	}
 	if (al_rmpp_rx_active(p_svc, (const uint8_t *)p_mad, len))

@@ -25,8 +25,11 @@ typedef struct al_query {
 } al_query_t;
 
 /* Records in a response: one for the single-record methods, else as many
- * whole records as the payload (RMPP PayloadLength when given, else the
- * element's size) holds. */
+ * whole records as the payload holds: the RMPP PayloadLength when given,
+ * else the element's size, which is the length received (docs/mad.md,
+ * "Record counts"). A single 256-byte answer without RMPP thus counts
+ * (256 - 56) / record size, zero-filled slots included: an SA that sends
+ * fewer records sends RMPP or a shorter MAD. */
 static uint32_t result_count(const ib_mad_element_t *p_resp)
 {
 	const ib_sa_mad_t *p_sa = (const ib_sa_mad_t *)p_resp->p_mad_buf;

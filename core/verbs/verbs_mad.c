@@ -42,10 +42,14 @@
  * GRH area first (a GRH is written there when the MAD came with one:
  * IB_RECV_OPT_GRH_VALID), then the MAD; the completion carries the source
  * LID, QP, SL, path bits and P_Key index (an index outside the port's table,
- * as umad2sim leaves it, is reported as 0). A MAD shorter than 256 bytes
- * (umad2sim passes only the bytes the sender wrote) is zero padded to 256,
- * the size every MAD has on the wire. A MAD that finds no QP in RTR or
- * RTS, or no posted receive, is dropped, as the HCA would drop it.
+ * as umad2sim leaves it, is reported as 0). Its byte count is the GRH area
+ * plus the length umad_recv() gave: 256 from the kernel, but umad2sim
+ * (ibsim) passes only the bytes the sender wrote (a 120-byte GetTableResp
+ * of one PathRecord), and that length is what tells the SA client how many
+ * records came. The receive buffer is still zero filled up to 256 bytes
+ * after a shorter MAD (zeros that are not counted). A MAD that finds no
+ * QP in RTR or RTS, or no posted receive, is dropped, as the HCA would
+ * drop it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -391,6 +395,15 @@ static void deliver(verbs_port_t *port, verbs_qp_t *qp, const ib_mad_addr_t *add
 			wc.recv.ud.recv_opt |= IB_RECV_OPT_GRH_VALID;
 		}
 		scatter(&w, VERBS_GRH_SIZE, mad, len);
+		if (len < VERBS_MAD_SIZE && room > VERBS_GRH_SIZE + len) {
+			/* Zeros up to 256 bytes, as room allows; not counted. */
+			static const uint8_t zeros[VERBS_MAD_SIZE];
+			uint32_t pad = VERBS_MAD_SIZE - len;
+
+			if (pad > room - VERBS_GRH_SIZE - len)
+				pad = room - VERBS_GRH_SIZE - len;
+			scatter(&w, VERBS_GRH_SIZE + len, zeros, pad);
+		}
 		wc.status = IB_WCS_SUCCESS;
 		wc.length = VERBS_GRH_SIZE + len;
 		wc.recv.ud.remote_qp = addr->qpn;
@@ -413,6 +426,32 @@ static void backoff(void)
 	nanosleep(&ts, NULL);
 }
 
+void verbs_rx_umad(verbs_port_t *port, uint8_t *umad, int len)
+{
+	uint8_t *mad;
+	ib_mad_addr_t *addr;
+	unsigned n;
+
+	if (umad_status(umad)) {
+		if (verbs_debug)
+			fprintf(stderr, "verbs: dropped umad with status %d\n", umad_status(umad));
+		return;
+	}
+	if (len < 24 || len > VERBS_MAD_SIZE)
+		return;
+	mad = umad_get_mad(umad);
+	addr = umad_get_mad_addr(umad);
+	/* SMP classes travel on QP0, every other class on QP1. */
+	n = (MAD_CLASS(mad) == 0x01 || MAD_CLASS(mad) == 0x81) ? 0 : 1;
+	pthread_mutex_lock(&port->lock);
+	verbs_tid_received(port, mad, cl_ntoh16(addr->lid));
+	if (port->spl[n])
+		deliver(port, port->spl[n], addr, mad, (uint32_t)len);
+	else if (verbs_debug)
+		fprintf(stderr, "verbs: MAD for QP%u dropped (no QP)\n", n);
+	pthread_mutex_unlock(&port->lock);
+}
+
 static void *rx_main(void *arg)
 {
 	verbs_port_t *port = arg;
@@ -420,9 +459,6 @@ static void *rx_main(void *arg)
 
 	while (!__atomic_load_n(&port->rx_stop, __ATOMIC_ACQUIRE)) {
 		int len = VERBS_MAD_SIZE, id;
-		uint8_t *mad;
-		ib_mad_addr_t *addr;
-		unsigned n;
 
 		memset(buf, 0, umad_size());
 		id = umad_recv(port->fd, buf, &len, VERBS_RECV_POLL_MS);
@@ -431,28 +467,7 @@ static void *rx_main(void *arg)
 				backoff();
 			continue;
 		}
-		if (umad_status(buf)) {
-			if (verbs_debug)
-				fprintf(stderr, "verbs: dropped umad with status %d\n",
-					umad_status(buf));
-			continue;
-		}
-		if (len < 24 || len > VERBS_MAD_SIZE)
-			continue;
-		mad = umad_get_mad(buf);
-		/* A MAD on the wire is 256 bytes; umad2sim passes only what was written. */
-		memset(mad + len, 0, VERBS_MAD_SIZE - (size_t)len);
-		len = VERBS_MAD_SIZE;
-		addr = umad_get_mad_addr(buf);
-		/* SMP classes travel on QP0, every other class on QP1. */
-		n = (MAD_CLASS(mad) == 0x01 || MAD_CLASS(mad) == 0x81) ? 0 : 1;
-		pthread_mutex_lock(&port->lock);
-		verbs_tid_received(port, mad, cl_ntoh16(addr->lid));
-		if (port->spl[n])
-			deliver(port, port->spl[n], addr, mad, (uint32_t)len);
-		else if (verbs_debug)
-			fprintf(stderr, "verbs: MAD for QP%u dropped (no QP)\n", n);
-		pthread_mutex_unlock(&port->lock);
+		verbs_rx_umad(port, buf, len);
 	}
 	return NULL;
 }
@@ -474,17 +489,18 @@ static ib_api_status_t port_open(verbs_port_t *port)
 	if (verbs_issm) {
 		char path[256];
 
+		/* umad2sim crashes on a MAD of a class no agent registered (it
+		 * looks up a NULL queue), and an SM client gets requests of every
+		 * class: register both QPs' classes now and keep them, before the
+		 * issm open makes the SM sweep us. */
+		reg_qp_agents(port, 0);
+		reg_qp_agents(port, 1);
 		/* plain open(): umad2sim intercepts it, not openat() */
 		if (umad_get_issm_path(port->ca->name, port->num, path, sizeof(path)) >= 0)
 			port->issm_fd = open(path, O_RDWR);
 		if (verbs_debug)
 			fprintf(stderr, "verbs: %s port %u issm %s: fd %d\n", port->ca->name,
 				port->num, path, port->issm_fd);
-		/* umad2sim crashes on a MAD of a class no agent registered (it
-		 * looks up a NULL queue), and an SM client gets requests of every
-		 * class: register both QPs' classes now and keep them. */
-		reg_qp_agents(port, 0);
-		reg_qp_agents(port, 1);
 	}
 	if (pthread_create(&port->rx_thread, NULL, rx_main, port)) {
 		umad_close_port(port->fd);

@@ -218,6 +218,10 @@ ib_api_status_t verbs_post_send(void *qp, ib_send_wr_t *p_wr, ib_send_wr_t **pp_
 ib_api_status_t verbs_post_recv(void *qp, ib_recv_wr_t *p_wr, ib_recv_wr_t **pp_failure);
 void verbs_port_init(verbs_ca_t *ca, verbs_port_t *port, uint8_t num);
 void verbs_port_fini(verbs_port_t *port);
+/* One MAD read from the umad device (@p len bytes after the umad header):
+ * checked and delivered to the port's QP0 or QP1 (port->lock not held;
+ * the receive thread's body, exposed for the unit test). */
+void verbs_rx_umad(verbs_port_t *port, uint8_t *umad, int len);
 /* TID table (exposed for the unit test) */
 void verbs_tid_sent(verbs_port_t *port, uint8_t *mad, uint16_t dlid);
 void verbs_tid_received(verbs_port_t *port, uint8_t *mad, uint16_t slid);

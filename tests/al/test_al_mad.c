@@ -16,6 +16,7 @@
 #include <string.h>
 #include <iba/ib_al.h>
 #include "al_mad.h"
+#include "al_mad_int.h"
 #include "soft_fabric.h"
 #include "../common/cl_test.h"
 #include "../common/fab_dir.h"
@@ -1038,10 +1039,255 @@ static void test_rmpp_cancel(void)
 	CU_ASSERT_EQUAL(n_rx, 0);
 	CU_ASSERT_EQUAL(sa.n_recv, 2);
 	CU_ASSERT_EQUAL(sa.recvs[1]->size, RHDR + RDATA);
+	/* The third send's completion may still be on its way: wait for it
+	 * before down() reads the records without the lock. */
+	CU_ASSERT_EQUAL(wait_n(&sb, &sb.n_send, 3), 3);
 	down();
 }
 
 /* ---- IB_QPT_MAD ---- */
+
+/* ---- SMP requests no service takes ---- */
+
+#define SMP_TID0 0x5A5A000000000000ull /* TIDs of the test's SMPs */
+#define SMP_CAP 8
+
+/* SMP answers caught on the wire (and kept off it) by cap_smp(). */
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int n;
+	uint16_t dlid[SMP_CAP];    /* LRH DLID, host order */
+	uint8_t vl[SMP_CAP];
+	uint32_t dqp[SMP_CAP];     /* BTH destination QP */
+	uint32_t qkey[SMP_CAP];    /* DETH Q_Key */
+	ib_smp_t smp[SMP_CAP];
+} cap;
+
+static boolean_t cap_smp(void *ctx, const soft_fabric_port_t *port, const void *pkt, size_t len)
+{
+	const uint8_t *p = (const uint8_t *)pkt;
+	const ib_smp_t *smp = (const ib_smp_t *)(p + 28); /* LRH 8, BTH 12, DETH 8 */
+	int i;
+
+	(void)ctx;
+	(void)port;
+	if (len < 28 + sizeof(ib_smp_t) || (smp->mgmt_class != IB_MCLASS_SUBN_LID &&
+					     smp->mgmt_class != IB_MCLASS_SUBN_DIR) ||
+	    (cl_ntoh64(smp->trans_id) & ~0xFFFFull) != SMP_TID0)
+		return FALSE;
+	pthread_mutex_lock(&cap.lock);
+	i = cap.n;
+	if (i < SMP_CAP) {
+		cap.dlid[i] = (uint16_t)(p[2] << 8 | p[3]);
+		cap.vl[i] = p[0] >> 4;
+		cap.dqp[i] = (uint32_t)p[13] << 16 | (uint32_t)p[14] << 8 | p[15];
+		cap.qkey[i] = (uint32_t)p[20] << 24 | (uint32_t)p[21] << 16 |
+			      (uint32_t)p[22] << 8 | p[23];
+		memcpy(&cap.smp[i], smp, sizeof(*smp));
+		cap.n++;
+		pthread_cond_broadcast(&cap.cond);
+	}
+	pthread_mutex_unlock(&cap.lock);
+	return TRUE;
+}
+
+static int cap_wait(int want)
+{
+	uint64_t end = test_now_ms() + TEST_WAIT_US / 1000;
+	int n;
+
+	pthread_mutex_lock(&cap.lock);
+	while (cap.n < want && test_now_ms() < end) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_nsec += 20 * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&cap.cond, &cap.lock, &ts);
+	}
+	n = cap.n;
+	pthread_mutex_unlock(&cap.lock);
+	return n;
+}
+
+/* The capture whose TID ends in @p low, or NULL. */
+static const ib_smp_t *cap_find(unsigned low, int *p_i)
+{
+	int i;
+
+	for (i = 0; i < cap.n; i++)
+		if ((cl_ntoh64(cap.smp[i].trans_id) & 0xFFFF) == low) {
+			*p_i = i;
+			return &cap.smp[i];
+		}
+	return NULL;
+}
+
+/* A request as a QP0 receive brings it: @p buf is the GRH area and the MAD. */
+static void smp_req(uint8_t *buf, ib_wc_t *wc, uint8_t cls, uint8_t method, ib_net16_t attr,
+		    unsigned low, ib_net16_t slid)
+{
+	ib_smp_t *smp = (ib_smp_t *)(buf + sizeof(ib_grh_t));
+	int i;
+
+	memset(buf, 0, AL_MAD_RECV_SLOT);
+	memset(wc, 0, sizeof(*wc));
+	smp->base_ver = 1;
+	smp->mgmt_class = cls;
+	smp->class_ver = 1;
+	smp->method = method;
+	smp->trans_id = cl_hton64(SMP_TID0 | low);
+	smp->attr_id = attr;
+	smp->attr_mod = CL_HTON32(0x77);
+	for (i = 0; i < IB_SMP_DATA_SIZE; i++)
+		smp->data[i] = (uint8_t)(0xC0 + i);
+	if (cls == IB_MCLASS_SUBN_DIR) {
+		/* Two hops out (SM's port 1, switch port 3), as the SMI of the
+		 * receiving port leaves it: return path complete, hop pointer
+		 * one past the hop count. */
+		smp->hop_count = 2;
+		smp->hop_ptr = 3;
+		smp->dr_slid = CL_HTON16(IB_LID_PERMISSIVE);
+		smp->dr_dlid = CL_HTON16(IB_LID_PERMISSIVE);
+		smp->initial_path[1] = 1;
+		smp->initial_path[2] = 3;
+		smp->return_path[1] = 5;
+		smp->return_path[2] = 1;
+	}
+	wc->wc_type = IB_WC_RECV;
+	wc->status = IB_WCS_SUCCESS;
+	wc->length = AL_MAD_RECV_SLOT;
+	wc->recv.ud.remote_lid = slid;
+	wc->recv.ud.remote_qp = 0;
+}
+
+/* Unsolicited SMPs that no service of A's QP0 takes get their answer on
+ * QP0 (VL15, remote QP 0, Q_Key 0): a directed-route one with the D bit,
+ * its paths, hop count and hop pointer as they came, to the permissive
+ * LID; SubnGet(SMInfo) with a not-active SMInfo of A's port; other Gets
+ * and Sets with "unsupported method/attribute"; no answer to a Trap. The
+ * requests are handed to the dispatcher as its thread would (the soft
+ * ports' SMA answers every SMP itself, so none reaches a QP0 there), and
+ * the answers are caught on the wire. */
+static void test_smp_unsolicited(void)
+{
+	static const ib_smp_t zero_smp;
+	uint8_t buf[AL_MAD_RECV_SLOT];
+	ib_qp_create_t qc;
+	ib_qp_handle_t qp0;
+	ib_pool_key_t key;
+	const ib_smp_t *a, *q = (const ib_smp_t *)(buf + sizeof(ib_grh_t));
+	const ib_sm_info_t *smi;
+	al_mad_disp_t *d;
+	ib_wc_t wc;
+	int i;
+
+	up();
+	memset(&qc, 0, sizeof(qc));
+	qc.qp_type = IB_QPT_QP0_ALIAS;
+	CU_ASSERT_EQUAL_FATAL(ib_get_spl_qp(sa.pd, sa.port_guid, &qc, &sa, NULL, &key, &qp0),
+			      IB_SUCCESS);
+	d = disp_of(qp0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	pthread_mutex_init(&cap.lock, NULL);
+	cond_init(&cap.cond);
+	cap.n = 0;
+	soft_fabric_set_drop_filter(cap_smp, NULL);
+
+	/* 1: directed route, an attribute nobody implements. */
+	smp_req(buf, &wc, IB_MCLASS_SUBN_DIR, IB_MAD_METHOD_GET, CL_HTON16(0xFF10), 1,
+		CL_HTON16(IB_LID_PERMISSIVE));
+	pthread_mutex_lock(&d->lock);
+	al_mad_rx(d, &wc, buf);
+	pthread_mutex_unlock(&d->lock);
+	CU_ASSERT_EQUAL_FATAL(cap_wait(1), 1);
+	a = &cap.smp[0];
+	CU_ASSERT_EQUAL(cap.dlid[0], IB_LID_PERMISSIVE);
+	CU_ASSERT_EQUAL(cap.vl[0], 15);
+	CU_ASSERT_EQUAL(cap.dqp[0], 0);
+	CU_ASSERT_EQUAL(cap.qkey[0], 0);
+	CU_ASSERT_EQUAL(a->mgmt_class, IB_MCLASS_SUBN_DIR);
+	CU_ASSERT_EQUAL(a->method, IB_MAD_METHOD_GET_RESP);
+	CU_ASSERT(ib_smp_is_d(a));
+	CU_ASSERT_EQUAL(a->status, IB_MAD_STATUS_UNSUP_METHOD_ATTR | IB_SMP_DIRECTION);
+	CU_ASSERT_EQUAL(a->hop_count, 2);
+	CU_ASSERT_EQUAL(a->hop_ptr, 3);
+	CU_ASSERT_EQUAL(a->dr_slid, CL_HTON16(IB_LID_PERMISSIVE));
+	CU_ASSERT_EQUAL(a->dr_dlid, CL_HTON16(IB_LID_PERMISSIVE));
+	CU_ASSERT_EQUAL(memcmp(a->initial_path, q->initial_path, sizeof(a->initial_path)), 0);
+	CU_ASSERT_EQUAL(memcmp(a->return_path, q->return_path, sizeof(a->return_path)), 0);
+	CU_ASSERT_EQUAL(a->return_path[1], 5); /* the way back: switch port 5, then our port 1 */
+	CU_ASSERT_EQUAL(a->return_path[2], 1);
+	CU_ASSERT_EQUAL(a->trans_id, q->trans_id);
+	CU_ASSERT_EQUAL(a->attr_id, q->attr_id);
+	CU_ASSERT_EQUAL(a->attr_mod, q->attr_mod);
+	CU_ASSERT_EQUAL(memcmp(a->data, q->data, sizeof(a->data)), 0);
+
+	/* 2: directed route SubnGet(SMInfo): a not-active SM at A's port. 3: Set(SMInfo).
+	 * 4: a Trap (no answer). 5: LID-routed Get from B's LID. 6: class version 2. */
+	pthread_mutex_lock(&d->lock);
+	smp_req(buf, &wc, IB_MCLASS_SUBN_DIR, IB_MAD_METHOD_GET, IB_MAD_ATTR_SM_INFO, 2,
+		CL_HTON16(IB_LID_PERMISSIVE));
+	al_mad_rx(d, &wc, buf);
+	smp_req(buf, &wc, IB_MCLASS_SUBN_DIR, IB_MAD_METHOD_SET, IB_MAD_ATTR_SM_INFO, 3,
+		CL_HTON16(IB_LID_PERMISSIVE));
+	al_mad_rx(d, &wc, buf);
+	smp_req(buf, &wc, IB_MCLASS_SUBN_LID, IB_MAD_METHOD_TRAP, IB_MAD_ATTR_NOTICE, 4, sb.lid);
+	al_mad_rx(d, &wc, buf);
+	smp_req(buf, &wc, IB_MCLASS_SUBN_LID, IB_MAD_METHOD_GET, CL_HTON16(0xFF10), 5, sb.lid);
+	al_mad_rx(d, &wc, buf);
+	smp_req(buf, &wc, IB_MCLASS_SUBN_LID, IB_MAD_METHOD_GET, CL_HTON16(0xFF10), 6, sb.lid);
+	((ib_smp_t *)(buf + sizeof(ib_grh_t)))->class_ver = 2;
+	al_mad_rx(d, &wc, buf);
+	pthread_mutex_unlock(&d->lock);
+	CU_ASSERT_EQUAL_FATAL(cap_wait(5), 5);
+
+	a = cap_find(2, &i);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_EQUAL(a->method, IB_MAD_METHOD_GET_RESP);
+	CU_ASSERT_EQUAL(a->status, IB_SMP_DIRECTION); /* D bit, status 0 */
+	CU_ASSERT_EQUAL(a->hop_ptr, 3);
+	CU_ASSERT_EQUAL(cap.dlid[i], IB_LID_PERMISSIVE);
+	smi = (const ib_sm_info_t *)ib_smp_get_payload_ptr(a);
+	CU_ASSERT_EQUAL(smi->guid, sa.port_guid);
+	CU_ASSERT_EQUAL(smi->sm_key, 0);
+	CU_ASSERT_EQUAL(smi->act_count, 0);
+	CU_ASSERT_EQUAL(ib_sminfo_get_state(smi), IB_SMINFO_STATE_NOTACTIVE);
+	CU_ASSERT_EQUAL(ib_sminfo_get_priority(smi), 0);
+
+	a = cap_find(3, &i);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_EQUAL(a->method, IB_MAD_METHOD_GET_RESP);
+	CU_ASSERT_EQUAL(a->status, IB_MAD_STATUS_UNSUP_METHOD_ATTR | IB_SMP_DIRECTION);
+
+	CU_ASSERT_PTR_NULL(cap_find(4, &i));
+
+	a = cap_find(5, &i);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_EQUAL(cap.dlid[i], cl_ntoh16(sb.lid));
+	CU_ASSERT_EQUAL(cap.vl[i], 15);
+	CU_ASSERT_EQUAL(cap.dqp[i], 0);
+	CU_ASSERT_EQUAL(cap.qkey[i], 0);
+	CU_ASSERT_EQUAL(a->mgmt_class, IB_MCLASS_SUBN_LID);
+	CU_ASSERT_EQUAL(a->method, IB_MAD_METHOD_GET_RESP);
+	CU_ASSERT_EQUAL(a->status, IB_MAD_STATUS_UNSUP_METHOD_ATTR); /* no D bit in class 0x01 */
+	CU_ASSERT_EQUAL(memcmp(a->initial_path, zero_smp.initial_path, sizeof(a->initial_path)),
+			0);
+
+	a = cap_find(6, &i);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_EQUAL(a->status, IB_MAD_STATUS_UNSUP_CLASS_VER);
+
+	soft_fabric_set_drop_filter(NULL, NULL);
+	CU_ASSERT_EQUAL(cap.n, 5); /* and the Trap was not answered */
+	pthread_mutex_destroy(&cap.lock);
+	pthread_cond_destroy(&cap.cond);
+	down();
+}
 
 static void test_mad_qp(void)
 {
@@ -1177,6 +1423,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_unsupported),
 	TEST_ENTRY(test_malformed),
 	TEST_ENTRY(test_cancel_and_destroy),
+	TEST_ENTRY(test_smp_unsolicited),
 	TEST_ENTRY(test_rmpp_1),
 	TEST_ENTRY(test_rmpp_2),
 	TEST_ENTRY(test_rmpp_50),

@@ -1,5 +1,5 @@
 /*
- * ibal tests: the verbs provider's parts that need no InfiniBand device (TID table, CQ, MR, AV, checks).
+ * ibal tests: the verbs provider's parts that need no InfiniBand device (TID table, CQ, MR, AV, receives).
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  *
  * Runs anywhere (no umad device, no LD_PRELOAD), so it is the one to run
@@ -395,6 +395,123 @@ static void test_spl_qp_checks(void)
 	free_ca(ca);
 }
 
+/* The receive thread's body on a hand-made QP1 in RTR: the completion
+ * counts the bytes that came (GRH area + MAD), not 256, and the buffer is
+ * zero filled after a short MAD; bad ones give no completion. */
+static void test_rx_length(void)
+{
+	verbs_ca_t *ca = fake_ca();
+	verbs_port_t *port = &ca->port[0];
+	static uint8_t rbuf[4][VERBS_GRH_SIZE + VERBS_MAD_SIZE];
+	uint8_t *u = calloc(1, VERBS_UMAD_BUF), *mad, sent[VERBS_MAD_SIZE];
+	ib_ca_attr_t attr;
+	ib_port_attr_t pattr;
+	void *pd = NULL, *cq = NULL, *mr = NULL;
+	verbs_qp_t *qp = calloc(1, sizeof(*qp));
+	ib_mr_create_t mc;
+	ib_local_ds_t ds[4];
+	ib_recv_wr_t wr[4];
+	ib_wc_t wc[4], *free_list, *done;
+	net32_t lkey, rkey;
+	uint32_t size = 8, n, i;
+
+	CU_ASSERT_FATAL(u != NULL && qp != NULL);
+	memset(&attr, 0, sizeof(attr));
+	memset(&pattr, 0, sizeof(pattr));
+	pattr.port_num = 1;
+	pattr.num_pkeys = 1;
+	attr.num_ports = 1;
+	attr.p_port_attr = &pattr;
+	ca->attr = &attr;
+	CU_ASSERT_EQUAL(verbs_alloc_pd(ca, IB_PDT_NORMAL, &pd), IB_SUCCESS);
+	CU_ASSERT_EQUAL(verbs_create_cq(ca, &size, NULL, &cq), IB_SUCCESS);
+	memset(&mc, 0, sizeof(mc));
+	mc.vaddr = rbuf;
+	mc.length = sizeof(rbuf);
+	mc.access_ctrl = IB_AC_LOCAL_WRITE;
+	CU_ASSERT_EQUAL(verbs_reg_mem(pd, &mc, &lkey, &rkey, &mr), IB_SUCCESS);
+	pthread_mutex_init(&qp->lock, NULL);
+	pthread_mutex_init(&qp->tx_lock, NULL);
+	qp->pd = pd;
+	qp->port = port;
+	qp->type = IB_QPT_QP1;
+	qp->n = 1;
+	qp->scq = qp->rcq = cq;
+	qp->rq_depth = 4;
+	qp->rq_sge = 1;
+	qp->rq = calloc(4, sizeof(*qp->rq));
+	CU_ASSERT_FATAL(qp->rq != NULL);
+	soft_qp_attr_init(&qp->attr, IB_QPT_QP1, 1);
+	qp->attr.state = IB_QPS_RTR;
+	port->spl[1] = qp;
+	memset(rbuf, 0xEE, sizeof(rbuf));
+	for (i = 0; i < 4; i++) {
+		ds[i].vaddr = (uintptr_t)rbuf[i];
+		ds[i].length = sizeof(rbuf[i]);
+		ds[i].lkey = lkey;
+		memset(&wr[i], 0, sizeof(wr[i]));
+		wr[i].wr_id = i;
+		wr[i].num_ds = 1;
+		wr[i].ds_array = &ds[i];
+		wr[i].p_next = i < 3 ? &wr[i + 1] : NULL;
+	}
+	CU_ASSERT_EQUAL(verbs_post_recv(qp, &wr[0], NULL), IB_SUCCESS);
+
+	mad = umad_get_mad(u);
+	umad_get_mad_addr(u)->lid = CL_HTON16(1);
+	/* A GetTableResp of one PathRecord as umad2sim hands it over: 56 + 64 bytes. */
+	mad_init(mad, 0x03, 0x92, 0x11);
+	memset(mad + 56, 0x5A, 64);
+	memcpy(sent, mad, sizeof(sent));
+	verbs_rx_umad(port, u, 120);
+	/* A whole MAD, as the kernel gives every MAD. */
+	mad_init(mad, 0x03, 0x81, 0x12);
+	memset(mad + 24, 0xA5, VERBS_MAD_SIZE - 24);
+	verbs_rx_umad(port, u, VERBS_MAD_SIZE);
+	/* Too long, too short, or with an error status: dropped. */
+	verbs_rx_umad(port, u, VERBS_MAD_SIZE + 1);
+	verbs_rx_umad(port, u, 23);
+	((struct ib_user_mad *)u)->status = 110;
+	verbs_rx_umad(port, u, VERBS_MAD_SIZE);
+
+	CU_ASSERT_EQUAL(verbs_peek_cq(cq, &n), IB_SUCCESS);
+	CU_ASSERT_EQUAL(n, 2);
+	for (i = 0; i < 3; i++)
+		wc[i].p_next = &wc[i + 1];
+	wc[3].p_next = NULL;
+	free_list = wc;
+	CU_ASSERT_EQUAL(verbs_poll_cq(cq, &free_list, &done), IB_SUCCESS);
+	CU_ASSERT_PTR_EQUAL(done, &wc[0]);
+	CU_ASSERT_EQUAL(wc[0].status, IB_WCS_SUCCESS);
+	CU_ASSERT_EQUAL(wc[0].wr_id, 0);
+	CU_ASSERT_EQUAL(wc[0].length, VERBS_GRH_SIZE + 120);
+	CU_ASSERT_EQUAL(wc[0].recv.ud.remote_lid, CL_HTON16(1));
+	CU_ASSERT_EQUAL(memcmp(rbuf[0] + VERBS_GRH_SIZE, sent, 120), 0);
+	for (i = VERBS_GRH_SIZE + 120; i < sizeof(rbuf[0]); i++)
+		if (rbuf[0][i])
+			break;
+	CU_ASSERT_EQUAL(i, sizeof(rbuf[0])); /* zero filled, not counted */
+	CU_ASSERT_EQUAL(wc[1].status, IB_WCS_SUCCESS);
+	CU_ASSERT_EQUAL(wc[1].wr_id, 1);
+	CU_ASSERT_EQUAL(wc[1].length, VERBS_GRH_SIZE + VERBS_MAD_SIZE);
+	CU_ASSERT_EQUAL(rbuf[1][VERBS_GRH_SIZE + VERBS_MAD_SIZE - 1], 0xA5);
+	CU_ASSERT_PTR_NULL(wc[1].p_next);
+	/* The other receives are still posted, untouched. */
+	CU_ASSERT_EQUAL(qp->rq_count, 2);
+	CU_ASSERT_EQUAL(rbuf[2][VERBS_GRH_SIZE], 0xEE);
+
+	port->spl[1] = NULL;
+	pthread_mutex_destroy(&qp->lock);
+	pthread_mutex_destroy(&qp->tx_lock);
+	free(qp->rq);
+	free(qp);
+	CU_ASSERT_EQUAL(verbs_dereg_mr(mr), IB_SUCCESS);
+	verbs_destroy_cq(cq);
+	verbs_dealloc_pd(pd);
+	free(u);
+	free_ca(ca);
+}
+
 static const test_entry_t tests[] = {
 	TEST_ENTRY(test_no_device),
 	TEST_ENTRY(test_tid_restore),
@@ -404,6 +521,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_mr),
 	TEST_ENTRY(test_av),
 	TEST_ENTRY(test_spl_qp_checks),
+	TEST_ENTRY(test_rx_length),
 };
 
 TEST_MAIN("verbs provider (no device)", tests)
