@@ -217,6 +217,7 @@ ib_api_status_t soft_open_ca(ib_net64_t ca_guid, void *al_ca, void **pp_ca)
 	soft_ca_t *ca;
 	unsigned index;
 	uint8_t n_ports;
+	uint32_t wait_ms;
 	ib_api_status_t st;
 
 	if (!pp_ca)
@@ -257,10 +258,9 @@ ib_api_status_t soft_open_ca(ib_net64_t ca_guid, void *al_ca, void **pp_ca)
 		ca_free(ca);
 		return st;
 	}
-	if (soft_sm_enabled()) {
-		soft_sm_ca_opened(ca);
-		soft_ca_wait_active(ca, soft_sm_wait_ms());
-	}
+	wait_ms = soft_sm_ca_opened(ca);
+	if (wait_ms)
+		soft_ca_wait_active(ca, wait_ms);
 	__atomic_store_n(&ca->opening, 0, __ATOMIC_RELEASE);
 	*pp_ca = ca;
 	return IB_SUCCESS;

@@ -14,7 +14,8 @@
  * sweeps with directed-route SMPs sent from its first local port, brings
  * ports to ACTIVE, watches the directory (inotify) and the registry for
  * ports joining and leaving, and feeds the SA (soft_sa.h), whose requests
- * and timers it serves.
+ * and timers it serves, with every port it knows and the virtual switch
+ * they are all cabled to. Internals: soft_sm_int.h.
  *
  * Thread safety: every function may be called from any thread.
  */
@@ -25,24 +26,17 @@
 #include "soft_sa.h"
 
 /**
- * Whether the embedded SM is enabled ($IBAL_SOFT_SM is not "off", read
- * once per process).
- * @return TRUE if enabled.
- */
-boolean_t soft_sm_enabled(void);
-
-/**
- * How long soft_open_ca() waits for ACTIVE ports ($IBAL_SOFT_SM_WAIT_MS).
- * @return milliseconds.
- */
-uint32_t soft_sm_wait_ms(void);
-
-/**
- * A CA of this process opened its ports: joins (or starts) the SM instance
- * of their fabric directory and asks it to bring them up.
+ * A CA of this process opened its ports: joins (or makes) the SM instance
+ * of their fabric directory and asks it to bring them up. The instance
+ * reads the IBAL_SOFT_SM* settings when it is made (the first CA of the
+ * process with ports in that directory); they hold until its last CA
+ * closes.
  * @param ca the CA (ports open, progress thread running).
+ * @return how long the open should wait for ACTIVE ports
+ * ($IBAL_SOFT_SM_WAIT_MS), in milliseconds; 0 when the directory's SM is
+ * off ($IBAL_SOFT_SM=off).
  */
-void soft_sm_ca_opened(soft_ca_t *ca);
+uint32_t soft_sm_ca_opened(soft_ca_t *ca);
 
 /**
  * A CA is closing: its ports leave the SM instance, which no longer uses
@@ -100,12 +94,6 @@ boolean_t soft_sm_is_master(soft_ca_t *ca);
  * @return TRUE if it is master.
  */
 boolean_t soft_sm_wait_master(soft_ca_t *ca, uint32_t ms);
-
-/**
- * Reads the IBAL_SOFT_SM* environment variables again (they are read once
- * per process otherwise). For tests; call with no soft CA open.
- */
-void soft_sm_config_reload(void);
 
 /**
  * Asks the SM of a CA's fabric directory, if this process is master there,

@@ -6,7 +6,9 @@
  * IBAL_SOFT_FABRIC) with two soft CAs, through soft_prov_ops. MADs reach the
  * agents through ops->local_mad and as packets from a "probe": a bare
  * fabric port of the test that builds and reads IBA packets itself, as an
- * external subnet manager would. Election and takeover use fork()ed
+ * external subnet manager would; it also queries the SA (RMPP reassembled
+ * and acknowledged by hand) for the virtual switch's records. The settings
+ * are checked per fabric directory. Election and takeover use fork()ed
  * processes and pipes. Waits are bounded (poll, condition waits), never
  * sleeps.
  */
@@ -319,6 +321,70 @@ static int probe_resp(uint64_t tid, int ms, void *mad, soft_pkt_t *p_pkt)
 		if (((ib_mad_t *)mad)->trans_id == cl_hton64(tid))
 			return 1;
 	return 0;
+}
+
+/* --- SA queries from the probe ---------------------------------------------- */
+
+/* Sends an SA request from the probe to the SA (on CA 0's port) and
+ * gathers the answer, acknowledging RMPP segments. Fills @p out with the
+ * records (at most @p cap bytes) and *@p p_stride with their size; returns
+ * the number of records, or -1 (timeout, error status). */
+static int sa_query(uint8_t method, ib_net16_t attr, ib_net64_t cm, const void *rec, size_t rec_len,
+		    uint64_t tid, uint8_t *out, size_t cap, size_t *p_stride)
+{
+	ib_sa_mad_t m, r;
+	soft_pkt_t pkt;
+	size_t len = 0;
+	uint32_t next = 1;
+	int last = 0;
+
+	memset(&m, 0, sizeof(m));
+	m.base_ver = 1;
+	m.mgmt_class = IB_MCLASS_SUBN_ADM;
+	m.class_ver = 2;
+	m.method = method;
+	m.trans_id = cl_hton64(tid);
+	m.attr_id = attr;
+	m.comp_mask = cm;
+	if (rec)
+		memcpy(m.data, rec, rec_len);
+	probe_send(lid_of(0), 0, 1, SOFT_QP1_QKEY, 0, &m, 256);
+	while (!last) {
+		uint32_t seg;
+
+		if (!probe_resp(tid, 5000, &r, &pkt) || r.status)
+			return -1;
+		*p_stride = (size_t)cl_ntoh16(r.attr_offset) * 8;
+		if (!*p_stride)
+			return -1;
+		if (!(r.rmpp_flags & IB_RMPP_FLAG_ACTIVE)) {
+			memcpy(out, r.data, *p_stride < cap ? *p_stride : cap);
+			return 1;
+		}
+		if (r.rmpp_type != IB_RMPP_TYPE_DATA)
+			return -1;
+		seg = cl_ntoh32(r.seg_num);
+		if (seg == next) {
+			size_t n = IB_SA_DATA_SIZE;
+
+			if (r.rmpp_flags & IB_RMPP_FLAG_LAST) {
+				n = cl_ntoh32(r.paylen_newwin) - 20; /* less its SA header */
+				last = 1;
+			}
+			if (len + n > cap)
+				return -1;
+			memcpy(out + len, r.data, n);
+			len += n;
+			next++;
+		}
+		/* ACK what arrived in order, with a window of 8 more */
+		r.rmpp_type = IB_RMPP_TYPE_ACK;
+		r.rmpp_flags = IB_RMPP_FLAG_ACTIVE;
+		r.seg_num = cl_hton32(next - 1);
+		r.paylen_newwin = cl_hton32(next + 8);
+		probe_send(lid_of(0), 0, 1, SOFT_QP1_QKEY, 0, &r, 256);
+	}
+	return (int)(len / *p_stride);
 }
 
 /* --- Tests: SMA through local_mad ----------------------------------------- */
@@ -769,7 +835,6 @@ static void test_sm_off(void)
 
 	fab_begin();
 	setenv(SOFT_ENV_SM, "off", 1);
-	soft_sm_config_reload();
 	open_cas(2);
 	CU_ASSERT_EQUAL(state_of(0), IB_LINK_INIT);
 	CU_ASSERT_EQUAL(state_of(1), IB_LINK_INIT);
@@ -797,7 +862,47 @@ static void test_sm_off(void)
 	}
 	close_cas(2);
 	unsetenv(SOFT_ENV_SM);
-	soft_sm_config_reload();
+	fab_end();
+}
+
+/* IBAL_SOFT_SM is read when a directory gets its first CA of the process:
+ * later CAs there keep that choice; once the directory has no CA, and in
+ * another directory, the setting is read again. */
+static void test_sm_settings_per_dir(void)
+{
+	char dir2[64];
+	size_t n = 2;
+
+	fab_begin();
+	setenv(SOFT_ENV_SM, "off", 1);
+	CU_ASSERT_EQUAL_FATAL(ops->init(&upcalls), IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(ops->get_ca_guids(guids, &n), IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(ops->open_ca(guids[0], &ca[0], &ca[0]), IB_SUCCESS);
+	CU_ASSERT_EQUAL(state_of(0), IB_LINK_INIT);
+	unsetenv(SOFT_ENV_SM);
+	CU_ASSERT_EQUAL_FATAL(ops->open_ca(guids[1], &ca[1], &ca[1]), IB_SUCCESS);
+	CU_ASSERT_EQUAL(state_of(1), IB_LINK_INIT); /* the directory's choice holds */
+	CU_ASSERT(!soft_sm_is_master(ca[1]));
+	CU_ASSERT(!soft_sm_wait_master(ca[1], 50));
+	ops->close_ca(ca[0]);
+	ops->close_ca(ca[1]);
+	/* The directory has no CA left: the next one reads the setting (on) */
+	CU_ASSERT_EQUAL_FATAL(ops->open_ca(guids[0], &ca[0], &ca[0]), IB_SUCCESS);
+	CU_ASSERT_EQUAL(state_of(0), IB_LINK_ACTIVE);
+	CU_ASSERT(soft_sm_wait_master(ca[0], 10000));
+	/* Another directory opened now reads it too (off there) */
+	strcpy(dir2, "/tmp/ibal-softsm2-XXXXXX");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir2));
+	setenv(SOFT_FABRIC_ENV_DIR, dir2, 1);
+	setenv(SOFT_ENV_SM, "off", 1);
+	CU_ASSERT_EQUAL_FATAL(ops->open_ca(guids[1], &ca[1], &ca[1]), IB_SUCCESS);
+	CU_ASSERT_EQUAL(state_of(1), IB_LINK_INIT);
+	CU_ASSERT(!soft_sm_is_master(ca[1]));
+	CU_ASSERT(soft_sm_is_master(ca[0]));
+	CU_ASSERT_EQUAL(state_of(0), IB_LINK_ACTIVE);
+	unsetenv(SOFT_ENV_SM);
+	close_cas(2);
+	test_rm_tree(dir2);
 	fab_end();
 }
 
@@ -940,6 +1045,172 @@ static void test_sm_join_leave(void)
 	fab_end();
 }
 
+/* The SA sees the virtual switch every CA port is cabled to: LinkRecords
+ * both ways, the switch's NodeRecord and PortInfoRecords under a LID no
+ * registry port holds; paths between the CAs are unchanged. Three CAs: two
+ * here, one in a child process. */
+static void test_sm_switch_links(void)
+{
+	static uint8_t buf[8192];
+	ib_link_record_t *lr;
+	ib_node_record_t *nr;
+	ib_portinfo_record_t pq, *pr;
+	ib_path_rec_t q;
+	uint16_t sw = 0, lids[2];
+	uint8_t to_ports = 0;
+	ib_net64_t sw_guid = 0;
+	size_t stride;
+	int w, r, n, i, j, nsw = 0;
+	pid_t pid;
+
+	fab_begin();
+	pid = spawn(&w, &r, 0, 1);
+	open_cas(2);
+	probe_open();
+	CU_ASSERT_EQUAL_FATAL(write(w, "g", 1), 1);
+	CU_ASSERT_EQUAL(read_byte(r), 'S');
+	CU_ASSERT(soft_sm_sweep_now(ca[0], 10000));
+	lids[0] = lid_of(0);
+	lids[1] = lid_of(1);
+	/* Every LinkRecord: CA port 1 -> switch and back, for three CAs */
+	n = sa_query(IB_MAD_METHOD_GETTABLE, IB_MAD_ATTR_LINK_RECORD, 0, NULL, 0, 301, buf, sizeof(buf), &stride);
+	CU_ASSERT_EQUAL(n, 6);
+	CU_ASSERT_EQUAL(stride, 8);
+	for (i = 0; i < n && i < 6; i++) {
+		lr = (ib_link_record_t *)(buf + (size_t)i * stride);
+		if (lr->from_lid == cl_hton16(lids[0]))
+			sw = cl_ntoh16(lr->to_lid);
+	}
+	CU_ASSERT_NOT_EQUAL_FATAL(sw, 0);
+	CU_ASSERT_NOT_EQUAL(sw, lids[0]);
+	CU_ASSERT_NOT_EQUAL(sw, lids[1]);
+	CU_ASSERT_NOT_EQUAL(sw, soft_fabric_port_lid(probe));
+	for (i = 0; i < n && i < 6; i++) {
+		lr = (ib_link_record_t *)(buf + (size_t)i * stride);
+		if (lr->to_lid == cl_hton16(sw)) {
+			/* a CA port 1 to a switch port; the reverse record exists */
+			CU_ASSERT_EQUAL(lr->from_port_num, 1);
+			CU_ASSERT(lr->to_port_num >= 1 && lr->to_port_num <= 3);
+			to_ports |= (uint8_t)(1u << lr->to_port_num);
+			for (j = 0; j < n && j < 6; j++) {
+				ib_link_record_t *b = (ib_link_record_t *)(buf + (size_t)j * stride);
+
+				if (b->from_lid == cl_hton16(sw) && b->from_port_num == lr->to_port_num)
+					break;
+			}
+			CU_ASSERT(j < n);
+			if (j < n) {
+				ib_link_record_t *b = (ib_link_record_t *)(buf + (size_t)j * stride);
+
+				CU_ASSERT_EQUAL(b->to_lid, lr->from_lid);
+				CU_ASSERT_EQUAL(b->to_port_num, 1);
+			}
+		} else {
+			CU_ASSERT_EQUAL(lr->from_lid, cl_hton16(sw));
+		}
+	}
+	CU_ASSERT_EQUAL(to_ports, 0x0E); /* switch ports 1, 2 and 3 */
+	/* A Get by FromLID and FromPort: CA 1's link */
+	{
+		ib_link_record_t lq;
+
+		memset(&lq, 0, sizeof(lq));
+		lq.from_lid = cl_hton16(lids[1]);
+		lq.from_port_num = 1;
+		n = sa_query(IB_MAD_METHOD_GET, IB_MAD_ATTR_LINK_RECORD,
+			     IB_LR_COMPMASK_FROM_LID | IB_LR_COMPMASK_FROM_PORT, &lq, sizeof(lq), 302, buf,
+			     sizeof(buf), &stride);
+		CU_ASSERT_EQUAL(n, 1);
+		CU_ASSERT_EQUAL(((ib_link_record_t *)buf)->to_lid, cl_hton16(sw));
+	}
+	/* NodeRecords: three CAs and the switch, under its LID */
+	n = sa_query(IB_MAD_METHOD_GETTABLE, IB_MAD_ATTR_NODE_RECORD, 0, NULL, 0, 303, buf, sizeof(buf), &stride);
+	CU_ASSERT_EQUAL(n, 4);
+	for (i = 0; i < n; i++) {
+		nr = (ib_node_record_t *)(buf + (size_t)i * stride);
+		if (nr->node_info.node_type != IB_NODE_TYPE_SWITCH)
+			continue;
+		nsw++;
+		sw_guid = nr->node_info.node_guid;
+		CU_ASSERT_EQUAL(nr->lid, cl_hton16(sw));
+		CU_ASSERT_EQUAL(nr->node_info.num_ports, 3);
+		CU_ASSERT_EQUAL(nr->node_info.port_guid, sw_guid);
+		CU_ASSERT_EQUAL(cl_ntoh64(sw_guid) >> 40, 0x02BA1Aull);
+		CU_ASSERT((cl_ntoh64(sw_guid) & (1ull << 39)) != 0); /* never a CA's */
+	}
+	CU_ASSERT_EQUAL(nsw, 1);
+	/* PortInfoRecords: switch port 0 holds the LID, ports 1..3 are up */
+	memset(&pq, 0, sizeof(pq));
+	pq.lid = cl_hton16(sw);
+	n = sa_query(IB_MAD_METHOD_GET, IB_MAD_ATTR_PORTINFO_RECORD,
+		     IB_PIR_COMPMASK_LID | IB_PIR_COMPMASK_PORTNUM, &pq, sizeof(pq), 304, buf, sizeof(buf), &stride);
+	CU_ASSERT_EQUAL(n, 1);
+	pr = (ib_portinfo_record_t *)buf;
+	CU_ASSERT_EQUAL(pr->port_num, 0);
+	CU_ASSERT_EQUAL(pr->port_info.base_lid, cl_hton16(sw));
+	CU_ASSERT_EQUAL(pr->port_info.master_sm_base_lid, cl_hton16(lids[0]));
+	CU_ASSERT_EQUAL(ib_port_info_get_port_state(&pr->port_info), IB_LINK_ACTIVE);
+	n = sa_query(IB_MAD_METHOD_GETTABLE, IB_MAD_ATTR_PORTINFO_RECORD, IB_PIR_COMPMASK_LID, &pq, sizeof(pq),
+		     305, buf, sizeof(buf), &stride);
+	CU_ASSERT_EQUAL(n, 4);
+	for (i = 0; i < n; i++) {
+		pr = (ib_portinfo_record_t *)(buf + (size_t)i * stride);
+		CU_ASSERT_EQUAL(ib_port_info_get_port_state(&pr->port_info), IB_LINK_ACTIVE);
+	}
+	/* Paths from CA 0: to each CA (itself included), none to the switch */
+	memset(&q, 0, sizeof(q));
+	q.sgid.unicast.prefix = IB_DEFAULT_SUBNET_PREFIX;
+	q.sgid.unicast.interface_id = port_of(0)->guid;
+	n = sa_query(IB_MAD_METHOD_GETTABLE, IB_MAD_ATTR_PATH_RECORD, IB_PR_COMPMASK_SGID, &q, sizeof(q), 306, buf,
+		     sizeof(buf), &stride);
+	CU_ASSERT_EQUAL(n, 3);
+	for (i = 0; i < n; i++)
+		CU_ASSERT_NOT_EQUAL(((ib_path_rec_t *)(buf + (size_t)i * stride))->dlid, cl_hton16(sw));
+	/* The child leaves: its link goes, the switch shrinks to two ports */
+	CU_ASSERT_EQUAL(child_done(pid, w, r), 0);
+	CU_ASSERT(soft_sm_sweep_now(ca[0], 10000));
+	n = sa_query(IB_MAD_METHOD_GETTABLE, IB_MAD_ATTR_LINK_RECORD, 0, NULL, 0, 307, buf, sizeof(buf), &stride);
+	CU_ASSERT_EQUAL(n, 4);
+	memset(&pq, 0, sizeof(pq));
+	pq.lid = cl_hton16(sw);
+	n = sa_query(IB_MAD_METHOD_GETTABLE, IB_MAD_ATTR_PORTINFO_RECORD, IB_PIR_COMPMASK_LID, &pq, sizeof(pq),
+		     308, buf, sizeof(buf), &stride);
+	CU_ASSERT_EQUAL(n, 3);
+	/* The SM moves to CA 1's port: a new SA there knows the same switch */
+	soft_fabric_port_close(probe);
+	ops->close_ca(ca[0]);
+	CU_ASSERT(soft_sm_sweep_now(ca[1], 10000));
+	ca[0] = ca[1];
+	probe_open();
+	{
+		ib_node_record_t nq;
+
+		memset(&nq, 0, sizeof(nq));
+		nq.node_info.node_type = IB_NODE_TYPE_SWITCH;
+		n = sa_query(IB_MAD_METHOD_GETTABLE, IB_MAD_ATTR_NODE_RECORD, IB_NR_COMPMASK_NODETYPE, &nq,
+			     sizeof(nq), 309, buf, sizeof(buf), &stride);
+	}
+	CU_ASSERT_EQUAL(n, 1);
+	nr = (ib_node_record_t *)buf;
+	CU_ASSERT_EQUAL(nr->node_info.node_guid, sw_guid);
+	CU_ASSERT_EQUAL(nr->lid, cl_hton16(sw));
+	/* CA 1 keeps switch port 2 (cables do not move); port 1 is down */
+	CU_ASSERT_EQUAL(nr->node_info.num_ports, 2);
+	n = sa_query(IB_MAD_METHOD_GETTABLE, IB_MAD_ATTR_LINK_RECORD, 0, NULL, 0, 310, buf, sizeof(buf), &stride);
+	CU_ASSERT_EQUAL(n, 2);
+	memset(&pq, 0, sizeof(pq));
+	pq.lid = cl_hton16(sw);
+	pq.port_num = 1;
+	n = sa_query(IB_MAD_METHOD_GET, IB_MAD_ATTR_PORTINFO_RECORD,
+		     IB_PIR_COMPMASK_LID | IB_PIR_COMPMASK_PORTNUM, &pq, sizeof(pq), 311, buf, sizeof(buf), &stride);
+	CU_ASSERT_EQUAL(n, 1);
+	CU_ASSERT_EQUAL(ib_port_info_get_port_state(&((ib_portinfo_record_t *)buf)->port_info), IB_LINK_DOWN);
+	soft_fabric_port_close(probe);
+	ops->close_ca(ca[1]);
+	ops->cleanup();
+	fab_end();
+}
+
 static const test_entry_t tests[] = {
 	TEST_ENTRY(test_sma_attrs),
 	TEST_ENTRY(test_sma_portinfo_set),
@@ -950,6 +1221,8 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_sm_off),
 	TEST_ENTRY(test_sm_election_takeover),
 	TEST_ENTRY(test_sm_join_leave),
+	TEST_ENTRY(test_sm_settings_per_dir),
+	TEST_ENTRY(test_sm_switch_links),
 };
 
 TEST_MAIN("soft_sm", tests)
