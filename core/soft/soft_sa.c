@@ -61,15 +61,13 @@ void soft_sa_recs_init(sa_recs_t *r, size_t size)
 	r->size = size;
 }
 
-void *soft_sa_recs_add(sa_recs_t *r)
+bool soft_sa_recs_add(sa_recs_t *r, const void *rec)
 {
-	void *p;
-
 	if (r->nomem)
-		return NULL;
+		return false;
 	if (r->n >= SA_MAX_RECORDS) {
 		r->nomem = true;
-		return NULL;
+		return false;
 	}
 	if (r->n == r->cap) {
 		size_t cap = r->cap ? r->cap * 2 : 16;
@@ -77,15 +75,14 @@ void *soft_sa_recs_add(sa_recs_t *r)
 
 		if (!b) {
 			r->nomem = true;
-			return NULL;
+			return false;
 		}
 		r->buf = b;
 		r->cap = cap;
 	}
-	p = r->buf + r->n * r->size;
-	memset(p, 0, r->size);
+	memcpy(r->buf + r->n * r->size, rec, r->size);
 	r->n++;
-	return p;
+	return true;
 }
 
 void soft_sa_recs_free(sa_recs_t *r)

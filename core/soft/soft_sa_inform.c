@@ -132,12 +132,7 @@ void soft_sa_h_inform_rec(soft_sa_t *sa, const ib_sa_mad_t *req, const soft_mad_
 					   rec.inform_info.g_or_v.generic.qpn_resp_time_val) &
 					  CL_HTON32(0xFFFFFF00)))
 			continue;
-		{
-			ib_inform_info_record_t *p = soft_sa_recs_add(&r);
-
-			if (p)
-				*p = rec;
-		}
+		soft_sa_recs_add(&r, &rec);
 	}
 	soft_sa_respond(sa, req, src, &r);
 }

@@ -155,8 +155,8 @@ uint64_t soft_sa_now(soft_sa_t *sa);
 bool soft_sa_match(const sa_field_t *fields, size_t n, uint64_t comp_mask, const void *req, const void *rec);
 /** Starts a record list for records of @p size bytes. */
 void soft_sa_recs_init(sa_recs_t *r, size_t size);
-/** Appends a zeroed record; NULL when out of memory or past SA_MAX_RECORDS (r->nomem set). */
-void *soft_sa_recs_add(sa_recs_t *r);
+/** Appends a copy of @p rec (r->size bytes); false when out of memory or past SA_MAX_RECORDS (r->nomem set). */
+bool soft_sa_recs_add(sa_recs_t *r, const void *rec);
 /** Frees a record list. */
 void soft_sa_recs_free(sa_recs_t *r);
 /**

@@ -455,12 +455,8 @@ void soft_sa_h_mcmember(soft_sa_t *sa, const ib_sa_mad_t *req, const soft_mad_ad
 			    (!(cm & C_FLOW) || !((((const ib_member_rec_t *)req->data)->sl_flow_hop ^ rec.sl_flow_hop) &
 						 CL_HTON32(0x0FFFFF00))) &&
 			    (!(cm & C_HOP) || !((((const ib_member_rec_t *)req->data)->sl_flow_hop ^ rec.sl_flow_hop) &
-						CL_HTON32(0xFF)))) {
-				ib_member_rec_t *p = soft_sa_recs_add(&r);
-
-				if (p)
-					*p = rec;
-			}
+						CL_HTON32(0xFF))))
+				soft_sa_recs_add(&r, &rec);
 		}
 	}
 	soft_sa_respond(sa, req, src, &r);

@@ -181,14 +181,8 @@ static void path_pair(soft_sa_t *sa, const sa_port_t *s, const sa_port_t *d, uin
 			break;
 		if (!path_build(sa, s, d, (uint16_t)(sb + i % ns), (uint16_t)(db + i % nd), w, &pr))
 			continue;
-		{
-			void *p = soft_sa_recs_add(r);
-
-			if (p) {
-				memcpy(p, &pr, sizeof(pr));
-				made++;
-			}
-		}
+		if (soft_sa_recs_add(r, &pr))
+			made++;
 	}
 }
 
@@ -258,12 +252,8 @@ static void path_mcast(soft_sa_t *sa, const ib_sa_mad_t *req, const soft_mad_add
 		pr.mtu = g->rec.mtu;
 		pr.rate = g->rec.rate;
 		pr.pkt_life = g->rec.pkt_life;
-		if ((!(w->cm & (1u << 15)) || (cl_ntoh16(q->qos_class_sl) & 0xF) == sl)) {
-			void *p = soft_sa_recs_add(&r);
-
-			if (p)
-				memcpy(p, &pr, sizeof(pr));
-		}
+		if ((!(w->cm & (1u << 15)) || (cl_ntoh16(q->qos_class_sl) & 0xF) == sl))
+			soft_sa_recs_add(&r, &pr);
 	}
 	soft_sa_respond(sa, req, src, &r);
 }

@@ -98,12 +98,8 @@ void soft_sa_h_node(soft_sa_t *sa, const ib_sa_mad_t *req, const soft_mad_addr_t
 		rec.lid = cl_hton16(lid);
 		rec.node_info = e->p.node_info;
 		rec.node_desc = e->p.node_desc;
-		if (soft_sa_match(node_fields, NF(node_fields), cm, req->data, &rec)) {
-			void *p = soft_sa_recs_add(&r);
-
-			if (p)
-				memcpy(p, &rec, sizeof(rec));
-		}
+		if (soft_sa_match(node_fields, NF(node_fields), cm, req->data, &rec))
+			soft_sa_recs_add(&r, &rec);
 	}
 	soft_sa_respond(sa, req, src, &r);
 }
@@ -126,12 +122,8 @@ void soft_sa_h_portinfo(soft_sa_t *sa, const ib_sa_mad_t *req, const soft_mad_ad
 		rec.lid = cl_hton16(lid);
 		rec.port_num = e->p.port_num;
 		rec.port_info = e->p.port_info;
-		if (soft_sa_match(portinfo_fields, NF(portinfo_fields), cm, req->data, &rec)) {
-			void *p = soft_sa_recs_add(&r);
-
-			if (p)
-				memcpy(p, &rec, sizeof(rec));
-		}
+		if (soft_sa_match(portinfo_fields, NF(portinfo_fields), cm, req->data, &rec))
+			soft_sa_recs_add(&r, &rec);
 	}
 	soft_sa_respond(sa, req, src, &r);
 }
@@ -158,12 +150,8 @@ void soft_sa_h_link(soft_sa_t *sa, const ib_sa_mad_t *req, const soft_mad_addr_t
 		rec.from_port_num = e->p.port_num;
 		rec.to_port_num = e->p.peer_port_num;
 		rec.to_lid = cl_hton16(soft_sa_port_lid(sa, peer));
-		if (soft_sa_match(link_fields, NF(link_fields), cm, req->data, &rec)) {
-			void *p = soft_sa_recs_add(&r);
-
-			if (p)
-				memcpy(p, &rec, sizeof(rec));
-		}
+		if (soft_sa_match(link_fields, NF(link_fields), cm, req->data, &rec))
+			soft_sa_recs_add(&r, &rec);
 	}
 	soft_sa_respond(sa, req, src, &r);
 }
@@ -188,12 +176,8 @@ void soft_sa_h_guidinfo(soft_sa_t *sa, const ib_sa_mad_t *req, const soft_mad_ad
 		rec.guid_info = e->p.guid_info;
 		if (!rec.guid_info.guid[0])
 			rec.guid_info.guid[0] = e->p.node_info.port_guid;
-		if (soft_sa_match(guid_fields, NF(guid_fields), cm, req->data, &rec)) {
-			void *p = soft_sa_recs_add(&r);
-
-			if (p)
-				memcpy(p, &rec, sizeof(rec));
-		}
+		if (soft_sa_match(guid_fields, NF(guid_fields), cm, req->data, &rec))
+			soft_sa_recs_add(&r, &rec);
 	}
 	soft_sa_respond(sa, req, src, &r);
 }
@@ -217,12 +201,8 @@ void soft_sa_h_pkey(soft_sa_t *sa, const ib_sa_mad_t *req, const soft_mad_addr_t
 		rec.block_num = 0;
 		rec.port_num = e->p.port_num;
 		rec.pkey_tbl = e->p.pkey_table;
-		if (soft_sa_match(pkey_fields, NF(pkey_fields), cm, req->data, &rec)) {
-			void *p = soft_sa_recs_add(&r);
-
-			if (p)
-				memcpy(p, &rec, sizeof(rec));
-		}
+		if (soft_sa_match(pkey_fields, NF(pkey_fields), cm, req->data, &rec))
+			soft_sa_recs_add(&r, &rec);
 	}
 	soft_sa_respond(sa, req, src, &r);
 }
@@ -240,11 +220,7 @@ void soft_sa_h_sminfo(soft_sa_t *sa, const ib_sa_mad_t *req, const soft_mad_addr
 	/* The SM_Key is only shown to requesters that give it (IBA 15.4.1). */
 	if (req->sm_key != sa->sm_info.sm_key)
 		rec.sm_info.sm_key = 0;
-	if (sa->sm_lid && soft_sa_match(sminfo_fields, NF(sminfo_fields), cm, req->data, &rec)) {
-		void *p = soft_sa_recs_add(&r);
-
-		if (p)
-			memcpy(p, &rec, sizeof(rec));
-	}
+	if (sa->sm_lid && soft_sa_match(sminfo_fields, NF(sminfo_fields), cm, req->data, &rec))
+		soft_sa_recs_add(&r, &rec);
 	soft_sa_respond(sa, req, src, &r);
 }

@@ -199,12 +199,7 @@ void soft_sa_h_service(soft_sa_t *sa, const ib_sa_mad_t *req, const soft_mad_add
 			continue;
 		if ((cm & (1u << 4)) && s->rec.service_lease != q->service_lease)
 			continue;
-		{
-			ib_service_record_t *p = soft_sa_recs_add(&r);
-
-			if (p)
-				*p = rec;
-		}
+		soft_sa_recs_add(&r, &rec);
 	}
 	soft_sa_respond(sa, req, src, &r);
 }
