@@ -36,6 +36,7 @@
 #include <complib/cl_thread.h>
 #include <complib/cl_qlist.h>
 #include "al_prov.h"
+#include "al_wc_ring.h"
 #include "soft_fabric.h"
 #include "soft_qp_state.h"
 #include "soft_wire.h"
@@ -219,20 +220,9 @@ struct soft_cq {
 	soft_ca_t *ca;               /**< Owning CA. */
 	void *al_cq;                 /**< Core context for upcalls. */
 	pthread_mutex_t lock;        /**< Everything below. */
-	ib_wc_t *ring;               /**< Entries (p_next unused). */
-	uint8_t *sol;                /**< Per entry: solicited. */
-	uint32_t size;               /**< Capacity. */
-	uint32_t head;               /**< Oldest entry. */
-	uint32_t count;              /**< Entries held. */
-	int arm;                     /**< SOFT_CQ_ARM_*. */
-	uint32_t arm_n;              /**< rearm_n: completions still to come. */
-	int overrun;                 /**< An overrun was reported; cleared by a poll. */
+	al_wc_ring_t ring;           /**< Entries, arming, overrun (al_wc_ring.h). */
 	uint32_t n_qp;               /**< QPs using it. */
 };
-#define SOFT_CQ_ARM_NONE 0 /**< Not armed. */
-#define SOFT_CQ_ARM_NEXT 1 /**< Next completion. */
-#define SOFT_CQ_ARM_SOL  2 /**< Next solicited completion. */
-#define SOFT_CQ_ARM_N    3 /**< After arm_n completions. */
 
 /** A receive work request as queued. */
 typedef struct soft_rwqe {

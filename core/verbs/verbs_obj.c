@@ -204,14 +204,12 @@ ib_api_status_t verbs_create_cq(void *h, uint32_t *p_size, void *al_cq, void **p
 	cq = calloc(1, sizeof(*cq));
 	if (!cq)
 		return IB_INSUFFICIENT_MEMORY;
-	cq->ring = calloc(*p_size, sizeof(ib_wc_t));
-	if (!cq->ring) {
+	if (al_wc_ring_init(&cq->ring, *p_size)) {
 		free(cq);
 		return IB_INSUFFICIENT_MEMORY;
 	}
 	cq->ca = h;
 	cq->al_cq = al_cq;
-	cq->size = *p_size;
 	pthread_mutex_init(&cq->lock, NULL);
 	*pp_cq = cq;
 	return IB_SUCCESS;
@@ -223,7 +221,7 @@ ib_api_status_t verbs_query_cq(void *h, uint32_t *p_size)
 
 	if (!p_size)
 		return IB_INVALID_PARAMETER;
-	*p_size = cq->size;
+	*p_size = cq->ring.size;
 	return IB_SUCCESS;
 }
 
@@ -245,7 +243,7 @@ void verbs_destroy_cq(void *h)
 		pthread_cond_wait(&ca->cond, &ca->lock);
 	pthread_mutex_unlock(&ca->lock);
 	pthread_mutex_destroy(&cq->lock);
-	free(cq->ring);
+	al_wc_ring_free(&cq->ring);
 	free(cq);
 }
 
@@ -256,7 +254,7 @@ ib_api_status_t verbs_peek_cq(void *h, uint32_t *p_n)
 	if (!p_n)
 		return IB_INVALID_PARAMETER;
 	pthread_mutex_lock(&cq->lock);
-	*p_n = cq->count;
+	*p_n = cq->ring.count;
 	pthread_mutex_unlock(&cq->lock);
 	return IB_SUCCESS;
 }
@@ -264,30 +262,14 @@ ib_api_status_t verbs_peek_cq(void *h, uint32_t *p_n)
 ib_api_status_t verbs_poll_cq(void *h, ib_wc_t **pp_free, ib_wc_t **pp_done)
 {
 	verbs_cq_t *cq = h;
-	ib_wc_t *done = NULL, **tail = &done, *wc;
+	ib_api_status_t st;
 
 	if (!pp_free || !pp_done || !*pp_free)
 		return IB_INVALID_PARAMETER;
 	pthread_mutex_lock(&cq->lock);
-	if (!cq->count) {
-		pthread_mutex_unlock(&cq->lock);
-		*pp_done = NULL;
-		return IB_NOT_FOUND;
-	}
-	while (cq->count && *pp_free) {
-		wc = *pp_free;
-		*pp_free = wc->p_next;
-		*wc = cq->ring[cq->head];
-		wc->p_next = NULL;
-		*tail = wc;
-		tail = &wc->p_next;
-		cq->head = (cq->head + 1) % cq->size;
-		cq->count--;
-	}
-	cq->overrun = 0;
+	st = al_wc_ring_take(&cq->ring, pp_free, pp_done);
 	pthread_mutex_unlock(&cq->lock);
-	*pp_done = done;
-	return IB_SUCCESS;
+	return st;
 }
 
 ib_api_status_t verbs_rearm_cq(void *h, boolean_t solicited)
@@ -295,8 +277,7 @@ ib_api_status_t verbs_rearm_cq(void *h, boolean_t solicited)
 	verbs_cq_t *cq = h;
 
 	pthread_mutex_lock(&cq->lock);
-	if (!(solicited && cq->arm == 1))
-		cq->arm = solicited ? 2 : 1;
+	al_wc_ring_rearm(&cq->ring, solicited);
 	pthread_mutex_unlock(&cq->lock);
 	return IB_SUCCESS;
 }
@@ -305,11 +286,10 @@ ib_api_status_t verbs_rearm_n_cq(void *h, uint32_t n)
 {
 	verbs_cq_t *cq = h;
 
-	if (n == 0 || n > cq->size)
+	if (n == 0 || n > cq->ring.size)
 		return IB_INVALID_PARAMETER;
 	pthread_mutex_lock(&cq->lock);
-	cq->arm = 3;
-	cq->arm_n = n;
+	al_wc_ring_rearm_n(&cq->ring, n);
 	pthread_mutex_unlock(&cq->lock);
 	return IB_SUCCESS;
 }
@@ -317,34 +297,10 @@ ib_api_status_t verbs_rearm_n_cq(void *h, uint32_t n)
 /* MAD completions are never solicited; an error completion fires SOL too. */
 void verbs_cq_add(verbs_cq_t *cq, const ib_wc_t *p_wc)
 {
-	int fire = 0, lost = 0;
+	boolean_t fire, lost;
 
 	pthread_mutex_lock(&cq->lock);
-	if (cq->count == cq->size) {
-		lost = !cq->overrun;
-		cq->overrun = 1;
-	} else {
-		uint32_t slot = (cq->head + cq->count) % cq->size;
-
-		cq->ring[slot] = *p_wc;
-		cq->ring[slot].p_next = NULL;
-		cq->count++;
-		switch (cq->arm) {
-		case 1:
-			fire = 1;
-			break;
-		case 2:
-			fire = p_wc->status != IB_WCS_SUCCESS;
-			break;
-		case 3:
-			fire = --cq->arm_n == 0;
-			break;
-		default:
-			break;
-		}
-		if (fire)
-			cq->arm = 0;
-	}
+	al_wc_ring_put(&cq->ring, p_wc, FALSE, &fire, &lost);
 	pthread_mutex_unlock(&cq->lock);
 	if (fire || lost)
 		verbs_ca_notify(cq->ca, cq, lost);

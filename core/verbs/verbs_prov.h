@@ -36,6 +36,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include "al_prov.h"
+#include "al_wc_ring.h"
 
 #ifdef HAVE_IBUMAD
 
@@ -69,11 +70,7 @@ typedef struct verbs_cq {
 	verbs_ca_t *ca;
 	void *al_cq;
 	pthread_mutex_t lock;
-	ib_wc_t *ring;
-	uint32_t size, head, count;
-	int arm;          /* 0 none, 1 next, 2 solicited, 3 after arm_n completions */
-	uint32_t arm_n;
-	int overrun;      /* a completion was lost; IB_AE_CQ_ERROR reported once */
+	al_wc_ring_t ring; /* entries, arming, overrun (IB_AE_CQ_ERROR reported once) */
 	int queued;       /* on ca->notify (ca->lock) */
 	int ev_pending;   /* IB_AE_CQ_ERROR to report (ca->lock) */
 	struct verbs_cq *next_notify;

@@ -232,7 +232,7 @@ static void test_cq(void)
 	CU_ASSERT_EQUAL(verbs_rearm_cq(cq, FALSE), IB_SUCCESS);
 	add_wc(cq, 2, IB_WCS_SUCCESS);
 	CU_ASSERT_PTR_EQUAL(ca->notify, cq);
-	CU_ASSERT_EQUAL(cq->arm, 0);
+	CU_ASSERT_EQUAL(cq->ring.arm, 0);
 	ca->notify = NULL;
 	cq->queued = 0;
 	CU_ASSERT_EQUAL(verbs_peek_cq(cq, &n), IB_SUCCESS);
