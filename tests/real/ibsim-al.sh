@@ -141,6 +141,10 @@ mc_member() { # saquery-log: 0 when the log has a member record of our MGID with
 		/PortGid/ { pg = $NF; sub(/^.*\.\.*/, "", pg); if (mg == m && (pg == g || pg == "::")) f = 1 }
 		END { exit !f }' "$1"
 }
+osm_excerpt() { # what OpenSM logged about notices, sweeps and errors
+	grep -E 'Notice|Removed port|Discovered new port|SUBNET UP|ERR|SMInfo|Timeout' osm/osm.log |
+		tail -40 | sed 's/^/osm: /'
+}
 act() { # TAG: what the program asked for
 	case $1 in
 	svc_registered)
@@ -164,10 +168,15 @@ act() { # TAG: what the program asked for
 		grep -q 'MCMemberRecord member dump' sa-mc2.log || sa -m > sa-mc2.log
 		if mc_member sa-mc2.log; then bad "saquery -m still shows the membership after ib_leave_mcast"
 		else ok "saquery -m no longer shows the membership"; fi ;;
-	# OpenSM (-s 0: no periodic sweep) does not sweep on the switch's trap 128 here: SIGHUP
-	# makes it sweep, find H3 gone or back, and report trap 65 or 64 to the subscribers.
-	link_down) echo 'Unlink "H3"' >&3; echo "ibsim console: Unlink \"H3\""; ibsim_sweep ;;
-	link_up) echo 'ReLink "H3"' >&3; echo "ibsim console: ReLink \"H3\""; ibsim_sweep ;;
+	# OpenSM (-s 0: no periodic sweep) may sweep on the switch's trap 128 before ibsim has
+	# applied the change: SIGHUP makes it sweep again until its log shows H3 gone or back;
+	# it then reports trap 65 or 64 to the subscribers.
+	link_down)
+		if ibsim_change 'Unlink "H3"' 'Removed port .*of node:H3' 5; then ok "OpenSM saw H3's link go down"
+		else bad "OpenSM did not see H3's link go down"; osm_excerpt; fi ;;
+	link_up)
+		if ibsim_change 'ReLink "H3"' 'Discovered new port .*of node: *H3' 5; then ok "OpenSM saw H3's link come back"
+		else bad "OpenSM did not see H3's link come back"; osm_excerpt; fi ;;
 	stop_sm) compare; ibsim_stop_sm; echo "OpenSM stopped" ;;
 	*) bad "unknown SYNC tag '$1'" ;;
 	esac
@@ -199,8 +208,9 @@ run_mode() { # NAME ENV: one run on a fresh fabric
 		for t in 65 64; do
 			if grep -q "^REPORT trap=$t RECEIVED" prog.out; then ok "Report of trap $t delivered to the issm client"
 			elif grep -q "^REPORT trap=$t KNOWN-IBSIM" prog.out; then echo "KNOWN Report of trap $t not delivered (TEST_SA_STRICT_TRAPS=0)"
-			else bad "Report of trap $t"; fi
+			else bad "Report of trap $t"; osm_fail=1; fi
 		done
+		[ -n "${osm_fail:-}" ] && osm_excerpt; osm_fail=
 	else
 		echo "INFO  plain client: $(grep '^REPORT trap=' prog.out | tr '\n' ' ')(ibsim hands Reports only to SM clients)"
 	fi

@@ -19,6 +19,9 @@
 #   ibsim_start DIR  a fresh fabric in DIR: ibsim (console on fd 3, a fifo),
 #                    OpenSM (wrapper pid in OSM_PID) up to SUBNET UP.
 #   ibsim_sweep      makes OpenSM sweep now (SIGHUP).
+#   ibsim_change CMD RE N  gives ibsim's console CMD, then SIGHUPs OpenSM
+#                    until its log holds one more line matching RE than
+#                    before (up to N tries, 3 s each); fails when it never does.
 #   ibsim_stop_sm    stops OpenSM alone.
 #   stop_all         stops everything started (newest first).
 #   sa ARGS...       saquery from H2.
@@ -110,6 +113,25 @@ ibsim_sweep() { # asks OpenSM for a heavy sweep (SIGHUP)
 	sleep 0.5 # let ibsim take the console command first
 	c=$(pgrep -P "${OSM_PID:-0}" 2>/dev/null | head -1)
 	[ -n "$c" ] && kill -HUP "$c" && echo "OpenSM: SIGHUP (heavy sweep)"
+}
+
+# A change made on ibsim's console reaches OpenSM only when a sweep finds it:
+# the switch's trap 128 may start one before ibsim has applied the change, and
+# a loaded machine may take longer than any fixed pause, so a sweep is asked
+# for again until OpenSM's log shows it saw the change.
+ibsim_change() { # CONSOLE-COMMAND RE TRIES
+	local re=$2 tries=$3 n0 t
+	n0=$(grep -c "$re" osm/osm.log 2>/dev/null)
+	echo "$1" >&3; echo "ibsim console: $1"
+	for t in $(seq 1 "$tries"); do
+		ibsim_sweep
+		for _ in $(seq 1 30); do
+			[ "$(grep -c "$re" osm/osm.log 2>/dev/null)" -gt "$n0" ] && return 0
+			sleep 0.1
+		done
+		echo "OpenSM: sweep $t did not log /$re/ yet"
+	done
+	return 1
 }
 
 ibsim_stop_sm() { [ -n "${OSM_PID:-}" ] && stop "$OSM_PID"; OSM_PID=; }

@@ -987,14 +987,14 @@ static void test_subscribe(ib_al_handle_t h_al, const port_t *p, int expect_repo
 	/* H3's link down: the switch's trap 128, then (after a sweep) H3's GID out of service. */
 	sync_harness("link_down");
 	await_report(2, expect_reports, 5000);
-	await_report(1, expect_reports, 6000);
+	await_report(1, expect_reports, 15000);
 	/* H3's link back: trap 128 again, then (after a sweep) H3's GID in service. */
 	pthread_mutex_lock(&g_lock);
 	g_report[2] = 0;
 	pthread_mutex_unlock(&g_lock);
 	sync_harness("link_up");
 	await_report(2, expect_reports, 5000);
-	await_report(0, expect_reports, 6000);
+	await_report(0, expect_reports, 15000);
 	for (i = 0; i < 3; i++) {
 		phase = "UNSUB";
 		if (!g_sub[i].h)
