@@ -337,7 +337,9 @@ static void smp_nodeinfo(uint64_t want_guid)
 	ib_mr_create_t mc;
 	net32_t lkey0, rkey0;
 	ib_local_ds_t ds;
-	ib_recv_wr_t rwr;
+	ib_recv_wr_t rwr, rwr1;
+	ib_local_ds_t ds1;
+	const uint8_t *got = NULL;
 	ib_send_wr_t wr;
 	unsigned i;
 	ib_wc_t wc;
@@ -371,6 +373,13 @@ static void smp_nodeinfo(uint64_t want_guid)
 	rwr.num_ds = 1;
 	rwr.ds_array = &ds;
 	CHECK(ops->post_recv(qp0, &rwr, NULL) == IB_SUCCESS, "QP0 post_recv");
+	/* A second buffer: OpenSM's sweep may take one while the answer is on its way. */
+	ds1 = ds;
+	ds1.vaddr = (uint64_t)(uintptr_t)(rbuf + RECV_LEN);
+	rwr1 = rwr;
+	rwr1.wr_id = 502;
+	rwr1.ds_array = &ds1;
+	CHECK(ops->post_recv(qp0, &rwr1, NULL) == IB_SUCCESS, "QP0 post_recv (second buffer)");
 	mod.req_state = IB_QPS_RTR;
 	CHECK(ops->modify_qp(qp0, &mod) == IB_SUCCESS, "QP0 to RTR");
 	memset(&mod, 0, sizeof(mod));
@@ -401,15 +410,19 @@ static void smp_nodeinfo(uint64_t want_guid)
 	/* As the SM's port (IBAL_VERBS_ISSM=1) QP0 also receives OpenSM's own
 	 * sweep (DR SMP requests): skip requests until the response arrives. */
 	for (i = 0; i < 16; i++) {
-		if (wait_wc(f.rcq, &wc, 3000) || wc.wr_id != 500 || wc.status != IB_WCS_SUCCESS ||
-		    (rbuf[40 + 3] & 0x80))
+		if (wait_wc(f.rcq, &wc, 3000) || (wc.wr_id != 500 && wc.wr_id != 502) ||
+		    wc.status != IB_WCS_SUCCESS)
 			break;
-		printf("SMP request (method 0x%02x) from lid %u skipped\n", rbuf[40 + 3],
+		got = rbuf + (wc.wr_id == 502 ? RECV_LEN : 0);
+		if (got[40 + 3] & 0x80)
+			break;
+		printf("SMP request (method 0x%02x) from lid %u skipped\n", got[40 + 3],
 		       cl_ntoh16(wc.recv.ud.remote_lid));
-		CHECK(ops->post_recv(qp0, &rwr, NULL) == IB_SUCCESS, "QP0 post_recv again");
+		CHECK(ops->post_recv(qp0, wc.wr_id == 502 ? &rwr1 : &rwr, NULL) == IB_SUCCESS,
+		      "QP0 post_recv again");
 	}
-	if (i < 16 && wc.wr_id == 500 && wc.status == IB_WCS_SUCCESS && (rbuf[40 + 3] & 0x80)) {
-		const uint8_t *r = rbuf + 40;
+	if (i < 16 && got && wc.status == IB_WCS_SUCCESS && (got[40 + 3] & 0x80)) {
+		const uint8_t *r = got + 40;
 		const ib_node_info_t *ni = (const ib_node_info_t *)(r + 64);
 
 		printf("SMP NodeInfo from lid %u qp %u: method 0x%02x status 0x%02x%02x node_guid "
