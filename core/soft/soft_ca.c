@@ -104,7 +104,7 @@ static void build_attr(const soft_ca_t *ca, ib_ca_attr_t *a)
 	a->local_ack_delay = 15;
 	a->bad_pkey_ctr_support = TRUE;
 	a->bad_qkey_ctr_support = TRUE;
-	a->apm_support = FALSE;
+	a->apm_support = TRUE; /* soft_apm.c */
 	a->av_port_check = TRUE;
 	a->change_primary_port = TRUE;
 	a->modify_wr_depth = FALSE;
@@ -201,6 +201,7 @@ static ib_api_status_t open_ports(soft_ca_t *ca)
 		p->cap.qkey_ctr = TRUE;
 		p->cap.pkey_ctr = TRUE;
 		p->cap.sysguid = TRUE;
+		p->cap.apm = TRUE; /* IsAutomaticMigrationSupported: soft_apm.c */
 		st = soft_fabric_port_open(p->guid, ca->guid, p->num, &p->fp);
 		if (st != IB_SUCCESS)
 			return st;

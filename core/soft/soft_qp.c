@@ -316,6 +316,8 @@ ib_api_status_t soft_modify_qp(void *h, const ib_qp_mod_t *p_mod)
 	soft_qp_t *qp = h;
 	soft_ca_t *ca = qp->ca;
 	ib_qp_state_t old, now;
+	ib_apm_state_t old_apm;
+	boolean_t old_alt;
 	ib_api_status_t st;
 
 	if (!p_mod)
@@ -323,6 +325,8 @@ ib_api_status_t soft_modify_qp(void *h, const ib_qp_mod_t *p_mod)
 	pthread_mutex_lock(&qp->sq_lock);
 	pthread_mutex_lock(&qp->lock);
 	old = qp->attr.state;
+	old_apm = qp->attr.apm_state;
+	old_alt = qp->attr.alt_valid;
 	pthread_mutex_lock(&ca->lock);
 	st = soft_qp_modify(qp->type, &qp->attr, p_mod, ca->attr, NULL);
 	pthread_mutex_unlock(&ca->lock);
@@ -332,6 +336,7 @@ ib_api_status_t soft_modify_qp(void *h, const ib_qp_mod_t *p_mod)
 		return st;
 	}
 	now = qp->attr.state;
+	soft_apm_modified(qp, old_apm, old_alt);
 	if (now == IB_QPS_ERROR && old != IB_QPS_ERROR) {
 		soft_qp_flush_rq(qp);
 		flush_sq(qp);

@@ -16,6 +16,13 @@
  * completes the failing WQE with its status and moves an RC QP to ERROR
  * (a UC one to SQERR); everything else queued completes with
  * IB_WCS_WR_FLUSHED_ERR, the receive queue too when the QP is in ERROR.
+ * With an ARMED alternate path, exhausted retries migrate instead
+ * (soft_apm.c).
+ *
+ * Paths: every packet carries the path's MigReq bit (set while the APM
+ * state is MIGRATED, IBA 9.2 and 17.2.8); a change of the primary path
+ * while the QP sends (a migration) makes RC resend what is unacknowledged
+ * on the new path at once.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +53,7 @@ uint8_t *soft_rc_hdrs(soft_rc_t *rc, soft_pkt_t *pkt)
 	if (p->grh)
 		pkt->grh = p->grh_hdr;
 	pkt->bth.pkey = p->pkey;
+	pkt->bth.mig = p->mig;
 	pkt->bth.dest_qp = p->dest_qpn;
 	if (soft_pkt_build_hdrs(pkt, rc->buf, SOFT_MAX_PKT_LEN, &hdr_len) != SOFT_WIRE_OK)
 		return NULL;
@@ -113,13 +121,16 @@ void soft_rc_fail(soft_rc_t *rc, soft_rc_wqe_t *w, ib_wc_status_t status, soft_q
 	soft_qp_t *qp = rc->qp;
 	ib_qp_state_t s;
 
+	/* The state changes first: whoever polls the completion sees it. */
+	pthread_mutex_lock(&qp->lock);
+	soft_qp_hw_event(qp, ev);
+	s = qp->attr.state;
+	pthread_mutex_unlock(&qp->lock);
 	if (w) {
 		soft_rc_complete(rc, w, status);
 		w->done = TRUE;
 	}
 	pthread_mutex_lock(&qp->lock);
-	soft_qp_hw_event(qp, ev);
-	s = qp->attr.state;
 	if (s == IB_QPS_ERROR) {
 		soft_qp_flush_rq(qp);
 		if (qp->srq)
@@ -131,8 +142,7 @@ void soft_rc_fail(soft_rc_t *rc, soft_rc_wqe_t *w, ib_wc_status_t status, soft_q
 	cl_timer_stop(&rc->timer);
 }
 
-/* Snapshots the path from the QP attributes (rc->lock held). */
-static void load_path(soft_rc_t *rc)
+void soft_rc_load_path(soft_rc_t *rc)
 {
 	soft_qp_t *qp = rc->qp;
 	soft_rc_path_t *p = &rc->path;
@@ -165,6 +175,8 @@ static void load_path(soft_rc_t *rc)
 	p->mtu = mtu;
 	p->access = qp->attr.access_ctrl;
 	p->min_rnr = qp->attr.min_rnr_timer;
+	p->mig = qp->attr.apm_state == IB_APM_MIGRATED;
+	rc->apm_err = FALSE;
 	pthread_mutex_unlock(&qp->lock);
 }
 
@@ -182,8 +194,7 @@ static uint32_t timeout_ms(uint8_t code)
 	return us > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)us;
 }
 
-/* Snapshots the requester's parameters at the move to RTS (rc->lock held). */
-static void load_req(soft_rc_t *rc, boolean_t fresh)
+void soft_rc_load_req(soft_rc_t *rc, boolean_t fresh)
 {
 	soft_qp_t *qp = rc->qp;
 
@@ -279,7 +290,10 @@ void soft_rc_state_changed(soft_qp_t *qp, ib_qp_state_t old_state, ib_qp_state_t
 			soft_rc_flush_sq(rc);
 		cl_timer_stop(&rc->timer);
 	} else {
-		load_path(rc);
+		soft_port_t *was_port = rc->path.port;
+		uint16_t was_dlid = rc->path.dlid;
+
+		soft_rc_load_path(rc);
 		if (new_state == IB_QPS_RTR && old_state == IB_QPS_INIT) {
 			pthread_mutex_lock(&qp->lock);
 			rc->epsn = qp->attr.rq_psn & SOFT_PSN_MASK;
@@ -287,8 +301,11 @@ void soft_rc_state_changed(soft_qp_t *qp, ib_qp_state_t old_state, ib_qp_state_t
 			resp_reset(rc);
 		}
 		if (new_state == IB_QPS_RTS) {
-			load_req(rc, old_state == IB_QPS_RTR);
+			soft_rc_load_req(rc, old_state == IB_QPS_RTR);
 			rc->req_err = FALSE;
+			if (old_state != IB_QPS_RTR &&
+			    (rc->path.port != was_port || rc->path.dlid != was_dlid))
+				soft_rc_req_migrated(rc);
 			soft_rc_pump(rc);
 		}
 		if (new_state == IB_QPS_SQD_DRAINING)
@@ -314,9 +331,7 @@ void soft_rc_destroy(soft_qp_t *qp)
 /* P_Key check of an incoming packet against the QP's partition. */
 static boolean_t pkey_ok(soft_rc_t *rc, const soft_pkt_t *pkt)
 {
-	uint16_t mine = rc->path.pkey;
-
-	return (pkt->bth.pkey & 0x7FFF) == (mine & 0x7FFF) && ((pkt->bth.pkey | mine) & 0x8000);
+	return soft_rc_pkey_match(pkt->bth.pkey, rc->path.pkey);
 }
 
 void soft_rc_recv(soft_qp_t *qp, soft_port_t *port, const soft_pkt_t *pkt)
@@ -336,6 +351,10 @@ void soft_rc_recv(soft_qp_t *qp, soft_port_t *port, const soft_pkt_t *pkt)
 	if (soft_qp_state_receives(s) && s != IB_QPS_RTR)
 		s = IB_QPS_RTS;
 	pthread_mutex_unlock(&qp->lock);
+	if (soft_qp_state_receives(s) && !soft_apm_recv(rc, port, pkt)) {
+		pthread_mutex_unlock(&rc->lock);
+		return;
+	}
 	if (!soft_qp_state_receives(s) || port != rc->path.port || !pkey_ok(rc, pkt)) {
 		if (rc->path.port && !pkey_ok(rc, pkt))
 			port->pkey_ctr++;

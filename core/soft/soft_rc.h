@@ -7,7 +7,8 @@
  * @brief Private state of the soft HCA's connected transports and the
  * functions its three modules share: soft_rc.c (hooks, lifetime, packet
  * emission, errors, timer), soft_rc_req.c (requester), soft_rc_resp.c
- * (responder). Never installed.
+ * (responder); soft_apm.c adds automatic path migration on top of them.
+ * Never installed.
  *
  * **Locks.** Everything in soft_rc_t is guarded by soft_rc_t.lock, taken
  * inside soft_ca_t.tab_lock (read) and outside soft_qp_t.lock: every path
@@ -68,6 +69,7 @@ typedef struct soft_rc_path {
 	uint32_t mtu;                    /**< Path MTU in bytes. */
 	ib_access_t access;              /**< Remote access the responder allows. */
 	uint8_t min_rnr;                 /**< RNR NAK timer code the responder sends. */
+	uint8_t mig;                     /**< BTH MigReq bit: 1 while the APM state is MIGRATED. */
 } soft_rc_path_t;
 
 /** Per-QP state of the connected transports (soft_qp_t.rc). */
@@ -109,6 +111,8 @@ typedef struct soft_rc {
 	uint32_t wlen;                   /**< RDMA write: DMALen. */
 	soft_rc_rd_res_t rd[SOFT_RC_RD_RES]; /**< Executed reads and atomics. */
 	uint32_t rd_next;                /**< Next entry of @c rd to use. */
+	/* Path migration (soft_apm.c). */
+	boolean_t apm_err;               /**< IB_AE_QP_APM_ERROR raised since the path was loaded. */
 } soft_rc_t;
 
 /* soft_rc.c */
@@ -144,6 +148,30 @@ void soft_rc_complete(soft_rc_t *rc, const soft_rc_wqe_t *w, ib_wc_status_t stat
  */
 void soft_rc_fail(soft_rc_t *rc, soft_rc_wqe_t *w, ib_wc_status_t status, soft_qp_event_t ev);
 /**
+ * Snapshots the primary path (port, DLID, SL, GRH, P_Key, MTU, MigReq bit)
+ * from the QP attributes into rc->path (rc->lock held; takes qp->lock).
+ * @param rc the transport state.
+ */
+void soft_rc_load_path(soft_rc_t *rc);
+/**
+ * Snapshots the requester's parameters (timeout, retry counts, initiator
+ * depth) from the QP attributes; the retry counts restart (rc->lock held;
+ * takes qp->lock).
+ * @param rc the transport state.
+ * @param fresh TRUE at the move from RTR to RTS: the send PSN is taken too.
+ */
+void soft_rc_load_req(soft_rc_t *rc, boolean_t fresh);
+/**
+ * Whether a packet's P_Key matches the QP's (IBA 9.2.3: same low 15 bits,
+ * at least one full member).
+ * @param pkt_pkey the packet's P_Key. @param mine the QP's P_Key.
+ * @return TRUE if it matches.
+ */
+static inline boolean_t soft_rc_pkey_match(uint16_t pkt_pkey, uint16_t mine)
+{
+	return (pkt_pkey & 0x7FFF) == (mine & 0x7FFF) && ((pkt_pkey | mine) & 0x8000);
+}
+/**
  * The QP's state (takes qp->lock briefly).
  * @param rc the transport state. @return the state.
  */
@@ -175,10 +203,49 @@ void soft_rc_req_timer(soft_rc_t *rc);
 void soft_rc_check_drained(soft_rc_t *rc);
 /** Completes every WQE with IB_WCS_WR_FLUSHED_ERR (rc->lock held). @param rc state. */
 void soft_rc_flush_sq(soft_rc_t *rc);
+/**
+ * The primary path changed (a migration): RC goes back to the first
+ * unacknowledged PSN and sends again on the new path, with the retry count
+ * restarted and the timer at the new path's timeout (tab_lock read,
+ * rc->lock held). UC has nothing to resend.
+ * @param rc state.
+ */
+void soft_rc_req_migrated(soft_rc_t *rc);
 
 /* soft_rc_resp.c */
 /** Handles a request packet (tab_lock read, rc->lock held). @param rc state. @param pkt it. */
 void soft_rc_resp_recv(soft_rc_t *rc, const soft_pkt_t *pkt);
+
+/* soft_apm.c */
+/**
+ * Path migration checks of an incoming packet, before the transport looks at
+ * it (tab_lock read, rc->lock held, the QP in a receiving state). A packet
+ * with MigReq set that arrives on the alternate path (its port, SLID = the
+ * alternate DLID) while the APM state is ARMED migrates the QP (IB_AE_QP_APM)
+ * and is then handled on the new primary path; one arriving there that
+ * cannot be accepted (not ARMED, or the alternate path's P_Key does not
+ * match) raises IB_AE_QP_APM_ERROR once per path load and is dropped. A
+ * packet without MigReq on the primary path moves REARM to ARMED.
+ * @param rc state. @param port the receiving port. @param pkt the packet.
+ * @return FALSE if the packet must be dropped, TRUE to go on with the usual
+ * checks (port, P_Key) against the primary path.
+ */
+boolean_t soft_apm_recv(soft_rc_t *rc, soft_port_t *port, const soft_pkt_t *pkt);
+/**
+ * The requester exhausted its transport retries (tab_lock read, rc->lock
+ * held): if the APM state is ARMED the QP migrates (IB_AE_QP_APM) and
+ * sends again on the new path instead of failing.
+ * @param rc state.
+ * @return TRUE if it migrated, FALSE if the failure stands.
+ */
+boolean_t soft_apm_retry_exhausted(soft_rc_t *rc);
+/**
+ * After a successful modify (qp->lock held): raises IB_AE_QP_APM when the
+ * consumer migrated the QP (IB_APM_MIGRATED while ARMED, ib_force_apm()).
+ * @param qp the QP. @param old_apm the APM state before the modify.
+ * @param old_alt whether an alternate path was loaded before it.
+ */
+void soft_apm_modified(soft_qp_t *qp, ib_apm_state_t old_apm, boolean_t old_alt);
 
 /* Hooks (soft_rc.c), installed in soft_qp_hooks by soft_qp.c. */
 /** The recv hook. @param qp QP. @param port port. @param pkt packet. */

@@ -19,7 +19,9 @@
  * retransmission timer resends from the first unacknowledged PSN (a read
  * from its request; duplicates of read responses already placed are
  * ignored). The timer counts against retry_cnt and RNR NAKs against
- * rnr_retry (7: infinite); both counts restart on forward progress. UC
+ * rnr_retry (7: infinite); both counts restart on forward progress. When
+ * the transport retries run out with an ARMED alternate path, the QP
+ * migrates and starts over on the new path (soft_apm.c, IBA 17.2.8). UC
  * completes a WQE once its last packet is sent. RC keeps at most
  * SOFT_RC_WINDOW packets unacknowledged (AckReq every half window), so that
  * go-back-N bursts fit the fabric's socket queues.
@@ -623,6 +625,8 @@ void soft_rc_req_timer(soft_rc_t *rc)
 	    (s != IB_QPS_RTS && (s & IB_QPS_SQD) != IB_QPS_SQD))
 		return;
 	if (!rc->retry_left) {
+		if (soft_apm_retry_exhausted(rc))
+			return;
 		soft_rc_fail(rc, soft_rc_wqe(rc, rc->head), IB_WCS_TIMEOUT_RETRY_ERR,
 			     SOFT_QP_EV_SEND_ERR);
 		return;
@@ -646,4 +650,18 @@ void soft_rc_flush_sq(soft_rc_t *rc)
 	rc->una = rc->next_psn;
 	rc->req_err = TRUE;
 	rc->rnr_wait = FALSE;
+}
+
+void soft_rc_req_migrated(soft_rc_t *rc)
+{
+	if (rc->uc || rc->req_err || (rc->head == rc->tx && rc->una == rc->next_psn))
+		return;
+	rc->retry_left = rc->retry_cnt;
+	if (!rewind_to(rc, rc->una))
+		rewind_to(rc, soft_rc_wqe(rc, rc->head)->psn);
+	if (rc->rnr_wait)
+		return; /* the RNR wait ends with a pump */
+	soft_rc_pump(rc);
+	if (rc->timeout_ms)
+		cl_timer_start(&rc->timer, rc->timeout_ms);
 }
