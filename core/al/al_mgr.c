@@ -15,6 +15,8 @@
 #include <complib/cl_memory.h>
 #include "al_verbs.h"
 
+void (*al_close_al_hook)(void);
+
 #define AL_MAX_PROVS 4
 
 /* The providers built in, in enumeration order. */
@@ -189,6 +191,8 @@ ib_api_status_t ib_close_al(const ib_al_handle_t h_al)
 	st = al_obj_destroy_entered(&p_al->obj, ib_sync_destroy, AL_HANDLE_FROM_IB(h_al));
 	if (st != IB_SUCCESS)
 		return IB_INVALID_AL_HANDLE;
+	if (al_close_al_hook)
+		al_close_al_hook();
 	pthread_mutex_lock(&mgr_lock);
 	if (n_open && !--n_open)
 		last_close();

@@ -11,6 +11,8 @@
 #include "al_verbs.h"
 #include "al_mad.h"
 
+void (*al_qp_destroying_hook)(void *p_qp);
+
 void al_qp_event(al_qp_t *p_qp, ib_async_event_t code, uint64_t vendor)
 {
 	al_queue_event(&p_qp->v.obj, p_qp->pfn_event_cb, code, vendor, al_obj_h(&p_qp->v.obj));
@@ -20,6 +22,8 @@ static void qp_destroying(al_obj_t *p_obj)
 {
 	al_qp_t *p_qp = PARENT_STRUCT(p_obj, al_qp_t, v.obj);
 
+	if (al_qp_destroying_hook)
+		al_qp_destroying_hook(p_qp);
 	__atomic_sub_fetch(&p_qp->p_sq_cq->n_qp, 1, __ATOMIC_RELEASE);
 	__atomic_sub_fetch(&p_qp->p_rq_cq->n_qp, 1, __ATOMIC_RELEASE);
 	if (p_qp->p_srq)

@@ -1,0 +1,1017 @@
+/*
+ * ibal access layer: the connection manager's calls (ib_cm_listen .. ib_cm_handoff).
+ * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
+ *
+ * See al_cm_int.h for the locks and docs/cm.md for the protocol.
+ */
+#include "al_cm_int.h"
+
+/* ---- Listen ---- */
+
+static void listen_destroying(al_obj_t *p_obj)
+{
+	al_listen_t *p_l = PARENT_STRUCT(p_obj, al_listen_t, obj);
+
+	pthread_mutex_lock(&al_cm_g.lock);
+	p_l->cancelled = TRUE;
+	if (p_l->listed)
+		cl_qlist_remove_item(&al_cm_g.listens, &p_l->item);
+	p_l->listed = FALSE;
+	pthread_mutex_unlock(&al_cm_g.lock);
+}
+
+static void listen_free(al_obj_t *p_obj)
+{
+	cl_free(PARENT_STRUCT(p_obj, al_listen_t, obj));
+	al_cm_put();
+}
+
+/* Validates a listen's restrictions against the local ports. */
+static ib_api_status_t listen_check_port(cm_agents_t *p_ag, const ib_cm_listen_t *i)
+{
+	uint32_t k;
+	boolean_t guid_ok = i->ca_guid == IB_ALL_CAS && i->port_guid == IB_ALL_PORTS;
+	boolean_t lid_ok = i->lid == IB_ALL_LIDS, pkey_ok = i->pkey == IB_ALL_PKEYS;
+	ib_ca_attr_t *p_attr;
+	ib_port_attr_t *p_pa;
+	uint16_t lid, base, n;
+
+	if (i->ca_guid != IB_ALL_CAS || i->port_guid != IB_ALL_PORTS) {
+		for (k = 0; k < p_ag->n_ports; k++)
+			if ((i->ca_guid == IB_ALL_CAS || i->ca_guid == p_ag->ports[k].ca_guid) &&
+			    (i->port_guid == IB_ALL_PORTS || i->port_guid == p_ag->ports[k].port_guid))
+				guid_ok = TRUE;
+	}
+	if (!guid_ok)
+		return IB_INVALID_GUID;
+	for (k = 0; k < p_ag->n_ports && (!lid_ok || !pkey_ok); k++) {
+		cm_port_t *pp = &p_ag->ports[k];
+
+		if ((i->ca_guid != IB_ALL_CAS && i->ca_guid != pp->ca_guid) ||
+		    (i->port_guid != IB_ALL_PORTS && i->port_guid != pp->port_guid))
+			continue;
+		if (al_cm_port_attr(pp, &p_attr, &p_pa) != IB_SUCCESS)
+			continue;
+		lid = cl_ntoh16(i->lid);
+		base = cl_ntoh16(p_pa->lid);
+		n = (uint16_t)(1u << p_pa->lmc);
+		if (!lid_ok && lid >= base && lid < base + n)
+			lid_ok = TRUE;
+		cl_free(p_attr);
+		if (!pkey_ok) {
+			boolean_t found;
+
+			al_cm_pkey_index_of(pp, i->pkey, &found);
+			pkey_ok = found;
+		}
+	}
+	if (!lid_ok)
+		return IB_INVALID_LID;
+	if (!pkey_ok)
+		return IB_INVALID_PKEY;
+	return IB_SUCCESS;
+}
+
+/* Same service ID, same restrictions and same compare bytes: not unique.
+ * Listens of a service ID must also compare the same bytes. al_cm_g.lock held. */
+static ib_api_status_t listen_check_unique(const ib_cm_listen_t *i)
+{
+	cl_list_item_t *it;
+	al_listen_t *p_l;
+
+	al_cm_lists_init_locked();
+	for (it = cl_qlist_head(&al_cm_g.listens); it != cl_qlist_end(&al_cm_g.listens); it = cl_qlist_next(it)) {
+		p_l = PARENT_STRUCT(it, al_listen_t, item);
+		if (p_l->info.svc_id != i->svc_id ||
+		    (p_l->info.qp_type == IB_QPT_UNRELIABLE_DGRM) != (i->qp_type == IB_QPT_UNRELIABLE_DGRM))
+			continue;
+		if ((p_l->info.compare_length || i->compare_length) &&
+		    (p_l->info.compare_offset != i->compare_offset ||
+		     p_l->info.compare_length != i->compare_length))
+			return IB_INVALID_SETTING;
+		if (p_l->info.ca_guid == i->ca_guid && p_l->info.port_guid == i->port_guid &&
+		    p_l->info.lid == i->lid && p_l->info.pkey == i->pkey &&
+		    (!i->compare_length || !memcmp(p_l->cmp, i->p_compare_buffer, i->compare_length)))
+			return IB_INVALID_SETTING;
+	}
+	return IB_SUCCESS;
+}
+
+ib_api_status_t ib_cm_listen(const ib_al_handle_t h_al, const ib_cm_listen_t *const p_cm_listen,
+			     const void *const listen_context, ib_listen_handle_t *const ph_cm_listen)
+{
+	al_inst_t *p_inst;
+	al_listen_t *p_l;
+	cm_agents_t *p_ag;
+	ib_api_status_t st;
+
+	p_inst = al_inst_enter(h_al);
+	if (!p_inst)
+		return IB_INVALID_AL_HANDLE;
+	if (!p_cm_listen || !p_cm_listen->pfn_cm_req_cb || !ph_cm_listen) {
+		st = IB_INVALID_PARAMETER;
+		goto out;
+	}
+	if ((p_cm_listen->compare_length && !p_cm_listen->p_compare_buffer) ||
+	    (unsigned)p_cm_listen->compare_offset + p_cm_listen->compare_length > IB_REQ_PDATA_SIZE ||
+	    p_cm_listen->qp_type > IB_QPT_UNRELIABLE_DGRM || p_cm_listen->qp_type == IB_QPT_RELIABLE_DGRM) {
+		st = IB_INVALID_SETTING;
+		goto out;
+	}
+	st = al_cm_get(&p_ag);
+	if (st != IB_SUCCESS)
+		goto out;
+	st = listen_check_port(p_ag, p_cm_listen);
+	if (st != IB_SUCCESS) {
+		al_cm_put();
+		goto out;
+	}
+	p_l = (al_listen_t *)cl_zalloc(sizeof(*p_l));
+	if (!p_l) {
+		al_cm_put();
+		st = IB_INSUFFICIENT_MEMORY;
+		goto out;
+	}
+	p_l->info = *p_cm_listen;
+	if (p_cm_listen->compare_length)
+		memcpy(p_l->cmp, p_cm_listen->p_compare_buffer, p_cm_listen->compare_length);
+	p_l->info.p_compare_buffer = p_l->cmp;
+	al_obj_construct(&p_l->obj, AL_HDL_LISTEN);
+	st = al_obj_init(&p_l->obj, &p_inst->obj, listen_context, listen_destroying, NULL, listen_free);
+	if (st != IB_SUCCESS) {
+		al_obj_deinit(&p_l->obj);
+		cl_free(p_l);
+		al_cm_put();
+		st = st == IB_INVALID_STATE ? IB_INVALID_AL_HANDLE : st;
+		goto out;
+	}
+	st = al_obj_insert_handle(&p_l->obj);
+	if (st == IB_SUCCESS) {
+		pthread_mutex_lock(&al_cm_g.lock);
+		st = listen_check_unique(p_cm_listen);
+		if (st == IB_SUCCESS) {
+			cl_qlist_insert_tail(&al_cm_g.listens, &p_l->item);
+			p_l->listed = TRUE;
+		}
+		pthread_mutex_unlock(&al_cm_g.lock);
+	}
+	if (st != IB_SUCCESS) {
+		al_obj_destroy(&p_l->obj, NULL);
+		goto out;
+	}
+	*ph_cm_listen = (ib_listen_handle_t)al_obj_h(&p_l->obj);
+out:
+	AL_EXIT(h_al);
+	return st;
+}
+
+ib_api_status_t ib_cm_cancel(const ib_listen_handle_t h_cm_listen, const ib_pfn_destroy_cb_t pfn_destroy_cb)
+{
+	return al_destroy_handle((void *)h_cm_listen, AL_HDL_LISTEN, pfn_destroy_cb, IB_INVALID_HANDLE);
+}
+
+/* ---- Active side ---- */
+
+/* Checks a path against a QP's CA; finds the agent port of its source. */
+static ib_api_status_t path_port(cm_agents_t *p_ag, al_qp_t *p_qp, const ib_path_rec_t *p_path,
+				 cm_port_t **pp_port)
+{
+	ib_net64_t ca_guid = p_qp->p_pd->p_ca->p_ci->guid;
+	cm_port_t *pp = al_cm_port_by_guid(p_ag, p_path->sgid.unicast.interface_id);
+	uint32_t k;
+	ib_ca_attr_t *p_attr;
+	ib_port_attr_t *p_pa;
+
+	if (!pp)
+		for (k = 0; k < p_ag->n_ports && !pp; k++) {
+			if (p_ag->ports[k].ca_guid != ca_guid)
+				continue;
+			if (al_cm_port_attr(&p_ag->ports[k], &p_attr, &p_pa) != IB_SUCCESS)
+				continue;
+			if (p_pa->lid == p_path->slid)
+				pp = &p_ag->ports[k];
+			cl_free(p_attr);
+		}
+	if (!pp || pp->ca_guid != ca_guid)
+		return IB_INVALID_SETTING;
+	*pp_port = pp;
+	return IB_SUCCESS;
+}
+
+static ib_api_status_t req_check(const ib_cm_req_t *r)
+{
+	if (!r->p_primary_path || !r->pfn_cm_rep_cb || !r->pfn_cm_rej_cb)
+		return IB_INVALID_SETTING;
+	if (r->req_length > IB_REQ_PDATA_SIZE || (r->req_length && !r->p_req_pdata))
+		return IB_INVALID_SETTING;
+	if (r->qp_type != IB_QPT_RELIABLE_CONN && r->qp_type != IB_QPT_UNRELIABLE_CONN)
+		return IB_INVALID_SETTING;
+	if (ib_path_rec_pkt_life(r->p_primary_path) > 31 || r->max_cm_retries > 15 ||
+	    r->remote_resp_timeout > 31 || r->local_resp_timeout > 31)
+		return IB_INVALID_SETTING;
+	if (r->p_alt_path && ib_path_rec_mtu(r->p_alt_path) != ib_path_rec_mtu(r->p_primary_path))
+		return IB_INVALID_SETTING;
+	return IB_SUCCESS;
+}
+
+/* ib_cm_req for a UD service: a SIDR_REQ from the port of the path. */
+static ib_api_status_t sidr_req(const ib_cm_req_t *r)
+{
+	al_inst_t *p_inst;
+	al_cep_t *p_cep;
+	cm_port_t *p_port = NULL;
+	al_cm_msg_t m;
+	ib_api_status_t st;
+	uint32_t k;
+
+	p_inst = al_inst_enter(r->h_al);
+	if (!p_inst)
+		return IB_INVALID_AL_HANDLE;
+	if (!r->p_primary_path || !r->pfn_cm_rep_cb || !r->pfn_cm_rej_cb ||
+	    r->req_length > IB_SIDR_REQ_PDATA_SIZE || (r->req_length && !r->p_req_pdata) ||
+	    r->max_cm_retries > 15) {
+		st = IB_INVALID_SETTING;
+		goto out;
+	}
+	st = al_cm_cep_create(&p_inst->obj, &p_cep);
+	if (st != IB_SUCCESS)
+		goto out;
+	p_port = al_cm_port_by_guid(p_cep->p_agents, r->p_primary_path->sgid.unicast.interface_id);
+	for (k = 0; !p_port && k < p_cep->p_agents->n_ports; k++) {
+		ib_ca_attr_t *p_attr;
+		ib_port_attr_t *p_pa;
+
+		if (al_cm_port_attr(&p_cep->p_agents->ports[k], &p_attr, &p_pa) != IB_SUCCESS)
+			continue;
+		if (p_pa->lid == r->p_primary_path->slid)
+			p_port = &p_cep->p_agents->ports[k];
+		cl_free(p_attr);
+	}
+	if (!p_port) {
+		al_obj_destroy(&p_cep->obj, NULL);
+		st = IB_INVALID_SETTING;
+		goto out;
+	}
+	p_cep->active = TRUE;
+	p_cep->qp_type = IB_QPT_UNRELIABLE_DGRM;
+	p_cep->p_port = p_port;
+	p_cep->path = *r->p_primary_path;
+	p_cep->dlid = r->p_primary_path->dlid;
+	p_cep->sl = ib_path_rec_sl(r->p_primary_path);
+	p_cep->pkey_index = al_cm_pkey_index_of(p_port, r->pkey ? r->pkey : r->p_primary_path->pkey, NULL);
+	p_cep->pktlife_ms = al_cm_time_ms(ib_path_rec_pkt_life(r->p_primary_path));
+	p_cep->pfn_rep = r->pfn_cm_rep_cb;
+	p_cep->pfn_rej = r->pfn_cm_rej_cb;
+	p_cep->sidr_context = r->sidr_context;
+	p_cep->sidr_service_id = cl_ntoh64(r->svc_id);
+	memset(&m, 0, sizeof(m));
+	m.sidr_req.pkey = cl_ntoh16(r->pkey ? r->pkey : r->p_primary_path->pkey);
+	m.sidr_req.service_id = p_cep->sidr_service_id;
+	if (r->req_length)
+		memcpy(m.sidr_req.private_data, r->p_req_pdata, r->req_length);
+	pthread_mutex_lock(&al_cm_g.lock);
+	al_cm_cep_insert_locked(p_cep);
+	m.sidr_req.request_id = p_cep->local_id;
+	p_cep->state = AL_CM_SIDR_REQ_SENT;
+	al_cm_cep_send(p_cep, AL_CM_MSG_SIDR_REQ, &m);
+	al_cm_timer_arm(p_cep, (r->timeout_ms ? r->timeout_ms : 1000) + 2 * p_cep->pktlife_ms,
+		  r->max_cm_retries);
+	pthread_mutex_unlock(&al_cm_g.lock);
+out:
+	AL_EXIT(r->h_al);
+	return st;
+}
+
+ib_api_status_t ib_cm_req(const ib_cm_req_t *const p_cm_req)
+{
+	al_qp_t *p_qp;
+	ib_qp_attr_t qa;
+	al_cep_t *p_cep;
+	cm_agents_t *p_ag;
+	cm_port_t *p_port;
+	al_cm_msg_t m;
+	const ib_path_rec_t *pp;
+	ib_api_status_t st;
+	cm_sync_t sync;
+	boolean_t do_sync;
+	cl_qlist_t dead;
+
+	if (!p_cm_req)
+		return IB_INVALID_PARAMETER;
+	if (p_cm_req->qp_type == IB_QPT_UNRELIABLE_DGRM)
+		return sidr_req(p_cm_req);
+	p_qp = (al_qp_t *)AL_ENTER(p_cm_req->h_qp, AL_HDL_QP);
+	if (!p_qp)
+		return IB_INVALID_QP_HANDLE;
+	st = req_check(p_cm_req);
+	if (st != IB_SUCCESS)
+		goto out;
+	st = ib_query_qp(p_cm_req->h_qp, &qa);
+	if (st != IB_SUCCESS)
+		goto out;
+	if (qa.qp_type != p_cm_req->qp_type) {
+		st = IB_INVALID_SETTING;
+		goto out;
+	}
+	if (qa.state != IB_QPS_RESET && qa.state != IB_QPS_INIT) {
+		st = IB_INVALID_QP_STATE;
+		goto out;
+	}
+	pthread_mutex_lock(&al_cm_g.lock);
+	st = al_cm_cep_by_qp(p_qp) ? IB_INVALID_STATE : IB_SUCCESS;
+	pthread_mutex_unlock(&al_cm_g.lock);
+	if (st != IB_SUCCESS)
+		goto out;
+	st = al_cm_cep_create(p_qp->p_pd->p_ca->v.obj.p_parent, &p_cep);
+	if (st != IB_SUCCESS)
+		goto out;
+	p_ag = p_cep->p_agents;
+	pp = p_cm_req->p_primary_path;
+	st = path_port(p_ag, p_qp, pp, &p_port);
+	if (st != IB_SUCCESS) {
+		al_obj_destroy(&p_cep->obj, NULL);
+		goto out;
+	}
+	p_cep->active = TRUE;
+	p_cep->qp_type = p_cm_req->qp_type;
+	p_cep->h_qp = p_cm_req->h_qp;
+	p_cep->p_qp = p_qp;
+	p_cep->qp_context = p_qp->v.obj.context;
+	p_cep->p_port = p_port;
+	p_cep->path = *pp;
+	p_cep->dlid = pp->dlid;
+	p_cep->sl = ib_path_rec_sl(pp);
+	p_cep->pkey_index = al_cm_pkey_index_of(p_port, pp->pkey, NULL);
+	p_cep->local_qpn = cl_ntoh32(qa.num);
+	p_cep->local_psn = al_cm_rand24();
+	p_cep->resp_res = p_cm_req->resp_res;
+	p_cep->init_depth = p_cm_req->init_depth;
+	p_cep->rnr_nak_timeout = p_cm_req->rnr_nak_timeout;
+	p_cep->retry_cnt = p_cm_req->retry_cnt;
+	p_cep->rnr_retry_cnt = p_cm_req->rnr_retry_cnt;
+	p_cep->pktlife_ms = al_cm_time_ms(ib_path_rec_pkt_life(pp));
+	p_cep->local_ack_timeout = (uint8_t)(ib_path_rec_pkt_life(pp) + 1 > 31 ? 31 : ib_path_rec_pkt_life(pp) + 1);
+	p_cep->twait_ms = al_cm_time_ms(p_cep->local_ack_timeout) + p_cep->pktlife_ms;
+	p_cep->peer_resp_ms = al_cm_time_ms(p_cm_req->remote_resp_timeout) + 2 * p_cep->pktlife_ms;
+	p_cep->max_cm_retries = p_cm_req->max_cm_retries;
+	p_cep->pfn_rep = p_cm_req->pfn_cm_rep_cb;
+	p_cep->pfn_rej = p_cm_req->pfn_cm_rej_cb;
+	p_cep->pfn_mra = p_cm_req->pfn_cm_mra_cb;
+	p_cep->pfn_req = p_cm_req->pfn_cm_req_cb;
+	st = al_cm_qp_init(p_cep, 0);
+	if (st != IB_SUCCESS) {
+		p_cep->h_qp = NULL;
+		p_cep->p_qp = NULL;
+		al_obj_destroy(&p_cep->obj, NULL);
+		st = IB_INVALID_QP_STATE;
+		goto out;
+	}
+
+	memset(&m, 0, sizeof(m));
+	m.req.service_id = cl_ntoh64(p_cm_req->svc_id);
+	m.req.local_ca_guid = cl_ntoh64(p_port->ca_guid);
+	m.req.local_qpn = p_cep->local_qpn;
+	m.req.resp_res = p_cm_req->resp_res;
+	m.req.init_depth = p_cm_req->init_depth;
+	m.req.remote_cm_resp_timeout = p_cm_req->remote_resp_timeout;
+	m.req.transport = p_cm_req->qp_type == IB_QPT_RELIABLE_CONN ? AL_CM_TRANSPORT_RC : AL_CM_TRANSPORT_UC;
+	m.req.flow_ctrl = p_cm_req->flow_ctrl ? 1 : 0;
+	m.req.starting_psn = p_cep->local_psn;
+	m.req.local_cm_resp_timeout = p_cm_req->local_resp_timeout;
+	m.req.retry_count = p_cm_req->retry_cnt;
+	m.req.pkey = cl_ntoh16(pp->pkey);
+	m.req.path_mtu = ib_path_rec_mtu(pp);
+	m.req.rnr_retry_count = p_cm_req->rnr_retry_cnt;
+	m.req.max_cm_retries = p_cm_req->max_cm_retries;
+	m.req.srq = qa.h_srq ? 1 : 0;
+	al_cm_path_to_wire(pp, &m.req.primary, p_cep->local_ack_timeout);
+	if (p_cm_req->p_alt_path)
+		al_cm_path_to_wire(p_cm_req->p_alt_path, &m.req.alternate,
+			     (uint8_t)(ib_path_rec_pkt_life(p_cm_req->p_alt_path) + 1));
+	if (p_cm_req->req_length)
+		memcpy(m.req.private_data, p_cm_req->p_req_pdata, p_cm_req->req_length);
+
+	do_sync = (p_cm_req->flags & IB_FLAGS_SYNC) && !al_is_cb_thread();
+	if (do_sync) {
+		cl_event_construct(&sync.event);
+		cl_event_init(&sync.event, FALSE);
+	}
+	cl_qlist_init(&dead);
+	pthread_mutex_lock(&al_cm_g.lock);
+	if (al_cm_cep_by_qp(p_qp)) {
+		/* Another ib_cm_req on the QP won the race. */
+		pthread_mutex_unlock(&al_cm_g.lock);
+		p_cep->h_qp = NULL;
+		p_cep->p_qp = NULL;
+		al_obj_destroy(&p_cep->obj, NULL);
+		st = IB_INVALID_STATE;
+		if (do_sync)
+			cl_event_destroy(&sync.event);
+		goto out;
+	}
+	al_cm_cep_insert_locked(p_cep);
+	m.req.local_comm_id = p_cep->local_id;
+	p_cep->req = m.req;
+	p_cep->state = AL_CM_REQ_SENT;
+	if (do_sync)
+		p_cep->p_sync = &sync;
+	al_cm_cep_send(p_cep, AL_CM_MSG_REQ, &m);
+	al_cm_timer_arm(p_cep, p_cep->peer_resp_ms, p_cep->max_cm_retries);
+	pthread_mutex_unlock(&al_cm_g.lock);
+	AL_EXIT(p_cm_req->h_qp);
+	if (do_sync) {
+		cl_event_wait_on(&sync.event, EVENT_NO_TIMEOUT, FALSE);
+		cl_event_destroy(&sync.event);
+	}
+	return IB_SUCCESS;
+out:
+	AL_EXIT(p_cm_req->h_qp);
+	return st;
+}
+
+/* Finds the CEP of an ib_cm_handle_t; al_cm_g.lock held. */
+static al_cep_t *cep_of(const ib_cm_handle_t *h)
+{
+	al_cep_t *p_cep = al_cm_cep_by_local_id(cl_ntoh32(h->cid));
+
+	if (!p_cep || p_cep->h_al != h->h_al)
+		return NULL;
+	return p_cep;
+}
+
+/* ---- Passive side ---- */
+
+/* ib_cm_rep for a SIDR request: the SIDR_REP, then the CEP ends. */
+static ib_api_status_t sidr_rep(const ib_cm_handle_t *h, const ib_cm_rep_t *r)
+{
+	al_cep_t *p_cep;
+	ib_qp_attr_t qa;
+	al_cm_msg_t m;
+	ib_api_status_t st = IB_SUCCESS;
+	cl_qlist_t dead;
+
+	if (r->rep_length > IB_SIDR_REP_PDATA_SIZE || (r->rep_length && !r->p_rep_pdata))
+		return IB_INVALID_SETTING;
+	memset(&m, 0, sizeof(m));
+	memset(&qa, 0, sizeof(qa));
+	if (r->status == IB_SIDR_SUCCESS) {
+		st = ib_query_qp(r->h_qp, &qa);
+		if (st != IB_SUCCESS)
+			return IB_INVALID_QP_HANDLE;
+		if (qa.qp_type != IB_QPT_UNRELIABLE_DGRM)
+			return IB_INVALID_SETTING;
+	}
+	cl_qlist_init(&dead);
+	pthread_mutex_lock(&al_cm_g.lock);
+	p_cep = cep_of(h);
+	if (!p_cep) {
+		st = IB_INVALID_HANDLE;
+	} else if (p_cep->state != AL_CM_SIDR_REQ_RCVD) {
+		st = IB_INVALID_STATE;
+	} else {
+		m.sidr_rep.request_id = p_cep->remote_id;
+		m.sidr_rep.status = r->status;
+		m.sidr_rep.service_id = p_cep->sidr_service_id;
+		if (r->status == IB_SIDR_SUCCESS) {
+			m.sidr_rep.qpn = cl_ntoh32(qa.num);
+			m.sidr_rep.qkey = cl_ntoh32(qa.qkey);
+		} else if (r->status == IB_SIDR_REDIRECT) {
+			memcpy(m.sidr_rep.class_port_info, &r->class_info,
+			       sizeof(r->class_info) < sizeof(m.sidr_rep.class_port_info)
+				       ? sizeof(r->class_info) : sizeof(m.sidr_rep.class_port_info));
+			m.sidr_rep.add_info_length = sizeof(m.sidr_rep.class_port_info);
+		}
+		if (r->rep_length)
+			memcpy(m.sidr_rep.private_data, r->p_rep_pdata, r->rep_length);
+		al_cm_cep_send(p_cep, AL_CM_MSG_SIDR_REP, &m);
+		al_cm_cep_kill_locked(p_cep, &dead);
+	}
+	pthread_mutex_unlock(&al_cm_g.lock);
+	al_cm_destroy_dead(&dead);
+	return st;
+}
+
+ib_api_status_t ib_cm_rep(const ib_cm_handle_t h_cm_req, const ib_cm_rep_t *const p_cm_rep)
+{
+	al_cep_t *p_cep;
+	al_qp_t *p_qp;
+	ib_qp_attr_t qa;
+	al_cm_msg_t m;
+	ib_api_status_t st;
+	cl_qlist_t dead;
+
+	cl_qlist_init(&dead);
+	pthread_mutex_lock(&al_cm_g.lock);
+	p_cep = cep_of(&h_cm_req);
+	pthread_mutex_unlock(&al_cm_g.lock);
+	if (!p_cep)
+		return IB_INVALID_HANDLE;
+	if (!p_cm_rep)
+		return IB_INVALID_PARAMETER;
+	if (p_cm_rep->qp_type == IB_QPT_UNRELIABLE_DGRM)
+		return sidr_rep(&h_cm_req, p_cm_rep);
+	if (p_cm_rep->rep_length > IB_REP_PDATA_SIZE || (p_cm_rep->rep_length && !p_cm_rep->p_rep_pdata) ||
+	    (p_cm_rep->p_recv_wr && !p_cm_rep->pp_recv_failure) || !p_cm_rep->pfn_cm_rej_cb ||
+	    !p_cm_rep->pfn_cm_rtu_cb)
+		return IB_INVALID_SETTING;
+	p_qp = (al_qp_t *)AL_ENTER(p_cm_rep->h_qp, AL_HDL_QP);
+	if (!p_qp)
+		return IB_INVALID_QP_HANDLE;
+	st = ib_query_qp(p_cm_rep->h_qp, &qa);
+	if (st != IB_SUCCESS)
+		goto out;
+	pthread_mutex_lock(&al_cm_g.lock);
+	p_cep = cep_of(&h_cm_req);
+	if (!p_cep) {
+		st = IB_INVALID_HANDLE;
+		goto unlock;
+	}
+	if (p_cep->state != AL_CM_REQ_RCVD && p_cep->state != AL_CM_MRA_REQ_SENT) {
+		st = IB_INVALID_STATE;
+		goto unlock;
+	}
+	if (qa.qp_type != p_cm_rep->qp_type || qa.qp_type != p_cep->qp_type ||
+	    p_qp->p_pd->p_ca->p_ci->guid != p_cep->p_port->ca_guid) {
+		st = IB_INVALID_SETTING;
+		goto unlock;
+	}
+	if (qa.state != IB_QPS_RESET && qa.state != IB_QPS_INIT) {
+		st = IB_INVALID_QP_STATE;
+		goto unlock;
+	}
+	if (al_cm_cep_by_qp(p_qp)) {
+		st = IB_INVALID_STATE;
+		goto unlock;
+	}
+	p_cep->h_qp = p_cm_rep->h_qp;
+	p_cep->p_qp = p_qp;
+	p_cep->qp_context = p_qp->v.obj.context;
+	p_cep->local_qpn = cl_ntoh32(qa.num);
+	p_cep->local_psn = al_cm_rand24();
+	p_cep->init_depth = p_cm_rep->init_depth < p_cep->req.resp_res ? p_cm_rep->init_depth
+								  : p_cep->req.resp_res;
+	p_cep->rnr_nak_timeout = p_cm_rep->rnr_nak_timeout;
+	st = al_cm_qp_init(p_cep, p_cm_rep->access_ctrl);
+	if (st == IB_SUCCESS)
+		st = al_cm_qp_rtr(p_cep, p_cep->req.starting_psn);
+	if (st != IB_SUCCESS) {
+		al_cm_qp_to_state(p_cep->h_qp, IB_QPS_RESET);
+		p_cep->h_qp = NULL;
+		p_cep->p_qp = NULL;
+		st = st == IB_INVALID_QP_HANDLE ? st : IB_INVALID_SETTING;
+		goto unlock;
+	}
+	if (p_cm_rep->p_recv_wr) {
+		st = ib_post_recv(p_cep->h_qp, p_cm_rep->p_recv_wr, p_cm_rep->pp_recv_failure);
+		if (st != IB_SUCCESS) {
+			al_cm_qp_to_state(p_cep->h_qp, IB_QPS_RESET);
+			p_cep->h_qp = NULL;
+			p_cep->p_qp = NULL;
+			goto unlock;
+		}
+	}
+	p_cep->pfn_rej = p_cm_rep->pfn_cm_rej_cb;
+	p_cep->pfn_mra = p_cm_rep->pfn_cm_mra_cb;
+	p_cep->pfn_rtu = p_cm_rep->pfn_cm_rtu_cb;
+	p_cep->pfn_lap = p_cm_rep->pfn_cm_lap_cb;
+	p_cep->pfn_dreq = p_cm_rep->pfn_cm_dreq_cb;
+
+	memset(&m, 0, sizeof(m));
+	m.rep.local_comm_id = p_cep->local_id;
+	m.rep.remote_comm_id = p_cep->remote_id;
+	m.rep.local_qpn = p_cep->local_qpn;
+	m.rep.starting_psn = p_cep->local_psn;
+	m.rep.resp_res = p_cep->resp_res;
+	m.rep.init_depth = p_cep->init_depth;
+	m.rep.target_ack_delay = p_cm_rep->target_ack_delay;
+	m.rep.failover_accepted = p_cm_rep->failover_accepted;
+	m.rep.flow_ctrl = p_cm_rep->flow_ctrl ? 1 : 0;
+	m.rep.rnr_retry_count = p_cm_rep->rnr_retry_cnt;
+	m.rep.srq = qa.h_srq ? 1 : 0;
+	m.rep.local_ca_guid = cl_ntoh64(p_cep->p_port->ca_guid);
+	if (p_cm_rep->rep_length)
+		memcpy(m.rep.private_data, p_cm_rep->p_rep_pdata, p_cm_rep->rep_length);
+	p_cep->rep = m.rep;
+	p_cep->state = AL_CM_REP_SENT;
+	al_cm_cep_send(p_cep, AL_CM_MSG_REP, &m);
+	al_cm_timer_arm(p_cep, p_cep->peer_resp_ms, p_cep->max_cm_retries);
+	st = IB_SUCCESS;
+unlock:
+	pthread_mutex_unlock(&al_cm_g.lock);
+	al_cm_destroy_dead(&dead);
+out:
+	AL_EXIT(p_cm_rep->h_qp);
+	return st;
+}
+
+ib_api_status_t ib_cm_rtu(const ib_cm_handle_t h_cm_rep, const ib_cm_rtu_t *const p_cm_rtu)
+{
+	al_cep_t *p_cep;
+	al_cm_msg_t m;
+	ib_api_status_t st;
+
+	if (!p_cm_rtu) {
+		pthread_mutex_lock(&al_cm_g.lock);
+		p_cep = cep_of(&h_cm_rep);
+		pthread_mutex_unlock(&al_cm_g.lock);
+		return p_cep ? IB_INVALID_PARAMETER : IB_INVALID_HANDLE;
+	}
+	if (p_cm_rtu->rtu_length > IB_RTU_PDATA_SIZE || (p_cm_rtu->rtu_length && !p_cm_rtu->p_rtu_pdata))
+		return IB_INVALID_SETTING;
+	pthread_mutex_lock(&al_cm_g.lock);
+	p_cep = cep_of(&h_cm_rep);
+	if (!p_cep) {
+		st = IB_INVALID_HANDLE;
+		goto out;
+	}
+	if (p_cep->state != AL_CM_REP_RCVD && p_cep->state != AL_CM_MRA_REP_SENT) {
+		st = IB_INVALID_STATE;
+		goto out;
+	}
+	st = al_cm_qp_rts(p_cep, p_cm_rtu->access_ctrl);
+	if (st != IB_SUCCESS) {
+		st = st == IB_INVALID_QP_HANDLE ? IB_INVALID_STATE : IB_INVALID_SETTING;
+		goto out;
+	}
+	p_cep->pfn_apr = p_cm_rtu->pfn_cm_apr_cb;
+	p_cep->pfn_dreq = p_cm_rtu->pfn_cm_dreq_cb;
+	memset(&m, 0, sizeof(m));
+	m.rtu.local_comm_id = p_cep->local_id;
+	m.rtu.remote_comm_id = p_cep->remote_id;
+	if (p_cm_rtu->rtu_length)
+		memcpy(m.rtu.private_data, p_cm_rtu->p_rtu_pdata, p_cm_rtu->rtu_length);
+	p_cep->state = AL_CM_ESTABLISHED;
+	al_cm_cep_send(p_cep, AL_CM_MSG_RTU, &m);
+	al_cm_timer_stop(p_cep);
+out:
+	pthread_mutex_unlock(&al_cm_g.lock);
+	return st;
+}
+
+ib_api_status_t ib_cm_rej(const ib_cm_handle_t h_cm, const ib_cm_rej_t *const p_cm_rej)
+{
+	al_cep_t *p_cep;
+	ib_api_status_t st = IB_SUCCESS;
+	cl_qlist_t dead;
+	al_cm_state_t s;
+
+	cl_qlist_init(&dead);
+	pthread_mutex_lock(&al_cm_g.lock);
+	p_cep = cep_of(&h_cm);
+	if (!p_cep) {
+		st = IB_INVALID_HANDLE;
+		goto out;
+	}
+	if (!p_cm_rej) {
+		st = IB_INVALID_PARAMETER;
+		goto out;
+	}
+	if (p_cm_rej->rej_length > IB_REJ_PDATA_SIZE || p_cm_rej->ari_length > IB_ARI_SIZE ||
+	    (p_cm_rej->rej_length && !p_cm_rej->p_rej_pdata) ||
+	    (p_cm_rej->ari_length && !p_cm_rej->p_ari)) {
+		st = IB_INVALID_SETTING;
+		goto out;
+	}
+	s = p_cep->state;
+	switch (s) {
+	case AL_CM_SIDR_REQ_RCVD: {
+		al_cm_msg_t m;
+
+		memset(&m, 0, sizeof(m));
+		m.sidr_rep.request_id = p_cep->remote_id;
+		m.sidr_rep.status = IB_SIDR_REJECT;
+		m.sidr_rep.service_id = p_cep->sidr_service_id;
+		if (p_cm_rej->rej_length)
+			memcpy(m.sidr_rep.private_data, p_cm_rej->p_rej_pdata,
+			       p_cm_rej->rej_length < IB_SIDR_REP_PDATA_SIZE ? p_cm_rej->rej_length
+									     : IB_SIDR_REP_PDATA_SIZE);
+		al_cm_cep_send(p_cep, AL_CM_MSG_SIDR_REP, &m);
+		al_cm_cep_kill_locked(p_cep, &dead);
+		break;
+	}
+	case AL_CM_REQ_RCVD:
+	case AL_CM_MRA_REQ_SENT:
+		al_cm_cep_send_rej(p_cep, p_cm_rej->rej_status, AL_CM_REF_REQ,
+			     p_cm_rej->p_ari ? p_cm_rej->p_ari->data : NULL, p_cm_rej->ari_length,
+			     p_cm_rej->p_rej_pdata, p_cm_rej->rej_length);
+		al_cm_cep_kill_locked(p_cep, &dead);
+		break;
+	case AL_CM_REP_RCVD:
+	case AL_CM_MRA_REP_SENT:
+		al_cm_cep_send_rej(p_cep, p_cm_rej->rej_status, AL_CM_REF_REP,
+			     p_cm_rej->p_ari ? p_cm_rej->p_ari->data : NULL, p_cm_rej->ari_length,
+			     p_cm_rej->p_rej_pdata, p_cm_rej->rej_length);
+		al_cm_qp_error(p_cep);
+		al_cm_enter_timewait(p_cep);
+		break;
+	default:
+		st = IB_INVALID_STATE;
+		break;
+	}
+out:
+	pthread_mutex_unlock(&al_cm_g.lock);
+	al_cm_destroy_dead(&dead);
+	return st;
+}
+
+ib_api_status_t ib_cm_mra(const ib_cm_handle_t h_cm, const ib_cm_mra_t *const p_cm_mra)
+{
+	al_cep_t *p_cep;
+	al_cm_msg_t m;
+	ib_api_status_t st = IB_SUCCESS;
+
+	pthread_mutex_lock(&al_cm_g.lock);
+	p_cep = cep_of(&h_cm);
+	if (!p_cep) {
+		st = IB_INVALID_HANDLE;
+		goto out;
+	}
+	if (!p_cm_mra) {
+		st = IB_INVALID_PARAMETER;
+		goto out;
+	}
+	if (p_cm_mra->mra_length > IB_MRA_PDATA_SIZE || (p_cm_mra->mra_length && !p_cm_mra->p_mra_pdata) ||
+	    p_cm_mra->svc_timeout > 31) {
+		st = IB_INVALID_SETTING;
+		goto out;
+	}
+	memset(&m, 0, sizeof(m));
+	m.mra.local_comm_id = p_cep->local_id;
+	m.mra.remote_comm_id = p_cep->remote_id;
+	m.mra.service_timeout = p_cm_mra->svc_timeout;
+	if (p_cm_mra->mra_length)
+		memcpy(m.mra.private_data, p_cm_mra->p_mra_pdata, p_cm_mra->mra_length);
+	if (p_cep->state == AL_CM_REQ_RCVD) {
+		m.mra.msg_mraed = AL_CM_REF_REQ;
+		p_cep->state = AL_CM_MRA_REQ_SENT;
+	} else if (p_cep->state == AL_CM_REP_RCVD) {
+		m.mra.msg_mraed = AL_CM_REF_REP;
+		p_cep->state = AL_CM_MRA_REP_SENT;
+	} else {
+		st = IB_INVALID_STATE;
+		goto out;
+	}
+	al_cm_cep_send(p_cep, AL_CM_MSG_MRA, &m);
+out:
+	pthread_mutex_unlock(&al_cm_g.lock);
+	return st;
+}
+
+/* ---- Disconnection ---- */
+
+ib_api_status_t ib_cm_dreq(const ib_cm_dreq_t *const p_cm_dreq)
+{
+	al_qp_t *p_qp;
+	al_cep_t *p_cep;
+	al_cm_msg_t m;
+	ib_api_status_t st = IB_SUCCESS;
+
+	if (!p_cm_dreq)
+		return IB_INVALID_PARAMETER;
+	if (p_cm_dreq->qp_type != IB_QPT_RELIABLE_CONN && p_cm_dreq->qp_type != IB_QPT_UNRELIABLE_CONN)
+		return IB_INVALID_SETTING;
+	if (p_cm_dreq->dreq_length > IB_DREQ_PDATA_SIZE || (p_cm_dreq->dreq_length && !p_cm_dreq->p_dreq_pdata))
+		return IB_INVALID_SETTING;
+	p_qp = (al_qp_t *)AL_ENTER(p_cm_dreq->h_qp, AL_HDL_QP);
+	if (!p_qp)
+		return IB_INVALID_QP_HANDLE;
+	pthread_mutex_lock(&al_cm_g.lock);
+	p_cep = al_cm_cep_by_qp(p_qp);
+	if (!p_cep || p_cep->state != AL_CM_ESTABLISHED) {
+		st = IB_INVALID_STATE;
+		goto out;
+	}
+	if (!p_cm_dreq->pfn_cm_drep_cb) {
+		st = IB_INVALID_SETTING;
+		goto out;
+	}
+	p_cep->pfn_drep = p_cm_dreq->pfn_cm_drep_cb;
+	al_cm_qp_error(p_cep);
+	memset(&m, 0, sizeof(m));
+	m.dreq.local_comm_id = p_cep->local_id;
+	m.dreq.remote_comm_id = p_cep->remote_id;
+	m.dreq.remote_qpn = p_cep->remote_qpn;
+	if (p_cm_dreq->dreq_length)
+		memcpy(m.dreq.private_data, p_cm_dreq->p_dreq_pdata, p_cm_dreq->dreq_length);
+	p_cep->state = AL_CM_DREQ_SENT;
+	al_cm_cep_send(p_cep, AL_CM_MSG_DREQ, &m);
+	al_cm_timer_arm(p_cep, p_cep->peer_resp_ms, p_cep->max_cm_retries);
+out:
+	pthread_mutex_unlock(&al_cm_g.lock);
+	AL_EXIT(p_cm_dreq->h_qp);
+	return st;
+}
+
+ib_api_status_t ib_cm_drep(const ib_cm_handle_t h_cm_dreq, const ib_cm_drep_t *const p_cm_drep)
+{
+	al_cep_t *p_cep;
+	ib_api_status_t st = IB_SUCCESS;
+
+	pthread_mutex_lock(&al_cm_g.lock);
+	p_cep = cep_of(&h_cm_dreq);
+	if (!p_cep) {
+		st = IB_INVALID_HANDLE;
+		goto out;
+	}
+	if (!p_cm_drep) {
+		st = IB_INVALID_PARAMETER;
+		goto out;
+	}
+	if (p_cm_drep->drep_length > IB_DREP_PDATA_SIZE || (p_cm_drep->drep_length && !p_cm_drep->p_drep_pdata)) {
+		st = IB_INVALID_SETTING;
+		goto out;
+	}
+	if (p_cep->state != AL_CM_DREQ_RCVD) {
+		st = IB_INVALID_STATE;
+		goto out;
+	}
+	al_cm_send_drep(p_cep, p_cm_drep->p_drep_pdata, p_cm_drep->drep_length);
+	al_cm_enter_timewait(p_cep);
+out:
+	pthread_mutex_unlock(&al_cm_g.lock);
+	return st;
+}
+
+/* ---- Alternate paths and handoff ---- */
+
+ib_api_status_t ib_cm_lap(const ib_cm_lap_t *const p_cm_lap)
+{
+	al_qp_t *p_qp;
+	al_cep_t *p_cep;
+	al_cm_msg_t m;
+	ib_api_status_t st = IB_SUCCESS;
+	const ib_path_rec_t *pa;
+
+	if (!p_cm_lap)
+		return IB_INVALID_PARAMETER;
+	pa = p_cm_lap->p_alt_path;
+	if ((p_cm_lap->qp_type != IB_QPT_RELIABLE_CONN && p_cm_lap->qp_type != IB_QPT_UNRELIABLE_CONN) ||
+	    !pa || !p_cm_lap->pfn_cm_apr_cb || p_cm_lap->remote_resp_timeout > 31 ||
+	    p_cm_lap->lap_length > IB_LAP_PDATA_SIZE || (p_cm_lap->lap_length && !p_cm_lap->p_lap_pdata))
+		return IB_INVALID_SETTING;
+	p_qp = (al_qp_t *)AL_ENTER(p_cm_lap->h_qp, AL_HDL_QP);
+	if (!p_qp)
+		return IB_INVALID_QP_HANDLE;
+	pthread_mutex_lock(&al_cm_g.lock);
+	p_cep = al_cm_cep_by_qp(p_qp);
+	if (!p_cep || p_cep->state != AL_CM_ESTABLISHED) {
+		st = IB_INVALID_STATE;
+		goto out;
+	}
+	if (!p_cep->active) {
+		st = IB_UNSUPPORTED;
+		goto out;
+	}
+	if (ib_path_rec_mtu(pa) != ib_path_rec_mtu(&p_cep->path) ||
+	    (al_cm_port_by_guid(p_cep->p_agents, pa->sgid.unicast.interface_id) &&
+	     al_cm_port_by_guid(p_cep->p_agents, pa->sgid.unicast.interface_id)->ca_guid != p_cep->p_port->ca_guid)) {
+		st = IB_INVALID_SETTING;
+		goto out;
+	}
+	p_cep->alt_path = *pa;
+	p_cep->pfn_apr = p_cm_lap->pfn_cm_apr_cb;
+	memset(&m, 0, sizeof(m));
+	m.lap.local_comm_id = p_cep->local_id;
+	m.lap.remote_comm_id = p_cep->remote_id;
+	m.lap.remote_qpn = p_cep->remote_qpn;
+	m.lap.remote_cm_resp_timeout = p_cm_lap->remote_resp_timeout;
+	al_cm_path_to_wire(pa, &m.lap.alternate,
+		     (uint8_t)(ib_path_rec_pkt_life(pa) + 1 > 31 ? 31 : ib_path_rec_pkt_life(pa) + 1));
+	if (p_cm_lap->lap_length)
+		memcpy(m.lap.private_data, p_cm_lap->p_lap_pdata, p_cm_lap->lap_length);
+	p_cep->state = AL_CM_LAP_SENT;
+	al_cm_cep_send(p_cep, AL_CM_MSG_LAP, &m);
+	al_cm_timer_arm(p_cep, al_cm_time_ms(p_cm_lap->remote_resp_timeout) + 2 * p_cep->pktlife_ms,
+		  p_cep->max_cm_retries);
+out:
+	pthread_mutex_unlock(&al_cm_g.lock);
+	AL_EXIT(p_cm_lap->h_qp);
+	return st;
+}
+
+ib_api_status_t ib_cm_apr(const ib_cm_handle_t h_cm_lap, const ib_cm_apr_t *const p_cm_apr)
+{
+	al_cep_t *p_cep;
+	al_cm_msg_t m;
+	ib_api_status_t st = IB_SUCCESS;
+
+	pthread_mutex_lock(&al_cm_g.lock);
+	p_cep = cep_of(&h_cm_lap);
+	if (!p_cep) {
+		st = IB_INVALID_HANDLE;
+		goto out;
+	}
+	if (!p_cm_apr) {
+		st = IB_INVALID_PARAMETER;
+		goto out;
+	}
+	if (p_cm_apr->apr_length > IB_APR_PDATA_SIZE || (p_cm_apr->apr_length && !p_cm_apr->p_apr_pdata) ||
+	    p_cm_apr->info_length > IB_APR_INFO_SIZE || (p_cm_apr->info_length && !p_cm_apr->p_info)) {
+		st = IB_INVALID_SETTING;
+		goto out;
+	}
+	if (p_cep->state != AL_CM_LAP_RCVD) {
+		st = IB_INVALID_STATE;
+		goto out;
+	}
+	if (p_cm_apr->h_qp && p_cm_apr->h_qp != p_cep->h_qp) {
+		st = IB_INVALID_QP_HANDLE;
+		goto out;
+	}
+	memset(&m, 0, sizeof(m));
+	m.apr.local_comm_id = p_cep->local_id;
+	m.apr.remote_comm_id = p_cep->remote_id;
+	m.apr.ap_status = p_cm_apr->apr_status;
+	if (p_cm_apr->apr_status == IB_AP_SUCCESS) {
+		st = al_cm_qp_load_alt(p_cep, &p_cep->alt_path);
+		if (st != IB_SUCCESS)
+			m.apr.ap_status = IB_AP_REJECT;
+	}
+	if (p_cm_apr->info_length) {
+		m.apr.info_length = p_cm_apr->info_length;
+		memcpy(m.apr.info, p_cm_apr->p_info->data, p_cm_apr->info_length);
+	}
+	if (p_cm_apr->apr_length)
+		memcpy(m.apr.private_data, p_cm_apr->p_apr_pdata, p_cm_apr->apr_length);
+	al_cm_cep_send(p_cep, AL_CM_MSG_APR, &m);
+	p_cep->state = AL_CM_ESTABLISHED;
+out:
+	pthread_mutex_unlock(&al_cm_g.lock);
+	return st;
+}
+
+ib_api_status_t ib_cm_handoff(const ib_cm_handle_t h_cm_req, const ib_net64_t svc_id)
+{
+	al_cep_t *p_cep, *p_new;
+	al_listen_t *p_l;
+	al_cm_req_msg_t req;
+	boolean_t sid;
+	ib_api_status_t st;
+	cl_qlist_t dead;
+
+	cl_qlist_init(&dead);
+	pthread_mutex_lock(&al_cm_g.lock);
+	p_cep = cep_of(&h_cm_req);
+	if (!p_cep) {
+		pthread_mutex_unlock(&al_cm_g.lock);
+		return IB_INVALID_HANDLE;
+	}
+	if (!svc_id) {
+		pthread_mutex_unlock(&al_cm_g.lock);
+		return IB_INVALID_PARAMETER;
+	}
+	if (p_cep->state != AL_CM_REQ_RCVD && p_cep->state != AL_CM_MRA_REQ_SENT) {
+		pthread_mutex_unlock(&al_cm_g.lock);
+		return IB_INVALID_STATE;
+	}
+	req = p_cep->req;
+	req.service_id = cl_ntoh64(svc_id);
+	p_l = al_cm_find_listen(p_cep->p_port, &req, &sid);
+	if (!p_l) {
+		pthread_mutex_unlock(&al_cm_g.lock);
+		return IB_INVALID_PARAMETER;
+	}
+	al_obj_ref(&p_l->obj);
+	pthread_mutex_unlock(&al_cm_g.lock);
+
+	/* The request moves to a CEP under the new listen's instance, with
+	 * the same local ID (the peer may know it from an MRA). */
+	p_new = NULL;
+	st = al_cm_cep_create(p_l->obj.p_parent, &p_new);
+	if (st != IB_SUCCESS) {
+		al_obj_deref(&p_l->obj);
+		return st;
+	}
+	pthread_mutex_lock(&al_cm_g.lock);
+	p_cep = cep_of(&h_cm_req);
+	if (!p_cep || p_l->cancelled ||
+	    (p_cep->state != AL_CM_REQ_RCVD && p_cep->state != AL_CM_MRA_REQ_SENT)) {
+		pthread_mutex_unlock(&al_cm_g.lock);
+		al_obj_destroy(&p_new->obj, NULL);
+		al_obj_deref(&p_l->obj);
+		return p_cep ? IB_INVALID_STATE : IB_INVALID_HANDLE;
+	}
+	al_cm_cep_from_req(p_new, p_cep->p_port, &p_cep->req, p_cep->dlid, p_cep->pkey_index);
+	p_new->state = p_cep->state;
+	p_new->last = p_cep->last;
+	p_new->last_type = p_cep->last_type;
+	p_new->has_last = p_cep->has_last;
+	al_cm_cep_kill_locked(p_cep, &dead);
+	/* A new local ID, so the old handle is invalid; the peer learns it
+	 * from the REP (an earlier MRA named the old one, which is fine). */
+	al_cm_cep_insert_locked(p_new);
+	p_new->p_listen = p_l;
+	al_cm_queue_req_event(p_new, (void *)p_l->info.pfn_cm_req_cb, p_l->obj.context, p_l, &dead);
+	pthread_mutex_unlock(&al_cm_g.lock);
+	al_cm_destroy_dead(&dead);
+	return IB_SUCCESS;
+}
+
+/* ---- Hook registration ---- */
+
+__attribute__((constructor)) static void cm_register_hooks(void)
+{
+	al_qp_destroying_hook = al_cm_qp_destroying;
+	al_close_al_hook = al_cm_drain_sends;
+}
+

@@ -1,0 +1,476 @@
+/*
+ * ibal access layer: the connection manager's agents (a QP1 alias and MAD service per port), sending, timers.
+ * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
+ *
+ * See al_cm_int.h for the locks.
+ */
+#include "al_cm_int.h"
+
+al_cm_globals_t al_cm_g = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.agent_lock = PTHREAD_MUTEX_INITIALIZER,
+	.agent_cond = PTHREAD_COND_INITIALIZER,
+};
+
+/* ---- Small helpers ---- */
+
+/* 4.096 us * 2^exp, in ms, at least 1. */
+uint32_t al_cm_time_ms(uint8_t exp)
+{
+	uint64_t ns = (uint64_t)4096 << (exp > 31 ? 31 : exp);
+	uint64_t ms = ns / 1000000u + 1;
+
+	return ms > 0x7FFFFFFFu ? 0x7FFFFFFFu : (uint32_t)ms;
+}
+
+uint32_t al_cm_rand24(void)
+{
+	uint32_t v;
+
+	do
+		v = ((uint32_t)rand() ^ ((uint32_t)rand() << 12)) & 0xFFFFFFu;
+	while (!v);
+	return v;
+}
+
+void al_cm_lists_init_locked(void)
+{
+	if (al_cm_g.lists_init)
+		return;
+	cl_qlist_init(&al_cm_g.ceps);
+	cl_qlist_init(&al_cm_g.listens);
+	al_cm_g.next_id = (uint32_t)rand() ^ ((uint32_t)rand() << 16);
+	al_cm_g.lists_init = TRUE;
+}
+
+/* ---- Sends in flight ---- */
+
+/*
+ * CM messages handed to the MAD layer and not yet completed. ib_close_al()
+ * waits (al_close_al_hook, bounded) until they are out, so that the DREP,
+ * DREQ or REJ a closing instance sends reaches the peer even when the
+ * process exits right after. A leaf lock: nothing is taken under it.
+ */
+static pthread_mutex_t send_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t send_cond = PTHREAD_COND_INITIALIZER;
+static uint32_t sends_in_flight;
+
+#define AL_CM_DRAIN_MS 1000 /* longest ib_close_al() waits for CM sends */
+
+static void send_count(int delta)
+{
+	pthread_mutex_lock(&send_lock);
+	sends_in_flight = (uint32_t)((int)sends_in_flight + delta);
+	if (!sends_in_flight)
+		pthread_cond_broadcast(&send_cond);
+	pthread_mutex_unlock(&send_lock);
+}
+
+void al_cm_drain_sends(void)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += AL_CM_DRAIN_MS / 1000;
+	until.tv_nsec += (long)(AL_CM_DRAIN_MS % 1000) * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&send_lock);
+	while (sends_in_flight && pthread_cond_timedwait(&send_cond, &send_lock, &until) == 0)
+		;
+	pthread_mutex_unlock(&send_lock);
+}
+
+/* ---- Agents ---- */
+
+static void AL_API agent_on_send(const ib_mad_svc_handle_t h_svc, void *ctx, ib_mad_element_t *p_mad)
+{
+	(void)h_svc;
+	(void)ctx;
+	ib_put_mad(p_mad);
+	send_count(-1);
+}
+
+static void AL_API agent_on_recv(const ib_mad_svc_handle_t h_svc, void *ctx, ib_mad_element_t *p_mad)
+{
+	(void)h_svc;
+	al_cm_recv((cm_port_t *)ctx, p_mad);
+	ib_put_mad(p_mad);
+}
+
+static void agents_close(cm_agents_t *p_ag)
+{
+	uint32_t i;
+
+	if (p_ag->h_al) {
+		for (i = 0; i < p_ag->n_ports; i++)
+			if (p_ag->ports[i].h_qp)
+				ib_destroy_qp(p_ag->ports[i].h_qp, ib_sync_destroy);
+		ib_close_al(p_ag->h_al);
+	}
+	cl_free(p_ag->ports);
+	cl_free(p_ag);
+}
+
+static ib_api_status_t agent_open_port(cm_agents_t *p_ag, cm_port_t *p_port)
+{
+	ib_qp_create_t qc;
+	ib_mad_svc_t svc;
+	ib_api_status_t st;
+
+	st = ib_alloc_pd(p_port->h_ca, IB_PDT_ALIAS, p_port, &p_port->h_pd);
+	if (st != IB_SUCCESS)
+		return st;
+	memset(&qc, 0, sizeof(qc));
+	qc.qp_type = IB_QPT_QP1_ALIAS;
+	qc.sq_depth = 256;
+	qc.rq_depth = 256;
+	qc.sq_sge = 1;
+	qc.rq_sge = 1;
+	qc.sq_signaled = TRUE;
+	st = ib_get_spl_qp(p_port->h_pd, p_port->port_guid, &qc, p_port, NULL, &p_port->pool_key,
+			   &p_port->h_qp);
+	if (st != IB_SUCCESS) {
+		p_port->h_qp = NULL;
+		return st;
+	}
+	memset(&svc, 0, sizeof(svc));
+	svc.mad_svc_context = p_port;
+	svc.pfn_mad_send_cb = agent_on_send;
+	svc.pfn_mad_recv_cb = agent_on_recv;
+	svc.support_unsol = TRUE;
+	svc.mgmt_class = IB_MCLASS_COMM_MGMT;
+	svc.mgmt_version = AL_CM_CLASS_VERSION;
+	svc.method_array[IB_MAD_METHOD_SEND] = TRUE;
+	svc.svc_type = IB_MAD_SVC_DEFAULT;
+	(void)p_ag;
+	return ib_reg_mad_svc(p_port->h_qp, &svc, &p_port->h_svc);
+}
+
+static ib_api_status_t agents_open(cm_agents_t **pp_ag)
+{
+	cm_agents_t *p_ag = (cm_agents_t *)cl_zalloc(sizeof(*p_ag));
+	ib_net64_t *guids = NULL;
+	size_t n = 0, i;
+	ib_ca_attr_t *p_attr;
+	ib_api_status_t st;
+	uint32_t size, total = 0;
+	uint8_t p;
+	ib_ca_handle_t h_ca;
+
+	if (!p_ag)
+		return IB_INSUFFICIENT_MEMORY;
+	st = ib_open_al(&p_ag->h_al);
+	if (st != IB_SUCCESS) {
+		p_ag->h_al = NULL;
+		goto fail;
+	}
+	st = ib_get_ca_guids(p_ag->h_al, NULL, &n);
+	if (st == IB_SUCCESS || !n) {
+		st = IB_ERROR;
+		goto fail;
+	}
+	guids = (ib_net64_t *)cl_zalloc(n * sizeof(*guids));
+	p_ag->ports = (cm_port_t *)cl_zalloc(n * 8 * sizeof(cm_port_t));
+	if (!guids || !p_ag->ports) {
+		st = IB_INSUFFICIENT_MEMORY;
+		goto fail;
+	}
+	st = ib_get_ca_guids(p_ag->h_al, guids, &n);
+	if (st != IB_SUCCESS)
+		goto fail;
+	for (i = 0; i < n; i++) {
+		if (ib_open_ca(p_ag->h_al, guids[i], NULL, NULL, &h_ca) != IB_SUCCESS)
+			continue;
+		size = 0;
+		if (ib_query_ca(h_ca, NULL, &size) != IB_INSUFFICIENT_MEMORY)
+			continue;
+		p_attr = (ib_ca_attr_t *)cl_zalloc(size);
+		if (!p_attr)
+			continue;
+		if (ib_query_ca(h_ca, p_attr, &size) == IB_SUCCESS)
+			for (p = 0; p < p_attr->num_ports && p < 8; p++) {
+				cm_port_t *pp = &p_ag->ports[total];
+
+				pp->ca_guid = guids[i];
+				pp->port_guid = p_attr->p_port_attr[p].port_guid;
+				pp->port_num = p_attr->p_port_attr[p].port_num;
+				pp->h_ca = h_ca;
+				if (agent_open_port(p_ag, pp) == IB_SUCCESS)
+					total++;
+				else
+					memset(pp, 0, sizeof(*pp));
+			}
+		cl_free(p_attr);
+	}
+	p_ag->n_ports = total;
+	cl_free(guids);
+	if (!total) {
+		st = IB_ERROR;
+		guids = NULL;
+		goto fail;
+	}
+	*pp_ag = p_ag;
+	return IB_SUCCESS;
+fail:
+	cl_free(guids);
+	agents_close(p_ag);
+	return st;
+}
+
+/* Counts a user of the agents in, making them if needed. */
+ib_api_status_t al_cm_get(cm_agents_t **pp_ag)
+{
+	ib_api_status_t st = IB_SUCCESS;
+
+	pthread_mutex_lock(&al_cm_g.agent_lock);
+	while (!al_cm_g.p_agents && al_cm_g.teardowns)
+		pthread_cond_wait(&al_cm_g.agent_cond, &al_cm_g.agent_lock);
+	if (!al_cm_g.p_agents) {
+		if (!al_cm_g.timer_init) {
+			cl_timer_construct(&al_cm_g.timer);
+			if (cl_timer_init(&al_cm_g.timer, al_cm_timer_cb, NULL) != CL_SUCCESS) {
+				pthread_mutex_unlock(&al_cm_g.agent_lock);
+				return IB_ERROR;
+			}
+			al_cm_g.timer_init = TRUE;
+		}
+		st = agents_open(&al_cm_g.p_agents);
+		if (st != IB_SUCCESS)
+			al_cm_g.p_agents = NULL;
+	}
+	if (st == IB_SUCCESS) {
+		al_cm_g.users++;
+		*pp_ag = al_cm_g.p_agents;
+	}
+	pthread_mutex_unlock(&al_cm_g.agent_lock);
+	return st;
+}
+
+static void *teardown_thread(void *arg)
+{
+	agents_close((cm_agents_t *)arg);
+	pthread_mutex_lock(&al_cm_g.agent_lock);
+	al_cm_g.teardowns--;
+	if (!al_cm_g.users && !al_cm_g.p_agents && !al_cm_g.teardowns && al_cm_g.timer_init) {
+		/* No CEP is left, so the timer's callback has nothing to do and
+		 * takes no lock of ours but al_cm_g.lock. */
+		cl_timer_destroy(&al_cm_g.timer);
+		al_cm_g.timer_init = FALSE;
+	}
+	pthread_cond_broadcast(&al_cm_g.agent_cond);
+	pthread_mutex_unlock(&al_cm_g.agent_lock);
+	return NULL;
+}
+
+/* Counts a user out; the last ends the agents on a thread of their own
+ * (ib_close_al is refused on AL callback threads, where this often runs). */
+void al_cm_put(void)
+{
+	cm_agents_t *p_ag = NULL;
+	pthread_t t;
+	pthread_attr_t attr;
+	boolean_t started = FALSE;
+
+	pthread_mutex_lock(&al_cm_g.agent_lock);
+	if (--al_cm_g.users == 0) {
+		p_ag = al_cm_g.p_agents;
+		al_cm_g.p_agents = NULL;
+		al_cm_g.teardowns++;
+	}
+	pthread_mutex_unlock(&al_cm_g.agent_lock);
+	if (!p_ag)
+		return;
+	if (!pthread_attr_init(&attr)) {
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		started = !pthread_create(&t, &attr, teardown_thread, p_ag);
+		pthread_attr_destroy(&attr);
+	}
+	if (!started)
+		teardown_thread(p_ag);
+}
+
+void al_cm_quiesce(void)
+{
+	pthread_mutex_lock(&al_cm_g.agent_lock);
+	while (al_cm_g.teardowns)
+		pthread_cond_wait(&al_cm_g.agent_cond, &al_cm_g.agent_lock);
+	pthread_mutex_unlock(&al_cm_g.agent_lock);
+}
+
+uint32_t al_cm_cep_count(void)
+{
+	uint32_t n;
+
+	pthread_mutex_lock(&al_cm_g.lock);
+	n = al_cm_g.lists_init ? (uint32_t)cl_qlist_count(&al_cm_g.ceps) : 0;
+	pthread_mutex_unlock(&al_cm_g.lock);
+	return n;
+}
+
+void al_cm_get_stats(al_cm_stats_t *p_stats)
+{
+	pthread_mutex_lock(&al_cm_g.lock);
+	*p_stats = al_cm_g.stats;
+	pthread_mutex_unlock(&al_cm_g.lock);
+}
+
+cm_port_t *al_cm_port_by_guid(cm_agents_t *p_ag, ib_net64_t port_guid)
+{
+	uint32_t i;
+
+	for (i = 0; i < p_ag->n_ports; i++)
+		if (p_ag->ports[i].port_guid == port_guid)
+			return &p_ag->ports[i];
+	return NULL;
+}
+
+/* Port attributes of an agent's port (a cl_malloc'd block in *pp_attr). */
+ib_api_status_t al_cm_port_attr(cm_port_t *p_port, ib_ca_attr_t **pp_attr, ib_port_attr_t **pp_pa)
+{
+	uint32_t size = 0;
+	ib_ca_attr_t *p_attr;
+	ib_api_status_t st;
+
+	st = ib_query_ca(p_port->h_ca, NULL, &size);
+	if (st != IB_INSUFFICIENT_MEMORY)
+		return IB_ERROR;
+	p_attr = (ib_ca_attr_t *)cl_zalloc(size);
+	if (!p_attr)
+		return IB_INSUFFICIENT_MEMORY;
+	st = ib_query_ca(p_port->h_ca, p_attr, &size);
+	if (st != IB_SUCCESS || p_port->port_num < 1 || p_port->port_num > p_attr->num_ports) {
+		cl_free(p_attr);
+		return st == IB_SUCCESS ? IB_INVALID_PORT : st;
+	}
+	*pp_attr = p_attr;
+	*pp_pa = &p_attr->p_port_attr[p_port->port_num - 1];
+	return IB_SUCCESS;
+}
+
+/* Index of a P_Key in a port's table (0 when absent). */
+uint16_t al_cm_pkey_index_of(cm_port_t *p_port, ib_net16_t pkey, boolean_t *p_found)
+{
+	ib_ca_attr_t *p_attr;
+	ib_port_attr_t *p_pa;
+	uint16_t i, idx = 0;
+
+	if (p_found)
+		*p_found = FALSE;
+	if (al_cm_port_attr(p_port, &p_attr, &p_pa) != IB_SUCCESS)
+		return 0;
+	for (i = 0; i < p_pa->num_pkeys && p_pa->p_pkey_table; i++)
+		if ((p_pa->p_pkey_table[i] & CL_HTON16(0x7FFF)) == (pkey & CL_HTON16(0x7FFF))) {
+			idx = i;
+			if (p_found)
+				*p_found = TRUE;
+			break;
+		}
+	cl_free(p_attr);
+	return idx;
+}
+
+/* ---- Sending ---- */
+
+/* Sends one message to an address; al_cm_g.lock may be held (ib_send_mad queues). */
+void al_cm_send_to(cm_port_t *p_port, al_cm_msg_type_t type, const al_cm_msg_t *p_msg,
+		    ib_net16_t dlid, uint8_t sl, uint16_t pkey_index)
+{
+	ib_mad_element_t *p_mad;
+
+	if (!p_port || ib_get_mad(p_port->pool_key, MAD_BLOCK_SIZE, &p_mad) != IB_SUCCESS)
+		return;
+	al_cm_pack(type, p_msg, cl_hton64(((uint64_t)rand() << 8) ^ (uint64_t)rand()), p_mad->p_mad_buf);
+	p_mad->size = MAD_BLOCK_SIZE;
+	p_mad->context1 = NULL;
+	p_mad->context2 = NULL;
+	p_mad->remote_qp = IB_QP1;
+	p_mad->remote_qkey = IB_QP1_WELL_KNOWN_Q_KEY;
+	p_mad->h_av = NULL;
+	p_mad->remote_lid = dlid;
+	p_mad->remote_sl = sl;
+	p_mad->pkey_index = pkey_index;
+	p_mad->path_bits = 0;
+	p_mad->grh_valid = FALSE;
+	p_mad->send_opt = 0;
+	p_mad->resp_expected = FALSE;
+	p_mad->retry_cnt = 0;
+	p_mad->timeout_ms = 0;
+	if (type == AL_CM_MSG_REJ)
+		al_cm_g.stats.n_rej_tx++;
+	send_count(1);
+	if (ib_send_mad(p_port->h_svc, p_mad, NULL) != IB_SUCCESS) {
+		ib_put_mad(p_mad);
+		send_count(-1);
+	}
+}
+
+/* Sends a message of a CEP and keeps it as the last one sent. */
+void al_cm_cep_send(al_cep_t *p_cep, al_cm_msg_type_t type, const al_cm_msg_t *p_msg)
+{
+	if (p_msg != &p_cep->last)
+		p_cep->last = *p_msg;
+	p_cep->last_type = type;
+	p_cep->has_last = TRUE;
+	al_cm_send_to(p_cep->p_port, type, p_msg, p_cep->dlid, p_cep->sl, p_cep->pkey_index);
+}
+
+void al_cm_cep_resend_last(al_cep_t *p_cep)
+{
+	if (p_cep->has_last)
+		al_cm_send_to(p_cep->p_port, p_cep->last_type, &p_cep->last, p_cep->dlid, p_cep->sl,
+			p_cep->pkey_index);
+}
+
+/* A REJ from a CEP. */
+void al_cm_cep_send_rej(al_cep_t *p_cep, ib_net16_t reason, al_cm_msg_ref_t ref,
+			 const uint8_t *ari, uint8_t ari_len, const uint8_t *pdata, uint8_t plen)
+{
+	al_cm_msg_t m;
+
+	memset(&m, 0, sizeof(m));
+	m.rej.local_comm_id = p_cep->local_id;
+	m.rej.remote_comm_id = p_cep->remote_id;
+	m.rej.msg_rejected = (uint8_t)ref;
+	m.rej.reason = cl_ntoh16(reason);
+	if (ari && ari_len) {
+		m.rej.ari_length = ari_len > IB_ARI_SIZE ? IB_ARI_SIZE : ari_len;
+		memcpy(m.rej.ari, ari, m.rej.ari_length);
+	} else if (reason == IB_REJ_TIMEOUT && p_cep->p_port) {
+		/* IBA 12.6.7.2: a timeout names the CA GUID of the side that gave up. */
+		ib_net64_t guid = p_cep->p_port->ca_guid;
+
+		m.rej.ari_length = sizeof(guid);
+		memcpy(m.rej.ari, &guid, sizeof(guid));
+	}
+	if (pdata && plen)
+		memcpy(m.rej.private_data, pdata, plen > IB_REJ_PDATA_SIZE ? IB_REJ_PDATA_SIZE : plen);
+	al_cm_cep_send(p_cep, AL_CM_MSG_REJ, &m);
+}
+
+/* ---- Timers ---- */
+
+void al_cm_timer_arm(al_cep_t *p_cep, uint32_t ms, uint32_t retries)
+{
+	p_cep->timer_on = TRUE;
+	p_cep->timeout_ms = ms;
+	p_cep->retries_left = retries;
+	p_cep->deadline_us = cl_get_time_stamp() + (uint64_t)ms * 1000u;
+	cl_timer_trim(&al_cm_g.timer, ms);
+}
+
+/* Same timeout, the resends left unchanged (after a resend). */
+void al_cm_timer_rearm(al_cep_t *p_cep, uint32_t ms)
+{
+	p_cep->timer_on = TRUE;
+	p_cep->deadline_us = cl_get_time_stamp() + (uint64_t)ms * 1000u;
+	cl_timer_trim(&al_cm_g.timer, ms);
+}
+
+void al_cm_timer_stop(al_cep_t *p_cep)
+{
+	p_cep->timer_on = FALSE;
+}
+

@@ -1,0 +1,1385 @@
+/*
+ * ibal access layer: the connection manager's endpoints: states, received messages, the QP driven, expiries.
+ * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
+ *
+ * See al_cm_int.h for the locks and docs/cm.md for the protocol.
+ */
+#include "al_cm_int.h"
+
+static const char *const state_names[AL_CM_STATE_COUNT] = {
+	"IDLE", "LISTEN", "REQ_SENT", "REQ_RCVD", "MRA_REQ_SENT", "MRA_REQ_RCVD",
+	"REP_SENT", "REP_RCVD", "MRA_REP_SENT", "MRA_REP_RCVD", "ESTABLISHED",
+	"LAP_SENT", "LAP_RCVD", "DREQ_SENT", "DREQ_RCVD", "TIMEWAIT",
+	"SIDR_REQ_SENT", "SIDR_REQ_RCVD", "DESTROYED",
+};
+
+const char *al_cm_state_name(al_cm_state_t state)
+{
+	return (unsigned)state < AL_CM_STATE_COUNT ? state_names[state] : "?";
+}
+
+/* Which received message each state accepts (the transition table's rows;
+ * the handlers below are its actions). Anything else is dropped, except the
+ * duplicates the handlers answer. */
+#define M(t) (1u << (t))
+static const uint32_t accepts[AL_CM_STATE_COUNT] = {
+	[AL_CM_REQ_SENT] = M(AL_CM_MSG_REP) | M(AL_CM_MSG_REJ) | M(AL_CM_MSG_MRA),
+	[AL_CM_MRA_REQ_RCVD] = M(AL_CM_MSG_REP) | M(AL_CM_MSG_REJ) | M(AL_CM_MSG_MRA),
+	[AL_CM_REQ_RCVD] = M(AL_CM_MSG_REQ) | M(AL_CM_MSG_REJ),
+	[AL_CM_MRA_REQ_SENT] = M(AL_CM_MSG_REQ) | M(AL_CM_MSG_REJ),
+	[AL_CM_REP_SENT] = M(AL_CM_MSG_REQ) | M(AL_CM_MSG_RTU) | M(AL_CM_MSG_REJ) |
+			   M(AL_CM_MSG_MRA) | M(AL_CM_MSG_DREQ),
+	[AL_CM_MRA_REP_RCVD] = M(AL_CM_MSG_REQ) | M(AL_CM_MSG_RTU) | M(AL_CM_MSG_REJ) |
+			       M(AL_CM_MSG_MRA) | M(AL_CM_MSG_DREQ),
+	[AL_CM_REP_RCVD] = M(AL_CM_MSG_REP) | M(AL_CM_MSG_REJ),
+	[AL_CM_MRA_REP_SENT] = M(AL_CM_MSG_REP) | M(AL_CM_MSG_REJ),
+	[AL_CM_ESTABLISHED] = M(AL_CM_MSG_REQ) | M(AL_CM_MSG_REP) | M(AL_CM_MSG_RTU) |
+			      M(AL_CM_MSG_DREQ) | M(AL_CM_MSG_LAP),
+	[AL_CM_LAP_SENT] = M(AL_CM_MSG_APR) | M(AL_CM_MSG_MRA) | M(AL_CM_MSG_DREQ),
+	[AL_CM_LAP_RCVD] = M(AL_CM_MSG_LAP) | M(AL_CM_MSG_DREQ),
+	[AL_CM_DREQ_SENT] = M(AL_CM_MSG_DREQ) | M(AL_CM_MSG_DREP) | M(AL_CM_MSG_REP),
+	[AL_CM_DREQ_RCVD] = M(AL_CM_MSG_DREQ),
+	[AL_CM_TIMEWAIT] = M(AL_CM_MSG_DREQ) | M(AL_CM_MSG_REQ) | M(AL_CM_MSG_REP),
+	[AL_CM_SIDR_REQ_SENT] = M(AL_CM_MSG_SIDR_REP),
+};
+#undef M
+
+/* ---- QP driving ---- */
+
+ib_api_status_t al_cm_qp_to_state(ib_qp_handle_t h_qp, ib_qp_state_t state)
+{
+	ib_qp_mod_t m;
+
+	memset(&m, 0, sizeof(m));
+	m.req_state = state;
+	return ib_modify_qp(h_qp, &m);
+}
+
+ib_api_status_t al_cm_qp_init(al_cep_t *p_cep, ib_access_t access)
+{
+	ib_qp_attr_t a;
+	ib_qp_mod_t m;
+	ib_api_status_t st;
+
+	st = ib_query_qp(p_cep->h_qp, &a);
+	if (st != IB_SUCCESS)
+		return st;
+	if (a.state != IB_QPS_RESET) {
+		st = al_cm_qp_to_state(p_cep->h_qp, IB_QPS_RESET);
+		if (st != IB_SUCCESS)
+			return st;
+	}
+	memset(&m, 0, sizeof(m));
+	m.req_state = IB_QPS_INIT;
+	m.state.init.primary_port = p_cep->p_port->port_num;
+	m.state.init.pkey_index = p_cep->pkey_index;
+	m.state.init.access_ctrl = access;
+	return ib_modify_qp(p_cep->h_qp, &m);
+}
+
+static void path_to_av(const al_cep_t *p_cep, ib_av_attr_t *p_av)
+{
+	memset(p_av, 0, sizeof(*p_av));
+	p_av->port_num = p_cep->p_port->port_num;
+	p_av->sl = p_cep->sl;
+	p_av->dlid = p_cep->dlid;
+	p_av->grh_valid = FALSE;
+	p_av->static_rate = ib_path_rec_rate(&p_cep->path);
+	p_av->conn.path_mtu = ib_path_rec_mtu(&p_cep->path);
+	p_av->conn.local_ack_timeout = p_cep->local_ack_timeout;
+	p_av->conn.seq_err_retry_cnt = p_cep->retry_cnt;
+	p_av->conn.rnr_retry_cnt = p_cep->rnr_retry_cnt;
+}
+
+ib_api_status_t al_cm_qp_rtr(al_cep_t *p_cep, uint32_t remote_psn)
+{
+	ib_qp_mod_t m;
+
+	memset(&m, 0, sizeof(m));
+	m.req_state = IB_QPS_RTR;
+	m.state.rtr.rq_psn = cl_hton32(remote_psn);
+	m.state.rtr.dest_qp = cl_hton32(p_cep->remote_qpn);
+	path_to_av(p_cep, &m.state.rtr.primary_av);
+	if (p_cep->qp_type == IB_QPT_RELIABLE_CONN) {
+		m.state.rtr.resp_res = p_cep->resp_res;
+		m.state.rtr.rnr_nak_timeout = p_cep->rnr_nak_timeout;
+	}
+	return ib_modify_qp(p_cep->h_qp, &m);
+}
+
+ib_api_status_t al_cm_qp_rts(al_cep_t *p_cep, ib_access_t access)
+{
+	ib_qp_mod_t m;
+
+	memset(&m, 0, sizeof(m));
+	m.req_state = IB_QPS_RTS;
+	m.state.rts.sq_psn = cl_hton32(p_cep->local_psn);
+	if (p_cep->qp_type == IB_QPT_RELIABLE_CONN) {
+		m.state.rts.retry_cnt = p_cep->retry_cnt;
+		m.state.rts.rnr_retry_cnt = p_cep->rnr_retry_cnt;
+		m.state.rts.local_ack_timeout = p_cep->local_ack_timeout;
+		m.state.rts.init_depth = p_cep->init_depth;
+	}
+	if (access) {
+		m.state.rts.opts |= IB_MOD_QP_ACCESS_CTRL;
+		m.state.rts.access_ctrl = access;
+	}
+	return ib_modify_qp(p_cep->h_qp, &m);
+}
+
+void al_cm_qp_error(al_cep_t *p_cep)
+{
+	if (p_cep->h_qp)
+		al_cm_qp_to_state(p_cep->h_qp, IB_QPS_ERROR);
+}
+
+/* ---- CEP lifetime ---- */
+
+/* Takes a CEP out of the tables; its object is destroyed by the caller
+ * after al_cm_g.lock is released (the CEP is put on @p p_dead). */
+void al_cm_cep_kill_locked(al_cep_t *p_cep, cl_qlist_t *p_dead)
+{
+	if (p_cep->state == AL_CM_DESTROYED)
+		return;
+	p_cep->state = AL_CM_DESTROYED;
+	al_cm_timer_stop(p_cep);
+	if (p_cep->listed)
+		cl_qlist_remove_item(&al_cm_g.ceps, &p_cep->item);
+	p_cep->listed = FALSE;
+	p_cep->h_qp = NULL;
+	p_cep->p_qp = NULL;
+	if (p_dead) {
+		/* Held until al_cm_destroy_dead() is done with it. */
+		al_obj_ref(&p_cep->obj);
+		cl_qlist_insert_tail(p_dead, &p_cep->dead_item);
+	}
+}
+
+void al_cm_destroy_dead(cl_qlist_t *p_dead)
+{
+	cl_list_item_t *it;
+	al_cep_t *p_cep;
+
+	while ((it = cl_qlist_remove_head(p_dead)) != cl_qlist_end(p_dead)) {
+		p_cep = PARENT_STRUCT(it, al_cep_t, dead_item);
+		al_obj_destroy(&p_cep->obj, NULL);
+		al_obj_deref(&p_cep->obj);
+	}
+}
+
+void al_cm_enter_timewait(al_cep_t *p_cep)
+{
+	p_cep->state = AL_CM_TIMEWAIT;
+	al_cm_timer_arm(p_cep, p_cep->twait_ms, 0);
+}
+
+static void cep_destroying(al_obj_t *p_obj)
+{
+	al_cep_t *p_cep = PARENT_STRUCT(p_obj, al_cep_t, obj);
+	al_cm_msg_t m;
+
+	pthread_mutex_lock(&al_cm_g.lock);
+	switch (p_cep->state) {
+	case AL_CM_REQ_SENT:
+	case AL_CM_MRA_REQ_RCVD:
+	case AL_CM_REQ_RCVD:
+	case AL_CM_MRA_REQ_SENT:
+		al_cm_cep_send_rej(p_cep, IB_REJ_TIMEOUT, AL_CM_REF_REQ, NULL, 0, NULL, 0);
+		al_cm_qp_error(p_cep);
+		break;
+	case AL_CM_REP_SENT:
+	case AL_CM_MRA_REP_RCVD:
+	case AL_CM_REP_RCVD:
+	case AL_CM_MRA_REP_SENT:
+		al_cm_cep_send_rej(p_cep, IB_REJ_TIMEOUT, AL_CM_REF_REP, NULL, 0, NULL, 0);
+		al_cm_qp_error(p_cep);
+		break;
+	case AL_CM_ESTABLISHED:
+	case AL_CM_LAP_SENT:
+	case AL_CM_LAP_RCVD:
+		memset(&m, 0, sizeof(m));
+		m.dreq.local_comm_id = p_cep->local_id;
+		m.dreq.remote_comm_id = p_cep->remote_id;
+		m.dreq.remote_qpn = p_cep->remote_qpn;
+		al_cm_cep_send(p_cep, AL_CM_MSG_DREQ, &m);
+		al_cm_qp_error(p_cep);
+		break;
+	case AL_CM_DREQ_RCVD:
+		memset(&m, 0, sizeof(m));
+		m.drep.local_comm_id = p_cep->local_id;
+		m.drep.remote_comm_id = p_cep->remote_id;
+		al_cm_cep_send(p_cep, AL_CM_MSG_DREP, &m);
+		break;
+	default:
+		break;
+	}
+	al_cm_cep_kill_locked(p_cep, NULL);
+	pthread_mutex_unlock(&al_cm_g.lock);
+}
+
+static void cep_free(al_obj_t *p_obj)
+{
+	al_cep_t *p_cep = PARENT_STRUCT(p_obj, al_cep_t, obj);
+
+	/* After every callback: an IB_FLAGS_SYNC caller whose REP or REJ
+	 * callback never came (the CEP was destroyed) is released here. */
+	pthread_mutex_lock(&al_cm_g.lock);
+	if (p_cep->p_sync)
+		cl_event_signal(&p_cep->p_sync->event);
+	p_cep->p_sync = NULL;
+	pthread_mutex_unlock(&al_cm_g.lock);
+	if (p_cep->p_listen)
+		al_obj_deref(&p_cep->p_listen->obj);
+	cl_free(p_cep);
+	al_cm_put();
+}
+
+/* Makes a CEP under an AL instance's object; al_cm_g.lock not held. */
+ib_api_status_t al_cm_cep_create(al_obj_t *p_parent, al_cep_t **pp_cep)
+{
+	al_cep_t *p_cep;
+	cm_agents_t *p_ag;
+	ib_api_status_t st;
+
+	st = al_cm_get(&p_ag);
+	if (st != IB_SUCCESS)
+		return st;
+	p_cep = (al_cep_t *)cl_zalloc(sizeof(*p_cep));
+	if (!p_cep) {
+		al_cm_put();
+		return IB_INSUFFICIENT_MEMORY;
+	}
+	al_obj_construct(&p_cep->obj, AL_OBJ_TYPE_CEP);
+	st = al_obj_init(&p_cep->obj, p_parent, NULL, cep_destroying, NULL, cep_free);
+	if (st != IB_SUCCESS) {
+		al_obj_deinit(&p_cep->obj);
+		cl_free(p_cep);
+		al_cm_put();
+		return st == IB_INVALID_STATE ? IB_INVALID_AL_HANDLE : st;
+	}
+	p_cep->p_agents = p_ag;
+	p_cep->state = AL_CM_IDLE;
+	p_cep->h_al = (ib_al_handle_t)al_obj_h(p_parent);
+	*pp_cep = p_cep;
+	return IB_SUCCESS;
+}
+
+/* Adds a made CEP to the table with a fresh local ID; al_cm_g.lock held. */
+void al_cm_cep_insert_locked(al_cep_t *p_cep)
+{
+	cl_list_item_t *it;
+	boolean_t used;
+
+	al_cm_lists_init_locked();
+	do {
+		p_cep->local_id = ++al_cm_g.next_id;
+		used = !p_cep->local_id;
+		for (it = cl_qlist_head(&al_cm_g.ceps); !used && it != cl_qlist_end(&al_cm_g.ceps);
+		     it = cl_qlist_next(it))
+			used = PARENT_STRUCT(it, al_cep_t, item)->local_id == p_cep->local_id;
+	} while (used);
+	cl_qlist_insert_tail(&al_cm_g.ceps, &p_cep->item);
+	p_cep->listed = TRUE;
+}
+
+al_cep_t *al_cm_cep_by_local_id(uint32_t id)
+{
+	cl_list_item_t *it;
+
+	if (!al_cm_g.lists_init)
+		return NULL;
+	for (it = cl_qlist_head(&al_cm_g.ceps); it != cl_qlist_end(&al_cm_g.ceps); it = cl_qlist_next(it))
+		if (PARENT_STRUCT(it, al_cep_t, item)->local_id == id)
+			return PARENT_STRUCT(it, al_cep_t, item);
+	return NULL;
+}
+
+static al_cep_t *cep_by_remote(uint32_t remote_id, uint64_t remote_guid)
+{
+	cl_list_item_t *it;
+	al_cep_t *p;
+
+	if (!al_cm_g.lists_init)
+		return NULL;
+	for (it = cl_qlist_head(&al_cm_g.ceps); it != cl_qlist_end(&al_cm_g.ceps); it = cl_qlist_next(it)) {
+		p = PARENT_STRUCT(it, al_cep_t, item);
+		if (p->remote_id == remote_id && p->remote_ca_guid == remote_guid && !p->active)
+			return p;
+	}
+	return NULL;
+}
+
+al_cep_t *al_cm_cep_by_qp(const void *p_qp)
+{
+	cl_list_item_t *it;
+	al_cep_t *p;
+
+	if (!al_cm_g.lists_init || !p_qp)
+		return NULL;
+	for (it = cl_qlist_head(&al_cm_g.ceps); it != cl_qlist_end(&al_cm_g.ceps); it = cl_qlist_next(it)) {
+		p = PARENT_STRUCT(it, al_cep_t, item);
+		if (p->p_qp == p_qp)
+			return p;
+	}
+	return NULL;
+}
+
+/* A connection that exists with the same remote QP and CA (stale check). */
+static al_cep_t *cep_by_remote_qpn(uint32_t qpn, uint64_t guid)
+{
+	cl_list_item_t *it;
+	al_cep_t *p;
+
+	if (!al_cm_g.lists_init)
+		return NULL;
+	for (it = cl_qlist_head(&al_cm_g.ceps); it != cl_qlist_end(&al_cm_g.ceps); it = cl_qlist_next(it)) {
+		p = PARENT_STRUCT(it, al_cep_t, item);
+		if (p->remote_qpn == qpn && p->remote_ca_guid == guid &&
+		    p->state != AL_CM_TIMEWAIT && p->state != AL_CM_IDLE)
+			return p;
+	}
+	return NULL;
+}
+
+/* ---- Callbacks ---- */
+
+static void AL_API cm_event_run(void *context)
+{
+	cm_event_t *p_ev = (cm_event_t *)context;
+	al_cep_t *p_cep = p_ev->p_cep;
+	cm_sync_t *p_sync = NULL;
+	cl_qlist_t dead;
+	al_listen_t *p_listen = NULL;
+
+	cl_qlist_init(&dead);
+	if (p_ev->kind == EV_REQ) {
+		boolean_t run = TRUE;
+
+		pthread_mutex_lock(&al_cm_g.lock);
+		p_listen = p_cep->p_listen;
+		p_cep->p_listen = NULL;
+		if (p_listen && p_listen->cancelled) {
+			/* The listen went while the REQ waited: refuse it. */
+			run = FALSE;
+			if (p_cep->state == AL_CM_REQ_RCVD) {
+				al_cm_cep_send_rej(p_cep, IB_REJ_INVALID_SID, AL_CM_REF_REQ, NULL, 0, NULL, 0);
+				al_cm_cep_kill_locked(p_cep, &dead);
+			}
+		}
+		pthread_mutex_unlock(&al_cm_g.lock);
+		if (run)
+			((ib_pfn_cm_req_cb_t)p_ev->pfn)(&p_ev->rec.req);
+		if (p_listen)
+			al_obj_deref(&p_listen->obj);
+		al_cm_destroy_dead(&dead);
+		cl_free(p_ev);
+		return;
+	}
+	switch (p_ev->kind) {
+	case EV_REP:
+		((ib_pfn_cm_rep_cb_t)p_ev->pfn)(&p_ev->rec.rep);
+		break;
+	case EV_RTU:
+		((ib_pfn_cm_rtu_cb_t)p_ev->pfn)(&p_ev->rec.rtu);
+		break;
+	case EV_REJ:
+		((ib_pfn_cm_rej_cb_t)p_ev->pfn)(&p_ev->rec.rej);
+		break;
+	case EV_MRA:
+		((ib_pfn_cm_mra_cb_t)p_ev->pfn)(&p_ev->rec.mra);
+		break;
+	case EV_DREQ:
+		((ib_pfn_cm_dreq_cb_t)p_ev->pfn)(&p_ev->rec.dreq);
+		break;
+	case EV_DREP:
+		((ib_pfn_cm_drep_cb_t)p_ev->pfn)(&p_ev->rec.drep);
+		break;
+	case EV_LAP:
+		((ib_pfn_cm_lap_cb_t)p_ev->pfn)(&p_ev->rec.lap);
+		break;
+	case EV_APR:
+		((ib_pfn_cm_apr_cb_t)p_ev->pfn)(&p_ev->rec.apr);
+		break;
+	default:
+		break;
+	}
+	if (p_ev->kind == EV_REP || p_ev->kind == EV_REJ) {
+		pthread_mutex_lock(&al_cm_g.lock);
+		p_sync = p_cep->p_sync;
+		p_cep->p_sync = NULL;
+		if (p_sync)
+			cl_event_signal(&p_sync->event);
+		pthread_mutex_unlock(&al_cm_g.lock);
+	}
+	cl_free(p_ev);
+}
+
+static cm_event_t *ev_new(al_cep_t *p_cep, cm_ev_kind_t kind, void *pfn)
+{
+	cm_event_t *p_ev;
+
+	if (!pfn)
+		return NULL;
+	p_ev = (cm_event_t *)cl_zalloc(sizeof(*p_ev));
+	if (!p_ev)
+		return NULL;
+	p_ev->p_cep = p_cep;
+	p_ev->kind = kind;
+	p_ev->pfn = pfn;
+	return p_ev;
+}
+
+/* Queues an event on its CEP; al_cm_g.lock held. */
+static void ev_queue(cm_event_t *p_ev)
+{
+	if (!p_ev)
+		return;
+	if (al_obj_queue_callback(&p_ev->p_cep->obj, cm_event_run, p_ev) != IB_SUCCESS)
+		cl_free(p_ev);
+}
+
+static ib_cm_handle_t cep_handle(const al_cep_t *p_cep)
+{
+	ib_cm_handle_t h;
+
+	h.h_al = p_cep->h_al;
+	h.h_qp = p_cep->h_qp;
+	h.cid = cl_hton32(p_cep->local_id);
+	return h;
+}
+
+static void queue_rej(al_cep_t *p_cep, const al_cm_rej_msg_t *p_rej, ib_net16_t reason)
+{
+	cm_event_t *p_ev = ev_new(p_cep, EV_REJ, (void *)p_cep->pfn_rej);
+
+	if (!p_ev)
+		return;
+	if (p_rej)
+		p_ev->msg.rej = *p_rej;
+	p_ev->rec.rej.rej_status = reason;
+	p_ev->rec.rej.p_ari = p_ev->msg.rej.ari;
+	p_ev->rec.rej.ari_length = p_ev->msg.rej.ari_length;
+	p_ev->rec.rej.p_rej_pdata = p_ev->msg.rej.private_data;
+	p_ev->rec.rej.h_qp = p_cep->h_qp;
+	p_ev->rec.rej.qp_context = p_cep->qp_context;
+	ev_queue(p_ev);
+}
+
+/* ---- Path conversions ---- */
+
+void al_cm_path_to_wire(const ib_path_rec_t *p, al_cm_path_t *w, uint8_t ack_timeout)
+{
+	memset(w, 0, sizeof(*w));
+	w->local_lid = cl_ntoh16(p->slid);
+	w->remote_lid = cl_ntoh16(p->dlid);
+	w->local_gid = p->sgid;
+	w->remote_gid = p->dgid;
+	w->flow_label = cl_ntoh32(ib_path_rec_flow_lbl(p));
+	w->packet_rate = ib_path_rec_rate(p);
+	w->traffic_class = p->tclass;
+	w->hop_limit = ib_path_rec_hop_limit(p);
+	w->sl = ib_path_rec_sl(p);
+	w->subnet_local = w->hop_limit <= 1;
+	w->local_ack_timeout = ack_timeout;
+}
+
+/* The passive side's view of a REQ path. */
+static void wire_to_path(const al_cm_path_t *w, const al_cm_req_msg_t *p_req, ib_path_rec_t *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->service_id = cl_hton64(p_req->service_id);
+	p->slid = cl_hton16(w->remote_lid);
+	p->dlid = cl_hton16(w->local_lid);
+	p->sgid = w->remote_gid;
+	p->dgid = w->local_gid;
+	ib_path_rec_set_hop_flow_raw(p, w->hop_limit, w->flow_label, FALSE);
+	p->tclass = w->traffic_class;
+	p->num_path = 0x80 | 1;
+	p->pkey = cl_hton16(p_req->pkey);
+	ib_path_rec_set_sl(p, w->sl);
+	p->mtu = (uint8_t)(0x80 | (p_req->path_mtu & 0x3F));
+	p->rate = (uint8_t)(0x80 | (w->packet_rate & 0x3F));
+	p->pkt_life = (uint8_t)(0x80 | ((w->local_ack_timeout ? w->local_ack_timeout - 1 : 0) & 0x3F));
+}
+
+/* ---- Received messages ---- */
+
+/* REJ without a CEP, back to the sender of a received MAD. */
+static void reply_rej(cm_port_t *p_port, const ib_mad_element_t *p_in, uint32_t remote_id,
+		      al_cm_msg_ref_t ref, ib_net16_t reason)
+{
+	al_cm_msg_t m;
+
+	memset(&m, 0, sizeof(m));
+	m.rej.local_comm_id = 0;
+	m.rej.remote_comm_id = remote_id;
+	m.rej.msg_rejected = (uint8_t)ref;
+	m.rej.reason = cl_ntoh16(reason);
+	al_cm_send_to(p_port, AL_CM_MSG_REJ, &m, p_in->remote_lid, p_in->remote_sl, p_in->pkey_index);
+}
+
+static boolean_t listen_matches(const al_listen_t *p_l, cm_port_t *p_port,
+				const al_cm_req_msg_t *p_req)
+{
+	const ib_cm_listen_t *i = &p_l->info;
+
+	if (p_l->cancelled || cl_ntoh64(i->svc_id) != p_req->service_id)
+		return FALSE;
+	if ((i->qp_type == IB_QPT_UNRELIABLE_DGRM) != (p_req->transport == 0xFF))
+		return FALSE;
+	if (i->ca_guid != IB_ALL_CAS && i->ca_guid != p_port->ca_guid)
+		return FALSE;
+	if (i->port_guid != IB_ALL_PORTS && i->port_guid != p_port->port_guid)
+		return FALSE;
+	if (i->lid != IB_ALL_LIDS && cl_ntoh16(i->lid) != p_req->primary.remote_lid)
+		return FALSE;
+	if (i->pkey != IB_ALL_PKEYS &&
+	    (cl_ntoh16(i->pkey) & 0x7FFF) != (p_req->pkey & 0x7FFF))
+		return FALSE;
+	if (i->compare_length &&
+	    memcmp(p_req->private_data + i->compare_offset, p_l->cmp, i->compare_length))
+		return FALSE;
+	return TRUE;
+}
+
+al_listen_t *al_cm_find_listen(cm_port_t *p_port, const al_cm_req_msg_t *p_req, boolean_t *p_sid)
+{
+	cl_list_item_t *it;
+	al_listen_t *p_l;
+
+	*p_sid = FALSE;
+	for (it = cl_qlist_head(&al_cm_g.listens); it != cl_qlist_end(&al_cm_g.listens); it = cl_qlist_next(it)) {
+		p_l = PARENT_STRUCT(it, al_listen_t, item);
+		if (!p_l->cancelled && cl_ntoh64(p_l->info.svc_id) == p_req->service_id)
+			*p_sid = TRUE;
+		if (listen_matches(p_l, p_port, p_req))
+			return p_l;
+	}
+	return NULL;
+}
+
+/* Fills the passive CEP's fields from a REQ. */
+void al_cm_cep_from_req(al_cep_t *p_cep, cm_port_t *p_port, const al_cm_req_msg_t *p_req,
+			 ib_net16_t dlid, uint16_t pkey_index)
+{
+	p_cep->active = FALSE;
+	p_cep->req = *p_req;
+	p_cep->remote_id = p_req->local_comm_id;
+	p_cep->remote_ca_guid = p_req->local_ca_guid;
+	p_cep->remote_qpn = p_req->local_qpn;
+	p_cep->qp_type = (ib_qp_type_t)p_req->transport;
+	p_cep->p_port = p_port;
+	wire_to_path(&p_req->primary, p_req, &p_cep->path);
+	p_cep->dlid = dlid;
+	p_cep->sl = p_req->primary.sl;
+	p_cep->pkey_index = pkey_index;
+	p_cep->max_cm_retries = p_req->max_cm_retries;
+	p_cep->pktlife_ms = al_cm_time_ms(ib_path_rec_pkt_life(&p_cep->path));
+	p_cep->peer_resp_ms = al_cm_time_ms(p_req->local_cm_resp_timeout) + 2 * p_cep->pktlife_ms;
+	p_cep->local_ack_timeout = p_req->primary.local_ack_timeout;
+	p_cep->twait_ms = al_cm_time_ms(p_cep->local_ack_timeout) + p_cep->pktlife_ms;
+	p_cep->retry_cnt = p_req->retry_count;
+	p_cep->rnr_retry_cnt = p_req->rnr_retry_count;
+	p_cep->resp_res = p_req->init_depth;
+}
+
+/* Queues the REQ callback of a passive CEP (its REQ in p_cep->req); al_cm_g.lock
+ * held. A CEP whose event cannot be made is rejected. */
+void al_cm_queue_req_event(al_cep_t *p_cep, void *pfn, const void *context, al_listen_t *p_l,
+			    cl_qlist_t *p_dead)
+{
+	const al_cm_req_msg_t *p_req = &p_cep->req;
+	cm_event_t *p_ev = ev_new(p_cep, EV_REQ, pfn);
+
+	if (!p_ev) {
+		al_cm_cep_send_rej(p_cep, IB_REJ_INSUF_RESOURCES, AL_CM_REF_REQ, NULL, 0, NULL, 0);
+		al_cm_cep_kill_locked(p_cep, p_dead);
+		return;
+	}
+	p_ev->msg.req = *p_req;
+	p_ev->rec.req.context = context;
+	p_ev->rec.req.h_cm_req = cep_handle(p_cep);
+	p_ev->rec.req.h_cm_listen = p_l ? (ib_listen_handle_t)al_obj_h(&p_l->obj) : NULL;
+	p_ev->rec.req.p_req_pdata = p_ev->msg.req.private_data;
+	p_ev->rec.req.qp_type = p_cep->qp_type;
+	p_ev->rec.req.resp_res = p_req->resp_res;
+	p_ev->rec.req.flow_ctrl = p_req->flow_ctrl;
+	p_ev->rec.req.rnr_retry_cnt = p_req->rnr_retry_count;
+	p_ev->rec.req.primary_path = p_cep->path;
+	if (p_req->alternate.local_lid)
+		wire_to_path(&p_req->alternate, p_req, &p_ev->rec.req.alt_path);
+	p_ev->rec.req.pkey = cl_hton16(p_req->pkey);
+	p_ev->rec.req.sidr_context = p_l ? p_l->info.sidr_context : NULL;
+	ev_queue(p_ev);
+}
+
+/* A peer-to-peer ib_cm_req waiting for the peer's REQ on the same service
+ * between the same ports (IBA 12.9.6.2); al_cm_g.lock held. */
+static al_cep_t *find_peer(cm_port_t *p_port, const al_cm_req_msg_t *p_req)
+{
+	cl_list_item_t *it;
+	al_cep_t *p;
+
+	for (it = cl_qlist_head(&al_cm_g.ceps); it != cl_qlist_end(&al_cm_g.ceps); it = cl_qlist_next(it)) {
+		p = PARENT_STRUCT(it, al_cep_t, item);
+		if (p->pfn_req && p->active && p->state == AL_CM_REQ_SENT && p->p_port == p_port &&
+		    p->req.service_id == p_req->service_id &&
+		    p->req.primary.remote_lid == p_req->primary.local_lid)
+			return p;
+	}
+	return NULL;
+}
+
+/* The peer's REQ met our peer-to-peer one: the side with the larger (CA
+ * GUID, QPN) becomes passive and reports the peer's REQ; the other keeps
+ * waiting for a REP and drops the peer's REQ. al_cm_g.lock held. */
+static void peer_req(al_cep_t *p_cep, cm_port_t *p_port, const ib_mad_element_t *p_in,
+		     const al_cm_req_msg_t *p_req, cl_qlist_t *p_dead)
+{
+	uint64_t mine = cl_ntoh64(p_port->ca_guid);
+	boolean_t passive = mine > p_req->local_ca_guid ||
+			    (mine == p_req->local_ca_guid && p_cep->local_qpn > p_req->local_qpn);
+
+	if (!passive)
+		return;
+	al_cm_timer_stop(p_cep);
+	al_cm_cep_from_req(p_cep, p_port, p_req, p_in->remote_lid, p_in->pkey_index);
+	p_cep->state = AL_CM_REQ_RCVD;
+	p_cep->has_last = FALSE;
+	/* The QP is given again to ib_cm_rep. */
+	p_cep->h_qp = NULL;
+	p_cep->p_qp = NULL;
+	al_cm_queue_req_event(p_cep, (void *)p_cep->pfn_req, p_cep->qp_context, NULL, p_dead);
+}
+
+static void recv_req(cm_port_t *p_port, const ib_mad_element_t *p_in, const al_cm_req_msg_t *p_req,
+		     cl_qlist_t *p_dead)
+{
+	al_cep_t *p_cep;
+	al_listen_t *p_l;
+	boolean_t sid;
+	al_obj_t *p_parent;
+	p_cep = cep_by_remote(p_req->local_comm_id, p_req->local_ca_guid);
+	if (p_cep) {
+		/* A duplicate: answer with what we last sent (MRA or REP). */
+		if ((p_cep->state == AL_CM_MRA_REQ_SENT || p_cep->state == AL_CM_REP_SENT ||
+		     p_cep->state == AL_CM_MRA_REP_RCVD) && p_cep->has_last) {
+			al_cm_g.stats.n_dup++;
+			al_cm_cep_resend_last(p_cep);
+		}
+		return;
+	}
+	if (p_req->transport != AL_CM_TRANSPORT_RC && p_req->transport != AL_CM_TRANSPORT_UC) {
+		reply_rej(p_port, p_in, p_req->local_comm_id, AL_CM_REF_REQ, IB_REJ_INVALID_XPORT);
+		return;
+	}
+	p_cep = cep_by_remote_qpn(p_req->local_qpn, p_req->local_ca_guid);
+	if (p_cep) {
+		reply_rej(p_port, p_in, p_req->local_comm_id, AL_CM_REF_REQ, IB_REJ_STALE_CONN);
+		return;
+	}
+	p_cep = find_peer(p_port, p_req);
+	if (p_cep) {
+		peer_req(p_cep, p_port, p_in, p_req, p_dead);
+		return;
+	}
+	p_l = al_cm_find_listen(p_port, p_req, &sid);
+	if (!p_l) {
+		/* No listen for the service, or none whose compare buffer matches. */
+		reply_rej(p_port, p_in, p_req->local_comm_id, AL_CM_REF_REQ,
+			  IB_REJ_INVALID_SID);
+		return;
+	}
+	/* The CEP is made with al_cm_g.lock released (al_obj_init, the agents);
+	 * the listen is held meanwhile. */
+	al_obj_ref(&p_l->obj);
+	p_parent = p_l->obj.p_parent;
+	pthread_mutex_unlock(&al_cm_g.lock);
+	if (al_cm_cep_create(p_parent, &p_cep) != IB_SUCCESS) {
+		pthread_mutex_lock(&al_cm_g.lock);
+		al_obj_deref(&p_l->obj);
+		reply_rej(p_port, p_in, p_req->local_comm_id, AL_CM_REF_REQ, IB_REJ_INSUF_RESOURCES);
+		return;
+	}
+	pthread_mutex_lock(&al_cm_g.lock);
+	if (cep_by_remote(p_req->local_comm_id, p_req->local_ca_guid) || p_l->cancelled) {
+		/* Another thread took the duplicate, or the listen went. */
+		al_cm_cep_kill_locked(p_cep, p_dead);
+		if (p_l->cancelled)
+			reply_rej(p_port, p_in, p_req->local_comm_id, AL_CM_REF_REQ, IB_REJ_INVALID_SID);
+		al_obj_deref(&p_l->obj);
+		return;
+	}
+	al_cm_cep_insert_locked(p_cep);
+	al_cm_cep_from_req(p_cep, p_port, p_req, p_in->remote_lid, p_in->pkey_index);
+	p_cep->state = AL_CM_REQ_RCVD;
+	p_cep->p_listen = p_l;      /* the reference taken above */
+	al_cm_queue_req_event(p_cep, (void *)p_l->info.pfn_cm_req_cb, p_l->obj.context, p_l, p_dead);
+}
+
+static void recv_rep(al_cep_t *p_cep, const al_cm_rep_msg_t *p_rep, cl_qlist_t *p_dead)
+{
+	cm_event_t *p_ev;
+
+	if (p_cep->state == AL_CM_ESTABLISHED || p_cep->state == AL_CM_MRA_REP_SENT ||
+	    p_cep->state == AL_CM_TIMEWAIT || p_cep->state == AL_CM_DREQ_SENT) {
+		/* A duplicate REP: our RTU (or MRA) was lost. */
+		if (p_cep->has_last && p_cep->remote_id == p_rep->local_comm_id &&
+		    (p_cep->last_type == AL_CM_MSG_RTU || p_cep->last_type == AL_CM_MSG_MRA)) {
+			al_cm_g.stats.n_dup++;
+			al_cm_cep_resend_last(p_cep);
+		}
+		return;
+	}
+	if (p_cep->state == AL_CM_REP_RCVD)
+		return;                 /* the user has not answered yet */
+	al_cm_timer_stop(p_cep);
+	p_cep->rep = *p_rep;
+	p_cep->remote_id = p_rep->local_comm_id;
+	p_cep->remote_qpn = p_rep->local_qpn;
+	p_cep->remote_ca_guid = p_rep->local_ca_guid;
+	if (p_cep->resp_res > p_rep->init_depth)
+		p_cep->resp_res = p_rep->init_depth;
+	if (p_cep->init_depth > p_rep->resp_res)
+		p_cep->init_depth = p_rep->resp_res;
+	p_cep->rnr_retry_cnt = p_rep->rnr_retry_count;
+	if (al_cm_qp_rtr(p_cep, p_rep->starting_psn) != IB_SUCCESS) {
+		al_cm_cep_send_rej(p_cep, IB_REJ_INSUF_QP, AL_CM_REF_REP, NULL, 0, NULL, 0);
+		al_cm_qp_error(p_cep);
+		queue_rej(p_cep, NULL, IB_REJ_INSUF_QP);
+		al_cm_enter_timewait(p_cep);
+		return;
+	}
+	p_cep->state = AL_CM_REP_RCVD;
+	p_ev = ev_new(p_cep, EV_REP, (void *)p_cep->pfn_rep);
+	if (!p_ev)
+		return;
+	p_ev->msg.rep = *p_rep;
+	p_ev->rec.rep.p_rep_pdata = p_ev->msg.rep.private_data;
+	p_ev->rec.rep.qp_type = p_cep->qp_type;
+	p_ev->rec.rep.h_cm_rep = cep_handle(p_cep);
+	p_ev->rec.rep.qp_context = p_cep->qp_context;
+	p_ev->rec.rep.resp_res = p_rep->resp_res;
+	p_ev->rec.rep.flow_ctrl = p_rep->flow_ctrl;
+	p_ev->rec.rep.apr_status = (ib_apr_status_t)p_rep->failover_accepted;
+	ev_queue(p_ev);
+	(void)p_dead;
+}
+
+static void recv_rtu(al_cep_t *p_cep, const al_cm_rtu_msg_t *p_rtu)
+{
+	cm_event_t *p_ev;
+
+	if (p_cep->state != AL_CM_REP_SENT && p_cep->state != AL_CM_MRA_REP_RCVD)
+		return;
+	al_cm_timer_stop(p_cep);
+	if (al_cm_qp_rts(p_cep, 0) != IB_SUCCESS) {
+		/* Nothing better to do than disconnect. */
+		al_cm_qp_error(p_cep);
+	}
+	p_cep->state = AL_CM_ESTABLISHED;
+	p_cep->has_last = FALSE;
+	p_ev = ev_new(p_cep, EV_RTU, (void *)p_cep->pfn_rtu);
+	if (!p_ev)
+		return;
+	p_ev->msg.rtu = *p_rtu;
+	p_ev->rec.rtu.p_rtu_pdata = p_ev->msg.rtu.private_data;
+	p_ev->rec.rtu.h_qp = p_cep->h_qp;
+	p_ev->rec.rtu.qp_context = p_cep->qp_context;
+	ev_queue(p_ev);
+}
+
+static void recv_rej(al_cep_t *p_cep, const al_cm_rej_msg_t *p_rej, cl_qlist_t *p_dead)
+{
+	al_cm_state_t s = p_cep->state;
+
+	al_cm_timer_stop(p_cep);
+	al_cm_qp_error(p_cep);
+	if (s == AL_CM_REQ_RCVD || s == AL_CM_MRA_REQ_SENT) {
+		/* The requester gave up before we answered: no callback is
+		 * registered for the passive side yet. */
+		al_cm_cep_kill_locked(p_cep, p_dead);
+		return;
+	}
+	queue_rej(p_cep, p_rej, cl_hton16(p_rej->reason));
+	if (s == AL_CM_REQ_SENT || s == AL_CM_MRA_REQ_RCVD)
+		al_cm_cep_kill_locked(p_cep, p_dead);
+	else
+		al_cm_enter_timewait(p_cep);
+}
+
+static void recv_mra(al_cep_t *p_cep, const al_cm_mra_msg_t *p_mra)
+{
+	cm_event_t *p_ev;
+	uint32_t ms;
+
+	if (p_cep->state == AL_CM_REQ_SENT && p_mra->msg_mraed == AL_CM_REF_REQ)
+		p_cep->state = AL_CM_MRA_REQ_RCVD;
+	else if (p_cep->state == AL_CM_REP_SENT && p_mra->msg_mraed == AL_CM_REF_REP)
+		p_cep->state = AL_CM_MRA_REP_RCVD;
+	else if (p_cep->state != AL_CM_MRA_REQ_RCVD && p_cep->state != AL_CM_MRA_REP_RCVD)
+		return;
+	/* The peer needs service_timeout more: wait that long, then resend. */
+	ms = al_cm_time_ms(p_mra->service_timeout) + 2 * p_cep->pktlife_ms;
+	p_cep->remote_id = p_mra->local_comm_id;
+	al_cm_timer_arm(p_cep, ms, p_cep->retries_left);
+	p_ev = ev_new(p_cep, EV_MRA, (void *)p_cep->pfn_mra);
+	if (!p_ev)
+		return;
+	p_ev->msg.mra = *p_mra;
+	p_ev->rec.mra.p_mra_pdata = p_ev->msg.mra.private_data;
+	p_ev->rec.mra.h_qp = p_cep->h_qp;
+	p_ev->rec.mra.qp_context = p_cep->qp_context;
+	ev_queue(p_ev);
+}
+
+void al_cm_send_drep(al_cep_t *p_cep, const uint8_t *pdata, uint8_t len)
+{
+	al_cm_msg_t m;
+
+	memset(&m, 0, sizeof(m));
+	m.drep.local_comm_id = p_cep->local_id;
+	m.drep.remote_comm_id = p_cep->remote_id;
+	if (pdata && len)
+		memcpy(m.drep.private_data, pdata, len);
+	al_cm_cep_send(p_cep, AL_CM_MSG_DREP, &m);
+}
+
+static void queue_drep(al_cep_t *p_cep, ib_api_status_t status, const al_cm_drep_msg_t *p_drep)
+{
+	cm_event_t *p_ev = ev_new(p_cep, EV_DREP, (void *)p_cep->pfn_drep);
+
+	if (!p_ev)
+		return;
+	if (p_drep)
+		p_ev->msg.drep = *p_drep;
+	p_ev->rec.drep.cm_status = status;
+	p_ev->rec.drep.p_drep_pdata = p_ev->msg.drep.private_data;
+	p_ev->rec.drep.h_qp = p_cep->h_qp;
+	p_ev->rec.drep.qp_context = p_cep->qp_context;
+	ev_queue(p_ev);
+}
+
+static void recv_dreq(al_cep_t *p_cep, const al_cm_dreq_msg_t *p_dreq)
+{
+	cm_event_t *p_ev;
+
+	switch (p_cep->state) {
+	case AL_CM_TIMEWAIT:
+		/* Our DREP was lost: send it again. */
+		if (p_cep->has_last && p_cep->last_type == AL_CM_MSG_DREP) {
+			al_cm_g.stats.n_dup++;
+			al_cm_cep_resend_last(p_cep);
+		} else {
+			al_cm_send_drep(p_cep, NULL, 0);
+		}
+		return;
+	case AL_CM_DREQ_RCVD:
+		return;                 /* the user answers */
+	case AL_CM_DREQ_SENT:
+		/* Both sides disconnect: answer, and take it as our reply. */
+		al_cm_timer_stop(p_cep);
+		al_cm_send_drep(p_cep, NULL, 0);
+		queue_drep(p_cep, IB_SUCCESS, NULL);
+		al_cm_enter_timewait(p_cep);
+		return;
+	default:
+		break;
+	}
+	/* ESTABLISHED, or REP_SENT whose RTU was lost. */
+	al_cm_timer_stop(p_cep);
+	al_cm_qp_error(p_cep);
+	p_cep->state = AL_CM_DREQ_RCVD;
+	p_ev = ev_new(p_cep, EV_DREQ, (void *)p_cep->pfn_dreq);
+	if (!p_ev) {
+		al_cm_send_drep(p_cep, NULL, 0);
+		al_cm_enter_timewait(p_cep);
+		return;
+	}
+	p_ev->msg.dreq = *p_dreq;
+	p_ev->rec.dreq.h_cm_dreq = cep_handle(p_cep);
+	p_ev->rec.dreq.p_dreq_pdata = p_ev->msg.dreq.private_data;
+	p_ev->rec.dreq.qp_context = p_cep->qp_context;
+	ev_queue(p_ev);
+}
+
+static void recv_drep(al_cep_t *p_cep, const al_cm_drep_msg_t *p_drep)
+{
+	if (p_cep->state != AL_CM_DREQ_SENT)
+		return;
+	al_cm_timer_stop(p_cep);
+	queue_drep(p_cep, IB_SUCCESS, p_drep);
+	al_cm_enter_timewait(p_cep);
+}
+
+/* ---- SIDR ---- */
+
+/* A SIDR_REP from no CEP (no listen, or no memory). */
+static void reply_sidr(cm_port_t *p_port, const ib_mad_element_t *p_in,
+		       const al_cm_sidr_req_msg_t *p_req, ib_sidr_status_t status)
+{
+	al_cm_msg_t m;
+
+	memset(&m, 0, sizeof(m));
+	m.sidr_rep.request_id = p_req->request_id;
+	m.sidr_rep.status = status;
+	m.sidr_rep.service_id = p_req->service_id;
+	al_cm_send_to(p_port, AL_CM_MSG_SIDR_REP, &m, p_in->remote_lid, p_in->remote_sl, p_in->pkey_index);
+}
+
+static void recv_sidr_req(cm_port_t *p_port, const ib_mad_element_t *p_in,
+			  const al_cm_sidr_req_msg_t *p_sreq, cl_qlist_t *p_dead)
+{
+	cl_list_item_t *it;
+	al_cep_t *p_cep;
+	al_listen_t *p_l;
+	al_cm_req_msg_t req;
+	boolean_t sid;
+	cm_event_t *p_ev;
+
+	/* A duplicate (same request ID from the same port) waits for the user. */
+	for (it = cl_qlist_head(&al_cm_g.ceps); it != cl_qlist_end(&al_cm_g.ceps); it = cl_qlist_next(it)) {
+		p_cep = PARENT_STRUCT(it, al_cep_t, item);
+		if (p_cep->state == AL_CM_SIDR_REQ_RCVD && p_cep->remote_id == p_sreq->request_id &&
+		    p_cep->dlid == p_in->remote_lid && p_cep->p_port == p_port)
+			return;
+	}
+	/* Listens match on a REQ-shaped copy: transport 0xFF marks SIDR. */
+	memset(&req, 0, sizeof(req));
+	req.service_id = p_sreq->service_id;
+	req.transport = 0xFF;
+	req.pkey = p_sreq->pkey;
+	req.primary.remote_lid = 0;
+	memcpy(req.private_data, p_sreq->private_data,
+	       sizeof(req.private_data) < sizeof(p_sreq->private_data) ? sizeof(req.private_data)
+								      : sizeof(p_sreq->private_data));
+	p_l = al_cm_find_listen(p_port, &req, &sid);
+	if (!p_l) {
+		reply_sidr(p_port, p_in, p_sreq, IB_SIDR_UNSUPPORTED);
+		return;
+	}
+	al_obj_ref(&p_l->obj);
+	pthread_mutex_unlock(&al_cm_g.lock);
+	if (al_cm_cep_create(p_l->obj.p_parent, &p_cep) != IB_SUCCESS) {
+		pthread_mutex_lock(&al_cm_g.lock);
+		al_obj_deref(&p_l->obj);
+		reply_sidr(p_port, p_in, p_sreq, IB_SIDR_NO_QP);
+		return;
+	}
+	pthread_mutex_lock(&al_cm_g.lock);
+	if (p_l->cancelled) {
+		al_cm_cep_kill_locked(p_cep, p_dead);
+		reply_sidr(p_port, p_in, p_sreq, IB_SIDR_UNSUPPORTED);
+		al_obj_deref(&p_l->obj);
+		return;
+	}
+	al_cm_cep_insert_locked(p_cep);
+	p_cep->active = FALSE;
+	p_cep->qp_type = IB_QPT_UNRELIABLE_DGRM;
+	p_cep->remote_id = p_sreq->request_id;
+	p_cep->p_port = p_port;
+	p_cep->dlid = p_in->remote_lid;
+	p_cep->sl = p_in->remote_sl;
+	p_cep->pkey_index = p_in->pkey_index;
+	p_cep->sidr_service_id = p_sreq->service_id;
+	p_cep->state = AL_CM_SIDR_REQ_RCVD;
+	p_cep->p_listen = p_l;
+	p_ev = ev_new(p_cep, EV_REQ, (void *)p_l->info.pfn_cm_req_cb);
+	if (!p_ev) {
+		reply_sidr(p_port, p_in, p_sreq, IB_SIDR_NO_QP);
+		al_cm_cep_kill_locked(p_cep, p_dead);
+		return;
+	}
+	p_ev->msg.sidr_req = *p_sreq;
+	p_ev->rec.req.context = p_l->obj.context;
+	p_ev->rec.req.h_cm_req = cep_handle(p_cep);
+	p_ev->rec.req.h_cm_listen = (ib_listen_handle_t)al_obj_h(&p_l->obj);
+	p_ev->rec.req.p_req_pdata = p_ev->msg.sidr_req.private_data;
+	p_ev->rec.req.qp_type = IB_QPT_UNRELIABLE_DGRM;
+	p_ev->rec.req.pkey = cl_hton16(p_sreq->pkey);
+	p_ev->rec.req.sidr_context = p_l->info.sidr_context;
+	ev_queue(p_ev);
+}
+
+static void recv_sidr_rep(al_cep_t *p_cep, const al_cm_sidr_rep_msg_t *p_rep, cl_qlist_t *p_dead)
+{
+	cm_event_t *p_ev = ev_new(p_cep, EV_REP, (void *)p_cep->pfn_rep);
+
+	al_cm_timer_stop(p_cep);
+	if (p_ev) {
+		p_ev->msg.sidr_rep = *p_rep;
+		p_ev->rec.rep.p_rep_pdata = p_ev->msg.sidr_rep.private_data;
+		p_ev->rec.rep.qp_type = IB_QPT_UNRELIABLE_DGRM;
+		p_ev->rec.rep.sidr_context = p_cep->sidr_context;
+		p_ev->rec.rep.status = p_rep->status;
+		p_ev->rec.rep.remote_qp = cl_hton32(p_rep->qpn);
+		p_ev->rec.rep.remote_qkey = cl_hton32(p_rep->qkey);
+		if (p_rep->status == IB_SIDR_REDIRECT)
+			memcpy(&p_ev->rec.rep.class_info, p_rep->class_port_info,
+			       sizeof(p_ev->rec.rep.class_info) < sizeof(p_rep->class_port_info)
+				       ? sizeof(p_ev->rec.rep.class_info) : sizeof(p_rep->class_port_info));
+		ev_queue(p_ev);
+	}
+	al_cm_cep_kill_locked(p_cep, p_dead);
+}
+
+/* ---- Alternate paths (LAP/APR) ---- */
+
+/* Loads an alternate path in the CEP's QP and arms it for migration. */
+ib_api_status_t al_cm_qp_load_alt(al_cep_t *p_cep, const ib_path_rec_t *p_alt)
+{
+	ib_qp_mod_t m;
+	ib_api_status_t st;
+	cm_port_t *p_port = al_cm_port_by_guid(p_cep->p_agents, p_alt->sgid.unicast.interface_id);
+
+	if (!p_cep->h_qp)
+		return IB_INVALID_QP_HANDLE;
+	memset(&m, 0, sizeof(m));
+	m.req_state = IB_QPS_RTS;
+	m.state.rts.opts = IB_MOD_QP_ALTERNATE_AV | IB_MOD_QP_APM_STATE;
+	m.state.rts.apm_state = IB_APM_REARM;
+	m.state.rts.alternate_av.port_num = p_port ? p_port->port_num : p_cep->p_port->port_num;
+	m.state.rts.alternate_av.sl = ib_path_rec_sl(p_alt);
+	m.state.rts.alternate_av.dlid = p_alt->dlid;
+	m.state.rts.alternate_av.static_rate = ib_path_rec_rate(p_alt);
+	m.state.rts.alternate_av.conn.path_mtu = ib_path_rec_mtu(p_alt);
+	m.state.rts.alternate_av.conn.local_ack_timeout =
+		(uint8_t)(ib_path_rec_pkt_life(p_alt) + 1 > 31 ? 31 : ib_path_rec_pkt_life(p_alt) + 1);
+	m.state.rts.alternate_av.conn.seq_err_retry_cnt = p_cep->retry_cnt;
+	m.state.rts.alternate_av.conn.rnr_retry_cnt = p_cep->rnr_retry_cnt;
+	st = ib_modify_qp(p_cep->h_qp, &m);
+	if (st != IB_SUCCESS)
+		return st;
+	memset(&m, 0, sizeof(m));
+	m.req_state = IB_QPS_RTS;
+	m.state.rts.opts = IB_MOD_QP_APM_STATE;
+	m.state.rts.apm_state = IB_APM_ARMED;
+	return ib_modify_qp(p_cep->h_qp, &m);
+}
+
+/* The passive side's view of a LAP's path. */
+static void lap_to_path(const al_cep_t *p_cep, const al_cm_path_t *w, ib_path_rec_t *p)
+{
+	wire_to_path(w, &p_cep->req, p);
+}
+
+static void recv_lap(al_cep_t *p_cep, const al_cm_lap_msg_t *p_lap)
+{
+	cm_event_t *p_ev;
+	al_cm_msg_t m;
+
+	if (p_cep->state == AL_CM_LAP_RCVD)
+		return;                 /* a duplicate: the user answers */
+	if (p_cep->active || !p_cep->pfn_lap) {
+		/* Only the passive side takes LAPs (upstream's rule), and only
+		 * with a callback: refuse. */
+		memset(&m, 0, sizeof(m));
+		m.apr.local_comm_id = p_cep->local_id;
+		m.apr.remote_comm_id = p_cep->remote_id;
+		m.apr.ap_status = IB_AP_UNSUPPORTED;
+		al_cm_cep_send(p_cep, AL_CM_MSG_APR, &m);
+		return;
+	}
+	lap_to_path(p_cep, &p_lap->alternate, &p_cep->alt_path);
+	p_cep->state = AL_CM_LAP_RCVD;
+	p_ev = ev_new(p_cep, EV_LAP, (void *)p_cep->pfn_lap);
+	if (!p_ev)
+		return;
+	p_ev->msg.lap = *p_lap;
+	p_ev->rec.lap.h_cm_lap = cep_handle(p_cep);
+	p_ev->rec.lap.alt_path = p_cep->alt_path;
+	p_ev->rec.lap.p_lap_pdata = p_ev->msg.lap.private_data;
+	p_ev->rec.lap.qp_context = p_cep->qp_context;
+	ev_queue(p_ev);
+}
+
+static void queue_apr(al_cep_t *p_cep, ib_api_status_t status, const al_cm_apr_msg_t *p_apr)
+{
+	cm_event_t *p_ev = ev_new(p_cep, EV_APR, (void *)p_cep->pfn_apr);
+
+	if (!p_ev)
+		return;
+	if (p_apr)
+		p_ev->msg.apr = *p_apr;
+	p_ev->rec.apr.cm_status = status;
+	p_ev->rec.apr.apr_status = p_ev->msg.apr.ap_status;
+	p_ev->rec.apr.p_info = p_ev->msg.apr.info;
+	p_ev->rec.apr.info_length = p_ev->msg.apr.info_length;
+	p_ev->rec.apr.p_apr_pdata = p_ev->msg.apr.private_data;
+	p_ev->rec.apr.h_qp = p_cep->h_qp;
+	p_ev->rec.apr.qp_context = p_cep->qp_context;
+	ev_queue(p_ev);
+}
+
+static void recv_apr(al_cep_t *p_cep, const al_cm_apr_msg_t *p_apr)
+{
+	ib_api_status_t st = IB_SUCCESS;
+
+	if (p_cep->state != AL_CM_LAP_SENT)
+		return;
+	al_cm_timer_stop(p_cep);
+	if (p_apr->ap_status == IB_AP_SUCCESS)
+		st = al_cm_qp_load_alt(p_cep, &p_cep->alt_path);
+	p_cep->state = AL_CM_ESTABLISHED;
+	queue_apr(p_cep, st, p_apr);
+}
+
+/* The receiver's comm ID a message names (0 for REQ). */
+static uint32_t msg_target(al_cm_msg_type_t t, const al_cm_msg_t *m)
+{
+	switch (t) {
+	case AL_CM_MSG_MRA:
+		return m->mra.remote_comm_id;
+	case AL_CM_MSG_REJ:
+		return m->rej.remote_comm_id;
+	case AL_CM_MSG_REP:
+		return m->rep.remote_comm_id;
+	case AL_CM_MSG_RTU:
+		return m->rtu.remote_comm_id;
+	case AL_CM_MSG_DREQ:
+		return m->dreq.remote_comm_id;
+	case AL_CM_MSG_DREP:
+		return m->drep.remote_comm_id;
+	case AL_CM_MSG_SIDR_REP:
+		return m->sidr_rep.request_id;
+	case AL_CM_MSG_LAP:
+		return m->lap.remote_comm_id;
+	case AL_CM_MSG_APR:
+		return m->apr.remote_comm_id;
+	default:
+		return 0;
+	}
+}
+
+/* The passive CEP a REJ with no receiver ID is for (the requester gave up
+ * before it knew our ID): by the sender's ID and, for a timeout, the CA
+ * GUID the ARI carries. */
+static al_cep_t *cep_of_rej(const al_cm_msg_t *p_msg)
+{
+	cl_list_item_t *it;
+	al_cep_t *p;
+	ib_net64_t guid = 0;
+
+	if (p_msg->rej.reason == cl_ntoh16(IB_REJ_TIMEOUT) && p_msg->rej.ari_length >= sizeof(guid))
+		memcpy(&guid, p_msg->rej.ari, sizeof(guid));
+	for (it = cl_qlist_head(&al_cm_g.ceps); it != cl_qlist_end(&al_cm_g.ceps); it = cl_qlist_next(it)) {
+		p = PARENT_STRUCT(it, al_cep_t, item);
+		if (!p->active && p->remote_id == p_msg->rej.local_comm_id &&
+		    (!guid || p->remote_ca_guid == cl_ntoh64(guid)))
+			return p;
+	}
+	return NULL;
+}
+
+void al_cm_recv(cm_port_t *p_port, ib_mad_element_t *p_mad)
+{
+	al_cm_msg_t *p_msg;
+	al_cm_msg_type_t type;
+	al_cep_t *p_cep;
+	cl_qlist_t dead;
+
+	p_msg = (al_cm_msg_t *)cl_malloc(sizeof(*p_msg));
+	if (!p_msg)
+		return;
+	cl_qlist_init(&dead);
+	pthread_mutex_lock(&al_cm_g.lock);
+	al_cm_lists_init_locked();
+	if (!p_mad->p_mad_buf || al_cm_unpack(p_mad->p_mad_buf, p_mad->size, &type, p_msg) != IB_SUCCESS) {
+		al_cm_g.stats.n_drop++;
+		goto out;
+	}
+	if (type == AL_CM_MSG_REQ) {
+		recv_req(p_port, p_mad, &p_msg->req, &dead);
+		goto out;
+	}
+	if (type == AL_CM_MSG_SIDR_REQ) {
+		recv_sidr_req(p_port, p_mad, &p_msg->sidr_req, &dead);
+		goto out;
+	}
+	p_cep = al_cm_cep_by_local_id(msg_target(type, p_msg));
+	if (!p_cep && type == AL_CM_MSG_REJ && !p_msg->rej.remote_comm_id)
+		p_cep = cep_of_rej(p_msg);
+	if (!p_cep || !(accepts[p_cep->state] & (1u << type))) {
+		if (!p_cep && type == AL_CM_MSG_DREQ) {
+			/* IBA 12.9.8.5: a DREQ for nothing still gets its DREP. */
+			al_cm_msg_t m;
+
+			memset(&m, 0, sizeof(m));
+			m.drep.remote_comm_id = p_msg->dreq.local_comm_id;
+			al_cm_send_to(p_port, AL_CM_MSG_DREP, &m, p_mad->remote_lid, p_mad->remote_sl,
+				p_mad->pkey_index);
+		} else if (!p_cep && type == AL_CM_MSG_REP) {
+			/* A REP for no REQ: tell its sender. */
+			reply_rej(p_port, p_mad, p_msg->rep.local_comm_id, AL_CM_REF_REP,
+				  IB_REJ_INVALID_COMM_ID);
+		}
+		al_cm_g.stats.n_drop++;
+		goto out;
+	}
+	switch (type) {
+	case AL_CM_MSG_REP:
+		recv_rep(p_cep, &p_msg->rep, &dead);
+		break;
+	case AL_CM_MSG_RTU:
+		recv_rtu(p_cep, &p_msg->rtu);
+		break;
+	case AL_CM_MSG_REJ:
+		recv_rej(p_cep, &p_msg->rej, &dead);
+		break;
+	case AL_CM_MSG_MRA:
+		recv_mra(p_cep, &p_msg->mra);
+		break;
+	case AL_CM_MSG_DREQ:
+		recv_dreq(p_cep, &p_msg->dreq);
+		break;
+	case AL_CM_MSG_DREP:
+		recv_drep(p_cep, &p_msg->drep);
+		break;
+	case AL_CM_MSG_SIDR_REP:
+		recv_sidr_rep(p_cep, &p_msg->sidr_rep, &dead);
+		break;
+	case AL_CM_MSG_LAP:
+		recv_lap(p_cep, &p_msg->lap);
+		break;
+	case AL_CM_MSG_APR:
+		recv_apr(p_cep, &p_msg->apr);
+		break;
+	default:
+		al_cm_g.stats.n_drop++;
+		break;
+	}
+out:
+	pthread_mutex_unlock(&al_cm_g.lock);
+	al_cm_destroy_dead(&dead);
+	cl_free(p_msg);
+}
+
+/* ---- Timer ---- */
+
+static void cep_expired(al_cep_t *p_cep, cl_qlist_t *p_dead)
+{
+	if (p_cep->retries_left && p_cep->state != AL_CM_TIMEWAIT) {
+		p_cep->retries_left--;
+		al_cm_g.stats.n_resend++;
+		al_cm_cep_resend_last(p_cep);
+		al_cm_timer_rearm(p_cep, p_cep->timeout_ms);
+		return;
+	}
+	al_cm_timer_stop(p_cep);
+	switch (p_cep->state) {
+	case AL_CM_REQ_SENT:
+	case AL_CM_MRA_REQ_RCVD:
+		al_cm_cep_send_rej(p_cep, IB_REJ_TIMEOUT, AL_CM_REF_REQ, NULL, 0, NULL, 0);
+		al_cm_qp_error(p_cep);
+		queue_rej(p_cep, NULL, IB_REJ_TIMEOUT);
+		al_cm_cep_kill_locked(p_cep, p_dead);
+		break;
+	case AL_CM_REP_SENT:
+	case AL_CM_MRA_REP_RCVD:
+		al_cm_cep_send_rej(p_cep, IB_REJ_TIMEOUT, AL_CM_REF_REP, NULL, 0, NULL, 0);
+		al_cm_qp_error(p_cep);
+		queue_rej(p_cep, NULL, IB_REJ_TIMEOUT);
+		al_cm_enter_timewait(p_cep);
+		break;
+	case AL_CM_DREQ_SENT:
+		queue_drep(p_cep, IB_TIMEOUT, NULL);
+		al_cm_enter_timewait(p_cep);
+		break;
+	case AL_CM_LAP_SENT:
+		queue_apr(p_cep, IB_TIMEOUT, NULL);
+		p_cep->state = AL_CM_ESTABLISHED;
+		break;
+	case AL_CM_SIDR_REQ_SENT:
+		/* No status of a SIDR_REP means a timeout: the rej callback says it. */
+		queue_rej(p_cep, NULL, IB_REJ_TIMEOUT);
+		al_cm_cep_kill_locked(p_cep, p_dead);
+		break;
+	case AL_CM_TIMEWAIT:
+		al_cm_cep_kill_locked(p_cep, p_dead);
+		break;
+	default:
+		break;
+	}
+}
+
+void al_cm_timer_cb(void *context)
+{
+	cl_list_item_t *it, *next;
+	al_cep_t *p_cep;
+	uint64_t now, first = 0;
+	cl_qlist_t dead;
+
+	(void)context;
+	cl_qlist_init(&dead);
+	pthread_mutex_lock(&al_cm_g.lock);
+	al_cm_lists_init_locked();
+	now = cl_get_time_stamp();
+	for (it = cl_qlist_head(&al_cm_g.ceps); it != cl_qlist_end(&al_cm_g.ceps); it = next) {
+		next = cl_qlist_next(it);
+		p_cep = PARENT_STRUCT(it, al_cep_t, item);
+		if (p_cep->timer_on && p_cep->deadline_us <= now)
+			cep_expired(p_cep, &dead);
+	}
+	for (it = cl_qlist_head(&al_cm_g.ceps); it != cl_qlist_end(&al_cm_g.ceps); it = cl_qlist_next(it)) {
+		p_cep = PARENT_STRUCT(it, al_cep_t, item);
+		if (p_cep->timer_on && (!first || p_cep->deadline_us < first))
+			first = p_cep->deadline_us;
+	}
+	if (first)
+		cl_timer_trim(&al_cm_g.timer, first > now ? (uint32_t)((first - now + 999) / 1000) : 0);
+	pthread_mutex_unlock(&al_cm_g.lock);
+	al_cm_destroy_dead(&dead);
+}
+
+/* ---- QP hook ---- */
+
+/* A QP bound to a CEP is being destroyed: the connection ends. */
+void al_cm_qp_destroying(void *p_qp)
+{
+	al_cep_t *p_cep;
+	cl_qlist_t dead;
+
+	cl_qlist_init(&dead);
+	pthread_mutex_lock(&al_cm_g.lock);
+	while ((p_cep = al_cm_cep_by_qp(p_qp)) != NULL) {
+		switch (p_cep->state) {
+		case AL_CM_REQ_SENT:
+		case AL_CM_MRA_REQ_RCVD:
+			al_cm_cep_send_rej(p_cep, IB_REJ_INSUF_QP, AL_CM_REF_REQ, NULL, 0, NULL, 0);
+			al_cm_cep_kill_locked(p_cep, &dead);
+			break;
+		case AL_CM_REP_SENT:
+		case AL_CM_MRA_REP_RCVD:
+		case AL_CM_REP_RCVD:
+		case AL_CM_MRA_REP_SENT:
+			al_cm_cep_send_rej(p_cep, IB_REJ_INSUF_QP, AL_CM_REF_REP, NULL, 0, NULL, 0);
+			p_cep->h_qp = NULL;
+			p_cep->p_qp = NULL;
+			al_cm_enter_timewait(p_cep);
+			break;
+		case AL_CM_ESTABLISHED: {
+			al_cm_msg_t m;
+
+			memset(&m, 0, sizeof(m));
+			m.dreq.local_comm_id = p_cep->local_id;
+			m.dreq.remote_comm_id = p_cep->remote_id;
+			m.dreq.remote_qpn = p_cep->remote_qpn;
+			al_cm_cep_send(p_cep, AL_CM_MSG_DREQ, &m);
+			p_cep->h_qp = NULL;
+			p_cep->p_qp = NULL;
+			al_cm_enter_timewait(p_cep);
+			break;
+		}
+		default:
+			p_cep->h_qp = NULL;
+			p_cep->p_qp = NULL;
+			if (p_cep->state != AL_CM_TIMEWAIT && p_cep->state != AL_CM_DREQ_SENT &&
+			    p_cep->state != AL_CM_DREQ_RCVD)
+				al_cm_cep_kill_locked(p_cep, &dead);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&al_cm_g.lock);
+	al_cm_destroy_dead(&dead);
+}
+

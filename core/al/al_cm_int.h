@@ -1,0 +1,211 @@
+/*
+ * ibal access layer: what the connection manager's files share (objects, process state, helpers), private.
+ * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
+ *
+ * The CM is al_cm_agent.c (agents on QP1, sending, timers), al_cm_cep.c
+ * (connection endpoints, the received messages, the QP, the timer's
+ * expiries) and al_cm.c (the ib_cm_* calls). See al_cm.h and docs/cm.md.
+ * Locks: al_cm_g.lock guards every CEP and listen field that changes, the
+ * tables and the timer deadlines. It is held while MADs are sent
+ * (ib_send_mad only queues), while QPs are modified and while callbacks
+ * are queued, never while a user callback runs or an object is destroyed:
+ * destructions are collected on a list (al_cm_cep_kill_locked) and started
+ * after the lock is released (al_cm_destroy_dead). al_cm_g.agent_lock
+ * guards the agent set and its user count; it is never taken under
+ * al_cm_g.lock.
+ */
+#ifndef AL_CM_INT_H
+#define AL_CM_INT_H
+
+#include <stdlib.h>
+#include <string.h>
+#include <pthread.h>
+#include <complib/cl_memory.h>
+#include <complib/cl_timer.h>
+#include <complib/cl_event.h>
+#include "al_cm.h"
+#include "al_cm_wire.h"
+#include "al_verbs.h"
+
+/* One local port's agent: a QP1 alias and the CM's MAD service on it. */
+typedef struct cm_port {
+	ib_net64_t ca_guid;
+	ib_net64_t port_guid;
+	uint8_t port_num;
+	ib_ca_handle_t h_ca;
+	ib_pd_handle_t h_pd;
+	ib_qp_handle_t h_qp;
+	ib_pool_key_t pool_key;
+	ib_mad_svc_handle_t h_svc;
+} cm_port_t;
+
+/* The agents of every port, made on first use, ended with the last user. */
+typedef struct cm_agents {
+	ib_al_handle_t h_al;
+	cm_port_t *ports;
+	uint32_t n_ports;
+} cm_agents_t;
+
+typedef struct al_listen {
+	al_obj_t obj;
+	cl_list_item_t item;          /* on al_cm_g.listens while not cancelled */
+	ib_cm_listen_t info;
+	uint8_t cmp[IB_REQ_PDATA_SIZE];
+	boolean_t cancelled;
+	boolean_t listed;
+} al_listen_t;
+
+struct cm_sync;
+
+typedef struct al_cep {
+	al_obj_t obj;
+	cl_list_item_t item;          /* on al_cm_g.ceps while not DESTROYED */
+	cl_list_item_t dead_item;     /* on a local list of destructions to start */
+	al_cm_state_t state;
+	boolean_t listed;             /* on al_cm_g.ceps */
+	boolean_t active;
+	uint32_t local_id;
+	uint32_t remote_id;
+	uint64_t remote_ca_guid;      /* host order */
+	uint32_t remote_qpn;
+	uint32_t local_qpn;
+	uint32_t local_psn;
+	ib_qp_type_t qp_type;
+	ib_al_handle_t h_al;
+	ib_qp_handle_t h_qp;          /* bound QP, or NULL */
+	void *p_qp;                   /* its al_qp_t, for the destroy hook only */
+	const void *qp_context;
+	cm_port_t *p_port;
+	ib_net16_t dlid;
+	uint8_t sl;
+	uint16_t pkey_index;
+	ib_path_rec_t path;           /* primary path, local view */
+	al_cm_req_msg_t req;          /* the REQ sent or received */
+	al_cm_rep_msg_t rep;          /* the REP sent or received */
+	al_cm_msg_type_t last_type;   /* last message sent, for resends and duplicates */
+	al_cm_msg_t last;
+	boolean_t has_last;
+	boolean_t timer_on;
+	uint64_t deadline_us;
+	uint32_t timeout_ms;
+	uint32_t retries_left;
+	uint8_t max_cm_retries;
+	uint32_t peer_resp_ms;        /* how long the peer's CM may take to answer us */
+	uint32_t pktlife_ms;
+	uint32_t twait_ms;
+	uint8_t resp_res;             /* negotiated: reads/atomics we accept */
+	uint8_t init_depth;           /* negotiated: reads/atomics we issue */
+	uint8_t rnr_nak_timeout;
+	uint8_t retry_cnt;
+	uint8_t rnr_retry_cnt;
+	uint8_t local_ack_timeout;
+	al_listen_t *p_listen;        /* referenced while the REQ callback is pending */
+	ib_pfn_cm_req_cb_t pfn_req;
+	ib_pfn_cm_rep_cb_t pfn_rep;
+	ib_pfn_cm_rej_cb_t pfn_rej;
+	ib_pfn_cm_mra_cb_t pfn_mra;
+	ib_pfn_cm_rtu_cb_t pfn_rtu;
+	ib_pfn_cm_lap_cb_t pfn_lap;
+	ib_pfn_cm_apr_cb_t pfn_apr;
+	ib_pfn_cm_dreq_cb_t pfn_dreq;
+	ib_pfn_cm_drep_cb_t pfn_drep;
+	struct cm_sync *p_sync;       /* IB_FLAGS_SYNC waiter of ib_cm_req */
+	ib_path_rec_t alt_path;       /* LAP: the alternate path proposed (local view) */
+	const void *sidr_context;     /* SIDR requester: returned in the reply callback */
+	uint64_t sidr_service_id;     /* SIDR: service ID (host order) */
+	cm_agents_t *p_agents;        /* counted user */
+} al_cep_t;
+
+/* An IB_FLAGS_SYNC ib_cm_req waiting for its REP or REJ callback. */
+typedef struct cm_sync {
+	cl_event_t event;
+} cm_sync_t;
+
+/* Callback kinds. */
+typedef enum cm_ev_kind {
+	EV_REQ, EV_REP, EV_RTU, EV_REJ, EV_MRA, EV_DREQ, EV_DREP, EV_LAP, EV_APR
+} cm_ev_kind_t;
+
+/* A user callback queued on a CEP, with its own copy of the message. */
+typedef struct cm_event {
+	al_cep_t *p_cep;
+	cm_ev_kind_t kind;
+	void *pfn;
+	al_cm_msg_t msg;
+	union {
+		ib_cm_req_rec_t req;
+		ib_cm_rep_rec_t rep;
+		ib_cm_rtu_rec_t rtu;
+		ib_cm_rej_rec_t rej;
+		ib_cm_mra_rec_t mra;
+		ib_cm_dreq_rec_t dreq;
+		ib_cm_drep_rec_t drep;
+		ib_cm_lap_rec_t lap;
+		ib_cm_apr_rec_t apr;
+	} rec;
+} cm_event_t;
+
+#define AL_OBJ_TYPE_CEP AL_HDL_CM
+
+/* The CM's process-wide state (defined in al_cm_agent.c). */
+typedef struct al_cm_globals {
+	pthread_mutex_t lock;
+	cl_qlist_t ceps;
+	cl_qlist_t listens;
+	boolean_t lists_init;
+	uint32_t next_id;
+	al_cm_stats_t stats;
+	pthread_mutex_t agent_lock;
+	pthread_cond_t agent_cond;
+	cm_agents_t *p_agents;        /* current set, or NULL */
+	uint32_t users;               /* agent_lock: CEPs and listens */
+	uint32_t teardowns;           /* agent_lock */
+	cl_timer_t timer;
+	boolean_t timer_init;
+} al_cm_globals_t;
+
+extern al_cm_globals_t al_cm_g;
+
+/* ---- Shared helpers (documented at their definitions) ---- */
+
+al_cep_t *al_cm_cep_by_local_id(uint32_t id);
+al_cep_t *al_cm_cep_by_qp(const void *p_qp);
+ib_api_status_t al_cm_cep_create(al_obj_t *p_parent, al_cep_t **pp_cep);
+void al_cm_cep_from_req(al_cep_t *p_cep, cm_port_t *p_port, const al_cm_req_msg_t *p_req, ib_net16_t dlid, uint16_t pkey_index);
+void al_cm_cep_insert_locked(al_cep_t *p_cep);
+void al_cm_cep_kill_locked(al_cep_t *p_cep, cl_qlist_t *p_dead);
+void al_cm_cep_resend_last(al_cep_t *p_cep);
+void al_cm_cep_send(al_cep_t *p_cep, al_cm_msg_type_t type, const al_cm_msg_t *p_msg);
+void al_cm_cep_send_rej(al_cep_t *p_cep, ib_net16_t reason, al_cm_msg_ref_t ref, const uint8_t *ari, uint8_t ari_len, const uint8_t *pdata, uint8_t plen);
+ib_api_status_t al_cm_get(cm_agents_t **pp_ag);
+void al_cm_put(void);
+void al_cm_qp_destroying(void *p_qp);
+void al_cm_recv(cm_port_t *p_port, ib_mad_element_t *p_mad);
+uint32_t al_cm_time_ms(uint8_t exp);
+void al_cm_timer_cb(void *context);
+void al_cm_destroy_dead(cl_qlist_t *p_dead);
+void al_cm_enter_timewait(al_cep_t *p_cep);
+al_listen_t *al_cm_find_listen(cm_port_t *p_port, const al_cm_req_msg_t *p_req, boolean_t *p_sid);
+void al_cm_lists_init_locked(void);
+void al_cm_path_to_wire(const ib_path_rec_t *p, al_cm_path_t *w, uint8_t ack_timeout);
+uint16_t al_cm_pkey_index_of(cm_port_t *p_port, ib_net16_t pkey, boolean_t *p_found);
+ib_api_status_t al_cm_port_attr(cm_port_t *p_port, ib_ca_attr_t **pp_attr, ib_port_attr_t **pp_pa);
+cm_port_t *al_cm_port_by_guid(cm_agents_t *p_ag, ib_net64_t port_guid);
+void al_cm_qp_error(al_cep_t *p_cep);
+ib_api_status_t al_cm_qp_init(al_cep_t *p_cep, ib_access_t access);
+ib_api_status_t al_cm_qp_load_alt(al_cep_t *p_cep, const ib_path_rec_t *p_alt);
+ib_api_status_t al_cm_qp_rtr(al_cep_t *p_cep, uint32_t remote_psn);
+ib_api_status_t al_cm_qp_rts(al_cep_t *p_cep, ib_access_t access);
+ib_api_status_t al_cm_qp_to_state(ib_qp_handle_t h_qp, ib_qp_state_t state);
+void al_cm_queue_req_event(al_cep_t *p_cep, void *pfn, const void *context, al_listen_t *p_l, cl_qlist_t *p_dead);
+uint32_t al_cm_rand24(void);
+void al_cm_send_drep(al_cep_t *p_cep, const uint8_t *pdata, uint8_t len);
+/* Waits (at most a second) until the CM messages handed to the MAD layer
+ * have completed: ib_close_al()'s hook. */
+void al_cm_drain_sends(void);
+void al_cm_send_to(cm_port_t *p_port, al_cm_msg_type_t type, const al_cm_msg_t *p_msg, ib_net16_t dlid, uint8_t sl, uint16_t pkey_index);
+void al_cm_timer_arm(al_cep_t *p_cep, uint32_t ms, uint32_t retries);
+void al_cm_timer_rearm(al_cep_t *p_cep, uint32_t ms);
+void al_cm_timer_stop(al_cep_t *p_cep);
+
+#endif /* AL_CM_INT_H */

@@ -1,0 +1,596 @@
+/*
+ * ibal tests: the connection manager's other exchanges between two soft CAs (handoff, peer-to-peer, LAP/APR, SIDR, malformed and duplicate messages).
+ * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
+ *
+ * Same fixture as test_al_cm.c (cm_fixture.h). Malformed, duplicate and
+ * stale messages are sent through a QP1 alias of the test's own with a
+ * class 0x07 service of another class version, packed by al_cm_pack().
+ * Waits are bounded, never sleeps.
+ */
+#include "cm_fixture.h"
+
+/* ib_cm_handoff: the REQ of one listen is delivered to the listen of another service. */
+static void test_cm_handoff(void)
+{
+	ib_listen_handle_t h1, h2;
+	ib_cm_req_t q;
+
+	up();
+	ends_open();
+	h1 = listen_on(SVC, NULL, 0, 0, (void *)1);
+	h2 = listen_on(CL_HTON64(0x2222), NULL, 0, 0, (void *)2);
+	mode.handoff = CL_HTON64(0x2222);
+	mode.rep_in_req = 1;
+	mode.rtu_in_rep = 1;
+	req_fill(&q, SVC, (const uint8_t *)"handoff", 8);
+	CU_ASSERT_EQUAL(ib_cm_req(&q), IB_SUCCESS);
+	CU_ASSERT_EQUAL(cm_wait(&cm_rec.n_rtu, 1), 1);
+	CU_ASSERT_EQUAL(cm_wait(&cm_rec.n_req, 2), 2);
+	CU_ASSERT_EQUAL(cm_rec.req_context, (void *)2);
+	CU_ASSERT_EQUAL(cm_rec.h_listen, h2);
+	CU_ASSERT(!memcmp(cm_rec.req_pdata, "handoff", 8));
+	cm_check_data(&act, &pas, 100, 5);
+	disconnect_pair();
+	wait_no_cep();
+	/* To a service nobody listens on: refused, the REQ stays. */
+	qp_reset(act.qp);
+	qp_reset(pas.qp);
+	cm_rec_reset();
+	mode.handoff = 0;
+	mode.rep_in_req = 0;
+	req_fill(&q, SVC, NULL, 0);
+	CU_ASSERT_EQUAL(ib_cm_req(&q), IB_SUCCESS);
+	CU_ASSERT_EQUAL(cm_wait(&cm_rec.n_req, 1), 1);
+	CU_ASSERT_EQUAL(ib_cm_handoff(cm_rec.h_req, CL_HTON64(0x3333)), IB_INVALID_PARAMETER);
+	CU_ASSERT_EQUAL(ib_cm_handoff(cm_rec.h_req, 0), IB_INVALID_PARAMETER);
+	{
+		ib_cm_rej_t j;
+
+		memset(&j, 0, sizeof(j));
+		j.rej_status = IB_REJ_USER_DEFINED;
+		CU_ASSERT_EQUAL(ib_cm_rej(cm_rec.h_req, &j), IB_SUCCESS);
+	}
+	CU_ASSERT_EQUAL(cm_wait(&cm_rec.n_rej, 1), 1);
+	wait_no_cep();
+	CU_ASSERT_EQUAL(ib_cm_cancel(h1, ib_sync_destroy), IB_SUCCESS);
+	CU_ASSERT_EQUAL(ib_cm_cancel(h2, ib_sync_destroy), IB_SUCCESS);
+	cm_end_close(&act);
+	cm_end_close(&pas);
+	down();
+}
+
+/* Peer-to-peer: both sides send a REQ for the same service; one becomes passive. */
+static void test_cm_peer_to_peer(void)
+{
+	ib_cm_req_t qa, qb;
+	ib_path_rec_t pb;
+	int tries;
+
+	up();
+	ends_open();
+	mode.p2p = 1;
+	mode.rep_in_req = 1;
+	mode.rtu_in_rep = 1;
+	req_fill(&qa, SVC, (const uint8_t *)"A", 2);
+	qa.pfn_cm_req_cb = on_req;
+	cm_make_path(&pb, lid[1], &gid[1], lid[0], &gid[0], PKT_LIFE);
+	qb = qa;
+	qb.p_primary_path = &pb;
+	qb.h_qp = pas.qp;
+	qb.p_req_pdata = (const uint8_t *)"B";
+	/* A REQ that arrives before the peer's own ib_cm_req finds nothing to
+	 * match and is rejected, as the IBA says: then both try again. */
+	for (tries = 0; tries < 5; tries++) {
+		CU_ASSERT_EQUAL(ib_cm_req(&qa), IB_SUCCESS);
+		CU_ASSERT_EQUAL(ib_cm_req(&qb), IB_SUCCESS);
+		if (cm_wait_ms(&cm_rec.n_rtu, 1, 2000) == 1) {
+			cm_wait(&cm_rec.n_rep, 1);
+			cm_wait(&cm_rec.n_req, 1);
+			break;
+		}
+		CU_ASSERT(cm_rec.n_rej >= 1);
+		wait_no_cep();
+		qp_reset(act.qp);
+		qp_reset(pas.qp);
+		cm_rec_reset();
+	}
+	CU_ASSERT_EQUAL(cm_rec.n_rtu, 1);
+	CU_ASSERT_EQUAL(cm_rec.n_req, 1);
+	CU_ASSERT_EQUAL(cm_rec.n_rep, 1);
+	CU_ASSERT_EQUAL(cm_rec.n_rej, 0);
+	/* The side with the larger CA GUID answered the other's REQ. */
+	CU_ASSERT(!memcmp(cm_rec.req_pdata,
+			  cl_ntoh64(ca_guid[0]) > cl_ntoh64(ca_guid[1]) ? "B" : "A", 2));
+	CU_ASSERT_EQUAL(cm_qp_state(act.qp), IB_QPS_RTS);
+	CU_ASSERT_EQUAL(cm_qp_state(pas.qp), IB_QPS_RTS);
+	cm_check_data(&act, &pas, 50, 9);
+	cm_check_data(&pas, &act, 70, 11);
+	disconnect_pair();
+	wait_no_cep();
+	cm_end_close(&act);
+	cm_end_close(&pas);
+	down();
+}
+
+static ib_api_status_t send_lap(ib_path_rec_t *p_alt)
+{
+	ib_cm_lap_t l;
+
+	memset(&l, 0, sizeof(l));
+	l.qp_type = IB_QPT_RELIABLE_CONN;
+	l.h_qp = act.qp;
+	l.remote_resp_timeout = RESP_TO;
+	l.p_alt_path = p_alt;
+	l.p_lap_pdata = (const uint8_t *)"lap";
+	l.lap_length = 4;
+	l.pfn_cm_apr_cb = on_apr;
+	return ib_cm_lap(&l);
+}
+
+/* LAP/APR: the alternate path is loaded and armed on both QPs; refusals and timeouts. */
+static void test_cm_lap_apr(void)
+{
+	ib_listen_handle_t hl;
+	ib_path_rec_t alt;
+	ib_qp_attr_t qa;
+	ib_cm_lap_t l;
+	ib_ca_attr_t *p_attr;
+	uint32_t size = 0;
+	boolean_t apm;
+
+	up();
+	ib_query_ca(h_ca[1], NULL, &size);
+	p_attr = (ib_ca_attr_t *)malloc(size);
+	CU_ASSERT_EQUAL_FATAL(ib_query_ca(h_ca[1], p_attr, &size), IB_SUCCESS);
+	apm = p_attr->apm_support;
+	free(p_attr);
+	ends_open();
+	hl = listen_on(SVC, NULL, 0, 0, NULL);
+	connect_pair();
+	memset(&lap, 0, sizeof(lap));
+	lap.apm = apm;
+	/* The same ports on another SL. */
+	cm_make_path(&alt, lid[0], &gid[0], lid[1], &gid[1], PKT_LIFE);
+	ib_path_rec_set_sl(&alt, 1);
+	lap.answer = IB_AP_SUCCESS;
+	CU_ASSERT_EQUAL(send_lap(&alt), IB_SUCCESS);
+	CU_ASSERT_EQUAL(send_lap(&alt), IB_INVALID_STATE);
+	CU_ASSERT_EQUAL(cm_wait(&lap.n_apr, 1), 1);
+	CU_ASSERT_EQUAL(lap.n_lap, 1);
+	CU_ASSERT_EQUAL(lap.cm_status, IB_SUCCESS);
+	CU_ASSERT(!memcmp(lap.lap_pdata, "lap", 4));
+	CU_ASSERT_EQUAL(lap.alt.dlid, lid[0]);
+	CU_ASSERT_EQUAL(ib_path_rec_sl(&lap.alt), 1);
+	if (!apm) {
+		/* A CA without path migration cannot load it: the passive side
+		 * answers IB_AP_REJECT although its user accepted. */
+		CU_ASSERT_EQUAL(lap.apr_status, IB_AP_REJECT);
+		goto refused;
+	}
+	CU_ASSERT_EQUAL(lap.apr_status, IB_AP_SUCCESS);
+	CU_ASSERT_EQUAL(ib_query_qp(act.qp, &qa), IB_SUCCESS);
+	CU_ASSERT_EQUAL(qa.apm_state, IB_APM_ARMED);
+	CU_ASSERT_EQUAL(qa.alternate_av.dlid, lid[1]);
+	CU_ASSERT_EQUAL(qa.alternate_av.sl, 1);
+	CU_ASSERT_EQUAL(ib_query_qp(pas.qp, &qa), IB_SUCCESS);
+	CU_ASSERT_EQUAL(qa.apm_state, IB_APM_ARMED);
+	CU_ASSERT_EQUAL(qa.alternate_av.dlid, lid[0]);
+	cm_check_data(&act, &pas, 80, 2);
+	/* Migration to the loaded path (ib_force_apm, helper A's): data
+	 * still flows, now on SL 1. */
+	CU_ASSERT_EQUAL(ib_force_apm(act.qp), IB_SUCCESS);
+	CU_ASSERT_EQUAL(ib_query_qp(act.qp, &qa), IB_SUCCESS);
+	CU_ASSERT_EQUAL(qa.apm_state, IB_APM_MIGRATED);
+	CU_ASSERT_EQUAL(qa.primary_av.sl, 1);
+	cm_check_data(&act, &pas, 90, 4);
+
+refused:
+	/* Refused. */
+	lap.answer = IB_AP_REJECT;
+	CU_ASSERT_EQUAL(send_lap(&alt), IB_SUCCESS);
+	CU_ASSERT_EQUAL(cm_wait(&lap.n_apr, 2), 2);
+	CU_ASSERT_EQUAL(lap.apr_status, IB_AP_REJECT);
+	CU_ASSERT_EQUAL(lap.cm_status, IB_SUCCESS);
+
+	/* Not answered: resends, then IB_TIMEOUT. */
+	lap.answer = -1;
+	CU_ASSERT_EQUAL(send_lap(&alt), IB_SUCCESS);
+	CU_ASSERT_EQUAL(cm_wait(&lap.n_apr, 3), 3);
+	CU_ASSERT_EQUAL(lap.cm_status, IB_TIMEOUT);
+	CU_ASSERT_EQUAL(lap.n_lap, 3);
+
+	/* The passive side cannot send a LAP; bad input. */
+	memset(&l, 0, sizeof(l));
+	l.qp_type = IB_QPT_RELIABLE_CONN;
+	l.h_qp = pas.qp;
+	l.p_alt_path = &alt;
+	l.pfn_cm_apr_cb = on_apr;
+	CU_ASSERT_EQUAL(ib_cm_lap(&l), IB_INVALID_STATE);   /* still LAP_RCVD */
+	l.h_qp = NULL;
+	CU_ASSERT_EQUAL(ib_cm_lap(&l), IB_INVALID_QP_HANDLE);
+	l.h_qp = act.qp;
+	l.lap_length = IB_LAP_PDATA_SIZE + 1;
+	CU_ASSERT_EQUAL(ib_cm_lap(&l), IB_INVALID_SETTING);
+
+	disconnect_pair();
+	wait_no_cep();
+	CU_ASSERT_EQUAL(ib_cm_cancel(hl, ib_sync_destroy), IB_SUCCESS);
+	cm_end_close(&act);
+	cm_end_close(&pas);
+	down();
+}
+
+/* ---- SIDR ---- */
+
+static struct {
+	ib_cm_rep_rec_t rec;
+	uint8_t pdata[IB_SIDR_REP_PDATA_SIZE];
+	int rej_in_req;
+	ib_qp_handle_t qp;
+} sidr;
+
+static void AL_API on_sidr_rep(ib_cm_rep_rec_t *p)
+{
+	pthread_mutex_lock(&cm_rec.lock);
+	sidr.rec = *p;
+	memcpy(sidr.pdata, p->p_rep_pdata, sizeof(sidr.pdata));
+	pthread_mutex_unlock(&cm_rec.lock);
+	cm_bump(&cm_rec.n_rep);
+}
+
+static void AL_API on_sidr_req(ib_cm_req_rec_t *p)
+{
+	ib_cm_rep_t r;
+	ib_cm_rej_t j;
+
+	pthread_mutex_lock(&cm_rec.lock);
+	cm_rec.req_context = p->sidr_context;
+	memcpy(cm_rec.req_pdata, p->p_req_pdata, IB_REQ_PDATA_SIZE);
+	pthread_mutex_unlock(&cm_rec.lock);
+	CU_ASSERT_EQUAL(p->qp_type, IB_QPT_UNRELIABLE_DGRM);
+	cm_bump(&cm_rec.n_req);
+	if (sidr.rej_in_req) {
+		memset(&j, 0, sizeof(j));
+		j.rej_status = IB_REJ_USER_DEFINED;
+		CU_ASSERT_EQUAL(ib_cm_rej(p->h_cm_req, &j), IB_SUCCESS);
+		return;
+	}
+	memset(&r, 0, sizeof(r));
+	r.qp_type = IB_QPT_UNRELIABLE_DGRM;
+	r.h_qp = sidr.qp;
+	r.status = IB_SIDR_SUCCESS;
+	r.p_rep_pdata = (const uint8_t *)"sidr-reply";
+	r.rep_length = 11;
+	CU_ASSERT_EQUAL(ib_cm_rep(p->h_cm_req, &r), IB_SUCCESS);
+	CU_ASSERT_EQUAL(ib_cm_rep(p->h_cm_req, &r), IB_INVALID_HANDLE);
+}
+
+static void sidr_req_fill(ib_cm_req_t *q, ib_net64_t svc)
+{
+	cm_make_path(&g_path, lid[0], &gid[0], lid[1], &gid[1], PKT_LIFE);
+	memset(q, 0, sizeof(*q));
+	q->svc_id = svc;
+	q->qp_type = IB_QPT_UNRELIABLE_DGRM;
+	q->h_al = h_al;
+	q->p_primary_path = &g_path;
+	q->pfn_cm_rep_cb = on_sidr_rep;
+	q->pfn_cm_rej_cb = on_rej;
+	q->p_req_pdata = (const uint8_t *)"who serves?";
+	q->req_length = 12;
+	q->sidr_context = (void *)0x77;
+	q->timeout_ms = 100;
+	q->max_cm_retries = 2;
+	q->pkey = CL_HTON16(0xFFFF);
+}
+
+static void test_cm_sidr(void)
+{
+	ib_cm_listen_t l;
+	ib_listen_handle_t hl;
+	ib_cm_req_t q;
+	ib_dgrm_info_t di;
+	ib_qp_attr_t qa;
+
+	up();
+	mode.type = IB_QPT_UNRELIABLE_DGRM;
+	cm_end_open(&pas, h_ca[1], IB_QPT_UNRELIABLE_DGRM);
+	memset(&di, 0, sizeof(di));
+	di.port_guid = port_guid[1];
+	di.qkey = CL_HTON32(0x1111);
+	CU_ASSERT_EQUAL_FATAL(ib_init_dgrm_svc(pas.qp, &di), IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(ib_query_qp(pas.qp, &qa), IB_SUCCESS);
+	sidr.qp = pas.qp;
+	sidr.rej_in_req = 0;
+	memset(&l, 0, sizeof(l));
+	l.svc_id = SVC;
+	l.pfn_cm_req_cb = on_sidr_req;
+	l.qp_type = IB_QPT_UNRELIABLE_DGRM;
+	l.sidr_context = (void *)0x51;
+	CU_ASSERT_EQUAL_FATAL(ib_cm_listen(h_al, &l, NULL, &hl), IB_SUCCESS);
+
+	/* Resolved. */
+	sidr_req_fill(&q, SVC);
+	CU_ASSERT_EQUAL(ib_cm_req(&q), IB_SUCCESS);
+	CU_ASSERT_EQUAL(cm_wait(&cm_rec.n_rep, 1), 1);
+	CU_ASSERT_EQUAL(cm_rec.n_req, 1);
+	CU_ASSERT_EQUAL(cm_rec.req_context, (void *)0x51);
+	CU_ASSERT(!memcmp(cm_rec.req_pdata, "who serves?", 12));
+	CU_ASSERT_EQUAL(sidr.rec.status, IB_SIDR_SUCCESS);
+	CU_ASSERT_EQUAL(sidr.rec.sidr_context, (void *)0x77);
+	CU_ASSERT_EQUAL(sidr.rec.qp_type, IB_QPT_UNRELIABLE_DGRM);
+	CU_ASSERT_EQUAL(sidr.rec.remote_qp, qa.num);
+	CU_ASSERT_EQUAL(sidr.rec.remote_qkey, CL_HTON32(0x1111));
+	CU_ASSERT(!memcmp(sidr.pdata, "sidr-reply", 11));
+	wait_no_cep();
+
+	/* Rejected by the service. */
+	cm_rec_reset();
+	sidr.rej_in_req = 1;
+	CU_ASSERT_EQUAL(ib_cm_req(&q), IB_SUCCESS);
+	CU_ASSERT_EQUAL(cm_wait(&cm_rec.n_rep, 1), 1);
+	CU_ASSERT_EQUAL(sidr.rec.status, IB_SIDR_REJECT);
+	wait_no_cep();
+
+	/* No listen for the service. */
+	cm_rec_reset();
+	sidr_req_fill(&q, CL_HTON64(0x4444));
+	CU_ASSERT_EQUAL(ib_cm_req(&q), IB_SUCCESS);
+	CU_ASSERT_EQUAL(cm_wait(&cm_rec.n_rep, 1), 1);
+	CU_ASSERT_EQUAL(sidr.rec.status, IB_SIDR_UNSUPPORTED);
+	CU_ASSERT_EQUAL(cm_rec.n_req, 0);
+	wait_no_cep();
+
+	/* Nobody answers (the port is not a CA's): the rej callback with a timeout. */
+	cm_rec_reset();
+	sidr_req_fill(&q, SVC);
+	g_path.dlid = CL_HTON16(0x7F00);
+	CU_ASSERT_EQUAL(ib_cm_req(&q), IB_SUCCESS);
+	CU_ASSERT_EQUAL(cm_wait(&cm_rec.n_rej, 1), 1);
+	CU_ASSERT_EQUAL(cm_rec.rej_status, IB_REJ_TIMEOUT);
+	CU_ASSERT_EQUAL(cm_rec.n_rep, 0);
+	wait_no_cep();
+
+	/* Bad input. */
+	sidr_req_fill(&q, SVC);
+	q.h_al = NULL;
+	CU_ASSERT_EQUAL(ib_cm_req(&q), IB_INVALID_AL_HANDLE);
+	sidr_req_fill(&q, SVC);
+	q.req_length = IB_SIDR_REQ_PDATA_SIZE + 1;
+	CU_ASSERT_EQUAL(ib_cm_req(&q), IB_INVALID_SETTING);
+
+	CU_ASSERT_EQUAL(ib_cm_cancel(hl, ib_sync_destroy), IB_SUCCESS);
+	cm_end_close(&pas);
+	down();
+}
+
+/* ---- Malformed messages, sent through a QP1 alias of the test's own ---- */
+
+static int n_raw_sent;
+
+static void AL_API raw_on_send(const ib_mad_svc_handle_t h, void *ctx, ib_mad_element_t *p)
+{
+	(void)h;
+	(void)ctx;
+	ib_put_mad(p);
+	cm_bump(&n_raw_sent);
+}
+
+static void AL_API raw_on_recv(const ib_mad_svc_handle_t h, void *ctx, ib_mad_element_t *p)
+{
+	(void)h;
+	(void)ctx;
+	ib_put_mad(p);
+}
+
+/* Sends a CM MAD with attribute @p attr and body @p body to CA 1's QP1. */
+static void raw_send(ib_mad_svc_handle_t svc, ib_pool_key_t key, uint16_t attr, const void *body,
+		     size_t len)
+{
+	ib_mad_element_t *p;
+	int before = n_raw_sent;
+
+	CU_ASSERT_EQUAL_FATAL(ib_get_mad(key, MAD_BLOCK_SIZE, &p), IB_SUCCESS);
+	memset(p->p_mad_buf, 0, MAD_BLOCK_SIZE);
+	ib_mad_init_new(p->p_mad_buf, IB_MCLASS_COMM_MGMT, 2, IB_MAD_METHOD_SEND,
+			CL_HTON64(0x1234), cl_hton16(attr), 0);
+	memcpy((uint8_t *)p->p_mad_buf + 24, body, len);
+	p->size = MAD_BLOCK_SIZE;
+	p->remote_qp = IB_QP1;
+	p->remote_qkey = IB_QP1_WELL_KNOWN_Q_KEY;
+	p->remote_lid = lid[1];
+	CU_ASSERT_EQUAL(ib_send_mad(svc, p, NULL), IB_SUCCESS);
+	CU_ASSERT_EQUAL(cm_wait(&n_raw_sent, before + 1), before + 1);
+}
+
+/* Waits (bounded) until a CM counter moves past @p v. */
+static uint32_t stat_wait(const uint32_t *p_field_in_s, al_cm_stats_t *s, uint32_t v)
+{
+	uint64_t end = test_now_ms() + TEST_WAIT_US / 1000u;
+	int dummy = 0;
+
+	al_cm_get_stats(s);
+	while (*p_field_in_s < v && test_now_ms() < end) {
+		cm_wait_ms(&dummy, 1, 10);
+		al_cm_get_stats(s);
+	}
+	return *p_field_in_s;
+}
+
+static ib_qp_handle_t raw_qp;
+static ib_pool_key_t raw_key;
+static ib_mad_svc_handle_t raw_svc;
+
+/* A QP1 alias on CA 0 with a class 0x07 version 1 service, to send any CM MAD. */
+static void raw_open(void)
+{
+	ib_pd_handle_t pd;
+	ib_qp_create_t qc;
+	ib_mad_svc_t ms;
+
+	CU_ASSERT_EQUAL_FATAL(ib_alloc_pd(h_ca[0], IB_PDT_ALIAS, NULL, &pd), IB_SUCCESS);
+	memset(&qc, 0, sizeof(qc));
+	qc.qp_type = IB_QPT_QP1_ALIAS;
+	qc.sq_depth = qc.rq_depth = 8;
+	qc.sq_sge = qc.rq_sge = 1;
+	qc.sq_signaled = TRUE;
+	CU_ASSERT_EQUAL_FATAL(ib_get_spl_qp(pd, port_guid[0], &qc, NULL, NULL, &raw_key, &raw_qp),
+			      IB_SUCCESS);
+	memset(&ms, 0, sizeof(ms));
+	ms.pfn_mad_send_cb = raw_on_send;
+	ms.pfn_mad_recv_cb = raw_on_recv;
+	ms.mgmt_class = IB_MCLASS_COMM_MGMT;
+	ms.mgmt_version = 1;        /* not the CM's version: no clash */
+	ms.svc_type = IB_MAD_SVC_DEFAULT;
+	CU_ASSERT_EQUAL_FATAL(ib_reg_mad_svc(raw_qp, &ms, &raw_svc), IB_SUCCESS);
+}
+
+/* Sends a CM message packed by al_cm_pack to CA 1's QP1. */
+static void raw_send_msg(al_cm_msg_type_t type, const al_cm_msg_t *m)
+{
+	union {
+		ib_mad_t hdr;
+		uint8_t bytes[MAD_BLOCK_SIZE];
+	} mad;
+
+	al_cm_pack(type, m, CL_HTON64(0x77), &mad.hdr);
+	raw_send(raw_svc, raw_key, cl_ntoh16(mad.hdr.attr_id), mad.bytes + 24, AL_CM_MSG_SIZE);
+}
+
+static void test_cm_malformed(void)
+{
+	ib_listen_handle_t hl;
+	ib_mad_svc_handle_t svc;
+	ib_pool_key_t key;
+	ib_qp_handle_t qp;
+	al_cm_stats_t s0, s;
+	uint8_t body[AL_CM_MSG_SIZE];
+
+	up();
+	ends_open();
+	hl = listen_on(SVC, NULL, 0, 0, NULL);   /* starts the CM */
+	raw_open();
+	svc = raw_svc;
+	key = raw_key;
+	qp = raw_qp;
+	al_cm_get_stats(&s0);
+
+	/* An attribute that is no CM message: dropped. */
+	memset(body, 0, sizeof(body));
+	raw_send(svc, key, 0x0030, body, sizeof(body));
+	CU_ASSERT(stat_wait(&s.n_drop, &s, s0.n_drop + 1) >= s0.n_drop + 1);
+	/* A REP for no REQ: dropped, and answered with a REJ (which CA 0's
+	 * CM drops in turn). */
+	body[0] = 0x11;            /* any sender comm ID */
+	body[4] = 0x5A;            /* a receiver comm ID nobody has */
+	raw_send(svc, key, 0x0013, body, sizeof(body));
+	CU_ASSERT(stat_wait(&s.n_rej_tx, &s, s0.n_rej_tx + 1) >= s0.n_rej_tx + 1);
+	CU_ASSERT(stat_wait(&s.n_drop, &s, s0.n_drop + 3) >= s0.n_drop + 3);
+	/* RTU, MRA, DREP for nobody: dropped. */
+	raw_send(svc, key, 0x0014, body, sizeof(body));
+	raw_send(svc, key, 0x0011, body, sizeof(body));
+	raw_send(svc, key, 0x0016, body, sizeof(body));
+	CU_ASSERT(stat_wait(&s.n_drop, &s, s0.n_drop + 6) >= s0.n_drop + 6);
+	/* The CM still works. */
+	CU_ASSERT_EQUAL(al_cm_cep_count(), 0);
+	connect_pair();
+	disconnect_pair();
+	wait_no_cep();
+	CU_ASSERT_EQUAL(ib_destroy_qp(qp, ib_sync_destroy), IB_SUCCESS);
+	CU_ASSERT_EQUAL(ib_cm_cancel(hl, ib_sync_destroy), IB_SUCCESS);
+	cm_end_close(&act);
+	cm_end_close(&pas);
+	down();
+}
+
+/* Duplicates answered with the last message; a REQ from a connected QP is stale. */
+static void test_cm_duplicates_and_stale(void)
+{
+	ib_listen_handle_t hl;
+	al_cm_stats_t s0, s;
+	al_cm_msg_t m;
+	ib_cm_rtu_t t;
+	ib_cm_dreq_t d;
+	ib_qp_attr_t qa;
+
+	up();
+	ends_open();
+	hl = listen_on(SVC, NULL, 0, 0, NULL);
+	raw_open();
+	mode.rep_in_req = 1;       /* REP sent; the active side holds its RTU */
+	{
+		ib_cm_req_t q;
+
+		req_fill(&q, SVC, NULL, 0);
+		CU_ASSERT_EQUAL(ib_cm_req(&q), IB_SUCCESS);
+	}
+	CU_ASSERT_EQUAL_FATAL(cm_wait(&cm_rec.n_rep, 1), 1);
+	al_cm_get_stats(&s0);
+	/* The REQ again (same sender ID and CA GUID): the REP is sent again. */
+	memset(&m, 0, sizeof(m));
+	m.req.local_comm_id = cl_ntoh32(cm_rec.h_rep.cid);
+	m.req.local_ca_guid = cl_ntoh64(ca_guid[0]);
+	m.req.service_id = cl_ntoh64(SVC);
+	raw_send_msg(AL_CM_MSG_REQ, &m);
+	CU_ASSERT(stat_wait(&s.n_dup, &s, s0.n_dup + 1) >= s0.n_dup + 1);
+	CU_ASSERT_EQUAL(cm_rec.n_req, 1);
+	rtu_with(&t);
+	CU_ASSERT_EQUAL(ib_cm_rtu(cm_rec.h_rep, &t), IB_SUCCESS);
+	CU_ASSERT_EQUAL(cm_wait(&cm_rec.n_rtu, 1), 1);
+
+	/* A new REQ (another comm ID) from the connected QP: stale. */
+	CU_ASSERT_EQUAL(ib_query_qp(act.qp, &qa), IB_SUCCESS);
+	memset(&m, 0, sizeof(m));
+	m.req.local_comm_id = 0x0BADC0DE;
+	m.req.local_ca_guid = cl_ntoh64(ca_guid[0]);
+	m.req.local_qpn = cl_ntoh32(qa.num);
+	m.req.service_id = cl_ntoh64(SVC);
+	m.req.transport = AL_CM_TRANSPORT_RC;
+	raw_send_msg(AL_CM_MSG_REQ, &m);
+	CU_ASSERT(stat_wait(&s.n_rej_tx, &s, s0.n_rej_tx + 1) >= s0.n_rej_tx + 1);
+	CU_ASSERT_EQUAL(cm_rec.n_req, 1);
+
+	/* Disconnect; the DREQ again while the passive side is in time-wait:
+	 * the DREP is sent again. */
+	mode.drep_in_dreq = 1;
+	memset(&d, 0, sizeof(d));
+	d.qp_type = IB_QPT_RELIABLE_CONN;
+	d.h_qp = act.qp;
+	d.pfn_cm_drep_cb = on_drep;
+	CU_ASSERT_EQUAL(ib_cm_dreq(&d), IB_SUCCESS);
+	CU_ASSERT_EQUAL(cm_wait(&cm_rec.n_drep, 1), 1);
+	al_cm_get_stats(&s0);
+	memset(&m, 0, sizeof(m));
+	m.dreq.local_comm_id = cl_ntoh32(cm_rec.h_rep.cid);
+	m.dreq.remote_comm_id = cl_ntoh32(cm_rec.h_dreq.cid);
+	raw_send_msg(AL_CM_MSG_DREQ, &m);
+	CU_ASSERT(stat_wait(&s.n_dup, &s, s0.n_dup + 1) >= s0.n_dup + 1);
+	CU_ASSERT_EQUAL(cm_rec.n_dreq, 1);
+	wait_no_cep();
+	CU_ASSERT_EQUAL(ib_destroy_qp(raw_qp, ib_sync_destroy), IB_SUCCESS);
+	CU_ASSERT_EQUAL(ib_cm_cancel(hl, ib_sync_destroy), IB_SUCCESS);
+	cm_end_close(&act);
+	cm_end_close(&pas);
+	down();
+}
+
+static const test_entry_t tests[] = {
+	TEST_ENTRY(test_cm_handoff),
+	TEST_ENTRY(test_cm_peer_to_peer),
+	TEST_ENTRY(test_cm_lap_apr),
+	TEST_ENTRY(test_cm_sidr),
+	TEST_ENTRY(test_cm_malformed),
+	TEST_ENTRY(test_cm_duplicates_and_stale),
+};
+
+/* CM_TEST_ONLY=name runs one test. */
+int main(void)
+{
+	const char *only = getenv("CM_TEST_ONLY");
+	size_t i;
+
+	if (only)
+		for (i = 0; i < TEST_COUNT(tests); i++)
+			if (!strcmp(tests[i].name, only))
+				return test_run_suite("al_cm_ext", &tests[i], 1);
+	return test_run_suite("al_cm_ext", tests, TEST_COUNT(tests));
+}
