@@ -39,12 +39,16 @@
  *    (docs/mad.md), so the packets are matched by the lower 32 bits and
  *    checked against the TID the send callback shows.
  *
- * Designed for a second scenario: run_capture() takes a driver, and
- * check_cm_packet() compares Wireshark with a host-order message. A
- * connection handshake (ib_cm_req/rep/rtu/dreq/drep) can be a driver
- * whose expectations come from its own calls: for each CM packet it
- * would unpack the raw bytes, assert the values it chose (service ID,
- * QPNs, PSNs, private data) and let check_cm_packet() compare Wireshark.
+ * Second scenario (test_handshake): the CM itself. CA 1 listens
+ * (ib_cm_listen), CA 0 connects an RC QP (ib_cm_req), CA 1 answers
+ * (ib_cm_rep), CA 0 sends ib_cm_rtu, then ib_cm_dreq and CA 1 ib_cm_drep;
+ * no MAD service of the test's own is registered (the CM owns class 7).
+ * Every CM packet of the capture goes through check_cm_packet() with the
+ * message unpacked from its raw bytes (Wireshark agrees, no complaint),
+ * and the first REQ, REP, RTU, DREQ and DREP carry what the calls asked
+ * for: service ID, CA GUIDs, QPNs, LIDs and GIDs of the path, resp_res,
+ * initiator depth, timeouts, retry counts, flow control, and the private
+ * data (the given bytes, zero after them); comm IDs pair up across them.
  *
  * Without tshark on PATH the program exits 77 (skipped).
  * IBAL_TSHARK_KEEP=<file> keeps the capture in <file> (replaced).
@@ -61,6 +65,7 @@
 #include "../common/cl_test.h"
 #include "../common/fab_dir.h"
 #include "al_cm_wire.h"
+#include "al_cm.h"
 #include "al_sa_client.h"
 
 /* ------------------------------------------------------------------------ */
@@ -618,6 +623,7 @@ static void run_capture(const char *tag, int with_svc, void (*driver)(ib_al_hand
 	side_close(&side[1]);
 	CU_ASSERT_EQUAL(ib_close_al(h_al), IB_SUCCESS);
 	al_sa_quiesce();
+	al_cm_quiesce();
 	CU_ASSERT_EQUAL(cl_mem_track_count(), 0);
 
 	n_raw = read_capture(pcap_path);
@@ -631,6 +637,8 @@ static void run_capture(const char *tag, int with_svc, void (*driver)(ib_al_hand
 	unsetenv("IBAL_SOFT_PCAP");
 	CU_ASSERT(n_raw > 0);
 	CU_ASSERT_EQUAL(n_rows, n_raw);
+	if (n_rows != n_raw)
+		printf("\n  tshark read %d packets, the capture has %d records\n", n_rows, n_raw);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1112,8 +1120,376 @@ static void test_each_message_type(void)
 	free_capture();
 }
 
+/* ------------------------------------------------------------------------ */
+/* Scenario 2: a connection through the CM (REQ REP RTU DREQ DREP)           */
+/* ------------------------------------------------------------------------ */
+
+#define HS_SVC_ID 0x1BA1C0DE000000C5ull
+
+/* One side's RC endpoint and what its CM callbacks saw. */
+typedef struct hs_end {
+	ib_pd_handle_t pd;
+	ib_cq_handle_t cq;
+	ib_qp_handle_t qp;
+	uint32_t qpn;            /* host order */
+	ib_cm_handle_t h_cm;     /* the REQ (passive), the REP (active), the DREQ (passive) */
+	int n_req, n_rep, n_rtu, n_rej, n_dreq, n_drep;
+	ib_api_status_t drep_status;
+	uint8_t pdata[IB_REQ_PDATA_SIZE > IB_DREP_PDATA_SIZE ? IB_REQ_PDATA_SIZE : IB_DREP_PDATA_SIZE];
+} hs_end_t;
+
+static hs_end_t hs[2];
+static pthread_mutex_t hs_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t hs_cond;
+
+static void hs_bump(int *p)
+{
+	pthread_mutex_lock(&hs_lock);
+	(*p)++;
+	pthread_cond_broadcast(&hs_cond);
+	pthread_mutex_unlock(&hs_lock);
+}
+
+static int hs_wait(int *p, int want)
+{
+	struct timespec ts;
+	int v;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_sec += TEST_WAIT_US / 1000000u;
+	pthread_mutex_lock(&hs_lock);
+	while (*p < want && pthread_cond_timedwait(&hs_cond, &hs_lock, &ts) == 0)
+		;
+	v = *p;
+	pthread_mutex_unlock(&hs_lock);
+	return v;
+}
+
+static void AL_API hs_on_req(ib_cm_req_rec_t *r)
+{
+	pthread_mutex_lock(&hs_lock);
+	hs[1].h_cm = r->h_cm_req;
+	pthread_mutex_unlock(&hs_lock);
+	hs_bump(&hs[1].n_req);
+}
+
+static void AL_API hs_on_rep(ib_cm_rep_rec_t *r)
+{
+	pthread_mutex_lock(&hs_lock);
+	hs[0].h_cm = r->h_cm_rep;
+	pthread_mutex_unlock(&hs_lock);
+	hs_bump(&hs[0].n_rep);
+}
+
+static void AL_API hs_on_rtu(ib_cm_rtu_rec_t *r)
+{
+	(void)r;
+	hs_bump(&hs[1].n_rtu);
+}
+
+static void AL_API hs_on_rej(ib_cm_rej_rec_t *r)
+{
+	printf("\n  connection rejected: reason %u\n", cl_ntoh16(r->rej_status));
+	hs_bump(&hs[0].n_rej);
+}
+
+static void AL_API hs_on_mra(ib_cm_mra_rec_t *r)
+{
+	(void)r;
+}
+
+static void AL_API hs_on_dreq(ib_cm_dreq_rec_t *r)
+{
+	pthread_mutex_lock(&hs_lock);
+	hs[1].h_cm = r->h_cm_dreq;
+	pthread_mutex_unlock(&hs_lock);
+	hs_bump(&hs[1].n_dreq);
+}
+
+static void AL_API hs_on_drep(ib_cm_drep_rec_t *r)
+{
+	pthread_mutex_lock(&hs_lock);
+	hs[0].drep_status = r->cm_status;
+	pthread_mutex_unlock(&hs_lock);
+	hs_bump(&hs[0].n_drep);
+}
+
+static void AL_API hs_on_lap(ib_cm_lap_rec_t *r)
+{
+	(void)r;
+}
+
+static void AL_API hs_on_comp(const ib_cq_handle_t h_cq, void *context)
+{
+	(void)h_cq;
+	(void)context;
+}
+
+static void hs_end_open(hs_end_t *e, const side_t *s)
+{
+	ib_cq_create_t cc;
+	ib_qp_create_t qc;
+	ib_qp_attr_t qa;
+
+	CU_ASSERT_EQUAL_FATAL(ib_alloc_pd(s->ca, IB_PDT_NORMAL, e, &e->pd), IB_SUCCESS);
+	memset(&cc, 0, sizeof(cc));
+	cc.size = 16;
+	cc.pfn_comp_cb = hs_on_comp;
+	CU_ASSERT_EQUAL_FATAL(ib_create_cq(s->ca, &cc, e, NULL, &e->cq), IB_SUCCESS);
+	memset(&qc, 0, sizeof(qc));
+	qc.qp_type = IB_QPT_RELIABLE_CONN;
+	qc.sq_depth = qc.rq_depth = 4;
+	qc.sq_sge = qc.rq_sge = 1;
+	qc.h_sq_cq = qc.h_rq_cq = e->cq;
+	qc.sq_signaled = TRUE;
+	CU_ASSERT_EQUAL_FATAL(ib_create_qp(e->pd, &qc, e, NULL, &e->qp), IB_SUCCESS);
+	memset(&qa, 0, sizeof(qa));
+	CU_ASSERT_EQUAL_FATAL(ib_query_qp(e->qp, &qa), IB_SUCCESS);
+	e->qpn = cl_ntoh32(qa.num);
+}
+
+static void hs_path(ib_path_rec_t *p, const side_t *from, const side_t *to)
+{
+	memset(p, 0, sizeof(*p));
+	p->slid = from->lid;
+	p->dlid = to->lid;
+	p->sgid = from->gid;
+	p->dgid = to->gid;
+	p->pkey = CL_HTON16(0xFFFF);
+	p->num_path = 0x81;
+	p->mtu = (uint8_t)(0x80 | IB_MTU_LEN_1024);
+	p->rate = (uint8_t)(0x80 | IB_PATH_RECORD_RATE_10_GBS);
+	p->pkt_life = (uint8_t)(0x80 | 2);
+	ib_path_rec_set_hop_flow_raw(p, 0, 0, FALSE);
+}
+
+static void drive_handshake(ib_al_handle_t h_al)
+{
+	ib_cm_listen_t l;
+	ib_cm_req_t req;
+	ib_cm_rep_t rep;
+	ib_cm_rtu_t rtu;
+	ib_cm_dreq_t dreq;
+	ib_cm_drep_t drep;
+	ib_listen_handle_t h_listen = NULL;
+	ib_path_rec_t path;
+	ib_cm_handle_t h;
+	int i;
+
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&hs_cond, &ca);
+	pthread_condattr_destroy(&ca);
+	memset(hs, 0, sizeof(hs));
+	for (i = 0; i < 2; i++) {
+		hs_end_open(&hs[i], &side[i]);
+		pdata(hs[i].pdata, sizeof(hs[i].pdata), 0xC0 + i);
+	}
+
+	memset(&l, 0, sizeof(l));
+	l.svc_id = cl_hton64(HS_SVC_ID);
+	l.ca_guid = side[1].ca_guid;
+	l.port_guid = side[1].port_guid;
+	l.pfn_cm_req_cb = hs_on_req;
+	l.qp_type = IB_QPT_RELIABLE_CONN;
+	CU_ASSERT_EQUAL_FATAL(ib_cm_listen(h_al, &l, &hs[1], &h_listen), IB_SUCCESS);
+
+	hs_path(&path, &side[0], &side[1]);
+	memset(&req, 0, sizeof(req));
+	req.svc_id = cl_hton64(HS_SVC_ID);
+	req.max_cm_retries = 3;
+	req.p_primary_path = &path;
+	req.pfn_cm_rep_cb = hs_on_rep;
+	req.p_req_pdata = hs[0].pdata;
+	req.req_length = 40;
+	req.qp_type = IB_QPT_RELIABLE_CONN;
+	req.h_qp = hs[0].qp;
+	req.resp_res = 2;
+	req.init_depth = 3;
+	req.remote_resp_timeout = 16;
+	req.flow_ctrl = TRUE;
+	req.local_resp_timeout = 17;
+	req.rnr_nak_timeout = 6;
+	req.rnr_retry_cnt = 5;
+	req.retry_cnt = 4;
+	req.pfn_cm_mra_cb = hs_on_mra;
+	req.pfn_cm_rej_cb = hs_on_rej;
+	CU_ASSERT_EQUAL_FATAL(ib_cm_req(&req), IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(hs_wait(&hs[1].n_req, 1), 1);
+
+	memset(&rep, 0, sizeof(rep));
+	rep.p_rep_pdata = hs[1].pdata;
+	rep.rep_length = 50;
+	rep.h_qp = hs[1].qp;
+	rep.qp_type = IB_QPT_RELIABLE_CONN;
+	rep.access_ctrl = IB_AC_RDMA_READ | IB_AC_RDMA_WRITE | IB_AC_LOCAL_WRITE;
+	rep.init_depth = 1;
+	rep.target_ack_delay = 9;
+	rep.failover_accepted = IB_FAILOVER_ACCEPT_UNSUPPORTED;
+	rep.flow_ctrl = TRUE;
+	rep.rnr_nak_timeout = 7;
+	rep.rnr_retry_cnt = 6;
+	rep.pfn_cm_rej_cb = hs_on_rej;
+	rep.pfn_cm_mra_cb = hs_on_mra;
+	rep.pfn_cm_rtu_cb = hs_on_rtu;
+	rep.pfn_cm_lap_cb = hs_on_lap;
+	rep.pfn_cm_dreq_cb = hs_on_dreq;
+	pthread_mutex_lock(&hs_lock);
+	h = hs[1].h_cm;
+	pthread_mutex_unlock(&hs_lock);
+	CU_ASSERT_EQUAL_FATAL(ib_cm_rep(h, &rep), IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(hs_wait(&hs[0].n_rep, 1), 1);
+
+	memset(&rtu, 0, sizeof(rtu));
+	rtu.access_ctrl = IB_AC_RDMA_READ | IB_AC_RDMA_WRITE | IB_AC_LOCAL_WRITE;
+	rtu.p_rtu_pdata = hs[0].pdata + 1;
+	rtu.rtu_length = 60;
+	rtu.pfn_cm_dreq_cb = hs_on_dreq;
+	pthread_mutex_lock(&hs_lock);
+	h = hs[0].h_cm;
+	pthread_mutex_unlock(&hs_lock);
+	CU_ASSERT_EQUAL_FATAL(ib_cm_rtu(h, &rtu), IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(hs_wait(&hs[1].n_rtu, 1), 1);
+
+	memset(&dreq, 0, sizeof(dreq));
+	dreq.p_dreq_pdata = hs[0].pdata + 2;
+	dreq.dreq_length = 70;
+	dreq.qp_type = IB_QPT_RELIABLE_CONN;
+	dreq.h_qp = hs[0].qp;
+	dreq.pfn_cm_drep_cb = hs_on_drep;
+	CU_ASSERT_EQUAL_FATAL(ib_cm_dreq(&dreq), IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(hs_wait(&hs[1].n_dreq, 1), 1);
+
+	memset(&drep, 0, sizeof(drep));
+	drep.p_drep_pdata = hs[1].pdata + 3;
+	drep.drep_length = 80;
+	pthread_mutex_lock(&hs_lock);
+	h = hs[1].h_cm;
+	pthread_mutex_unlock(&hs_lock);
+	CU_ASSERT_EQUAL_FATAL(ib_cm_drep(h, &drep), IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(hs_wait(&hs[0].n_drep, 1), 1);
+	CU_ASSERT_EQUAL(hs[0].drep_status, IB_SUCCESS);
+	CU_ASSERT_EQUAL(hs[0].n_rej, 0);
+
+	CU_ASSERT_EQUAL(ib_cm_cancel(h_listen, NULL), IB_SUCCESS);
+	for (i = 0; i < 2; i++)
+		CU_ASSERT_EQUAL(ib_dealloc_pd(hs[i].pd, ib_sync_destroy), IB_SUCCESS);
+	for (i = 0; i < 2; i++)
+		CU_ASSERT_EQUAL(ib_destroy_cq(hs[i].cq, ib_sync_destroy), IB_SUCCESS);
+}
+
+/* @n bytes of @p, then zeros, fill @size bytes of @field. */
+static int pdata_is(const uint8_t *field, size_t size, const uint8_t *p, size_t n)
+{
+	size_t i;
+
+	if (memcmp(field, p, n) != 0)
+		return 0;
+	for (i = n; i < size; i++)
+		if (field[i])
+			return 0;
+	return 1;
+}
+
+/*
+ * The first packet of each message type (the CM may resend one); its
+ * message unpacked from the raw bytes. -1 if none.
+ */
+static int first_of(al_cm_msg_type_t type, al_cm_msg_t *m)
+{
+	al_cm_msg_type_t t;
+	int r;
+
+	for (r = 0; r < n_rows; r++)
+		if (raw[r].has_mad && raw[r].mad[1] == IB_MCLASS_COMM_MGMT &&
+		    al_cm_unpack((const ib_mad_t *)raw[r].mad, MAD_BLOCK_SIZE, &t, m) == IB_SUCCESS &&
+		    t == type)
+			return r;
+	return -1;
+}
+
+static void test_handshake(void)
+{
+	al_cm_msg_t req, rep, rtu, dreq, drep;
+	int r_req, r_rep, r_rtu, r_dreq, r_drep, r;
+
+	run_capture("hs", 0, drive_handshake);
+	CU_ASSERT_FATAL(n_rows > 0 && n_rows == n_raw);
+	r_req = first_of(AL_CM_MSG_REQ, &req);
+	r_rep = first_of(AL_CM_MSG_REP, &rep);
+	r_rtu = first_of(AL_CM_MSG_RTU, &rtu);
+	r_dreq = first_of(AL_CM_MSG_DREQ, &dreq);
+	r_drep = first_of(AL_CM_MSG_DREP, &drep);
+	CU_ASSERT_FATAL(r_req >= 0 && r_rep > r_req && r_rtu > r_rep && r_dreq > r_rtu && r_drep > r_dreq);
+
+	/* Every CM packet: Wireshark agrees with the raw bytes, no complaint. */
+	for (r = 0; r < n_rows; r++) {
+		al_cm_msg_t m;
+		al_cm_msg_type_t t;
+		ib_net64_t tid;
+
+		if (!raw[r].has_mad || raw[r].mad[1] != IB_MCLASS_COMM_MGMT)
+			continue;
+		CU_ASSERT_EQUAL_FATAL(al_cm_unpack((const ib_mad_t *)raw[r].mad, MAD_BLOCK_SIZE, &t, &m),
+				      IB_SUCCESS);
+		memcpy(&tid, &raw[r].mad[8], 8);
+		check_cm_packet(r, t, tid, &m);
+	}
+
+	/* What the calls asked for. */
+	CU_ASSERT_EQUAL(req.req.service_id, HS_SVC_ID);
+	CU_ASSERT_EQUAL(req.req.local_ca_guid, cl_ntoh64(side[0].ca_guid));
+	CU_ASSERT_EQUAL(req.req.local_qpn, hs[0].qpn);
+	CU_ASSERT_EQUAL(req.req.resp_res, 2);
+	CU_ASSERT_EQUAL(req.req.init_depth, 3);
+	CU_ASSERT_EQUAL(req.req.remote_cm_resp_timeout, 16);
+	CU_ASSERT_EQUAL(req.req.local_cm_resp_timeout, 17);
+	CU_ASSERT_EQUAL(req.req.transport, AL_CM_TRANSPORT_RC);
+	CU_ASSERT_EQUAL(req.req.flow_ctrl, 1);
+	CU_ASSERT_EQUAL(req.req.retry_count, 4);
+	CU_ASSERT_EQUAL(req.req.rnr_retry_count, 5);
+	CU_ASSERT_EQUAL(req.req.max_cm_retries, 3);
+	CU_ASSERT_EQUAL(req.req.pkey, 0xFFFF);
+	CU_ASSERT_EQUAL(req.req.path_mtu, IB_MTU_LEN_1024);
+	CU_ASSERT_EQUAL(req.req.primary.local_lid, cl_ntoh16(side[0].lid));
+	CU_ASSERT_EQUAL(req.req.primary.remote_lid, cl_ntoh16(side[1].lid));
+	CU_ASSERT_EQUAL(memcmp(&req.req.primary.local_gid, &side[0].gid, 16), 0);
+	CU_ASSERT_EQUAL(memcmp(&req.req.primary.remote_gid, &side[1].gid, 16), 0);
+	CU_ASSERT_EQUAL(req.req.primary.packet_rate, IB_PATH_RECORD_RATE_10_GBS);
+	CU_ASSERT_EQUAL(req.req.primary.subnet_local, 1);
+	CU_ASSERT_EQUAL(req.req.alternate.local_lid, 0);
+	CU_ASSERT_TRUE(pdata_is(req.req.private_data, IB_REQ_PDATA_SIZE, hs[0].pdata, 40));
+
+	CU_ASSERT_EQUAL(rep.rep.remote_comm_id, req.req.local_comm_id);
+	CU_ASSERT_NOT_EQUAL(rep.rep.local_comm_id, 0);
+	CU_ASSERT_EQUAL(rep.rep.local_qpn, hs[1].qpn);
+	CU_ASSERT_EQUAL(rep.rep.local_ca_guid, cl_ntoh64(side[1].ca_guid));
+	CU_ASSERT_EQUAL(rep.rep.init_depth, 1);
+	CU_ASSERT_EQUAL(rep.rep.target_ack_delay, 9);
+	CU_ASSERT_EQUAL(rep.rep.failover_accepted, IB_FAILOVER_ACCEPT_UNSUPPORTED);
+	CU_ASSERT_EQUAL(rep.rep.flow_ctrl, 1);
+	CU_ASSERT_EQUAL(rep.rep.rnr_retry_count, 6);
+	CU_ASSERT_TRUE(pdata_is(rep.rep.private_data, IB_REP_PDATA_SIZE, hs[1].pdata, 50));
+
+	CU_ASSERT_EQUAL(rtu.rtu.local_comm_id, req.req.local_comm_id);
+	CU_ASSERT_EQUAL(rtu.rtu.remote_comm_id, rep.rep.local_comm_id);
+	CU_ASSERT_TRUE(pdata_is(rtu.rtu.private_data, IB_RTU_PDATA_SIZE, hs[0].pdata + 1, 60));
+
+	CU_ASSERT_EQUAL(dreq.dreq.local_comm_id, req.req.local_comm_id);
+	CU_ASSERT_EQUAL(dreq.dreq.remote_comm_id, rep.rep.local_comm_id);
+	CU_ASSERT_EQUAL(dreq.dreq.remote_qpn, hs[1].qpn);
+	CU_ASSERT_TRUE(pdata_is(dreq.dreq.private_data, IB_DREQ_PDATA_SIZE, hs[0].pdata + 2, 70));
+
+	CU_ASSERT_EQUAL(drep.drep.local_comm_id, rep.rep.local_comm_id);
+	CU_ASSERT_EQUAL(drep.drep.remote_comm_id, req.req.local_comm_id);
+	CU_ASSERT_TRUE(pdata_is(drep.drep.private_data, IB_DREP_PDATA_SIZE, hs[1].pdata + 3, 80));
+	free_capture();
+}
+
 static const test_entry_t tests[] = {
 	TEST_ENTRY(test_each_message_type),
+	TEST_ENTRY(test_handshake),
 };
 
 int main(void)
