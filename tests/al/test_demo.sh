@@ -5,8 +5,9 @@
 # Runs $DEMO (default ./ulp/ibal_demo) in a fresh fabric directory, within
 # 120 s each (the demo's own limit is set to 100 s so that it reports a hang
 # itself): once as one command (it forks a server and a client), once as two
-# commands meeting at a Unix socket path. Each run must exit 0, print every
-# row of the result table as passed, and end with "demo OK".
+# commands meeting at a Unix socket path. Each run must exit 0, say that the
+# RC connection was made through the connection manager, print every row of
+# the result table as passed, and end with "demo OK".
 set -u
 demo=${DEMO:-./ulp/ibal_demo}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ibal-demo-test-XXXXXX") || exit 1
@@ -25,6 +26,8 @@ check() {
 		   "RDMA read bandwidth"; do
 		grep -q "^  $row .* ok: " "$2" || bad="$bad${bad:+; }no passed row '$row'"
 	done
+	grep -q "^  RC connection through the CM " "$2" ||
+		bad="$bad${bad:+; }no 'RC connection through the CM' line"
 	grep -q "^demo OK$" "$2" || bad="$bad${bad:+; }no 'demo OK' line"
 	if [ -n "$bad" ]; then
 		echo "FAIL: $1: $bad"

@@ -1,0 +1,153 @@
+#!/bin/sh
+# ibal tests: the connection benchmark ibal_cmtime connects, exchanges and disconnects through the CM.
+# Copyright (c) 2026 The ibal authors. BSD-2-Clause.
+#
+# Runs $CMTIME (default ./ulp/ibal_cmtime), each run in a fresh fabric
+# directory and within 60 s: both sides in one process (-f), the no-CM
+# reference (-f --raw), then a server and a client as two processes with
+# the client given the server's GID, its LID, and nothing but the service
+# ID (found through the SA's ServiceRecord); last, a client asking for a
+# service nobody listens on must fail with REJ reason 8 (invalid service
+# ID) and exit 1. A passing run exits 0, prints its step table with every
+# CM step, and a JSON line with "ok":true and every connection counted.
+set -u
+prog=${CMTIME:-./ulp/ibal_cmtime}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ibal-cmtime-test-XXXXXX") || exit 1
+srv_pid=
+# shellcheck disable=SC2317 # called by the trap
+cleanup() {
+	[ -z "$srv_pid" ] || kill "$srv_pid" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+n=0 fail=0 k=0
+
+# result NAME BAD OUTPUT...: counts one test.
+result() {
+	n=$((n + 1))
+	if [ -n "$2" ]; then
+		echo "FAIL: $1: $2"
+		shift 2
+		cat "$@"
+		fail=$((fail + 1))
+	else
+		echo "ok: $1"
+	fi
+}
+
+# check_run OUTPUT STATUS CONNS ROWS...: what a passing run prints.
+check_run() {
+	bad=""
+	[ "$2" -eq 0 ] || bad="exit status $2"
+	out=$1 conns=$3
+	shift 3
+	for row in "$@"; do
+		grep -q "^$row *: " "$out" || bad="$bad${bad:+; }no row '$row'"
+	done
+	grep -q "^{\"tool\":\"ibal_cmtime\".*\"ok\":true,\"conns\":$conns," "$out" ||
+		bad="$bad${bad:+; }no JSON line with ok and $conns connections"
+	echo "$bad"
+}
+
+# fresh: a new fabric directory in IBAL_SOFT_FABRIC.
+fresh() {
+	k=$((k + 1))
+	IBAL_SOFT_FABRIC=$tmp/fab.$k
+	export IBAL_SOFT_FABRIC
+	mkdir "$IBAL_SOFT_FABRIC"
+}
+
+# server_start: a server in the background; waits for its "listening" line.
+server_start() {
+	srv_out=$tmp/srv.$k
+	"$prog" -s -T 50 --json >"$srv_out" 2>&1 &
+	srv_pid=$!
+	i=0
+	while ! grep -q "listening" "$srv_out" 2>/dev/null; do
+		i=$((i + 1))
+		if [ "$i" -gt 200 ] || ! kill -0 "$srv_pid" 2>/dev/null; then
+			return 1
+		fi
+		sleep 0.05
+	done
+	gid=$(sed -n 's/.* GID \([0-9a-fA-F:]*\) .*/\1/p' "$srv_out")
+	lid=$(sed -n 's/.* LID \(0x[0-9a-fA-F]*\) .*/\1/p' "$srv_out")
+	return 0
+}
+
+# server_end: waits for the server; its status in srv_rc.
+server_end() {
+	wait "$srv_pid" 2>/dev/null
+	srv_rc=$?
+	srv_pid=
+}
+
+if [ ! -x "$prog" ]; then
+	echo "FAIL: no ibal_cmtime at $prog (set CMTIME)"
+	echo "CUNIT-TOTALS: tests=1 failed=1"
+	exit 1
+fi
+
+cm_rows="create qp|req -> rep|rtu|connect|exchange|disconnect|destroy qp"
+
+# 1. Both sides in one process.
+fresh
+timeout 60 "$prog" -f -c 50 -n 3 -T 50 --json >"$tmp/f.out" 2>&1
+rc=$?
+IFS='|'
+# shellcheck disable=SC2086
+bad=$(check_run "$tmp/f.out" $rc 50 $cm_rows)
+unset IFS
+grep -q "^rep -> rtu *: " "$tmp/f.out" || bad="$bad${bad:+; }no server table"
+result "ibal_cmtime -f (server and client threads, 50 connections)" "$bad" "$tmp/f.out"
+
+# 2. The reference without a CM.
+fresh
+timeout 60 "$prog" -f --raw -c 50 -n 3 -T 50 --json >"$tmp/raw.out" 2>&1
+bad=$(check_run "$tmp/raw.out" $? 50 "create qp" "connect" "exchange" "disconnect" "destroy qp")
+result "ibal_cmtime -f --raw (ib_modify_qp by hand)" "$bad" "$tmp/raw.out"
+
+# 3. Two processes: the client given the GID, the LID, or only the service ID.
+for how in gid lid svc; do
+	fresh
+	if ! server_start; then
+		result "two processes, server found by $how" "the server did not start" "$srv_out"
+		continue
+	fi
+	case $how in
+	gid) dest=$gid ;;
+	lid) dest=$lid ;;
+	svc) dest= ;;
+	esac
+	# shellcheck disable=SC2086
+	timeout 60 "$prog" -c 40 -n 2 -T 50 --json $dest >"$tmp/c.$k" 2>&1
+	rc=$?
+	server_end
+	IFS='|'
+	# shellcheck disable=SC2086
+	bad=$(check_run "$tmp/c.$k" $rc 40 resolve\ path $cm_rows)
+	unset IFS
+	[ "$srv_rc" -eq 0 ] || bad="$bad${bad:+; }server exit status $srv_rc"
+	grep -q "^{\"tool\":\"ibal_cmtime\",\"role\":\"server\".*\"ok\":true,\"conns\":40," "$srv_out" ||
+		bad="$bad${bad:+; }the server did not count 40 connections"
+	result "two processes, server found by $how" "$bad" "$tmp/c.$k" "$srv_out"
+done
+
+# 4. Nobody listens on the service ID: rejected (reason 8), exit 1, no hang.
+fresh
+if server_start; then
+	timeout 60 "$prog" -c 3 -S 0x1234 -T 20 "$lid" >"$tmp/rej.out" 2>&1
+	rc=$?
+	kill "$srv_pid" 2>/dev/null
+	server_end
+	bad=""
+	[ "$rc" -eq 1 ] || bad="exit status $rc, not 1"
+	grep -q "rejected (reason 8" "$tmp/rej.out" || bad="$bad${bad:+; }no REJ reason 8"
+	result "a REQ to an unknown service ID is rejected" "$bad" "$tmp/rej.out"
+else
+	result "a REQ to an unknown service ID is rejected" "the server did not start" "$srv_out"
+fi
+
+echo "CUNIT-TOTALS: tests=$n failed=$fail"
+echo "cmtime checks: $((n - fail)) passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,1699 @@
+/*
+ * ibal ulp: ibal_cmtime - how fast the connection manager sets up and tears down RC connections.
+ * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
+ *
+ * In the manner of librdmacm's cmtime, written only on the public API
+ * (<iba/ib_al.h>). A server listens on a service ID; a client resolves a
+ * path to it through the SA (ib_query, PathRecord by GIDs or by LIDs, or
+ * first the server's ServiceRecord when only the service ID is known),
+ * creates N RC QPs and connects them through the CM asynchronously, many
+ * requests in flight (-w, default 16; -w 0: every ib_cm_req() before the
+ * first reply is waited for). The server
+ * creates a QP per request in its REQ callback and accepts with ib_cm_rep()
+ * (its receives posted with the REP); the client answers each REP with
+ * ib_cm_rtu(). Then M messages go back and forth on each connection (the
+ * client sends, the server echoes), and the client disconnects them all
+ * with ib_cm_dreq() (the server answers ib_cm_drep()). Both sides then
+ * destroy their QPs and print a table of the phases, as cmtime does: wall
+ * time of the phase over all connections (total), the slowest and the
+ * fastest connection, the mean per connection, and connections per second.
+ *
+ *   ibal_cmtime -s [options]              server
+ *   ibal_cmtime [options] DEST            client; DEST is the server's port
+ *                                         GID (fe80::...) or LID (decimal, 0x..)
+ *   ibal_cmtime [options]                 client that finds the server by
+ *                                         its service ID (SA ServiceRecord)
+ *   ibal_cmtime -f [options]              server and client as two threads of
+ *                                         one process, on two soft CAs
+ *   ibal_cmtime -f --raw [options]        the reference without a CM: the same
+ *                                         number of QP pairs connected by hand
+ *                                         with ib_modify_qp, then put in ERROR
+ *
+ * Options (cmtime's letters where they mean the same):
+ *   -s            run the server
+ *   -f            run both sides in this process (sets IBAL_SOFT_CAS=2 and,
+ *                 when IBAL_SOFT_FABRIC is unset, a private fabric directory)
+ *   -c N          connections (client; default 100). Server: connections
+ *                 to serve before exiting (default: what the client's first
+ *                 request announces); it holds max(N, 4096)
+ *   -n M          messages exchanged on each connection (default 1; 0: none)
+ *   -S SVC_ID     service ID (default 0x1060000 + port, RDMA CM's TCP space)
+ *   -p PORT       service port, as cmtime's -p (default 7471)
+ *   -P GUID       local port GUID to use (default: the first port of the
+ *                 first CA; with -f, the first CA's for the server and the
+ *                 second's for the client); -b GUID is the same
+ *   -d DEST       the server's GID or LID (same as the positional DEST)
+ *   -r N          CM retries of each message (max_cm_retries, default 8)
+ *   -t MS         CM response timeout in milliseconds (default 1000): the
+ *                 remote/local response timeout fields of the REQ
+ *   -w N          at most N connection requests, exchanges and DREQs in
+ *                 flight (default 16; 0: all at once). The soft fabric's
+ *                 ports are Unix datagram sockets whose queues hold few
+ *                 packets (net.unix.max_dgram_qlen); a burst beyond them is
+ *                 dropped and costs a CM or RC timeout
+ *   -T S          limit of the whole run in seconds (default 120)
+ *   --raw         with -f: the no-CM reference
+ *   --json        also print one JSON line with every number (last line)
+ *   -h, --help    this text
+ *
+ * The server prints "listening" with its LID, GID and service ID once it
+ * accepts requests, and exits when the announced connections are gone.
+ * Exit status 0 only if every connection was made, exchanged its messages
+ * and was disconnected.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <dirent.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <iba/ib_al.h>
+#include <complib/comp_lib.h>
+
+#define MSG_LEN 64u              /* bytes of one message */
+#define RSLOTS 2u                /* receive buffers per connection */
+#define SSLOTS 2u                /* send buffers per connection */
+#define SLOTS (RSLOTS + SSLOTS)
+#define SRV_MIN_CAP 4096u        /* connections a server can hold at least */
+#define PD_MAGIC 0x434D5449u     /* "CMTI": private data of our REQs and REPs */
+#define RDMA_PS_TCP 0x0000000001060000ull
+
+/* ---- Options ---- */
+
+typedef struct opts {
+	boolean_t server, both, raw, json;
+	uint32_t conns;          /* -c */
+	uint32_t msgs;           /* -n */
+	uint64_t svc_id;         /* host order */
+	uint64_t port_guid;      /* -P, host order; 0 = default */
+	const char *dest;        /* -d / DEST */
+	uint8_t retries;         /* -r */
+	uint32_t timeout_ms;     /* -t */
+	uint32_t window;         /* -w */
+	uint32_t limit_s;        /* -T */
+} opts_t;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- Per-phase timing (cmtime's step table) ---- */
+
+enum {
+	STEP_RESOLVE, STEP_CREATE, STEP_REQ_REP, STEP_RTU, STEP_CONNECT, STEP_EXCHANGE,
+	STEP_DISCONNECT, STEP_DESTROY, STEPS
+};
+
+/*
+ * The client's steps: resolving the path (once); ib_create_qp; ib_cm_req()
+ * to the REP callback; posting the receives and ib_cm_rtu() in that
+ * callback; ib_cm_req() to ib_cm_rtu() returned (connect); the first
+ * message sent to the last echo received; ib_cm_dreq() to the DREP
+ * callback; ib_destroy_qp() to its destroy callback.
+ */
+static const char *const cli_step_name[STEPS] = {
+	"resolve path", "create qp", "req -> rep", "rtu", "connect", "exchange", "disconnect",
+	"destroy qp",
+};
+
+/*
+ * The server's: the REQ callback's ib_create_qp; REQ callback entered to
+ * ib_cm_rep() returned; ib_cm_rep() to the RTU callback; REQ callback to
+ * RTU callback (connect); DREQ callback entered to ib_cm_drep() returned;
+ * ib_destroy_qp() to its destroy callback.
+ */
+static const char *const srv_step_name[STEPS] = {
+	"resolve path", "create qp", "req -> rep", "rep -> rtu", "connect", "exchange", "disconnect",
+	"destroy qp",
+};
+
+static const char *const step_key[STEPS] = {
+	"resolve", "create_qp", "req_rep", "rtu", "connect", "exchange", "disconnect", "destroy_qp",
+};
+
+/* One step of one connection: when it started and ended (0: not done). */
+typedef struct span {
+	uint64_t start, end;
+} span_t;
+
+/* ---- One connection, one side ---- */
+
+typedef struct bench bench_t;
+
+typedef struct conn {
+	bench_t *b;
+	uint32_t idx;
+	ib_qp_handle_t qp;
+	span_t t[STEPS];
+	uint32_t sent, got;        /* messages: client sent / echoes received; server received */
+	uint32_t pending;          /* server: bit per receive slot to echo once established */
+	boolean_t established;     /* server: the RTU came */
+	boolean_t failed;
+} conn_t;
+
+/* One side of the benchmark. */
+struct bench {
+	const opts_t *o;
+	const char *name;          /* "server" or "client" */
+	boolean_t server;
+	int ca_index;              /* -f: which CA; -1: by -P or the first */
+	uint64_t deadline;
+
+	ib_al_handle_t al;
+	ib_ca_handle_t ca;
+	ib_pd_handle_t pd;
+	ib_cq_handle_t cq;
+	ib_mr_handle_t mr;
+	net32_t lkey;
+	uint8_t *buf;              /* SLOTS * MSG_LEN bytes per connection */
+	ib_port_attr_t port;       /* the local port (tables not kept) */
+	uint8_t port_num;
+	ib_gid_t gid;
+	ib_path_rec_t path;        /* client: to the server */
+	ib_listen_handle_t listen;
+	ib_reg_svc_handle_t reg;
+
+	conn_t *c;
+	uint32_t cap;              /* entries of c[] */
+	uint32_t n;                /* connections of the run */
+	uint32_t expect;           /* server: connections to serve (0: not known yet) */
+	uint32_t msgs;             /* messages per connection (the server: as announced) */
+
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	uint32_t n_req, n_rep, n_rej, n_est, n_xdone, n_disc, n_dfail, n_destroyed, n_fail;
+	uint32_t n_mra;
+	uint32_t x_next;           /* client: the next connection to start exchanging */
+	boolean_t stop_on_fail;    /* a wait ends at the first failed connection */
+	span_t resolve;
+	char err[256];             /* the first failure */
+
+	/* -f: the server tells the client where it is. */
+	pthread_mutex_t *ready_lock;
+	pthread_cond_t *ready_cond;
+	int *ready;                /* 1 listening, -1 failed */
+	ib_gid_t *ready_gid;
+};
+
+static void failf(bench_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void failf(bench_t *b, const char *fmt, ...)
+{
+	char msg[sizeof(b->err)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "ibal_cmtime %s: %s\n", b->name, msg);
+	pthread_mutex_lock(&b->lock);
+	if (!b->err[0])
+		snprintf(b->err, sizeof(b->err), "%s", msg);
+	pthread_mutex_unlock(&b->lock);
+}
+
+/* Checks an access-layer status; FALSE (after saying why) unless IB_SUCCESS. */
+static boolean_t ok(bench_t *b, ib_api_status_t st, const char *what)
+{
+	if (st == IB_SUCCESS)
+		return TRUE;
+	failf(b, "%s failed: %s", what, ib_get_err_str(st));
+	return FALSE;
+}
+
+/* Adds one to a counter under the lock and wakes the main thread. */
+static void count(bench_t *b, uint32_t *p)
+{
+	pthread_mutex_lock(&b->lock);
+	(*p)++;
+	pthread_cond_broadcast(&b->cond);
+	pthread_mutex_unlock(&b->lock);
+}
+
+/* Marks a connection failed (once) and counts it. */
+static void conn_fail(conn_t *c)
+{
+	bench_t *b = c->b;
+
+	pthread_mutex_lock(&b->lock);
+	if (!c->failed) {
+		c->failed = TRUE;
+		b->n_fail++;
+	}
+	pthread_cond_broadcast(&b->cond);
+	pthread_mutex_unlock(&b->lock);
+}
+
+/*
+ * Waits until *a (+ *b2 when given) reaches want, or the deadline passes.
+ * Returns TRUE when it was reached.
+ */
+static boolean_t wait_count(bench_t *b, const uint32_t *a, const uint32_t *b2, uint32_t want,
+			    const char *what)
+{
+	struct timespec ts;
+	uint32_t got;
+	pthread_mutex_lock(&b->lock);
+	for (;;) {
+		got = *a + (b2 ? *b2 : 0);
+		if (got >= want || now_ns() >= b->deadline || (b->stop_on_fail && b->n_fail))
+			break;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 100000000;   /* look at the deadline every 100 ms */
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&b->cond, &b->lock, &ts);
+	}
+	pthread_mutex_unlock(&b->lock);
+	if (got < want && b->stop_on_fail && b->n_fail)
+		return FALSE;
+	if (got < want) {
+		failf(b, "%s: %u of %u within the %u s limit of the run", what, got, want,
+		      b->o->limit_s);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+/* ---- Message buffers ---- */
+
+static uint8_t *slot(bench_t *b, uint32_t ci, uint32_t s)
+{
+	return b->buf + ((size_t)ci * SLOTS + s) * MSG_LEN;
+}
+
+/* wr_id of a buffer: connection index and slot. */
+static uint64_t wr_id(uint32_t ci, uint32_t s)
+{
+	return ((uint64_t)ci << 8) | s;
+}
+
+static void msg_fill(uint8_t *p, uint32_t idx, uint32_t seq)
+{
+	uint32_t i;
+
+	memcpy(p, &idx, 4);
+	memcpy(p + 4, &seq, 4);
+	for (i = 8; i < MSG_LEN; i++)
+		p[i] = (uint8_t)(idx * 31u + seq * 7u + i);
+}
+
+static boolean_t msg_good(const uint8_t *p, uint32_t len, uint32_t idx, uint32_t seq)
+{
+	uint8_t want[MSG_LEN];
+
+	msg_fill(want, idx, seq);
+	return len == MSG_LEN && !memcmp(p, want, MSG_LEN);
+}
+
+static ib_api_status_t post_recvs(bench_t *b, conn_t *c)
+{
+	ib_recv_wr_t wr[RSLOTS];
+	ib_local_ds_t ds[RSLOTS];
+	uint32_t s;
+
+	for (s = 0; s < RSLOTS; s++) {
+		ds[s].vaddr = (uintptr_t)slot(b, c->idx, s);
+		ds[s].length = MSG_LEN;
+		ds[s].lkey = b->lkey;
+		memset(&wr[s], 0, sizeof(wr[s]));
+		wr[s].wr_id = wr_id(c->idx, s);
+		wr[s].num_ds = 1;
+		wr[s].ds_array = &ds[s];
+		wr[s].p_next = s + 1 < RSLOTS ? &wr[s + 1] : NULL;
+	}
+	return ib_post_recv(c->qp, wr, NULL);
+}
+
+static ib_api_status_t repost_recv(bench_t *b, conn_t *c, uint32_t s)
+{
+	ib_recv_wr_t wr;
+	ib_local_ds_t ds;
+
+	ds.vaddr = (uintptr_t)slot(b, c->idx, s);
+	ds.length = MSG_LEN;
+	ds.lkey = b->lkey;
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = wr_id(c->idx, s);
+	wr.num_ds = 1;
+	wr.ds_array = &ds;
+	return ib_post_recv(c->qp, &wr, NULL);
+}
+
+/* Posts a send of send slot s (MSG_LEN bytes) of connection c. */
+static ib_api_status_t send_slot(bench_t *b, conn_t *c, uint32_t s)
+{
+	ib_send_wr_t wr;
+	ib_local_ds_t ds;
+
+	ds.vaddr = (uintptr_t)slot(b, c->idx, s);
+	ds.length = MSG_LEN;
+	ds.lkey = b->lkey;
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = wr_id(c->idx, s);
+	wr.wr_type = WR_SEND;
+	wr.send_opt = IB_SEND_OPT_SIGNALED;
+	wr.num_ds = 1;
+	wr.ds_array = &ds;
+	return ib_post_send(c->qp, &wr, NULL);
+}
+
+/* Client: sends message seq of connection c from its send slot seq % SSLOTS. */
+static ib_api_status_t send_msg(bench_t *b, conn_t *c, uint32_t seq)
+{
+	uint32_t s = RSLOTS + seq % SSLOTS;
+
+	msg_fill(slot(b, c->idx, s), c->idx, seq);
+	return send_slot(b, c, s);
+}
+
+/* ---- Completions ---- */
+
+/* Client: starts the exchange of connection ci (its first message). */
+static void start_exchange(bench_t *b, uint32_t ci)
+{
+	conn_t *c = &b->c[ci];
+	ib_api_status_t st;
+
+	c->t[STEP_EXCHANGE].start = now_ns();
+	c->sent = 1;
+	st = send_msg(b, c, 0);
+	if (st != IB_SUCCESS) {
+		failf(b, "connection %u: ib_post_send failed: %s", ci, ib_get_err_str(st));
+		conn_fail(c);
+	}
+}
+
+/* Client: the window's next connection to exchange, or UINT32_MAX. */
+static uint32_t next_exchange(bench_t *b)
+{
+	uint32_t ci = UINT32_MAX;
+
+	pthread_mutex_lock(&b->lock);
+	if (b->x_next < b->n)
+		ci = b->x_next++;
+	pthread_mutex_unlock(&b->lock);
+	return ci;
+}
+
+/* Server: echoes the message in receive slot s (the connection is established). */
+static void server_echo(bench_t *b, conn_t *c, uint32_t s)
+{
+	uint32_t seq;
+	ib_api_status_t st;
+
+	/* The same bytes back (they carry the client's index), from a send slot. */
+	memcpy(&seq, slot(b, c->idx, s) + 4, 4);
+	memcpy(slot(b, c->idx, RSLOTS + seq % SSLOTS), slot(b, c->idx, s), MSG_LEN);
+	st = send_slot(b, c, RSLOTS + seq % SSLOTS);
+	if (st == IB_SUCCESS)
+		st = repost_recv(b, c, s);
+	if (st != IB_SUCCESS) {
+		failf(b, "connection %u: echo failed: %s", c->idx, ib_get_err_str(st));
+		conn_fail(c);
+	}
+}
+
+static void on_recv(bench_t *b, const ib_wc_t *wc)
+{
+	uint32_t ci = (uint32_t)(wc->wr_id >> 8), s = (uint32_t)(wc->wr_id & 0xFF), seq;
+	conn_t *c = &b->c[ci];
+	uint8_t *p = slot(b, ci, s);
+	ib_api_status_t st;
+	boolean_t echo;
+
+	memcpy(&seq, p + 4, 4);
+	if (b->server) {
+		/* Messages carry the client's index; ours may differ, so check the bytes only. */
+		uint32_t their;
+
+		memcpy(&their, p, 4);
+		if (!msg_good(p, wc->length, their, seq)) {
+			failf(b, "connection %u: message damaged", ci);
+			conn_fail(c);
+			return;
+		}
+		pthread_mutex_lock(&b->lock);
+		c->got++;
+		echo = c->established;
+		if (!echo)
+			c->pending |= 1u << s;   /* data before the RTU: echo once it comes */
+		pthread_mutex_unlock(&b->lock);
+		if (echo)
+			server_echo(b, c, s);
+		return;
+	}
+	/* Client: the echo of message c->sent - 1. */
+	if (!msg_good(p, wc->length, ci, seq) || seq + 1 != c->sent) {
+		failf(b, "connection %u: echo %u is not message %u", ci, seq, c->sent - 1);
+		conn_fail(c);
+		return;
+	}
+	c->got++;
+	st = repost_recv(b, c, s);
+	if (st == IB_SUCCESS && c->sent < b->o->msgs) {
+		st = send_msg(b, c, c->sent);
+		c->sent++;
+	} else if (st == IB_SUCCESS) {
+		c->t[STEP_EXCHANGE].end = now_ns();
+		count(b, &b->n_xdone);
+		if ((ci = next_exchange(b)) != UINT32_MAX)
+			start_exchange(b, ci);
+		return;
+	}
+	if (st != IB_SUCCESS) {
+		failf(b, "connection %u: posting failed: %s", ci, ib_get_err_str(st));
+		conn_fail(c);
+	}
+}
+
+/* The completion callback of the side's single CQ: drain, rearm, drain. */
+static void AL_API on_cq(const ib_cq_handle_t h_cq, void *context)
+{
+	bench_t *b = (bench_t *)context;
+	ib_wc_t wcs[32], *free_l, *done, *w;
+	boolean_t rearmed = FALSE;
+	ib_api_status_t st;
+	unsigned i;
+
+	for (;;) {
+		for (i = 0; i < 32; i++)
+			wcs[i].p_next = i + 1 < 32 ? &wcs[i + 1] : NULL;
+		free_l = wcs;
+		st = ib_poll_cq(h_cq, &free_l, &done);
+		if (st == IB_NOT_FOUND && !rearmed) {
+			st = ib_rearm_cq(h_cq, FALSE);
+			rearmed = TRUE;
+			if (st == IB_SUCCESS)
+				continue;
+		}
+		if (st == IB_NOT_FOUND)
+			return;
+		if (st != IB_SUCCESS) {
+			failf(b, "polling the CQ failed: %s", ib_get_err_str(st));
+			return;
+		}
+		rearmed = FALSE;
+		for (w = done; w; w = w->p_next) {
+			uint32_t ci = (uint32_t)(w->wr_id >> 8);
+
+			if (ci >= b->cap)
+				continue;
+			if (w->status != IB_WCS_SUCCESS) {
+				/* Flushes after a disconnection are expected. */
+				if (w->status != IB_WCS_WR_FLUSHED_ERR) {
+					failf(b, "connection %u: %s completion failed: %s", ci,
+					      ib_get_wc_type_str(w->wc_type),
+					      ib_get_wc_status_str(w->status));
+					conn_fail(&b->c[ci]);
+				}
+				continue;
+			}
+			if (w->wc_type == IB_WC_RECV)
+				on_recv(b, w);
+		}
+	}
+}
+
+static void AL_API on_async(ib_async_event_rec_t *p_rec)
+{
+	bench_t *b = (bench_t *)p_rec->context;
+
+	if (p_rec->code == IB_AE_QP_COMM)   /* data before the RTU: nothing to do */
+		return;
+	fprintf(stderr, "ibal_cmtime %s: asynchronous event %s\n", b ? b->name : "?",
+		ib_get_async_event_str(p_rec->code));
+}
+
+/* ---- Setting up a side ---- */
+
+/* Opens the access layer and the CA, finds the port, waits for it to be active. */
+static boolean_t open_side(bench_t *b)
+{
+	ib_net64_t guids[16];
+	size_t n = 16, i;
+	uint32_t size = 0, p;
+	ib_ca_attr_t *attr = NULL;
+	ib_api_status_t st;
+	boolean_t found = FALSE;
+
+	if (!ok(b, ib_open_al(&b->al), "ib_open_al"))
+		return FALSE;
+	st = ib_get_ca_guids(b->al, guids, &n);
+	if (!ok(b, st, "ib_get_ca_guids"))
+		return FALSE;
+	if (!n) {
+		failf(b, "no channel adapter");
+		return FALSE;
+	}
+	if (b->ca_index >= (int)n) {
+		failf(b, "-f needs %d CAs, found %zu (IBAL_SOFT_CAS)", b->ca_index + 1, n);
+		return FALSE;
+	}
+	/* The CA: by index (-f), else the one with the port -P names, else the first. */
+	for (i = b->ca_index >= 0 ? (size_t)b->ca_index : 0; i < n && !found; i++) {
+		if (b->ca)
+			ib_close_ca(b->ca, ib_sync_destroy);
+		b->ca = NULL;
+		if (!ok(b, ib_open_ca(b->al, guids[i], on_async, b, &b->ca), "ib_open_ca"))
+			return FALSE;
+		for (;;) {
+			size = 0;
+			free(attr);
+			attr = NULL;
+			if (ib_query_ca(b->ca, NULL, &size) != IB_INSUFFICIENT_MEMORY ||
+			    !(attr = (ib_ca_attr_t *)malloc(size))) {
+				failf(b, "ib_query_ca gave no size");
+				return FALSE;
+			}
+			if (!ok(b, ib_query_ca(b->ca, attr, &size), "ib_query_ca")) {
+				free(attr);
+				return FALSE;
+			}
+			for (p = 0; p < attr->num_ports && !found; p++) {
+				if (b->o->port_guid && b->ca_index < 0 &&
+				    cl_ntoh64(attr->p_port_attr[p].port_guid) != b->o->port_guid)
+					continue;
+				if (!b->o->port_guid && p)
+					continue;
+				found = TRUE;
+				b->port = attr->p_port_attr[p];
+				b->port_num = attr->p_port_attr[p].port_num;
+				b->gid = attr->p_port_attr[p].p_gid_table[0];
+				b->port.p_gid_table = NULL;
+				b->port.p_pkey_table = NULL;
+			}
+			/* The port must be active (the SM brings soft ports up at once). */
+			if (!found || b->port.link_state == IB_LINK_ACTIVE || now_ns() >= b->deadline)
+				break;
+			found = FALSE;
+			usleep(10000);
+		}
+		if (b->ca_index >= 0)
+			break;
+	}
+	free(attr);
+	if (!found) {
+		if (b->o->port_guid)
+			failf(b, "no local port with GUID 0x%016" PRIx64, b->o->port_guid);
+		else
+			failf(b, "the CA has no port");
+		return FALSE;
+	}
+	if (b->port.link_state != IB_LINK_ACTIVE) {
+		failf(b, "port %u is %s, not active", b->port_num,
+		      ib_get_port_state_str(b->port.link_state));
+		return FALSE;
+	}
+	return TRUE;
+}
+
+/* The PD, the CQ and the registered message buffers for cap connections. */
+static boolean_t make_resources(bench_t *b, uint32_t cap)
+{
+	ib_cq_create_t cc;
+	ib_mr_create_t mc;
+	net32_t rkey;
+	size_t len = (size_t)cap * SLOTS * MSG_LEN;
+
+	b->cap = cap;
+	if (!(b->c = (conn_t *)calloc(cap, sizeof(*b->c))) || posix_memalign((void **)&b->buf, 4096, len)) {
+		failf(b, "out of memory for %u connections", cap);
+		return FALSE;
+	}
+	memset(b->buf, 0, len);
+	if (!ok(b, ib_alloc_pd(b->ca, IB_PDT_NORMAL, b, &b->pd), "ib_alloc_pd"))
+		return FALSE;
+	memset(&cc, 0, sizeof(cc));
+	cc.size = cap * SLOTS + 64;
+	cc.pfn_comp_cb = on_cq;
+	if (!ok(b, ib_create_cq(b->ca, &cc, b, on_async, &b->cq), "ib_create_cq") ||
+	    !ok(b, ib_rearm_cq(b->cq, FALSE), "ib_rearm_cq"))
+		return FALSE;
+	mc.vaddr = b->buf;
+	mc.length = len;
+	mc.access_ctrl = IB_AC_LOCAL_WRITE;
+	return ok(b, ib_reg_mem(b->pd, &mc, &b->lkey, &rkey, &b->mr), "ib_reg_mem");
+}
+
+static ib_api_status_t create_qp(bench_t *b, conn_t *c)
+{
+	ib_qp_create_t qc;
+
+	memset(&qc, 0, sizeof(qc));
+	qc.qp_type = IB_QPT_RELIABLE_CONN;
+	qc.sq_depth = SSLOTS + 2;
+	qc.rq_depth = RSLOTS;
+	qc.sq_sge = qc.rq_sge = 1;
+	qc.h_sq_cq = qc.h_rq_cq = b->cq;
+	qc.sq_signaled = TRUE;
+	return ib_create_qp(b->pd, &qc, c, on_async, &c->qp);
+}
+
+static void AL_API on_qp_destroyed(void *context)
+{
+	conn_t *c = (conn_t *)context;
+
+	c->t[STEP_DESTROY].end = now_ns();
+	count(c->b, &c->b->n_destroyed);
+}
+
+/* Destroys every QP of the run and waits for their destroy callbacks. */
+static boolean_t destroy_qps(bench_t *b)
+{
+	uint32_t i, want = 0;
+	uint64_t grace = now_ns() + 10000000000ull;
+
+	/* A run that used up its time still gets 10 s to clean up. */
+	pthread_mutex_lock(&b->lock);
+	if (b->deadline < grace)
+		b->deadline = grace;
+	pthread_mutex_unlock(&b->lock);
+
+	for (i = 0; i < b->n; i++) {
+		conn_t *c = &b->c[i];
+
+		if (!c->qp)
+			continue;
+		c->t[STEP_DESTROY].start = now_ns();
+		if (ok(b, ib_destroy_qp(c->qp, on_qp_destroyed), "ib_destroy_qp"))
+			want++;
+		c->qp = NULL;
+	}
+	return wait_count(b, &b->n_destroyed, NULL, want, "QPs destroyed");
+}
+
+/* The CM response timeout field for a time in ms: 4.096 us * 2^x >= ms. */
+static uint8_t cm_timeout_exp(uint32_t ms)
+{
+	uint8_t x = 0;
+
+	while (x < 31 && 4.096 * (double)(1u << x) < ms * 1000.0)
+		x++;
+	return x;
+}
+
+/* The private data of our REQs (network order). */
+typedef struct req_pdata {
+	net32_t magic, idx, total, msgs, pid;
+} req_pdata_t;
+
+/* ---- The server ---- */
+
+static void AL_API srv_on_rej(ib_cm_rej_rec_t *p)
+{
+	conn_t *c = (conn_t *)p->qp_context;
+
+	failf(c->b, "connection %u rejected by the client (reason %u)", c->idx,
+	      cl_ntoh16(p->rej_status));
+	conn_fail(c);
+}
+
+static void AL_API on_mra(ib_cm_mra_rec_t *p)
+{
+	conn_t *c = (conn_t *)p->qp_context;
+
+	count(c->b, &c->b->n_mra);
+}
+
+static void AL_API srv_on_rtu(ib_cm_rtu_rec_t *p)
+{
+	conn_t *c = (conn_t *)p->qp_context;
+	bench_t *b = c->b;
+	uint32_t pend, s;
+
+	c->t[STEP_RTU].end = now_ns();
+	c->t[STEP_CONNECT].end = c->t[STEP_RTU].end;
+	pthread_mutex_lock(&b->lock);
+	c->established = TRUE;
+	pend = c->pending;
+	c->pending = 0;
+	b->n_est++;
+	pthread_cond_broadcast(&b->cond);
+	pthread_mutex_unlock(&b->lock);
+	for (s = 0; s < RSLOTS; s++)
+		if (pend & (1u << s))
+			server_echo(b, c, s);
+}
+
+static void AL_API on_lap(ib_cm_lap_rec_t *p)
+{
+	ib_cm_apr_t apr;
+
+	memset(&apr, 0, sizeof(apr));
+	apr.qp_type = IB_QPT_RELIABLE_CONN;
+	apr.apr_status = IB_AP_REJECT;
+	ib_cm_apr(p->h_cm_lap, &apr);
+}
+
+static void AL_API srv_on_dreq(ib_cm_dreq_rec_t *p)
+{
+	conn_t *c = (conn_t *)p->qp_context;
+	bench_t *b = c->b;
+	ib_cm_drep_t drep;
+	ib_api_status_t st;
+
+	c->t[STEP_DISCONNECT].start = now_ns();
+	memset(&drep, 0, sizeof(drep));
+	st = ib_cm_drep(p->h_cm_dreq, &drep);
+	c->t[STEP_DISCONNECT].end = now_ns();
+	if (!ok(b, st, "ib_cm_drep"))
+		count(b, &b->n_dfail);
+	else
+		count(b, &b->n_disc);
+}
+
+/* A connection request: a QP, receives, and the REP. */
+static void AL_API srv_on_req(ib_cm_req_rec_t *p)
+{
+	bench_t *b = (bench_t *)p->context;
+	const req_pdata_t *rq = (const req_pdata_t *)p->p_req_pdata;
+	uint64_t t = now_ns();
+	ib_cm_rep_t rep;
+	ib_cm_rej_t rej;
+	ib_recv_wr_t wr[RSLOTS], *bad = NULL;
+	ib_local_ds_t ds[RSLOTS];
+	net32_t rep_pd[2];
+	uint32_t ci, s, total;
+	conn_t *c;
+	ib_api_status_t st;
+
+	memset(&rej, 0, sizeof(rej));
+	if (!rq || cl_ntoh32(rq->magic) != PD_MAGIC) {
+		rej.rej_status = IB_REJ_USER_DEFINED;
+		ib_cm_rej(p->h_cm_req, &rej);
+		return;
+	}
+	total = cl_ntoh32(rq->total);
+	pthread_mutex_lock(&b->lock);
+	ci = b->n_req < b->cap ? b->n_req++ : UINT32_MAX;
+	if (!b->expect)
+		b->expect = total < b->cap ? total : b->cap;
+	b->msgs = cl_ntoh32(rq->msgs);
+	if (ci != UINT32_MAX && ci + 1 > b->n)
+		b->n = ci + 1;
+	pthread_mutex_unlock(&b->lock);
+	if (ci == UINT32_MAX) {
+		rej.rej_status = IB_REJ_INSUF_RESOURCES;
+		ib_cm_rej(p->h_cm_req, &rej);
+		failf(b, "more requests than the %u connections this server holds (-c)", b->cap);
+		return;
+	}
+	c = &b->c[ci];
+	c->b = b;
+	c->idx = ci;
+	c->t[STEP_REQ_REP].start = c->t[STEP_CONNECT].start = t;
+	c->t[STEP_CREATE].start = now_ns();
+	st = create_qp(b, c);
+	c->t[STEP_CREATE].end = now_ns();
+	if (!ok(b, st, "ib_create_qp")) {
+		rej.rej_status = IB_REJ_INSUF_RESOURCES;
+		ib_cm_rej(p->h_cm_req, &rej);
+		conn_fail(c);
+		return;
+	}
+	for (s = 0; s < RSLOTS; s++) {
+		ds[s].vaddr = (uintptr_t)slot(b, ci, s);
+		ds[s].length = MSG_LEN;
+		ds[s].lkey = b->lkey;
+		memset(&wr[s], 0, sizeof(wr[s]));
+		wr[s].wr_id = wr_id(ci, s);
+		wr[s].num_ds = 1;
+		wr[s].ds_array = &ds[s];
+		wr[s].p_next = s + 1 < RSLOTS ? &wr[s + 1] : NULL;
+	}
+	rep_pd[0] = cl_hton32(PD_MAGIC);
+	rep_pd[1] = rq->idx;
+	memset(&rep, 0, sizeof(rep));
+	rep.p_rep_pdata = (const uint8_t *)rep_pd;
+	rep.rep_length = sizeof(rep_pd);
+	rep.h_qp = c->qp;
+	rep.qp_type = IB_QPT_RELIABLE_CONN;
+	rep.access_ctrl = IB_AC_LOCAL_WRITE;
+	rep.init_depth = 0;
+	rep.target_ack_delay = 0;
+	rep.failover_accepted = IB_FAILOVER_ACCEPT_UNSUPPORTED;
+	rep.flow_ctrl = TRUE;
+	rep.rnr_nak_timeout = 1;
+	rep.rnr_retry_cnt = 7;
+	rep.pfn_cm_rej_cb = srv_on_rej;
+	rep.pfn_cm_mra_cb = on_mra;
+	rep.pfn_cm_rtu_cb = srv_on_rtu;
+	rep.pfn_cm_lap_cb = on_lap;
+	rep.pfn_cm_dreq_cb = srv_on_dreq;
+	rep.p_recv_wr = wr;
+	rep.pp_recv_failure = &bad;
+	c->t[STEP_RTU].start = now_ns();
+	st = ib_cm_rep(p->h_cm_req, &rep);
+	c->t[STEP_REQ_REP].end = now_ns();
+	if (!ok(b, st, "ib_cm_rep")) {
+		rej.rej_status = IB_REJ_INSUF_RESOURCES;   /* tell the client, if still possible */
+		ib_cm_rej(p->h_cm_req, &rej);
+		conn_fail(c);
+		return;
+	}
+	count(b, &b->n_rep);
+}
+
+static void AL_API on_reg_svc(ib_reg_svc_rec_t *p)
+{
+	bench_t *b = (bench_t *)p->svc_context;
+
+	if (p->req_status != IB_SUCCESS)
+		fprintf(stderr, "ibal_cmtime server: ServiceRecord not registered (%s); clients "
+			"must be given the GID or LID\n", ib_get_err_str(p->req_status));
+	(void)b;
+}
+
+/* Registers our service with the SA, so that a client given only -S finds us. */
+static void register_service(bench_t *b)
+{
+	ib_reg_svc_req_t r;
+
+	memset(&r, 0, sizeof(r));
+	r.svc_rec.service_id = cl_hton64(b->o->svc_id);
+	r.svc_rec.service_gid = b->gid;
+	r.svc_rec.service_pkey = IB_DEFAULT_PKEY;
+	r.svc_rec.service_lease = 0xFFFFFFFFu;
+	snprintf((char *)r.svc_rec.service_name, sizeof(r.svc_rec.service_name), "ibal_cmtime");
+	r.port_guid = b->port.port_guid;
+	r.timeout_ms = 500;
+	r.retry_cnt = 3;
+	r.flags = IB_FLAGS_SYNC;
+	r.svc_context = b;
+	r.pfn_reg_svc_cb = on_reg_svc;
+	if (ib_reg_svc(b->al, &r, &b->reg) != IB_SUCCESS)
+		b->reg = NULL;
+}
+
+static void tell_ready(bench_t *b, int v)
+{
+	if (!b->ready)
+		return;
+	pthread_mutex_lock(b->ready_lock);
+	*b->ready = v;
+	if (v > 0)
+		*b->ready_gid = b->gid;
+	pthread_cond_broadcast(b->ready_cond);
+	pthread_mutex_unlock(b->ready_lock);
+}
+
+static void print_gid(char *s, size_t len, const ib_gid_t *g)
+{
+	if (!inet_ntop(AF_INET6, g->raw, s, (socklen_t)len))
+		snprintf(s, len, "?");
+}
+
+static boolean_t server_run(bench_t *b)
+{
+	ib_cm_listen_t l;
+	char gs[64];
+	uint32_t cap = b->o->conns > SRV_MIN_CAP ? b->o->conns : SRV_MIN_CAP;
+
+	b->expect = b->o->conns;
+	if (!open_side(b) || !make_resources(b, cap))
+		return FALSE;
+	memset(&l, 0, sizeof(l));
+	l.svc_id = cl_hton64(b->o->svc_id);
+	l.ca_guid = IB_ALL_CAS;
+	l.port_guid = b->port.port_guid;
+	l.lid = IB_ALL_LIDS;
+	l.pkey = IB_ALL_PKEYS;
+	l.pfn_cm_req_cb = srv_on_req;
+	l.qp_type = IB_QPT_RELIABLE_CONN;
+	if (!ok(b, ib_cm_listen(b->al, &l, b, &b->listen), "ib_cm_listen"))
+		return FALSE;
+	if (!b->o->both)
+		register_service(b);
+	print_gid(gs, sizeof(gs), &b->gid);
+	printf("ibal_cmtime server: listening: LID 0x%04x GID %s service ID 0x%016" PRIx64
+	       " port GUID 0x%016" PRIx64 "\n", cl_ntoh16(b->port.lid), gs, b->o->svc_id,
+	       cl_ntoh64(b->port.port_guid));
+	fflush(stdout);
+	tell_ready(b, 1);
+	/* Wait until the run's connections were disconnected (or failed). */
+	for (;;) {
+		uint32_t want;
+
+		pthread_mutex_lock(&b->lock);
+		want = b->expect;
+		pthread_mutex_unlock(&b->lock);
+		if (want) {
+			if (!wait_count(b, &b->n_disc, &b->n_fail, want, "connections served"))
+				return FALSE;
+			break;
+		}
+		if (!wait_count(b, &b->n_req, &b->n_fail, 1, "a first request"))
+			return FALSE;
+	}
+	return b->n_fail == 0 && b->n_dfail == 0;
+}
+
+/* ---- The client ---- */
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int done;
+	ib_query_rec_t rec;
+} Q = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, { 0 } };
+
+static void AL_API on_query(ib_query_rec_t *p)
+{
+	pthread_mutex_lock(&Q.lock);
+	Q.rec = *p;
+	Q.done = 1;
+	pthread_cond_broadcast(&Q.cond);
+	pthread_mutex_unlock(&Q.lock);
+}
+
+/* A synchronous SA query through our port; the answer MAD is the caller's (ib_put_mad). */
+static ib_api_status_t sa_query(bench_t *b, ib_query_type_t type, const void *in, ib_query_rec_t *out)
+{
+	ib_query_req_t q;
+	ib_api_status_t st;
+
+	memset(&q, 0, sizeof(q));
+	q.query_type = type;
+	q.p_query_input = in;
+	q.port_guid = b->port.port_guid;
+	q.timeout_ms = 500;
+	q.retry_cnt = 4;
+	q.flags = IB_FLAGS_SYNC;
+	q.pfn_query_cb = on_query;
+	pthread_mutex_lock(&Q.lock);
+	Q.done = 0;
+	pthread_mutex_unlock(&Q.lock);
+	st = ib_query(b->al, &q, NULL);
+	if (st != IB_SUCCESS)
+		return st;
+	pthread_mutex_lock(&Q.lock);
+	*out = Q.rec;
+	pthread_mutex_unlock(&Q.lock);
+	if (out->status == IB_SUCCESS && !out->result_cnt) {
+		if (out->p_result_mad)
+			ib_put_mad(out->p_result_mad);
+		out->p_result_mad = NULL;
+		return IB_NOT_FOUND;
+	}
+	return out->status;
+}
+
+/* The path to the server: DEST as a GID or a LID, else the ServiceRecord of -S. */
+static boolean_t resolve(bench_t *b, const ib_gid_t *dgid_in)
+{
+	ib_gid_pair_t gp;
+	ib_lid_pair_t lp;
+	ib_query_rec_t r;
+	ib_api_status_t st;
+	const char *d = b->o->dest;
+	char *end;
+	unsigned long lid;
+
+	b->resolve.start = now_ns();
+	memset(&gp, 0, sizeof(gp));
+	gp.src_gid = b->gid;
+	if (dgid_in) {
+		gp.dest_gid = *dgid_in;
+	} else if (d && strchr(d, ':')) {
+		if (inet_pton(AF_INET6, d, gp.dest_gid.raw) != 1) {
+			failf(b, "not a GID: %s", d);
+			return FALSE;
+		}
+	} else if (d) {
+		errno = 0;
+		lid = strtoul(d, &end, 0);
+		if (errno || *end || !lid || lid > IB_LID_UCAST_END_HO) {
+			failf(b, "not a unicast LID: %s", d);
+			return FALSE;
+		}
+		lp.src_lid = b->port.lid;
+		lp.dest_lid = cl_hton16((uint16_t)lid);
+		st = sa_query(b, IB_QUERY_PATH_REC_BY_LIDS, &lp, &r);
+		goto path;
+	} else {
+		ib_net64_t sid = cl_hton64(b->o->svc_id);
+
+		st = sa_query(b, IB_QUERY_SVC_REC_BY_ID, &sid, &r);
+		if (!ok(b, st, "finding the server's ServiceRecord (give its GID or LID)"))
+			return FALSE;
+		gp.dest_gid = ib_get_query_svc_rec(r.p_result_mad, 0)->service_gid;
+		ib_put_mad(r.p_result_mad);
+	}
+	st = sa_query(b, IB_QUERY_PATH_REC_BY_GIDS, &gp, &r);
+path:
+	if (!ok(b, st, "the PathRecord query"))
+		return FALSE;
+	b->path = *ib_get_query_path_rec(r.p_result_mad, 0);
+	ib_put_mad(r.p_result_mad);
+	b->resolve.end = now_ns();
+	return TRUE;
+}
+
+static void AL_API cli_on_rej(ib_cm_rej_rec_t *p)
+{
+	conn_t *c = (conn_t *)p->qp_context;
+
+	c->t[STEP_REQ_REP].end = now_ns();
+	failf(c->b, "connection %u rejected (reason %u%s)", c->idx, cl_ntoh16(p->rej_status),
+	      p->rej_status == IB_REJ_TIMEOUT ? ": timeout" :
+	      p->rej_status == IB_REJ_INVALID_SID ? ": no server on this service ID" : "");
+	conn_fail(c);
+	count(c->b, &c->b->n_rej);
+}
+
+static void AL_API cli_on_dreq(ib_cm_dreq_rec_t *p)
+{
+	conn_t *c = (conn_t *)p->qp_context;
+	ib_cm_drep_t drep;
+
+	memset(&drep, 0, sizeof(drep));
+	ib_cm_drep(p->h_cm_dreq, &drep);
+	failf(c->b, "connection %u: the server disconnected", c->idx);
+	conn_fail(c);
+}
+
+/* The REP: receives for the echoes, then the RTU; the connection is up. */
+static void AL_API cli_on_rep(ib_cm_rep_rec_t *p)
+{
+	conn_t *c = (conn_t *)p->qp_context;
+	bench_t *b = c->b;
+	const net32_t *pd = (const net32_t *)p->p_rep_pdata;
+	ib_cm_rtu_t rtu;
+	ib_api_status_t st;
+
+	c->t[STEP_REQ_REP].end = now_ns();
+	if (!pd || cl_ntoh32(pd[0]) != PD_MAGIC || cl_ntoh32(pd[1]) != c->idx)
+		failf(b, "connection %u: the REP's private data is not ours", c->idx);
+	st = post_recvs(b, c);
+	memset(&rtu, 0, sizeof(rtu));
+	rtu.access_ctrl = IB_AC_LOCAL_WRITE;
+	rtu.pfn_cm_dreq_cb = cli_on_dreq;
+	c->t[STEP_RTU].start = now_ns();
+	if (st == IB_SUCCESS)
+		st = ib_cm_rtu(p->h_cm_rep, &rtu);
+	c->t[STEP_RTU].end = c->t[STEP_CONNECT].end = now_ns();
+	if (!ok(b, st, "posting receives or ib_cm_rtu"))
+		conn_fail(c);
+	count(b, &b->n_rep);
+}
+
+static void AL_API cli_on_drep(ib_cm_drep_rec_t *p)
+{
+	conn_t *c = (conn_t *)p->qp_context;
+
+	c->t[STEP_DISCONNECT].end = now_ns();
+	if (p->cm_status != IB_SUCCESS) {
+		failf(c->b, "connection %u: no DREP: %s", c->idx, ib_get_err_str(p->cm_status));
+		count(c->b, &c->b->n_dfail);
+	} else {
+		count(c->b, &c->b->n_disc);
+	}
+}
+
+static boolean_t client_connect(bench_t *b)
+{
+	ib_cm_req_t req;
+	req_pdata_t pd;
+	uint32_t i, window = b->o->window;
+	uint8_t tmo = cm_timeout_exp(b->o->timeout_ms);
+
+	for (i = 0; i < b->n; i++) {
+		conn_t *c = &b->c[i];
+		ib_api_status_t st;
+
+		if (window && i >= window &&
+		    !wait_count(b, &b->n_rep, &b->n_rej, i - window + 1, "replies"))
+			return FALSE;
+		pd.magic = cl_hton32(PD_MAGIC);
+		pd.idx = cl_hton32(i);
+		pd.total = cl_hton32(b->n);
+		pd.msgs = cl_hton32(b->o->msgs);
+		pd.pid = cl_hton32((uint32_t)getpid());
+		memset(&req, 0, sizeof(req));
+		req.svc_id = cl_hton64(b->o->svc_id);
+		req.max_cm_retries = b->o->retries;
+		req.p_primary_path = &b->path;
+		req.pfn_cm_rep_cb = cli_on_rep;
+		req.p_req_pdata = (const uint8_t *)&pd;
+		req.req_length = sizeof(pd);
+		req.qp_type = IB_QPT_RELIABLE_CONN;
+		req.h_qp = c->qp;
+		req.resp_res = 0;
+		req.init_depth = 0;
+		req.remote_resp_timeout = tmo;
+		req.local_resp_timeout = tmo;
+		req.flow_ctrl = TRUE;
+		req.rnr_nak_timeout = 1;
+		req.rnr_retry_cnt = 7;
+		req.retry_cnt = 7;
+		req.pfn_cm_mra_cb = on_mra;
+		req.pfn_cm_rej_cb = cli_on_rej;
+		c->t[STEP_REQ_REP].start = c->t[STEP_CONNECT].start = now_ns();
+		st = ib_cm_req(&req);
+		if (!ok(b, st, "ib_cm_req")) {
+			conn_fail(c);
+			count(b, &b->n_rej);
+		}
+	}
+	return wait_count(b, &b->n_rep, &b->n_rej, b->n, "replies") && b->n_fail == 0;
+}
+
+static boolean_t client_exchange(bench_t *b)
+{
+	uint32_t i, first = b->o->window && b->o->window < b->n ? b->o->window : b->n;
+	boolean_t good;
+
+	if (!b->o->msgs)
+		return TRUE;
+	pthread_mutex_lock(&b->lock);
+	b->x_next = first;
+	b->stop_on_fail = TRUE;
+	pthread_mutex_unlock(&b->lock);
+	for (i = 0; i < first; i++)
+		start_exchange(b, i);
+	good = wait_count(b, &b->n_xdone, NULL, b->n, "connections done exchanging") &&
+	       b->n_fail == 0;
+	pthread_mutex_lock(&b->lock);
+	b->stop_on_fail = FALSE;
+	pthread_mutex_unlock(&b->lock);
+	return good;
+}
+
+static boolean_t client_disconnect(bench_t *b)
+{
+	ib_cm_dreq_t dreq;
+	uint32_t i, want = 0, window = b->o->window;
+
+	for (i = 0; i < b->n; i++) {
+		conn_t *c = &b->c[i];
+
+		if (c->failed || !c->t[STEP_CONNECT].end)
+			continue;
+		if (window && want >= window &&
+		    !wait_count(b, &b->n_disc, &b->n_dfail, want - window + 1, "DREPs"))
+			return FALSE;
+		memset(&dreq, 0, sizeof(dreq));
+		dreq.qp_type = IB_QPT_RELIABLE_CONN;
+		dreq.h_qp = c->qp;
+		dreq.pfn_cm_drep_cb = cli_on_drep;
+		c->t[STEP_DISCONNECT].start = now_ns();
+		if (ok(b, ib_cm_dreq(&dreq), "ib_cm_dreq"))
+			want++;
+	}
+	return wait_count(b, &b->n_disc, &b->n_dfail, want, "DREPs") && !b->n_dfail &&
+	       want == b->n;
+}
+
+static boolean_t client_run(bench_t *b, const ib_gid_t *dgid)
+{
+	uint32_t i;
+	boolean_t good;
+
+	b->n = b->o->conns;
+	if (!open_side(b) || !resolve(b, dgid) || !make_resources(b, b->n))
+		return FALSE;
+	for (i = 0; i < b->n; i++) {
+		conn_t *c = &b->c[i];
+
+		c->b = b;
+		c->idx = i;
+		c->t[STEP_CREATE].start = now_ns();
+		if (!ok(b, create_qp(b, c), "ib_create_qp"))
+			return FALSE;
+		c->t[STEP_CREATE].end = now_ns();
+	}
+	good = client_connect(b) && client_exchange(b);
+	/* Disconnect whatever is connected, even after a failure. */
+	good = client_disconnect(b) && good;
+	return good;
+}
+
+/* ---- The reference without a CM (-f --raw) ---- */
+
+/* Takes a QP RESET -> INIT -> RTR -> RTS towards (dlid, dqpn). */
+static ib_api_status_t raw_connect(bench_t *b, ib_qp_handle_t qp, ib_net16_t dlid, ib_net32_t dqpn)
+{
+	ib_qp_mod_t m;
+	ib_api_status_t st;
+
+	memset(&m, 0, sizeof(m));
+	m.req_state = IB_QPS_INIT;
+	m.state.init.primary_port = b->port_num;
+	m.state.init.access_ctrl = IB_AC_LOCAL_WRITE;
+	if ((st = ib_modify_qp(qp, &m)) != IB_SUCCESS)
+		return st;
+	memset(&m, 0, sizeof(m));
+	m.req_state = IB_QPS_RTR;
+	m.state.rtr.rq_psn = cl_hton32(1);
+	m.state.rtr.dest_qp = dqpn;
+	m.state.rtr.primary_av.port_num = b->port_num;
+	m.state.rtr.primary_av.dlid = dlid;
+	m.state.rtr.primary_av.conn.path_mtu = b->port.mtu;
+	m.state.rtr.primary_av.conn.local_ack_timeout = 14;
+	m.state.rtr.primary_av.conn.seq_err_retry_cnt = 7;
+	m.state.rtr.primary_av.conn.rnr_retry_cnt = 7;
+	m.state.rtr.rnr_nak_timeout = 1;
+	if ((st = ib_modify_qp(qp, &m)) != IB_SUCCESS)
+		return st;
+	memset(&m, 0, sizeof(m));
+	m.req_state = IB_QPS_RTS;
+	m.state.rts.sq_psn = cl_hton32(1);
+	m.state.rts.retry_cnt = 7;
+	m.state.rts.rnr_retry_cnt = 7;
+	m.state.rts.local_ack_timeout = 14;
+	return ib_modify_qp(qp, &m);
+}
+
+static ib_api_status_t raw_error(ib_qp_handle_t qp)
+{
+	ib_qp_mod_t m;
+
+	memset(&m, 0, sizeof(m));
+	m.req_state = IB_QPS_ERROR;
+	return ib_modify_qp(qp, &m);
+}
+
+/*
+ * Both sides in this thread: b (CA 1, the "client") and s (CA 0). Each
+ * "connection" is a QP on each CA taken to RTS towards the other by hand
+ * (what the CM does for both ends, without the messages); disconnecting
+ * puts both in ERROR. Messages (-n) are exchanged as in the CM run.
+ */
+static boolean_t raw_run(bench_t *b, bench_t *s)
+{
+	uint32_t i;
+	ib_qp_attr_t qa, sa;
+
+	b->n = s->n = b->o->conns;
+	if (!open_side(s) || !open_side(b) || !make_resources(s, s->n) || !make_resources(b, b->n))
+		return FALSE;
+	for (i = 0; i < b->n; i++) {
+		conn_t *c = &b->c[i], *d = &s->c[i];
+
+		c->b = b;
+		d->b = s;
+		c->idx = d->idx = i;
+		c->t[STEP_CREATE].start = now_ns();
+		if (!ok(b, create_qp(b, c), "ib_create_qp") || !ok(s, create_qp(s, d), "ib_create_qp"))
+			return FALSE;
+		c->t[STEP_CREATE].end = now_ns();
+	}
+	for (i = 0; i < b->n; i++) {
+		conn_t *c = &b->c[i], *d = &s->c[i];
+
+		c->t[STEP_CONNECT].start = now_ns();
+		if (!ok(b, ib_query_qp(c->qp, &qa), "ib_query_qp") ||
+		    !ok(s, ib_query_qp(d->qp, &sa), "ib_query_qp") ||
+		    !ok(s, raw_connect(s, d->qp, b->port.lid, qa.num), "ib_modify_qp (server end)") ||
+		    !ok(s, post_recvs(s, d), "ib_post_recv") ||
+		    !ok(b, raw_connect(b, c->qp, s->port.lid, sa.num), "ib_modify_qp (client end)") ||
+		    !ok(b, post_recvs(b, c), "ib_post_recv"))
+			return FALSE;
+		d->established = TRUE;
+		c->t[STEP_CONNECT].end = now_ns();
+	}
+	if (!client_exchange(b))
+		return FALSE;
+	for (i = 0; i < b->n; i++) {
+		conn_t *c = &b->c[i];
+
+		c->t[STEP_DISCONNECT].start = now_ns();
+		if (!ok(b, raw_error(c->qp), "ib_modify_qp to ERROR") ||
+		    !ok(s, raw_error(s->c[i].qp), "ib_modify_qp to ERROR"))
+			return FALSE;
+		c->t[STEP_DISCONNECT].end = now_ns();
+	}
+	for (i = 0; i < b->n; i++) {
+		conn_t *c = &b->c[i];
+
+		c->t[STEP_DESTROY].start = now_ns();
+		if (!ok(b, ib_destroy_qp(c->qp, ib_sync_destroy), "ib_destroy_qp") ||
+		    !ok(s, ib_destroy_qp(s->c[i].qp, ib_sync_destroy), "ib_destroy_qp"))
+			return FALSE;
+		c->qp = s->c[i].qp = NULL;
+		c->t[STEP_DESTROY].end = now_ns();
+	}
+	return TRUE;
+}
+
+/* ---- Report ---- */
+
+typedef struct stat {
+	uint32_t n;
+	double total_ms, max_ms, min_us, avg_us;
+} stat_t;
+
+static stat_t step_stat(const bench_t *b, int k)
+{
+	stat_t r;
+	uint64_t first = UINT64_MAX, last = 0, mx = 0, mn = UINT64_MAX, sum = 0, d;
+	uint32_t i;
+
+	memset(&r, 0, sizeof(r));
+	if (k == STEP_RESOLVE) {
+		if (!b->resolve.end)
+			return r;
+		d = b->resolve.end - b->resolve.start;
+		r.n = 1;
+		r.total_ms = r.max_ms = d / 1e6;
+		r.min_us = r.avg_us = d / 1e3;
+		return r;
+	}
+	for (i = 0; i < b->n; i++) {
+		const span_t *t = &b->c[i].t[k];
+
+		if (!t->start || !t->end || t->end < t->start)
+			continue;
+		d = t->end - t->start;
+		first = t->start < first ? t->start : first;
+		last = t->end > last ? t->end : last;
+		mx = d > mx ? d : mx;
+		mn = d < mn ? d : mn;
+		sum += d;
+		r.n++;
+	}
+	if (!r.n)
+		return r;
+	r.total_ms = (last - first) / 1e6;
+	r.max_ms = mx / 1e6;
+	r.min_us = mn / 1e3;
+	r.avg_us = sum / 1e3 / r.n;
+	return r;
+}
+
+static void report(const bench_t *b, const char *mode, boolean_t good)
+{
+	stat_t st[STEPS];
+	double conn_s = 0, both_s = 0;
+	int k;
+
+	printf("ibal_cmtime %s (%s): %u connections, %u message%s each%s\n", b->name, mode, b->n,
+	       b->msgs, b->msgs == 1 ? "" : "s", good ? "" : " - FAILED");
+	printf("%-14s %10s %10s %10s %10s\n", "step", "total ms", "max ms", "min us", "us / conn");
+	for (k = 0; k < STEPS; k++) {
+		st[k] = step_stat(b, k);
+		if (st[k].n)
+			printf("%-12s : %10.2f %10.2f %10.2f %10.2f\n",
+			       b->server ? srv_step_name[k] : cli_step_name[k], st[k].total_ms,
+			       st[k].max_ms, st[k].min_us, st[k].avg_us);
+	}
+	if (st[STEP_CONNECT].total_ms > 0)
+		conn_s = st[STEP_CONNECT].n * 1000.0 / st[STEP_CONNECT].total_ms;
+	if (st[STEP_CONNECT].total_ms + st[STEP_DISCONNECT].total_ms > 0 && st[STEP_DISCONNECT].n)
+		both_s = st[STEP_DISCONNECT].n * 1000.0 /
+			 (st[STEP_CONNECT].total_ms + st[STEP_DISCONNECT].total_ms);
+	printf("connections per second: %.0f connect, %.0f connect + disconnect\n", conn_s, both_s);
+	if (b->n_mra)
+		printf("MRAs received: %u\n", b->n_mra);
+	if (!b->o->json)
+		return;
+	printf("{\"tool\":\"ibal_cmtime\",\"role\":\"%s\",\"mode\":\"%s\",\"ok\":%s,\"conns\":%u,"
+	       "\"msgs\":%u,\"failed\":%u,\"steps\":{", b->name, mode, good ? "true" : "false", b->n,
+	       b->msgs, b->n_fail);
+	for (k = 0; k < STEPS; k++)
+		printf("%s\"%s\":{\"n\":%u,\"total_ms\":%.3f,\"max_ms\":%.3f,\"min_us\":%.2f,"
+		       "\"avg_us\":%.2f}", k ? "," : "", step_key[k], st[k].n, st[k].total_ms,
+		       st[k].max_ms, st[k].min_us, st[k].avg_us);
+	printf("},\"conn_per_s\":%.1f,\"conn_disc_per_s\":%.1f}\n", conn_s, both_s);
+}
+
+/* ---- Sides, threads, process ---- */
+
+static void bench_init(bench_t *b, const opts_t *o, boolean_t server, int ca_index)
+{
+	memset(b, 0, sizeof(*b));
+	b->o = o;
+	b->server = server;
+	b->name = server ? "server" : "client";
+	b->ca_index = ca_index;
+	b->msgs = o->msgs;
+	b->deadline = now_ns() + (uint64_t)o->limit_s * 1000000000u;
+	pthread_mutex_init(&b->lock, NULL);
+	pthread_cond_init(&b->cond, NULL);
+}
+
+static void bench_close(bench_t *b)
+{
+	uint32_t i;
+
+	if (b->listen)
+		ib_cm_cancel(b->listen, ib_sync_destroy);
+	if (b->reg)
+		ib_dereg_svc(b->reg, ib_sync_destroy);
+	if (b->al && ib_close_al(b->al) != IB_SUCCESS)
+		fprintf(stderr, "ibal_cmtime %s: ib_close_al failed\n", b->name);
+	b->al = NULL;
+	for (i = 0; b->c && i < b->n; i++)
+		b->c[i].qp = NULL;
+	free(b->c);
+	free(b->buf);
+	pthread_cond_destroy(&b->cond);
+	pthread_mutex_destroy(&b->lock);
+}
+
+static int run_server(const opts_t *o, int ca_index, bench_t *b)
+{
+	boolean_t good = server_run(b);
+	uint32_t i, left = 0;
+
+	if (!good)
+		tell_ready(b, -1);
+	for (i = 0; i < b->n; i++)
+		if (b->c[i].qp && !b->c[i].failed && !b->c[i].t[STEP_DISCONNECT].end)
+			left++;
+	if (left) {
+		failf(b, "%u connections still up when the run ended (destroying their QPs "
+		      "disconnects them)", left);
+		good = FALSE;
+	}
+	if (b->n)
+		good = destroy_qps(b) && good;
+	report(b, "cm", good);
+	(void)o;
+	(void)ca_index;
+	return good ? 0 : 1;
+}
+
+static int run_client(bench_t *b, const ib_gid_t *dgid)
+{
+	boolean_t good = client_run(b, dgid);
+
+	good = destroy_qps(b) && good;
+	report(b, "cm", good);
+	return good ? 0 : 1;
+}
+
+/* -f: the server's thread. */
+typedef struct srv_thread {
+	bench_t b;
+	int rc;
+} srv_thread_t;
+
+static void *server_thread(void *arg)
+{
+	srv_thread_t *t = (srv_thread_t *)arg;
+
+	t->rc = run_server(t->b.o, 0, &t->b);
+	return NULL;
+}
+
+/* Removes the files of a private fabric directory, then the directory. */
+static void rm_fabric(const char *dir)
+{
+	char path[4096];
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			unlink(path);
+		}
+	closedir(d);
+	rmdir(dir);
+}
+
+static int run_both(const opts_t *o)
+{
+	static char fab[64];
+	const char *cas = getenv("IBAL_SOFT_CAS");
+	boolean_t own_fab = FALSE;
+	pthread_mutex_t rl = PTHREAD_MUTEX_INITIALIZER;
+	pthread_cond_t rc = PTHREAD_COND_INITIALIZER;
+	int ready = 0, rcode;
+	ib_gid_t gid;
+	srv_thread_t *st;
+	bench_t cli;
+	pthread_t th;
+	struct timespec ts;
+
+	if (!cas || atoi(cas) < 2)
+		setenv("IBAL_SOFT_CAS", "2", 1);
+	if (!getenv("IBAL_SOFT_FABRIC")) {
+		strcpy(fab, "/tmp/ibal-cmtime-XXXXXX");
+		if (!mkdtemp(fab)) {
+			perror("ibal_cmtime: mkdtemp");
+			return 1;
+		}
+		setenv("IBAL_SOFT_FABRIC", fab, 1);
+		own_fab = TRUE;
+	}
+	if (o->raw) {
+		bench_t s;
+
+		bench_init(&s, o, TRUE, 0);
+		bench_init(&cli, o, FALSE, 1);
+		rcode = raw_run(&cli, &s) ? 0 : 1;
+		report(&cli, "raw", rcode == 0);
+		bench_close(&cli);
+		bench_close(&s);
+		goto out;
+	}
+	st = (srv_thread_t *)calloc(1, sizeof(*st));
+	if (!st)
+		return 1;
+	bench_init(&st->b, o, TRUE, 0);
+	st->b.ready_lock = &rl;
+	st->b.ready_cond = &rc;
+	st->b.ready = &ready;
+	st->b.ready_gid = &gid;
+	if (pthread_create(&th, NULL, server_thread, st)) {
+		perror("ibal_cmtime: pthread_create");
+		return 1;
+	}
+	pthread_mutex_lock(&rl);
+	while (!ready) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += o->limit_s;
+		if (pthread_cond_timedwait(&rc, &rl, &ts) == ETIMEDOUT)
+			break;
+	}
+	pthread_mutex_unlock(&rl);
+	bench_init(&cli, o, FALSE, 1);
+	rcode = ready > 0 ? run_client(&cli, &gid) : 1;
+	if (ready <= 0)
+		fprintf(stderr, "ibal_cmtime: the server thread did not start listening\n");
+	pthread_join(th, NULL);
+	rcode |= st->rc;
+	bench_close(&cli);
+	bench_close(&st->b);
+	free(st);
+out:
+	if (own_fab)
+		rm_fabric(fab);
+	return rcode;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: ibal_cmtime -s [options]          server\n"
+		"       ibal_cmtime [options] [DEST]      client (DEST: the server's GID or LID;\n"
+		"                                         none: found by its service ID)\n"
+		"       ibal_cmtime -f [--raw] [options]  both sides in this process (two soft CAs)\n"
+		"  -s          run the server\n"
+		"  -f          server and client as two threads of one process (IBAL_SOFT_CAS=2)\n"
+		"  --raw       with -f: no CM, QP pairs connected by hand with ib_modify_qp\n"
+		"  -c N        connections (default 100); server: connections to serve\n"
+		"              (default: as the client announces; above %u give -c)\n"
+		"  -n M        messages exchanged per connection (default 1)\n"
+		"  -S SVC_ID   service ID (default 0x1060000 + port)\n"
+		"  -p PORT     service port (default 7471)\n"
+		"  -P GUID     local port GUID to use (-b GUID: the same)\n"
+		"  -d DEST     the server's GID (fe80::...) or LID\n"
+		"  -r N        CM retries (default 8)\n"
+		"  -t MS       CM response timeout in ms (default 1000)\n"
+		"  -w N        at most N requests, exchanges, DREQs in flight (default 16; 0: all)\n"
+		"  -T S        limit of the whole run in seconds (default 120)\n"
+		"  --json      also print the results as one JSON line\n"
+		"The soft fabric directory is $IBAL_SOFT_FABRIC (with -f: a private one if unset).\n",
+		SRV_MIN_CAP);
+}
+
+static boolean_t parse_u64(const char *arg, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(arg, &end, 0);
+	if (errno || end == arg || *end || v < lo || v > hi)
+		return FALSE;
+	*out = v;
+	return TRUE;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "raw", no_argument, NULL, 'R' }, { "json", no_argument, NULL, 'J' },
+		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 }
+	};
+	opts_t o;
+	uint64_t v, port = 7471;
+	boolean_t svc_given = FALSE, conns_given = FALSE;
+	int c, rc;
+	bench_t b;
+
+	memset(&o, 0, sizeof(o));
+	o.conns = 100;
+	o.msgs = 1;
+	o.retries = 8;
+	o.timeout_ms = 1000;
+	o.limit_s = 120;
+	o.window = 16;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	while ((c = getopt_long(argc, argv, "sfc:n:S:p:P:b:d:r:t:w:T:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 's': o.server = TRUE; continue;
+		case 'f': o.both = TRUE; continue;
+		case 'R': o.raw = TRUE; continue;
+		case 'J': o.json = TRUE; continue;
+		case 'd': o.dest = optarg; continue;
+		case 'h': usage(stdout); return 0;
+		case 'c': if (parse_u64(optarg, 0, 16000, &v)) { o.conns = (uint32_t)v; conns_given = TRUE; continue; } break;
+		case 'n': if (parse_u64(optarg, 0, 100000000, &v)) { o.msgs = (uint32_t)v; continue; } break;
+		case 'S': if (parse_u64(optarg, 1, UINT64_MAX, &v)) { o.svc_id = v; svc_given = TRUE; continue; } break;
+		case 'p': if (parse_u64(optarg, 0, 65535, &v)) { port = v; continue; } break;
+		case 'P': case 'b': if (parse_u64(optarg, 1, UINT64_MAX, &v)) { o.port_guid = v; continue; } break;
+		case 'r': if (parse_u64(optarg, 0, 15, &v)) { o.retries = (uint8_t)v; continue; } break;
+		case 't': if (parse_u64(optarg, 1, 600000, &v)) { o.timeout_ms = (uint32_t)v; continue; } break;
+		case 'w': if (parse_u64(optarg, 0, 16000, &v)) { o.window = (uint32_t)v; continue; } break;
+		case 'T': if (parse_u64(optarg, 1, 86400, &v)) { o.limit_s = (uint32_t)v; continue; } break;
+		default: break;
+		}
+		usage(stderr);
+		return 2;
+	}
+	if (optind < argc && !o.dest)
+		o.dest = argv[optind++];
+	if (optind < argc || (o.server && o.both) || (o.raw && !o.both) ||
+	    (o.server && o.dest) || (!o.server && !o.conns)) {
+		usage(stderr);
+		return 2;
+	}
+	if (!svc_given)
+		o.svc_id = RDMA_PS_TCP + port;
+	if (o.server && !conns_given)
+		o.conns = 0;   /* as many as the client announces */
+	if (o.both)
+		return run_both(&o);
+	bench_init(&b, &o, o.server, -1);
+	rc = o.server ? run_server(&o, -1, &b) : run_client(&b, NULL);
+	bench_close(&b);
+	return rc;
+}
