@@ -323,7 +323,19 @@ static boolean_t peer_check(side_t *s)
 {
 	oob_msg_t m;
 	boolean_t got;
+	ssize_t n;
+	struct pollfd p = { s->fd, POLLIN, 0 };
 
+	if (poll(&p, 1, 0) <= 0)
+		return TRUE;
+	/* A message the peer sent ahead of our wait (its READY may come before
+	 * our CM callback does) stays queued for the step that expects it; only
+	 * an error report or a hang-up is read here. */
+	n = recv(s->fd, &m, sizeof(m), MSG_PEEK | MSG_DONTWAIT);
+	if (n == (ssize_t)sizeof(m) && m.magic == MAGIC && m.type != OOB_ERROR)
+		return TRUE;
+	if (n > 0 && n < (ssize_t)sizeof(m))
+		return TRUE; /* the rest is on its way */
 	if (!oob_read(s, &m, 0, &got))
 		return FALSE;
 	if (got)

@@ -105,6 +105,9 @@ static void agents_close(cm_agents_t *p_ag)
 	uint32_t i;
 
 	if (p_ag->h_al) {
+		/* Destroying the QP1 aliases cancels what they still send: the
+		 * DREP or REJ of the endpoint whose end brought us here. */
+		al_cm_drain_sends();
 		for (i = 0; i < p_ag->n_ports; i++)
 			if (p_ag->ports[i].h_qp)
 				ib_destroy_qp(p_ag->ports[i].h_qp, ib_sync_destroy);
