@@ -15,7 +15,7 @@ static void listen_destroying(al_obj_t *p_obj)
 	pthread_mutex_lock(&al_cm_g.lock);
 	p_l->cancelled = TRUE;
 	if (p_l->listed)
-		cl_qlist_remove_item(&al_cm_g.listens, &p_l->item);
+		al_cm_listen_index_locked(p_l, FALSE);
 	p_l->listed = FALSE;
 	pthread_mutex_unlock(&al_cm_g.lock);
 }
@@ -37,14 +37,14 @@ static ib_api_status_t listen_check_port(cm_agents_t *p_ag, const ib_cm_listen_t
 	uint16_t lid, base, n;
 
 	if (i->ca_guid != IB_ALL_CAS || i->port_guid != IB_ALL_PORTS) {
-		for (k = 0; k < p_ag->n_ports; k++)
+		for (k = 0; k < al_cm_n_ports(p_ag); k++)
 			if ((i->ca_guid == IB_ALL_CAS || i->ca_guid == p_ag->ports[k].ca_guid) &&
 			    (i->port_guid == IB_ALL_PORTS || i->port_guid == p_ag->ports[k].port_guid))
 				guid_ok = TRUE;
 	}
 	if (!guid_ok)
 		return IB_INVALID_GUID;
-	for (k = 0; k < p_ag->n_ports && (!lid_ok || !pkey_ok); k++) {
+	for (k = 0; k < al_cm_n_ports(p_ag) && (!lid_ok || !pkey_ok); k++) {
 		cm_port_t *pp = &p_ag->ports[k];
 
 		if ((i->ca_guid != IB_ALL_CAS && i->ca_guid != pp->ca_guid) ||
@@ -76,12 +76,16 @@ static ib_api_status_t listen_check_port(cm_agents_t *p_ag, const ib_cm_listen_t
  * Listens of a service ID must also compare the same bytes. al_cm_g.lock held. */
 static ib_api_status_t listen_check_unique(const ib_cm_listen_t *i)
 {
-	cl_list_item_t *it;
+	cl_fmap_item_t *it;
 	al_listen_t *p_l;
+	uint64_t sid = cl_ntoh64(i->svc_id);
 
 	al_cm_lists_init_locked();
-	for (it = cl_qlist_head(&al_cm_g.listens); it != cl_qlist_end(&al_cm_g.listens); it = cl_qlist_next(it)) {
-		p_l = PARENT_STRUCT(it, al_listen_t, item);
+	for (it = al_cm_idx_first(&al_cm_g.listens, sid, 0); it != cl_fmap_end(&al_cm_g.listens);
+	     it = cl_fmap_next(it)) {
+		if (((const cm_key_t *)cl_fmap_key(it))->a != sid)
+			break;
+		p_l = PARENT_STRUCT(PARENT_STRUCT(it, cm_index_t, item), al_listen_t, by_svc);
 		if (p_l->info.svc_id != i->svc_id ||
 		    (p_l->info.qp_type == IB_QPT_UNRELIABLE_DGRM) != (i->qp_type == IB_QPT_UNRELIABLE_DGRM))
 			continue;
@@ -113,7 +117,8 @@ ib_api_status_t ib_cm_listen(const ib_al_handle_t h_al, const ib_cm_listen_t *co
 		goto out;
 	}
 	if ((p_cm_listen->compare_length && !p_cm_listen->p_compare_buffer) ||
-	    (unsigned)p_cm_listen->compare_offset + p_cm_listen->compare_length > IB_REQ_PDATA_SIZE ||
+	    (unsigned)p_cm_listen->compare_offset + p_cm_listen->compare_length >
+		    (p_cm_listen->qp_type == IB_QPT_UNRELIABLE_DGRM ? IB_SIDR_REQ_PDATA_SIZE : IB_REQ_PDATA_SIZE) ||
 	    p_cm_listen->qp_type > IB_QPT_UNRELIABLE_DGRM || p_cm_listen->qp_type == IB_QPT_RELIABLE_DGRM) {
 		st = IB_INVALID_SETTING;
 		goto out;
@@ -150,7 +155,7 @@ ib_api_status_t ib_cm_listen(const ib_al_handle_t h_al, const ib_cm_listen_t *co
 		pthread_mutex_lock(&al_cm_g.lock);
 		st = listen_check_unique(p_cm_listen);
 		if (st == IB_SUCCESS) {
-			cl_qlist_insert_tail(&al_cm_g.listens, &p_l->item);
+			al_cm_listen_index_locked(p_l, TRUE);
 			p_l->listed = TRUE;
 		}
 		pthread_mutex_unlock(&al_cm_g.lock);
@@ -183,7 +188,7 @@ static ib_api_status_t path_port(cm_agents_t *p_ag, al_qp_t *p_qp, const ib_path
 	ib_port_attr_t *p_pa;
 
 	if (!pp)
-		for (k = 0; k < p_ag->n_ports && !pp; k++) {
+		for (k = 0; k < al_cm_n_ports(p_ag) && !pp; k++) {
 			if (p_ag->ports[k].ca_guid != ca_guid)
 				continue;
 			if (al_cm_port_attr(&p_ag->ports[k], &p_attr, &p_pa) != IB_SUCCESS)
@@ -223,6 +228,8 @@ static ib_api_status_t sidr_req(const ib_cm_req_t *r)
 	al_cm_msg_t m;
 	ib_api_status_t st;
 	uint32_t k;
+	cm_sync_t sync;
+	boolean_t do_sync = FALSE;
 
 	p_inst = al_inst_enter(r->h_al);
 	if (!p_inst)
@@ -237,7 +244,7 @@ static ib_api_status_t sidr_req(const ib_cm_req_t *r)
 	if (st != IB_SUCCESS)
 		goto out;
 	p_port = al_cm_port_by_guid(p_cep->p_agents, r->p_primary_path->sgid.unicast.interface_id);
-	for (k = 0; !p_port && k < p_cep->p_agents->n_ports; k++) {
+	for (k = 0; !p_port && k < al_cm_n_ports(p_cep->p_agents); k++) {
 		ib_ca_attr_t *p_attr;
 		ib_port_attr_t *p_pa;
 
@@ -269,16 +276,26 @@ static ib_api_status_t sidr_req(const ib_cm_req_t *r)
 	m.sidr_req.service_id = p_cep->sidr_service_id;
 	if (r->req_length)
 		memcpy(m.sidr_req.private_data, r->p_req_pdata, r->req_length);
+	st = al_cm_sync_init(r->flags, 1u << EV_REP | 1u << EV_REJ, &sync, &do_sync);
+	if (st != IB_SUCCESS) {
+		al_obj_destroy(&p_cep->obj, NULL);
+		goto out;
+	}
 	pthread_mutex_lock(&al_cm_g.lock);
 	al_cm_cep_insert_locked(p_cep);
 	m.sidr_req.request_id = p_cep->local_id;
+	p_cep->tid = al_cm_new_tid();
 	p_cep->state = AL_CM_SIDR_REQ_SENT;
+	if (do_sync)
+		p_cep->p_sync = &sync;
 	al_cm_cep_send(p_cep, AL_CM_MSG_SIDR_REQ, &m);
 	al_cm_timer_arm(p_cep, (r->timeout_ms ? r->timeout_ms : 1000) + 2 * p_cep->pktlife_ms,
 		  r->max_cm_retries);
 	pthread_mutex_unlock(&al_cm_g.lock);
 out:
 	AL_EXIT(r->h_al);
+	if (do_sync)
+		al_cm_sync_wait(&sync);
 	return st;
 }
 
@@ -298,6 +315,8 @@ ib_api_status_t ib_cm_req(const ib_cm_req_t *const p_cm_req)
 
 	if (!p_cm_req)
 		return IB_INVALID_PARAMETER;
+	if ((p_cm_req->flags & IB_FLAGS_SYNC) && al_is_cb_thread())
+		return IB_INVALID_STATE;
 	if (p_cm_req->qp_type == IB_QPT_UNRELIABLE_DGRM)
 		return sidr_req(p_cm_req);
 	p_qp = (al_qp_t *)AL_ENTER(p_cm_req->h_qp, AL_HDL_QP);
@@ -358,6 +377,10 @@ ib_api_status_t ib_cm_req(const ib_cm_req_t *const p_cm_req)
 	p_cep->pfn_rej = p_cm_req->pfn_cm_rej_cb;
 	p_cep->pfn_mra = p_cm_req->pfn_cm_mra_cb;
 	p_cep->pfn_req = p_cm_req->pfn_cm_req_cb;
+	if (p_cm_req->p_alt_path) {
+		p_cep->alt_req = TRUE;
+		p_cep->alt_path = *p_cm_req->p_alt_path;
+	}
 	st = al_cm_qp_init(p_cep, 0);
 	if (st != IB_SUCCESS) {
 		p_cep->h_qp = NULL;
@@ -391,10 +414,12 @@ ib_api_status_t ib_cm_req(const ib_cm_req_t *const p_cm_req)
 	if (p_cm_req->req_length)
 		memcpy(m.req.private_data, p_cm_req->p_req_pdata, p_cm_req->req_length);
 
-	do_sync = (p_cm_req->flags & IB_FLAGS_SYNC) && !al_is_cb_thread();
-	if (do_sync) {
-		cl_event_construct(&sync.event);
-		cl_event_init(&sync.event, FALSE);
+	st = al_cm_sync_init(p_cm_req->flags, 1u << EV_REP | 1u << EV_REJ | 1u << EV_REQ, &sync, &do_sync);
+	if (st != IB_SUCCESS) {
+		p_cep->h_qp = NULL;
+		p_cep->p_qp = NULL;
+		al_obj_destroy(&p_cep->obj, NULL);
+		goto out;
 	}
 	cl_qlist_init(&dead);
 	pthread_mutex_lock(&al_cm_g.lock);
@@ -406,12 +431,13 @@ ib_api_status_t ib_cm_req(const ib_cm_req_t *const p_cm_req)
 		al_obj_destroy(&p_cep->obj, NULL);
 		st = IB_INVALID_STATE;
 		if (do_sync)
-			cl_event_destroy(&sync.event);
+			al_cm_sync_drop(&sync);
 		goto out;
 	}
 	al_cm_cep_insert_locked(p_cep);
 	m.req.local_comm_id = p_cep->local_id;
 	p_cep->req = m.req;
+	p_cep->tid = al_cm_new_tid();
 	p_cep->state = AL_CM_REQ_SENT;
 	if (do_sync)
 		p_cep->p_sync = &sync;
@@ -419,10 +445,8 @@ ib_api_status_t ib_cm_req(const ib_cm_req_t *const p_cm_req)
 	al_cm_timer_arm(p_cep, p_cep->peer_resp_ms, p_cep->max_cm_retries);
 	pthread_mutex_unlock(&al_cm_g.lock);
 	AL_EXIT(p_cm_req->h_qp);
-	if (do_sync) {
-		cl_event_wait_on(&sync.event, EVENT_NO_TIMEOUT, FALSE);
-		cl_event_destroy(&sync.event);
-	}
+	if (do_sync)
+		al_cm_sync_wait(&sync);
 	return IB_SUCCESS;
 out:
 	AL_EXIT(p_cm_req->h_qp);
@@ -499,6 +523,8 @@ ib_api_status_t ib_cm_rep(const ib_cm_handle_t h_cm_req, const ib_cm_rep_t *cons
 	al_cm_msg_t m;
 	ib_api_status_t st;
 	cl_qlist_t dead;
+	cm_sync_t sync;
+	boolean_t do_sync = FALSE;
 
 	cl_qlist_init(&dead);
 	pthread_mutex_lock(&al_cm_g.lock);
@@ -514,9 +540,17 @@ ib_api_status_t ib_cm_rep(const ib_cm_handle_t h_cm_req, const ib_cm_rep_t *cons
 	    (p_cm_rep->p_recv_wr && !p_cm_rep->pp_recv_failure) || !p_cm_rep->pfn_cm_rej_cb ||
 	    !p_cm_rep->pfn_cm_rtu_cb)
 		return IB_INVALID_SETTING;
+	/* IB_FLAGS_SYNC: back after the RTU's callback, the REJ's, or the
+	 * DREQ's (the RTU was lost). */
+	st = al_cm_sync_init(p_cm_rep->flags, 1u << EV_RTU | 1u << EV_REJ | 1u << EV_DREQ, &sync, &do_sync);
+	if (st != IB_SUCCESS)
+		return st;
 	p_qp = (al_qp_t *)AL_ENTER(p_cm_rep->h_qp, AL_HDL_QP);
-	if (!p_qp)
+	if (!p_qp) {
+		if (do_sync)
+			al_cm_sync_drop(&sync);
 		return IB_INVALID_QP_HANDLE;
+	}
 	st = ib_query_qp(p_cm_rep->h_qp, &qa);
 	if (st != IB_SUCCESS)
 		goto out;
@@ -526,7 +560,8 @@ ib_api_status_t ib_cm_rep(const ib_cm_handle_t h_cm_req, const ib_cm_rep_t *cons
 		st = IB_INVALID_HANDLE;
 		goto unlock;
 	}
-	if (p_cep->state != AL_CM_REQ_RCVD && p_cep->state != AL_CM_MRA_REQ_SENT) {
+	if ((p_cep->state != AL_CM_REQ_RCVD && p_cep->state != AL_CM_MRA_REQ_SENT) ||
+	    (do_sync && p_cep->p_sync)) {
 		st = IB_INVALID_STATE;
 		goto unlock;
 	}
@@ -545,12 +580,16 @@ ib_api_status_t ib_cm_rep(const ib_cm_handle_t h_cm_req, const ib_cm_rep_t *cons
 	}
 	p_cep->h_qp = p_cm_rep->h_qp;
 	p_cep->p_qp = p_qp;
+	al_cm_cep_index_locked(p_cep);
 	p_cep->qp_context = p_qp->v.obj.context;
 	p_cep->local_qpn = cl_ntoh32(qa.num);
 	p_cep->local_psn = al_cm_rand24();
 	p_cep->init_depth = p_cm_rep->init_depth < p_cep->req.resp_res ? p_cm_rep->init_depth
 								  : p_cep->req.resp_res;
 	p_cep->rnr_nak_timeout = p_cm_rep->rnr_nak_timeout;
+	/* The REQ's alternate path is loaded (RTR) and armed (RTS) when the
+	 * user accepts failover on a connected QP. */
+	p_cep->alt_on = p_cep->alt_req && p_cm_rep->failover_accepted == IB_FAILOVER_ACCEPT_SUCCESS;
 	st = al_cm_qp_init(p_cep, p_cm_rep->access_ctrl);
 	if (st == IB_SUCCESS)
 		st = al_cm_qp_rtr(p_cep, p_cep->req.starting_psn);
@@ -558,6 +597,7 @@ ib_api_status_t ib_cm_rep(const ib_cm_handle_t h_cm_req, const ib_cm_rep_t *cons
 		al_cm_qp_to_state(p_cep->h_qp, IB_QPS_RESET);
 		p_cep->h_qp = NULL;
 		p_cep->p_qp = NULL;
+		al_cm_cep_index_locked(p_cep);
 		st = st == IB_INVALID_QP_HANDLE ? st : IB_INVALID_SETTING;
 		goto unlock;
 	}
@@ -567,6 +607,7 @@ ib_api_status_t ib_cm_rep(const ib_cm_handle_t h_cm_req, const ib_cm_rep_t *cons
 			al_cm_qp_to_state(p_cep->h_qp, IB_QPS_RESET);
 			p_cep->h_qp = NULL;
 			p_cep->p_qp = NULL;
+			al_cm_cep_index_locked(p_cep);
 			goto unlock;
 		}
 	}
@@ -585,6 +626,8 @@ ib_api_status_t ib_cm_rep(const ib_cm_handle_t h_cm_req, const ib_cm_rep_t *cons
 	m.rep.init_depth = p_cep->init_depth;
 	m.rep.target_ack_delay = p_cm_rep->target_ack_delay;
 	m.rep.failover_accepted = p_cm_rep->failover_accepted;
+	if (p_cep->alt_req && !p_cep->alt_on && p_cm_rep->failover_accepted == IB_FAILOVER_ACCEPT_SUCCESS)
+		m.rep.failover_accepted = IB_FAILOVER_ACCEPT_UNSUPPORTED;  /* the QP refused the path */
 	m.rep.flow_ctrl = p_cm_rep->flow_ctrl ? 1 : 0;
 	m.rep.rnr_retry_count = p_cm_rep->rnr_retry_cnt;
 	m.rep.srq = qa.h_srq ? 1 : 0;
@@ -593,6 +636,8 @@ ib_api_status_t ib_cm_rep(const ib_cm_handle_t h_cm_req, const ib_cm_rep_t *cons
 		memcpy(m.rep.private_data, p_cm_rep->p_rep_pdata, p_cm_rep->rep_length);
 	p_cep->rep = m.rep;
 	p_cep->state = AL_CM_REP_SENT;
+	if (do_sync)
+		p_cep->p_sync = &sync;
 	al_cm_cep_send(p_cep, AL_CM_MSG_REP, &m);
 	al_cm_timer_arm(p_cep, p_cep->peer_resp_ms, p_cep->max_cm_retries);
 	st = IB_SUCCESS;
@@ -601,6 +646,12 @@ unlock:
 	al_cm_destroy_dead(&dead);
 out:
 	AL_EXIT(p_cm_rep->h_qp);
+	if (do_sync) {
+		if (st == IB_SUCCESS)
+			al_cm_sync_wait(&sync);
+		else
+			al_cm_sync_drop(&sync);
+	}
 	return st;
 }
 
@@ -747,6 +798,10 @@ ib_api_status_t ib_cm_mra(const ib_cm_handle_t h_cm, const ib_cm_mra_t *const p_
 	} else if (p_cep->state == AL_CM_REP_RCVD) {
 		m.mra.msg_mraed = AL_CM_REF_REP;
 		p_cep->state = AL_CM_MRA_REP_SENT;
+	} else if (p_cep->state == AL_CM_LAP_RCVD) {
+		/* The LAP's sender waits svc_timeout more for the APR. */
+		m.mra.msg_mraed = AL_CM_REF_OTHER;
+		p_cep->state = AL_CM_MRA_LAP_SENT;
 	} else {
 		st = IB_INVALID_STATE;
 		goto out;
@@ -765,6 +820,8 @@ ib_api_status_t ib_cm_dreq(const ib_cm_dreq_t *const p_cm_dreq)
 	al_cep_t *p_cep;
 	al_cm_msg_t m;
 	ib_api_status_t st = IB_SUCCESS;
+	cm_sync_t sync;
+	boolean_t do_sync = FALSE;
 
 	if (!p_cm_dreq)
 		return IB_INVALID_PARAMETER;
@@ -772,12 +829,19 @@ ib_api_status_t ib_cm_dreq(const ib_cm_dreq_t *const p_cm_dreq)
 		return IB_INVALID_SETTING;
 	if (p_cm_dreq->dreq_length > IB_DREQ_PDATA_SIZE || (p_cm_dreq->dreq_length && !p_cm_dreq->p_dreq_pdata))
 		return IB_INVALID_SETTING;
+	/* IB_FLAGS_SYNC: back after the drep callback (DREP, the peer's DREQ, or the timeout). */
+	st = al_cm_sync_init(p_cm_dreq->flags, 1u << EV_DREP, &sync, &do_sync);
+	if (st != IB_SUCCESS)
+		return st;
 	p_qp = (al_qp_t *)AL_ENTER(p_cm_dreq->h_qp, AL_HDL_QP);
-	if (!p_qp)
+	if (!p_qp) {
+		if (do_sync)
+			al_cm_sync_drop(&sync);
 		return IB_INVALID_QP_HANDLE;
+	}
 	pthread_mutex_lock(&al_cm_g.lock);
 	p_cep = al_cm_cep_by_qp(p_qp);
-	if (!p_cep || p_cep->state != AL_CM_ESTABLISHED) {
+	if (!p_cep || p_cep->state != AL_CM_ESTABLISHED || (do_sync && p_cep->p_sync)) {
 		st = IB_INVALID_STATE;
 		goto out;
 	}
@@ -794,11 +858,20 @@ ib_api_status_t ib_cm_dreq(const ib_cm_dreq_t *const p_cm_dreq)
 	if (p_cm_dreq->dreq_length)
 		memcpy(m.dreq.private_data, p_cm_dreq->p_dreq_pdata, p_cm_dreq->dreq_length);
 	p_cep->state = AL_CM_DREQ_SENT;
+	p_cep->tid = al_cm_new_tid();
+	if (do_sync)
+		p_cep->p_sync = &sync;
 	al_cm_cep_send(p_cep, AL_CM_MSG_DREQ, &m);
 	al_cm_timer_arm(p_cep, p_cep->peer_resp_ms, p_cep->max_cm_retries);
 out:
 	pthread_mutex_unlock(&al_cm_g.lock);
 	AL_EXIT(p_cm_dreq->h_qp);
+	if (do_sync) {
+		if (st == IB_SUCCESS)
+			al_cm_sync_wait(&sync);
+		else
+			al_cm_sync_drop(&sync);
+	}
 	return st;
 }
 
@@ -841,6 +914,8 @@ ib_api_status_t ib_cm_lap(const ib_cm_lap_t *const p_cm_lap)
 	al_cm_msg_t m;
 	ib_api_status_t st = IB_SUCCESS;
 	const ib_path_rec_t *pa;
+	cm_sync_t sync;
+	boolean_t do_sync = FALSE;
 
 	if (!p_cm_lap)
 		return IB_INVALID_PARAMETER;
@@ -849,12 +924,20 @@ ib_api_status_t ib_cm_lap(const ib_cm_lap_t *const p_cm_lap)
 	    !pa || !p_cm_lap->pfn_cm_apr_cb || p_cm_lap->remote_resp_timeout > 31 ||
 	    p_cm_lap->lap_length > IB_LAP_PDATA_SIZE || (p_cm_lap->lap_length && !p_cm_lap->p_lap_pdata))
 		return IB_INVALID_SETTING;
+	/* IB_FLAGS_SYNC: back after the apr callback (APR or timeout), or the
+	 * dreq callback of a DREQ that came instead. */
+	st = al_cm_sync_init(p_cm_lap->flags, 1u << EV_APR | 1u << EV_DREQ, &sync, &do_sync);
+	if (st != IB_SUCCESS)
+		return st;
 	p_qp = (al_qp_t *)AL_ENTER(p_cm_lap->h_qp, AL_HDL_QP);
-	if (!p_qp)
+	if (!p_qp) {
+		if (do_sync)
+			al_cm_sync_drop(&sync);
 		return IB_INVALID_QP_HANDLE;
+	}
 	pthread_mutex_lock(&al_cm_g.lock);
 	p_cep = al_cm_cep_by_qp(p_qp);
-	if (!p_cep || p_cep->state != AL_CM_ESTABLISHED) {
+	if (!p_cep || p_cep->state != AL_CM_ESTABLISHED || (do_sync && p_cep->p_sync)) {
 		st = IB_INVALID_STATE;
 		goto out;
 	}
@@ -880,12 +963,21 @@ ib_api_status_t ib_cm_lap(const ib_cm_lap_t *const p_cm_lap)
 	if (p_cm_lap->lap_length)
 		memcpy(m.lap.private_data, p_cm_lap->p_lap_pdata, p_cm_lap->lap_length);
 	p_cep->state = AL_CM_LAP_SENT;
+	p_cep->tid = al_cm_new_tid();
+	if (do_sync)
+		p_cep->p_sync = &sync;
 	al_cm_cep_send(p_cep, AL_CM_MSG_LAP, &m);
 	al_cm_timer_arm(p_cep, al_cm_time_ms(p_cm_lap->remote_resp_timeout) + 2 * p_cep->pktlife_ms,
 		  p_cep->max_cm_retries);
 out:
 	pthread_mutex_unlock(&al_cm_g.lock);
 	AL_EXIT(p_cm_lap->h_qp);
+	if (do_sync) {
+		if (st == IB_SUCCESS)
+			al_cm_sync_wait(&sync);
+		else
+			al_cm_sync_drop(&sync);
+	}
 	return st;
 }
 
@@ -910,7 +1002,7 @@ ib_api_status_t ib_cm_apr(const ib_cm_handle_t h_cm_lap, const ib_cm_apr_t *cons
 		st = IB_INVALID_SETTING;
 		goto out;
 	}
-	if (p_cep->state != AL_CM_LAP_RCVD) {
+	if (p_cep->state != AL_CM_LAP_RCVD && p_cep->state != AL_CM_MRA_LAP_SENT) {
 		st = IB_INVALID_STATE;
 		goto out;
 	}
@@ -996,6 +1088,7 @@ ib_api_status_t ib_cm_handoff(const ib_cm_handle_t h_cm_req, const ib_net64_t sv
 	p_new->last = p_cep->last;
 	p_new->last_type = p_cep->last_type;
 	p_new->has_last = p_cep->has_last;
+	p_new->tid = p_cep->tid;
 	al_cm_cep_kill_locked(p_cep, &dead);
 	/* A new local ID, so the old handle is invalid; the peer learns it
 	 * from the REP (an earlier MRA named the old one, which is fine). */

@@ -37,6 +37,8 @@ typedef enum al_cm_state {
 	AL_CM_ESTABLISHED,   /**< Connected. */
 	AL_CM_LAP_SENT,      /**< Active side: LAP sent, waiting for the APR. */
 	AL_CM_LAP_RCVD,      /**< Passive side: LAP received, the user has not answered yet. */
+	AL_CM_MRA_LAP_SENT,  /**< Passive side: MRA sent for the LAP. */
+	AL_CM_MRA_LAP_RCVD,  /**< Active side: MRA received for our LAP. */
 	AL_CM_DREQ_SENT,     /**< DREQ sent, waiting for DREP. */
 	AL_CM_DREQ_RCVD,     /**< DREQ received, the user has not answered yet. */
 	AL_CM_TIMEWAIT,      /**< Disconnected; the IDs stay reserved for the time-wait. */
@@ -64,6 +66,13 @@ void al_cm_quiesce(void);
  * @return the count, time-wait ones included.
  */
 uint32_t al_cm_cep_count(void);
+
+/**
+ * Number of local ports with a CM agent (tests: a port added after the CM
+ * started gets one from its PnP event).
+ * @return the count; 0 while the CM is not in use.
+ */
+uint32_t al_cm_port_count(void);
 
 /**
  * Counters of the CM, for tests.

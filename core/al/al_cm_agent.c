@@ -33,14 +33,62 @@ uint32_t al_cm_rand24(void)
 	return v;
 }
 
+static int CL_API key_cmp(const void *const p1, const void *const p2)
+{
+	const cm_key_t *k1 = (const cm_key_t *)p1, *k2 = (const cm_key_t *)p2;
+
+	if (k1->a != k2->a)
+		return k1->a < k2->a ? -1 : 1;
+	if (k1->b != k2->b)
+		return k1->b < k2->b ? -1 : 1;
+	if (k1->c != k2->c)
+		return k1->c < k2->c ? -1 : 1;
+	return 0;
+}
+
 void al_cm_lists_init_locked(void)
 {
 	if (al_cm_g.lists_init)
 		return;
-	cl_qlist_init(&al_cm_g.ceps);
-	cl_qlist_init(&al_cm_g.listens);
+	cl_qmap_init(&al_cm_g.ceps);
+	cl_fmap_init(&al_cm_g.remotes, key_cmp);
+	cl_fmap_init(&al_cm_g.qpns, key_cmp);
+	cl_fmap_init(&al_cm_g.qps, key_cmp);
+	cl_fmap_init(&al_cm_g.timers, key_cmp);
+	cl_fmap_init(&al_cm_g.listens, key_cmp);
+	cl_qlist_init(&al_cm_g.peers);
 	al_cm_g.next_id = (uint32_t)rand() ^ ((uint32_t)rand() << 16);
+	al_cm_g.tid_hi = (uint32_t)rand() ^ ((uint32_t)rand() << 16);
+	al_cm_g.tid_seq = (uint32_t)rand();
 	al_cm_g.lists_init = TRUE;
+}
+
+/* Puts an entry in a table under {a, b, c} (moving it when its key
+ * changed), or takes it out (@p on FALSE); al_cm_g.lock held. Keys are
+ * unique: their last field names the object. */
+void al_cm_idx_set(cl_fmap_t *p_map, cm_index_t *p_idx, boolean_t on, uint64_t a, uint64_t b, uint64_t c)
+{
+	if (p_idx->on && on && p_idx->key.a == a && p_idx->key.b == b && p_idx->key.c == c)
+		return;
+	if (p_idx->on)
+		cl_fmap_remove_item(p_map, &p_idx->item);
+	p_idx->on = FALSE;
+	if (!on)
+		return;
+	p_idx->key.a = a;
+	p_idx->key.b = b;
+	p_idx->key.c = c;
+	p_idx->on = cl_fmap_insert(p_map, &p_idx->key, &p_idx->item) == &p_idx->item;
+}
+
+/* The first entry whose key starts with {a, b} (b = 0: with a), in key
+ * order: the walk goes on with cl_fmap_next while the fields match. Needs
+ * the last key field to be non-zero. */
+cl_fmap_item_t *al_cm_idx_first(const cl_fmap_t *p_map, uint64_t a, uint64_t b)
+{
+	cm_key_t k = { a, b, 0 };
+
+	return cl_fmap_get_next(p_map, &k);
 }
 
 /* ---- Sends in flight ---- */
@@ -104,6 +152,11 @@ static void agents_close(cm_agents_t *p_ag)
 {
 	uint32_t i;
 
+	pthread_mutex_lock(&p_ag->port_lock);
+	p_ag->closing = TRUE;
+	pthread_mutex_unlock(&p_ag->port_lock);
+	if (p_ag->h_pnp)
+		ib_dereg_pnp(p_ag->h_pnp, ib_sync_destroy);   /* its callbacks are over */
 	if (p_ag->h_al) {
 		/* Destroying the QP1 aliases cancels what they still send: the
 		 * DREP or REJ of the endpoint whose end brought us here. */
@@ -113,6 +166,7 @@ static void agents_close(cm_agents_t *p_ag)
 				ib_destroy_qp(p_ag->ports[i].h_qp, ib_sync_destroy);
 		ib_close_al(p_ag->h_al);
 	}
+	pthread_mutex_destroy(&p_ag->port_lock);
 	cl_free(p_ag->ports);
 	cl_free(p_ag);
 }
@@ -147,9 +201,56 @@ static ib_api_status_t agent_open_port(cm_agents_t *p_ag, cm_port_t *p_port)
 	svc.mgmt_class = IB_MCLASS_COMM_MGMT;
 	svc.mgmt_version = AL_CM_CLASS_VERSION;
 	svc.method_array[IB_MAD_METHOD_SEND] = TRUE;
-	svc.svc_type = IB_MAD_SVC_DEFAULT;
+	svc.svc_type = IB_MAD_SVC_RAW;      /* TIDs untouched: see al_cm_new_tid() */
 	(void)p_ag;
 	return ib_reg_mad_svc(p_port->h_qp, &svc, &p_port->h_svc);
+}
+
+/*
+ * A port's PnP event (the set's registration, on an AL callback thread): a
+ * port without an agent gets one, on the CA handle of a port of the same CA
+ * or a new one (closed with the set's AL instance).
+ */
+static ib_api_status_t AL_API agent_on_pnp(ib_pnp_rec_t *p_rec)
+{
+	cm_agents_t *p_ag = (cm_agents_t *)p_rec->pnp_context;
+	ib_pnp_port_rec_t *p_port_rec = (ib_pnp_port_rec_t *)p_rec;
+	ib_net64_t port_guid, ca_guid;
+	ib_ca_handle_t h_ca = NULL;
+	cm_port_t *pp;
+	uint32_t i, n;
+
+	if (p_rec->pnp_event != IB_PNP_PORT_ADD || !p_port_rec->p_port_attr || !p_port_rec->p_ca_attr)
+		return IB_SUCCESS;
+	port_guid = p_port_rec->p_port_attr->port_guid;
+	ca_guid = p_port_rec->p_ca_attr->ca_guid;
+	pthread_mutex_lock(&p_ag->port_lock);
+	n = p_ag->n_ports;
+	if (p_ag->closing || n >= AL_CM_MAX_PORTS)
+		goto out;
+	for (i = 0; i < n; i++) {
+		if (p_ag->ports[i].port_guid == port_guid)
+			goto out;       /* has its agent */
+		if (p_ag->ports[i].ca_guid == ca_guid)
+			h_ca = p_ag->ports[i].h_ca;
+	}
+	if (!h_ca && ib_open_ca(p_ag->h_al, ca_guid, NULL, NULL, &h_ca) != IB_SUCCESS)
+		goto out;
+	pp = &p_ag->ports[n];
+	memset(pp, 0, sizeof(*pp));
+	pp->ca_guid = ca_guid;
+	pp->port_guid = port_guid;
+	pp->port_num = p_port_rec->p_port_attr->port_num;
+	pp->h_ca = h_ca;
+	if (agent_open_port(p_ag, pp) == IB_SUCCESS)
+		__atomic_store_n(&p_ag->n_ports, n + 1, __ATOMIC_RELEASE);
+	else
+		memset(pp, 0, sizeof(*pp));
+	/* A CA opened here and left without a port stays open until the set's
+	 * AL instance closes. */
+out:
+	pthread_mutex_unlock(&p_ag->port_lock);
+	return IB_SUCCESS;
 }
 
 static ib_api_status_t agents_open(cm_agents_t **pp_ag)
@@ -162,9 +263,11 @@ static ib_api_status_t agents_open(cm_agents_t **pp_ag)
 	uint32_t size, total = 0;
 	uint8_t p;
 	ib_ca_handle_t h_ca;
+	ib_pnp_req_t pnp;
 
 	if (!p_ag)
 		return IB_INSUFFICIENT_MEMORY;
+	pthread_mutex_init(&p_ag->port_lock, NULL);
 	st = ib_open_al(&p_ag->h_al);
 	if (st != IB_SUCCESS) {
 		p_ag->h_al = NULL;
@@ -176,7 +279,7 @@ static ib_api_status_t agents_open(cm_agents_t **pp_ag)
 		goto fail;
 	}
 	guids = (ib_net64_t *)cl_zalloc(n * sizeof(*guids));
-	p_ag->ports = (cm_port_t *)cl_zalloc(n * 8 * sizeof(cm_port_t));
+	p_ag->ports = (cm_port_t *)cl_zalloc(AL_CM_MAX_PORTS * sizeof(cm_port_t));
 	if (!guids || !p_ag->ports) {
 		st = IB_INSUFFICIENT_MEMORY;
 		goto fail;
@@ -194,7 +297,7 @@ static ib_api_status_t agents_open(cm_agents_t **pp_ag)
 		if (!p_attr)
 			continue;
 		if (ib_query_ca(h_ca, p_attr, &size) == IB_SUCCESS)
-			for (p = 0; p < p_attr->num_ports && p < 8; p++) {
+			for (p = 0; p < p_attr->num_ports && total < AL_CM_MAX_PORTS; p++) {
 				cm_port_t *pp = &p_ag->ports[total];
 
 				pp->ca_guid = guids[i];
@@ -215,6 +318,14 @@ static ib_api_status_t agents_open(cm_agents_t **pp_ag)
 		guids = NULL;
 		goto fail;
 	}
+	/* Ports added later: their IB_PNP_PORT_ADD (the ones above come again
+	 * first, and are skipped). Without it, those ports have no agent. */
+	memset(&pnp, 0, sizeof(pnp));
+	pnp.pnp_class = IB_PNP_PORT;
+	pnp.pnp_context = p_ag;
+	pnp.pfn_pnp_cb = agent_on_pnp;
+	if (ib_reg_pnp(p_ag->h_al, &pnp, &p_ag->h_pnp) != IB_SUCCESS)
+		p_ag->h_pnp = NULL;
 	*pp_ag = p_ag;
 	return IB_SUCCESS;
 fail:
@@ -308,8 +419,18 @@ uint32_t al_cm_cep_count(void)
 	uint32_t n;
 
 	pthread_mutex_lock(&al_cm_g.lock);
-	n = al_cm_g.lists_init ? (uint32_t)cl_qlist_count(&al_cm_g.ceps) : 0;
+	n = al_cm_g.lists_init ? (uint32_t)cl_qmap_count(&al_cm_g.ceps) : 0;
 	pthread_mutex_unlock(&al_cm_g.lock);
+	return n;
+}
+
+uint32_t al_cm_port_count(void)
+{
+	uint32_t n;
+
+	pthread_mutex_lock(&al_cm_g.agent_lock);
+	n = al_cm_g.p_agents ? al_cm_n_ports(al_cm_g.p_agents) : 0;
+	pthread_mutex_unlock(&al_cm_g.agent_lock);
 	return n;
 }
 
@@ -324,7 +445,9 @@ cm_port_t *al_cm_port_by_guid(cm_agents_t *p_ag, ib_net64_t port_guid)
 {
 	uint32_t i;
 
-	for (i = 0; i < p_ag->n_ports; i++)
+	uint32_t n = al_cm_n_ports(p_ag);
+
+	for (i = 0; i < n; i++)
 		if (p_ag->ports[i].port_guid == port_guid)
 			return &p_ag->ports[i];
 	return NULL;
@@ -377,15 +500,29 @@ uint16_t al_cm_pkey_index_of(cm_port_t *p_port, ib_net16_t pkey, boolean_t *p_fo
 
 /* ---- Sending ---- */
 
+/*
+ * A TID for an exchange we start (REQ, SIDR_REQ, DREQ, LAP): a random upper
+ * half per process and a counter; al_cm_g.lock held. Every message of the
+ * exchange, both ways, carries it (as Linux's CM does): the passive side
+ * answers a REQ with its TID, a DREQ's DREP and a LAP's APR (or MRA) carry
+ * the TID of the DREQ or LAP. The agents' MAD service is IB_MAD_SVC_RAW, so
+ * the MAD layer sends TIDs as they are (docs/mad.md).
+ */
+ib_net64_t al_cm_new_tid(void)
+{
+	al_cm_lists_init_locked();
+	return cl_hton64((uint64_t)al_cm_g.tid_hi << 32 | ++al_cm_g.tid_seq);
+}
+
 /* Sends one message to an address; al_cm_g.lock may be held (ib_send_mad queues). */
-void al_cm_send_to(cm_port_t *p_port, al_cm_msg_type_t type, const al_cm_msg_t *p_msg,
+void al_cm_send_to(cm_port_t *p_port, al_cm_msg_type_t type, const al_cm_msg_t *p_msg, ib_net64_t tid,
 		    ib_net16_t dlid, uint8_t sl, uint16_t pkey_index)
 {
 	ib_mad_element_t *p_mad;
 
 	if (!p_port || ib_get_mad(p_port->pool_key, MAD_BLOCK_SIZE, &p_mad) != IB_SUCCESS)
 		return;
-	al_cm_pack(type, p_msg, cl_hton64(((uint64_t)rand() << 8) ^ (uint64_t)rand()), p_mad->p_mad_buf);
+	al_cm_pack(type, p_msg, tid, p_mad->p_mad_buf);
 	p_mad->size = MAD_BLOCK_SIZE;
 	p_mad->context1 = NULL;
 	p_mad->context2 = NULL;
@@ -417,14 +554,14 @@ void al_cm_cep_send(al_cep_t *p_cep, al_cm_msg_type_t type, const al_cm_msg_t *p
 		p_cep->last = *p_msg;
 	p_cep->last_type = type;
 	p_cep->has_last = TRUE;
-	al_cm_send_to(p_cep->p_port, type, p_msg, p_cep->dlid, p_cep->sl, p_cep->pkey_index);
+	al_cm_send_to(p_cep->p_port, type, p_msg, p_cep->tid, p_cep->dlid, p_cep->sl, p_cep->pkey_index);
 }
 
 void al_cm_cep_resend_last(al_cep_t *p_cep)
 {
 	if (p_cep->has_last)
-		al_cm_send_to(p_cep->p_port, p_cep->last_type, &p_cep->last, p_cep->dlid, p_cep->sl,
-			p_cep->pkey_index);
+		al_cm_send_to(p_cep->p_port, p_cep->last_type, &p_cep->last, p_cep->tid, p_cep->dlid,
+			      p_cep->sl, p_cep->pkey_index);
 }
 
 /* A REJ from a CEP. */
@@ -455,25 +592,33 @@ void al_cm_cep_send_rej(al_cep_t *p_cep, ib_net16_t reason, al_cm_msg_ref_t ref,
 
 /* ---- Timers ---- */
 
+/* Deadlines are kept in al_cm_g.timers, so the timer's callback finds the
+ * expired CEPs at the head and the next deadline without walking others. */
+static void timer_set(al_cep_t *p_cep, uint32_t ms)
+{
+	if (!ms)
+		ms = 1;
+	p_cep->deadline_us = cl_get_time_stamp() + (uint64_t)ms * 1000u;
+	if (p_cep->listed)
+		al_cm_idx_set(&al_cm_g.timers, &p_cep->by_time, TRUE, p_cep->deadline_us, p_cep->local_id, 0);
+	cl_timer_trim(&al_cm_g.timer, ms);
+}
+
 void al_cm_timer_arm(al_cep_t *p_cep, uint32_t ms, uint32_t retries)
 {
-	p_cep->timer_on = TRUE;
 	p_cep->timeout_ms = ms;
 	p_cep->retries_left = retries;
-	p_cep->deadline_us = cl_get_time_stamp() + (uint64_t)ms * 1000u;
-	cl_timer_trim(&al_cm_g.timer, ms);
+	timer_set(p_cep, ms);
 }
 
 /* Same timeout, the resends left unchanged (after a resend). */
 void al_cm_timer_rearm(al_cep_t *p_cep, uint32_t ms)
 {
-	p_cep->timer_on = TRUE;
-	p_cep->deadline_us = cl_get_time_stamp() + (uint64_t)ms * 1000u;
-	cl_timer_trim(&al_cm_g.timer, ms);
+	timer_set(p_cep, ms);
 }
 
 void al_cm_timer_stop(al_cep_t *p_cep)
 {
-	p_cep->timer_on = FALSE;
+	if (p_cep->by_time.on)
+		al_cm_idx_set(&al_cm_g.timers, &p_cep->by_time, FALSE, 0, 0, 0);
 }
-

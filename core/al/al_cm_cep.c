@@ -9,7 +9,7 @@
 static const char *const state_names[AL_CM_STATE_COUNT] = {
 	"IDLE", "LISTEN", "REQ_SENT", "REQ_RCVD", "MRA_REQ_SENT", "MRA_REQ_RCVD",
 	"REP_SENT", "REP_RCVD", "MRA_REP_SENT", "MRA_REP_RCVD", "ESTABLISHED",
-	"LAP_SENT", "LAP_RCVD", "DREQ_SENT", "DREQ_RCVD", "TIMEWAIT",
+	"LAP_SENT", "LAP_RCVD", "MRA_LAP_SENT", "MRA_LAP_RCVD", "DREQ_SENT", "DREQ_RCVD", "TIMEWAIT",
 	"SIDR_REQ_SENT", "SIDR_REQ_RCVD", "DESTROYED",
 };
 
@@ -36,7 +36,9 @@ static const uint32_t accepts[AL_CM_STATE_COUNT] = {
 	[AL_CM_ESTABLISHED] = M(AL_CM_MSG_REQ) | M(AL_CM_MSG_REP) | M(AL_CM_MSG_RTU) |
 			      M(AL_CM_MSG_DREQ) | M(AL_CM_MSG_LAP),
 	[AL_CM_LAP_SENT] = M(AL_CM_MSG_APR) | M(AL_CM_MSG_MRA) | M(AL_CM_MSG_DREQ),
+	[AL_CM_MRA_LAP_RCVD] = M(AL_CM_MSG_APR) | M(AL_CM_MSG_MRA) | M(AL_CM_MSG_DREQ),
 	[AL_CM_LAP_RCVD] = M(AL_CM_MSG_LAP) | M(AL_CM_MSG_DREQ),
+	[AL_CM_MRA_LAP_SENT] = M(AL_CM_MSG_LAP) | M(AL_CM_MSG_DREQ),
 	[AL_CM_DREQ_SENT] = M(AL_CM_MSG_DREQ) | M(AL_CM_MSG_DREP) | M(AL_CM_MSG_REP),
 	[AL_CM_DREQ_RCVD] = M(AL_CM_MSG_DREQ),
 	[AL_CM_TIMEWAIT] = M(AL_CM_MSG_DREQ) | M(AL_CM_MSG_REQ) | M(AL_CM_MSG_REP),
@@ -91,9 +93,31 @@ static void path_to_av(const al_cep_t *p_cep, ib_av_attr_t *p_av)
 	p_av->conn.rnr_retry_cnt = p_cep->rnr_retry_cnt;
 }
 
+/* The address vector of an alternate path (local view): its own port, LID,
+ * SL, rate, MTU, and an ACK timeout from its packet lifetime. */
+static void alt_to_av(const al_cep_t *p_cep, const ib_path_rec_t *p_alt, ib_av_attr_t *p_av)
+{
+	cm_port_t *p_port = al_cm_port_by_guid(p_cep->p_agents, p_alt->sgid.unicast.interface_id);
+
+	memset(p_av, 0, sizeof(*p_av));
+	p_av->port_num = p_port ? p_port->port_num : p_cep->p_port->port_num;
+	p_av->sl = ib_path_rec_sl(p_alt);
+	p_av->dlid = p_alt->dlid;
+	p_av->static_rate = ib_path_rec_rate(p_alt);
+	p_av->conn.path_mtu = ib_path_rec_mtu(p_alt);
+	p_av->conn.local_ack_timeout =
+		(uint8_t)(ib_path_rec_pkt_life(p_alt) + 1 > 31 ? 31 : ib_path_rec_pkt_life(p_alt) + 1);
+	p_av->conn.seq_err_retry_cnt = p_cep->retry_cnt;
+	p_av->conn.rnr_retry_cnt = p_cep->rnr_retry_cnt;
+}
+
+/* INIT to RTR; with p_cep->alt_on the REQ's alternate path is loaded too
+ * (IB_MOD_QP_ALTERNATE_AV). A QP that refuses the alternate path goes to
+ * RTR without it (alt_on becomes FALSE). */
 ib_api_status_t al_cm_qp_rtr(al_cep_t *p_cep, uint32_t remote_psn)
 {
 	ib_qp_mod_t m;
+	ib_api_status_t st;
 
 	memset(&m, 0, sizeof(m));
 	m.req_state = IB_QPS_RTR;
@@ -104,12 +128,23 @@ ib_api_status_t al_cm_qp_rtr(al_cep_t *p_cep, uint32_t remote_psn)
 		m.state.rtr.resp_res = p_cep->resp_res;
 		m.state.rtr.rnr_nak_timeout = p_cep->rnr_nak_timeout;
 	}
+	if (p_cep->alt_on) {
+		m.state.rtr.opts |= IB_MOD_QP_ALTERNATE_AV;
+		alt_to_av(p_cep, &p_cep->alt_path, &m.state.rtr.alternate_av);
+		st = ib_modify_qp(p_cep->h_qp, &m);
+		if (st == IB_SUCCESS)
+			return st;
+		p_cep->alt_on = FALSE;
+		m.state.rtr.opts &= ~IB_MOD_QP_ALTERNATE_AV;
+		memset(&m.state.rtr.alternate_av, 0, sizeof(m.state.rtr.alternate_av));
+	}
 	return ib_modify_qp(p_cep->h_qp, &m);
 }
 
 ib_api_status_t al_cm_qp_rts(al_cep_t *p_cep, ib_access_t access)
 {
 	ib_qp_mod_t m;
+	ib_api_status_t st;
 
 	memset(&m, 0, sizeof(m));
 	m.req_state = IB_QPS_RTS;
@@ -124,7 +159,23 @@ ib_api_status_t al_cm_qp_rts(al_cep_t *p_cep, ib_access_t access)
 		m.state.rts.opts |= IB_MOD_QP_ACCESS_CTRL;
 		m.state.rts.access_ctrl = access;
 	}
-	return ib_modify_qp(p_cep->h_qp, &m);
+	if (p_cep->alt_on) {
+		/* The alternate path loaded at RTR: REARM, then ARMED at once
+		 * (both sides have loaded it by now), so that a migration,
+		 * ib_force_apm included, may happen from the first packet. */
+		m.state.rts.opts |= IB_MOD_QP_APM_STATE;
+		m.state.rts.apm_state = IB_APM_REARM;
+	}
+	st = ib_modify_qp(p_cep->h_qp, &m);
+	if (st != IB_SUCCESS || !p_cep->alt_on)
+		return st;
+	memset(&m, 0, sizeof(m));
+	m.req_state = IB_QPS_RTS;
+	m.state.rts.opts = IB_MOD_QP_APM_STATE;
+	m.state.rts.apm_state = IB_APM_ARMED;
+	if (ib_modify_qp(p_cep->h_qp, &m) != IB_SUCCESS)
+		p_cep->alt_on = FALSE;
+	return IB_SUCCESS;
 }
 
 void al_cm_qp_error(al_cep_t *p_cep)
@@ -143,11 +194,18 @@ void al_cm_cep_kill_locked(al_cep_t *p_cep, cl_qlist_t *p_dead)
 		return;
 	p_cep->state = AL_CM_DESTROYED;
 	al_cm_timer_stop(p_cep);
-	if (p_cep->listed)
-		cl_qlist_remove_item(&al_cm_g.ceps, &p_cep->item);
-	p_cep->listed = FALSE;
 	p_cep->h_qp = NULL;
 	p_cep->p_qp = NULL;
+	if (p_cep->listed) {
+		cl_qmap_remove_item(&al_cm_g.ceps, &p_cep->id_item);
+		al_cm_idx_set(&al_cm_g.remotes, &p_cep->by_remote, FALSE, 0, 0, 0);
+		al_cm_idx_set(&al_cm_g.qpns, &p_cep->by_qpn, FALSE, 0, 0, 0);
+		al_cm_idx_set(&al_cm_g.qps, &p_cep->by_qp, FALSE, 0, 0, 0);
+		if (p_cep->on_peers)
+			cl_qlist_remove_item(&al_cm_g.peers, &p_cep->peer_item);
+		p_cep->on_peers = FALSE;
+	}
+	p_cep->listed = FALSE;
 	if (p_dead) {
 		/* Held until al_cm_destroy_dead() is done with it. */
 		al_obj_ref(&p_cep->obj);
@@ -197,6 +255,9 @@ static void cep_destroying(al_obj_t *p_obj)
 	case AL_CM_ESTABLISHED:
 	case AL_CM_LAP_SENT:
 	case AL_CM_LAP_RCVD:
+	case AL_CM_MRA_LAP_SENT:
+	case AL_CM_MRA_LAP_RCVD:
+		p_cep->tid = al_cm_new_tid();
 		memset(&m, 0, sizeof(m));
 		m.dreq.local_comm_id = p_cep->local_id;
 		m.dreq.remote_comm_id = p_cep->remote_id;
@@ -264,78 +325,110 @@ ib_api_status_t al_cm_cep_create(al_obj_t *p_parent, al_cep_t **pp_cep)
 	return IB_SUCCESS;
 }
 
-/* Adds a made CEP to the table with a fresh local ID; al_cm_g.lock held. */
+/* Adds a made CEP to the tables with a fresh local ID; al_cm_g.lock held. */
 void al_cm_cep_insert_locked(al_cep_t *p_cep)
 {
-	cl_list_item_t *it;
-	boolean_t used;
-
 	al_cm_lists_init_locked();
-	do {
+	do
 		p_cep->local_id = ++al_cm_g.next_id;
-		used = !p_cep->local_id;
-		for (it = cl_qlist_head(&al_cm_g.ceps); !used && it != cl_qlist_end(&al_cm_g.ceps);
-		     it = cl_qlist_next(it))
-			used = PARENT_STRUCT(it, al_cep_t, item)->local_id == p_cep->local_id;
-	} while (used);
-	cl_qlist_insert_tail(&al_cm_g.ceps, &p_cep->item);
+	while (!p_cep->local_id || cl_qmap_get(&al_cm_g.ceps, p_cep->local_id) != cl_qmap_end(&al_cm_g.ceps));
+	cl_qmap_insert(&al_cm_g.ceps, p_cep->local_id, &p_cep->id_item);
 	p_cep->listed = TRUE;
+	al_cm_cep_index_locked(p_cep);
+}
+
+/* Key of a passive CEP in al_cm_g.remotes: a REQ's CEP under {remote comm
+ * ID, remote CA GUID}; a SIDR_REQ's (whose sender names no CA) under
+ * {1 << 32 | request ID, port GUID, source LID}. */
+#define REMOTE_SIDR (1ull << 32)
+
+/*
+ * Files a listed CEP in the indexes by its current fields (remote IDs, QP,
+ * side); al_cm_g.lock held. Called wherever these fields change: the
+ * lookups below trust the indexes.
+ */
+void al_cm_cep_index_locked(al_cep_t *p_cep)
+{
+	boolean_t sidr = p_cep->qp_type == IB_QPT_UNRELIABLE_DGRM;
+	boolean_t peer;
+
+	if (!p_cep->listed)
+		return;
+	if (sidr)
+		al_cm_idx_set(&al_cm_g.remotes, &p_cep->by_remote, !p_cep->active && p_cep->remote_id,
+			      REMOTE_SIDR | p_cep->remote_id, p_cep->p_port ? p_cep->p_port->port_guid : 0,
+			      (uint64_t)p_cep->dlid << 32 | p_cep->local_id);
+	else
+		al_cm_idx_set(&al_cm_g.remotes, &p_cep->by_remote, !p_cep->active && p_cep->remote_id,
+			      p_cep->remote_id, p_cep->remote_ca_guid, p_cep->local_id);
+	al_cm_idx_set(&al_cm_g.qpns, &p_cep->by_qpn, !sidr && p_cep->remote_qpn, p_cep->remote_ca_guid,
+		      p_cep->remote_qpn, p_cep->local_id);
+	al_cm_idx_set(&al_cm_g.qps, &p_cep->by_qp, p_cep->p_qp != NULL, (uintptr_t)p_cep->p_qp,
+		      p_cep->local_id, 0);
+	peer = p_cep->active && p_cep->pfn_req;
+	if (peer && !p_cep->on_peers)
+		cl_qlist_insert_tail(&al_cm_g.peers, &p_cep->peer_item);
+	else if (!peer && p_cep->on_peers)
+		cl_qlist_remove_item(&al_cm_g.peers, &p_cep->peer_item);
+	p_cep->on_peers = peer;
 }
 
 al_cep_t *al_cm_cep_by_local_id(uint32_t id)
 {
-	cl_list_item_t *it;
+	cl_map_item_t *it;
 
 	if (!al_cm_g.lists_init)
 		return NULL;
-	for (it = cl_qlist_head(&al_cm_g.ceps); it != cl_qlist_end(&al_cm_g.ceps); it = cl_qlist_next(it))
-		if (PARENT_STRUCT(it, al_cep_t, item)->local_id == id)
-			return PARENT_STRUCT(it, al_cep_t, item);
-	return NULL;
+	it = cl_qmap_get(&al_cm_g.ceps, id);
+	return it == cl_qmap_end(&al_cm_g.ceps) ? NULL : PARENT_STRUCT(it, al_cep_t, id_item);
 }
 
+#define IDX_CEP(it, field) PARENT_STRUCT(PARENT_STRUCT(it, cm_index_t, item), al_cep_t, field)
+
+/* The passive CEP of a REQ (sender's comm ID and CA GUID), if any. */
 static al_cep_t *cep_by_remote(uint32_t remote_id, uint64_t remote_guid)
 {
-	cl_list_item_t *it;
-	al_cep_t *p;
+	cl_fmap_item_t *it;
 
-	if (!al_cm_g.lists_init)
+	if (!al_cm_g.lists_init || !remote_id)
 		return NULL;
-	for (it = cl_qlist_head(&al_cm_g.ceps); it != cl_qlist_end(&al_cm_g.ceps); it = cl_qlist_next(it)) {
-		p = PARENT_STRUCT(it, al_cep_t, item);
-		if (p->remote_id == remote_id && p->remote_ca_guid == remote_guid && !p->active)
-			return p;
-	}
-	return NULL;
+	it = al_cm_idx_first(&al_cm_g.remotes, remote_id, remote_guid);
+	if (it == cl_fmap_end(&al_cm_g.remotes))
+		return NULL;
+	if (((const cm_key_t *)cl_fmap_key(it))->a != remote_id ||
+	    ((const cm_key_t *)cl_fmap_key(it))->b != remote_guid)
+		return NULL;
+	return IDX_CEP(it, by_remote);
 }
 
 al_cep_t *al_cm_cep_by_qp(const void *p_qp)
 {
-	cl_list_item_t *it;
-	al_cep_t *p;
+	cl_fmap_item_t *it;
 
 	if (!al_cm_g.lists_init || !p_qp)
 		return NULL;
-	for (it = cl_qlist_head(&al_cm_g.ceps); it != cl_qlist_end(&al_cm_g.ceps); it = cl_qlist_next(it)) {
-		p = PARENT_STRUCT(it, al_cep_t, item);
-		if (p->p_qp == p_qp)
-			return p;
-	}
-	return NULL;
+	it = al_cm_idx_first(&al_cm_g.qps, (uintptr_t)p_qp, 0);
+	if (it == cl_fmap_end(&al_cm_g.qps) || ((const cm_key_t *)cl_fmap_key(it))->a != (uintptr_t)p_qp)
+		return NULL;
+	return IDX_CEP(it, by_qp);
 }
 
 /* A connection that exists with the same remote QP and CA (stale check). */
 static al_cep_t *cep_by_remote_qpn(uint32_t qpn, uint64_t guid)
 {
-	cl_list_item_t *it;
+	cl_fmap_item_t *it;
+	const cm_key_t *k;
 	al_cep_t *p;
 
-	if (!al_cm_g.lists_init)
+	if (!al_cm_g.lists_init || !qpn)
 		return NULL;
-	for (it = cl_qlist_head(&al_cm_g.ceps); it != cl_qlist_end(&al_cm_g.ceps); it = cl_qlist_next(it)) {
-		p = PARENT_STRUCT(it, al_cep_t, item);
-		if (p->remote_qpn == qpn && p->remote_ca_guid == guid &&
-		    p->state != AL_CM_TIMEWAIT && p->state != AL_CM_IDLE)
+	for (it = al_cm_idx_first(&al_cm_g.qpns, guid, qpn); it != cl_fmap_end(&al_cm_g.qpns);
+	     it = cl_fmap_next(it)) {
+		k = (const cm_key_t *)cl_fmap_key(it);
+		if (k->a != guid || k->b != qpn)
+			break;
+		p = IDX_CEP(it, by_qpn);
+		if (p->state != AL_CM_TIMEWAIT && p->state != AL_CM_IDLE)
 			return p;
 	}
 	return NULL;
@@ -343,11 +436,56 @@ static al_cep_t *cep_by_remote_qpn(uint32_t qpn, uint64_t guid)
 
 /* ---- Callbacks ---- */
 
+/*
+ * IB_FLAGS_SYNC of an ib_cm_* call: IB_INVALID_STATE on an AL callback
+ * thread (the answer's callback could only run after the caller's one
+ * returned: the wait would never end); otherwise *p_on tells whether the
+ * call waits, and the event is made.
+ */
+ib_api_status_t al_cm_sync_init(ib_al_flags_t flags, uint32_t kinds, cm_sync_t *p_sync, boolean_t *p_on)
+{
+	*p_on = FALSE;
+	if (!(flags & IB_FLAGS_SYNC))
+		return IB_SUCCESS;
+	if (al_is_cb_thread())
+		return IB_INVALID_STATE;
+	cl_event_construct(&p_sync->event);
+	if (cl_event_init(&p_sync->event, FALSE) != CL_SUCCESS)
+		return IB_INSUFFICIENT_RESOURCES;
+	p_sync->kinds = kinds;
+	*p_on = TRUE;
+	return IB_SUCCESS;
+}
+
+/* Waits until the CEP's callback releases the waiter (after the CEP got
+ * it: p_cep->p_sync = p_sync under al_cm_g.lock), then ends it. */
+void al_cm_sync_wait(cm_sync_t *p_sync)
+{
+	cl_event_wait_on(&p_sync->event, EVENT_NO_TIMEOUT, FALSE);
+	cl_event_destroy(&p_sync->event);
+}
+
+/* Ends a waiter no CEP got (the call failed). */
+void al_cm_sync_drop(cm_sync_t *p_sync)
+{
+	cl_event_destroy(&p_sync->event);
+}
+
+/* After a callback of @p kind: releases the CEP's waiter if it waits for it. */
+static void sync_release(al_cep_t *p_cep, cm_ev_kind_t kind)
+{
+	pthread_mutex_lock(&al_cm_g.lock);
+	if (p_cep->p_sync && (p_cep->p_sync->kinds & (1u << kind))) {
+		cl_event_signal(&p_cep->p_sync->event);
+		p_cep->p_sync = NULL;
+	}
+	pthread_mutex_unlock(&al_cm_g.lock);
+}
+
 static void AL_API cm_event_run(void *context)
 {
 	cm_event_t *p_ev = (cm_event_t *)context;
 	al_cep_t *p_cep = p_ev->p_cep;
-	cm_sync_t *p_sync = NULL;
 	cl_qlist_t dead;
 	al_listen_t *p_listen = NULL;
 
@@ -369,6 +507,7 @@ static void AL_API cm_event_run(void *context)
 		pthread_mutex_unlock(&al_cm_g.lock);
 		if (run)
 			((ib_pfn_cm_req_cb_t)p_ev->pfn)(&p_ev->rec.req);
+		sync_release(p_cep, EV_REQ);  /* a peer-to-peer ib_cm_req answered by the peer's REQ */
 		if (p_listen)
 			al_obj_deref(&p_listen->obj);
 		al_cm_destroy_dead(&dead);
@@ -403,14 +542,7 @@ static void AL_API cm_event_run(void *context)
 	default:
 		break;
 	}
-	if (p_ev->kind == EV_REP || p_ev->kind == EV_REJ) {
-		pthread_mutex_lock(&al_cm_g.lock);
-		p_sync = p_cep->p_sync;
-		p_cep->p_sync = NULL;
-		if (p_sync)
-			cl_event_signal(&p_sync->event);
-		pthread_mutex_unlock(&al_cm_g.lock);
-	}
+	sync_release(p_cep, p_ev->kind);
 	cl_free(p_ev);
 }
 
@@ -515,11 +647,13 @@ static void reply_rej(cm_port_t *p_port, const ib_mad_element_t *p_in, uint32_t 
 	m.rej.remote_comm_id = remote_id;
 	m.rej.msg_rejected = (uint8_t)ref;
 	m.rej.reason = cl_ntoh16(reason);
-	al_cm_send_to(p_port, AL_CM_MSG_REJ, &m, p_in->remote_lid, p_in->remote_sl, p_in->pkey_index);
+	al_cm_send_to(p_port, AL_CM_MSG_REJ, &m, p_in->p_mad_buf->trans_id, p_in->remote_lid, p_in->remote_sl,
+		      p_in->pkey_index);
 }
 
+/* @p pdata: the request's private data (a SIDR_REQ's 216 bytes, a REQ's 92). */
 static boolean_t listen_matches(const al_listen_t *p_l, cm_port_t *p_port,
-				const al_cm_req_msg_t *p_req)
+				const al_cm_req_msg_t *p_req, const uint8_t *pdata)
 {
 	const ib_cm_listen_t *i = &p_l->info;
 
@@ -537,22 +671,48 @@ static boolean_t listen_matches(const al_listen_t *p_l, cm_port_t *p_port,
 	    (cl_ntoh16(i->pkey) & 0x7FFF) != (p_req->pkey & 0x7FFF))
 		return FALSE;
 	if (i->compare_length &&
-	    memcmp(p_req->private_data + i->compare_offset, p_l->cmp, i->compare_length))
+	    memcmp(pdata + i->compare_offset, p_l->cmp, i->compare_length))
 		return FALSE;
 	return TRUE;
 }
 
+/* Files a listen in al_cm_g.listens (@p on) or takes it out; al_cm_g.lock held. */
+void al_cm_listen_index_locked(al_listen_t *p_l, boolean_t on)
+{
+	al_cm_lists_init_locked();
+	if (on && !p_l->by_svc.on)
+		al_cm_idx_set(&al_cm_g.listens, &p_l->by_svc, TRUE, cl_ntoh64(p_l->info.svc_id),
+			      ++al_cm_g.listen_seq, 0);
+	else if (!on)
+		al_cm_idx_set(&al_cm_g.listens, &p_l->by_svc, FALSE, 0, 0, 0);
+}
+
+static al_listen_t *find_listen(cm_port_t *p_port, const al_cm_req_msg_t *p_req, const uint8_t *pdata,
+				boolean_t *p_sid);
+
 al_listen_t *al_cm_find_listen(cm_port_t *p_port, const al_cm_req_msg_t *p_req, boolean_t *p_sid)
 {
-	cl_list_item_t *it;
+	return find_listen(p_port, p_req, p_req->private_data, p_sid);
+}
+
+/* The first listen a request matches (a SIDR_REQ as a REQ with transport
+ * 0xFF); *p_sid tells whether any listen has its service ID. */
+static al_listen_t *find_listen(cm_port_t *p_port, const al_cm_req_msg_t *p_req, const uint8_t *pdata,
+				boolean_t *p_sid)
+{
+	cl_fmap_item_t *it;
 	al_listen_t *p_l;
 
 	*p_sid = FALSE;
-	for (it = cl_qlist_head(&al_cm_g.listens); it != cl_qlist_end(&al_cm_g.listens); it = cl_qlist_next(it)) {
-		p_l = PARENT_STRUCT(it, al_listen_t, item);
-		if (!p_l->cancelled && cl_ntoh64(p_l->info.svc_id) == p_req->service_id)
+	al_cm_lists_init_locked();
+	for (it = al_cm_idx_first(&al_cm_g.listens, p_req->service_id, 0); it != cl_fmap_end(&al_cm_g.listens);
+	     it = cl_fmap_next(it)) {
+		if (((const cm_key_t *)cl_fmap_key(it))->a != p_req->service_id)
+			break;
+		p_l = PARENT_STRUCT(PARENT_STRUCT(it, cm_index_t, item), al_listen_t, by_svc);
+		if (!p_l->cancelled)
 			*p_sid = TRUE;
-		if (listen_matches(p_l, p_port, p_req))
+		if (listen_matches(p_l, p_port, p_req, pdata))
 			return p_l;
 	}
 	return NULL;
@@ -581,6 +741,11 @@ void al_cm_cep_from_req(al_cep_t *p_cep, cm_port_t *p_port, const al_cm_req_msg_
 	p_cep->retry_cnt = p_req->retry_count;
 	p_cep->rnr_retry_cnt = p_req->rnr_retry_count;
 	p_cep->resp_res = p_req->init_depth;
+	p_cep->alt_req = p_req->alternate.local_lid != 0;
+	p_cep->alt_on = FALSE;
+	if (p_cep->alt_req)
+		wire_to_path(&p_req->alternate, p_req, &p_cep->alt_path);
+	al_cm_cep_index_locked(p_cep);
 }
 
 /* Queues the REQ callback of a passive CEP (its REQ in p_cep->req); al_cm_g.lock
@@ -620,8 +785,8 @@ static al_cep_t *find_peer(cm_port_t *p_port, const al_cm_req_msg_t *p_req)
 	cl_list_item_t *it;
 	al_cep_t *p;
 
-	for (it = cl_qlist_head(&al_cm_g.ceps); it != cl_qlist_end(&al_cm_g.ceps); it = cl_qlist_next(it)) {
-		p = PARENT_STRUCT(it, al_cep_t, item);
+	for (it = cl_qlist_head(&al_cm_g.peers); it != cl_qlist_end(&al_cm_g.peers); it = cl_qlist_next(it)) {
+		p = PARENT_STRUCT(it, al_cep_t, peer_item);
 		if (p->pfn_req && p->active && p->state == AL_CM_REQ_SENT && p->p_port == p_port &&
 		    p->req.service_id == p_req->service_id &&
 		    p->req.primary.remote_lid == p_req->primary.local_lid)
@@ -644,12 +809,63 @@ static void peer_req(al_cep_t *p_cep, cm_port_t *p_port, const ib_mad_element_t 
 		return;
 	al_cm_timer_stop(p_cep);
 	al_cm_cep_from_req(p_cep, p_port, p_req, p_in->remote_lid, p_in->pkey_index);
+	p_cep->tid = p_in->p_mad_buf->trans_id;
 	p_cep->state = AL_CM_REQ_RCVD;
 	p_cep->has_last = FALSE;
 	/* The QP is given again to ib_cm_rep. */
 	p_cep->h_qp = NULL;
 	p_cep->p_qp = NULL;
+	al_cm_cep_index_locked(p_cep);
 	al_cm_queue_req_event(p_cep, (void *)p_cep->pfn_req, p_cep->qp_context, NULL, p_dead);
+}
+
+/*
+ * A REQ came from the remote QP of this connection under another comm ID:
+ * the peer lost it, so it is stale too (IBA 12.9.8.3.1; the REQ itself got
+ * a REJ IB_REJ_STALE_CONN). An established one is disconnected: QP to
+ * ERROR, DREQ sent (resent like any), then time-wait; a handshake after
+ * the REP gets a REJ IB_REJ_STALE_CONN (rej callback) and goes to
+ * time-wait; a REQ not yet answered is rejected and dropped. al_cm_g.lock held.
+ */
+static void stale_end(al_cep_t *p_cep, cl_qlist_t *p_dead)
+{
+	al_cm_msg_t m;
+
+	switch (p_cep->state) {
+	case AL_CM_ESTABLISHED:
+	case AL_CM_LAP_SENT:
+	case AL_CM_LAP_RCVD:
+	case AL_CM_MRA_LAP_SENT:
+	case AL_CM_MRA_LAP_RCVD:
+		al_cm_timer_stop(p_cep);
+		al_cm_qp_error(p_cep);
+		memset(&m, 0, sizeof(m));
+		m.dreq.local_comm_id = p_cep->local_id;
+		m.dreq.remote_comm_id = p_cep->remote_id;
+		m.dreq.remote_qpn = p_cep->remote_qpn;
+		p_cep->state = AL_CM_DREQ_SENT;
+		p_cep->tid = al_cm_new_tid();
+		al_cm_cep_send(p_cep, AL_CM_MSG_DREQ, &m);
+		al_cm_timer_arm(p_cep, p_cep->peer_resp_ms, p_cep->max_cm_retries);
+		break;
+	case AL_CM_REP_SENT:
+	case AL_CM_MRA_REP_RCVD:
+	case AL_CM_REP_RCVD:
+	case AL_CM_MRA_REP_SENT:
+		al_cm_timer_stop(p_cep);
+		al_cm_cep_send_rej(p_cep, IB_REJ_STALE_CONN, AL_CM_REF_REP, NULL, 0, NULL, 0);
+		al_cm_qp_error(p_cep);
+		queue_rej(p_cep, NULL, IB_REJ_STALE_CONN);
+		al_cm_enter_timewait(p_cep);
+		break;
+	case AL_CM_REQ_RCVD:
+	case AL_CM_MRA_REQ_SENT:
+		al_cm_cep_send_rej(p_cep, IB_REJ_STALE_CONN, AL_CM_REF_REQ, NULL, 0, NULL, 0);
+		al_cm_cep_kill_locked(p_cep, p_dead);
+		break;
+	default:
+		break;
+	}
 }
 
 static void recv_req(cm_port_t *p_port, const ib_mad_element_t *p_in, const al_cm_req_msg_t *p_req,
@@ -676,6 +892,7 @@ static void recv_req(cm_port_t *p_port, const ib_mad_element_t *p_in, const al_c
 	p_cep = cep_by_remote_qpn(p_req->local_qpn, p_req->local_ca_guid);
 	if (p_cep) {
 		reply_rej(p_port, p_in, p_req->local_comm_id, AL_CM_REF_REQ, IB_REJ_STALE_CONN);
+		stale_end(p_cep, p_dead);
 		return;
 	}
 	p_cep = find_peer(p_port, p_req);
@@ -712,9 +929,27 @@ static void recv_req(cm_port_t *p_port, const ib_mad_element_t *p_in, const al_c
 	}
 	al_cm_cep_insert_locked(p_cep);
 	al_cm_cep_from_req(p_cep, p_port, p_req, p_in->remote_lid, p_in->pkey_index);
+	p_cep->tid = p_in->p_mad_buf->trans_id;    /* every answer carries the REQ's TID */
 	p_cep->state = AL_CM_REQ_RCVD;
 	p_cep->p_listen = p_l;      /* the reference taken above */
 	al_cm_queue_req_event(p_cep, (void *)p_l->info.pfn_cm_req_cb, p_l->obj.context, p_l, p_dead);
+}
+
+/* What the rep callback says of the REQ's alternate path: IB_AP_SUCCESS
+ * when both QPs loaded it; else why not (the peer's failover answer, or
+ * IB_AP_UNSUPPORTED when our QP refused it or the REQ had none). */
+static ib_apr_status_t rep_apr_status(const al_cep_t *p_cep, const al_cm_rep_msg_t *p_rep)
+{
+	if (p_cep->alt_on)
+		return IB_AP_SUCCESS;
+	if (!p_cep->alt_req)
+		return IB_AP_UNSUPPORTED;
+	switch (p_rep->failover_accepted) {
+	case IB_FAILOVER_ACCEPT_ERROR:
+		return IB_AP_REJECT;
+	default:
+		return IB_AP_UNSUPPORTED;
+	}
 }
 
 static void recv_rep(al_cep_t *p_cep, const al_cm_rep_msg_t *p_rep, cl_qlist_t *p_dead)
@@ -738,11 +973,14 @@ static void recv_rep(al_cep_t *p_cep, const al_cm_rep_msg_t *p_rep, cl_qlist_t *
 	p_cep->remote_id = p_rep->local_comm_id;
 	p_cep->remote_qpn = p_rep->local_qpn;
 	p_cep->remote_ca_guid = p_rep->local_ca_guid;
+	al_cm_cep_index_locked(p_cep);
 	if (p_cep->resp_res > p_rep->init_depth)
 		p_cep->resp_res = p_rep->init_depth;
 	if (p_cep->init_depth > p_rep->resp_res)
 		p_cep->init_depth = p_rep->resp_res;
 	p_cep->rnr_retry_cnt = p_rep->rnr_retry_count;
+	/* The REQ's alternate path is loaded when the peer accepted it. */
+	p_cep->alt_on = p_cep->alt_req && p_rep->failover_accepted == IB_FAILOVER_ACCEPT_SUCCESS;
 	if (al_cm_qp_rtr(p_cep, p_rep->starting_psn) != IB_SUCCESS) {
 		al_cm_cep_send_rej(p_cep, IB_REJ_INSUF_QP, AL_CM_REF_REP, NULL, 0, NULL, 0);
 		al_cm_qp_error(p_cep);
@@ -761,7 +999,7 @@ static void recv_rep(al_cep_t *p_cep, const al_cm_rep_msg_t *p_rep, cl_qlist_t *
 	p_ev->rec.rep.qp_context = p_cep->qp_context;
 	p_ev->rec.rep.resp_res = p_rep->resp_res;
 	p_ev->rec.rep.flow_ctrl = p_rep->flow_ctrl;
-	p_ev->rec.rep.apr_status = (ib_apr_status_t)p_rep->failover_accepted;
+	p_ev->rec.rep.apr_status = rep_apr_status(p_cep, p_rep);
 	ev_queue(p_ev);
 	(void)p_dead;
 }
@@ -817,11 +1055,15 @@ static void recv_mra(al_cep_t *p_cep, const al_cm_mra_msg_t *p_mra)
 		p_cep->state = AL_CM_MRA_REQ_RCVD;
 	else if (p_cep->state == AL_CM_REP_SENT && p_mra->msg_mraed == AL_CM_REF_REP)
 		p_cep->state = AL_CM_MRA_REP_RCVD;
-	else if (p_cep->state != AL_CM_MRA_REQ_RCVD && p_cep->state != AL_CM_MRA_REP_RCVD)
+	else if (p_cep->state == AL_CM_LAP_SENT && p_mra->msg_mraed == AL_CM_REF_OTHER)
+		p_cep->state = AL_CM_MRA_LAP_RCVD;     /* the peer needs time for our LAP */
+	else if (p_cep->state != AL_CM_MRA_REQ_RCVD && p_cep->state != AL_CM_MRA_REP_RCVD &&
+		 p_cep->state != AL_CM_MRA_LAP_RCVD)
 		return;
 	/* The peer needs service_timeout more: wait that long, then resend. */
 	ms = al_cm_time_ms(p_mra->service_timeout) + 2 * p_cep->pktlife_ms;
 	p_cep->remote_id = p_mra->local_comm_id;
+	al_cm_cep_index_locked(p_cep);
 	al_cm_timer_arm(p_cep, ms, p_cep->retries_left);
 	p_ev = ev_new(p_cep, EV_MRA, (void *)p_cep->pfn_mra);
 	if (!p_ev)
@@ -867,12 +1109,11 @@ static void recv_dreq(al_cep_t *p_cep, const al_cm_dreq_msg_t *p_dreq)
 	switch (p_cep->state) {
 	case AL_CM_TIMEWAIT:
 		/* Our DREP was lost: send it again. */
-		if (p_cep->has_last && p_cep->last_type == AL_CM_MSG_DREP) {
-			al_cm_g.stats.n_dup++;
+		al_cm_g.stats.n_dup++;
+		if (p_cep->has_last && p_cep->last_type == AL_CM_MSG_DREP)
 			al_cm_cep_resend_last(p_cep);
-		} else {
+		else
 			al_cm_send_drep(p_cep, NULL, 0);
-		}
 		return;
 	case AL_CM_DREQ_RCVD:
 		return;                 /* the user answers */
@@ -924,13 +1165,14 @@ static void reply_sidr(cm_port_t *p_port, const ib_mad_element_t *p_in,
 	m.sidr_rep.request_id = p_req->request_id;
 	m.sidr_rep.status = status;
 	m.sidr_rep.service_id = p_req->service_id;
-	al_cm_send_to(p_port, AL_CM_MSG_SIDR_REP, &m, p_in->remote_lid, p_in->remote_sl, p_in->pkey_index);
+	al_cm_send_to(p_port, AL_CM_MSG_SIDR_REP, &m, p_in->p_mad_buf->trans_id, p_in->remote_lid,
+		      p_in->remote_sl, p_in->pkey_index);
 }
 
 static void recv_sidr_req(cm_port_t *p_port, const ib_mad_element_t *p_in,
 			  const al_cm_sidr_req_msg_t *p_sreq, cl_qlist_t *p_dead)
 {
-	cl_list_item_t *it;
+	cl_fmap_item_t *it;
 	al_cep_t *p_cep;
 	al_listen_t *p_l;
 	al_cm_req_msg_t req;
@@ -938,22 +1180,35 @@ static void recv_sidr_req(cm_port_t *p_port, const ib_mad_element_t *p_in,
 	cm_event_t *p_ev;
 
 	/* A duplicate (same request ID from the same port) waits for the user. */
-	for (it = cl_qlist_head(&al_cm_g.ceps); it != cl_qlist_end(&al_cm_g.ceps); it = cl_qlist_next(it)) {
-		p_cep = PARENT_STRUCT(it, al_cep_t, item);
-		if (p_cep->state == AL_CM_SIDR_REQ_RCVD && p_cep->remote_id == p_sreq->request_id &&
-		    p_cep->dlid == p_in->remote_lid && p_cep->p_port == p_port)
+	for (it = al_cm_idx_first(&al_cm_g.remotes, REMOTE_SIDR | p_sreq->request_id, p_port->port_guid);
+	     it != cl_fmap_end(&al_cm_g.remotes); it = cl_fmap_next(it)) {
+		const cm_key_t *k = (const cm_key_t *)cl_fmap_key(it);
+
+		if (k->a != (REMOTE_SIDR | p_sreq->request_id) || k->b != p_port->port_guid)
+			break;
+		p_cep = IDX_CEP(it, by_remote);
+		if (p_cep->state == AL_CM_SIDR_REQ_RCVD && p_cep->dlid == p_in->remote_lid &&
+		    p_cep->p_port == p_port)
 			return;
 	}
-	/* Listens match on a REQ-shaped copy: transport 0xFF marks SIDR. */
+	/* Listens match on a REQ-shaped copy: transport 0xFF marks SIDR; the
+	 * LID is the one the SIDR_REQ was sent to (the port's base LID and the
+	 * path bits it came in on); compare buffers see all its private data. */
 	memset(&req, 0, sizeof(req));
 	req.service_id = p_sreq->service_id;
 	req.transport = 0xFF;
 	req.pkey = p_sreq->pkey;
-	req.primary.remote_lid = 0;
-	memcpy(req.private_data, p_sreq->private_data,
-	       sizeof(req.private_data) < sizeof(p_sreq->private_data) ? sizeof(req.private_data)
-								      : sizeof(p_sreq->private_data));
-	p_l = al_cm_find_listen(p_port, &req, &sid);
+	{
+		ib_ca_attr_t *p_attr;
+		ib_port_attr_t *p_pa;
+
+		if (al_cm_port_attr(p_port, &p_attr, &p_pa) == IB_SUCCESS) {
+			req.primary.remote_lid = (uint16_t)(cl_ntoh16(p_pa->lid) |
+				(p_in->path_bits & ((1u << p_pa->lmc) - 1)));
+			cl_free(p_attr);
+		}
+	}
+	p_l = find_listen(p_port, &req, p_sreq->private_data, &sid);
 	if (!p_l) {
 		reply_sidr(p_port, p_in, p_sreq, IB_SIDR_UNSUPPORTED);
 		return;
@@ -982,7 +1237,9 @@ static void recv_sidr_req(cm_port_t *p_port, const ib_mad_element_t *p_in,
 	p_cep->sl = p_in->remote_sl;
 	p_cep->pkey_index = p_in->pkey_index;
 	p_cep->sidr_service_id = p_sreq->service_id;
+	p_cep->tid = p_in->p_mad_buf->trans_id;
 	p_cep->state = AL_CM_SIDR_REQ_RCVD;
+	al_cm_cep_index_locked(p_cep);
 	p_cep->p_listen = p_l;
 	p_ev = ev_new(p_cep, EV_REQ, (void *)p_l->info.pfn_cm_req_cb);
 	if (!p_ev) {
@@ -1030,7 +1287,6 @@ ib_api_status_t al_cm_qp_load_alt(al_cep_t *p_cep, const ib_path_rec_t *p_alt)
 {
 	ib_qp_mod_t m;
 	ib_api_status_t st;
-	cm_port_t *p_port = al_cm_port_by_guid(p_cep->p_agents, p_alt->sgid.unicast.interface_id);
 
 	if (!p_cep->h_qp)
 		return IB_INVALID_QP_HANDLE;
@@ -1038,15 +1294,7 @@ ib_api_status_t al_cm_qp_load_alt(al_cep_t *p_cep, const ib_path_rec_t *p_alt)
 	m.req_state = IB_QPS_RTS;
 	m.state.rts.opts = IB_MOD_QP_ALTERNATE_AV | IB_MOD_QP_APM_STATE;
 	m.state.rts.apm_state = IB_APM_REARM;
-	m.state.rts.alternate_av.port_num = p_port ? p_port->port_num : p_cep->p_port->port_num;
-	m.state.rts.alternate_av.sl = ib_path_rec_sl(p_alt);
-	m.state.rts.alternate_av.dlid = p_alt->dlid;
-	m.state.rts.alternate_av.static_rate = ib_path_rec_rate(p_alt);
-	m.state.rts.alternate_av.conn.path_mtu = ib_path_rec_mtu(p_alt);
-	m.state.rts.alternate_av.conn.local_ack_timeout =
-		(uint8_t)(ib_path_rec_pkt_life(p_alt) + 1 > 31 ? 31 : ib_path_rec_pkt_life(p_alt) + 1);
-	m.state.rts.alternate_av.conn.seq_err_retry_cnt = p_cep->retry_cnt;
-	m.state.rts.alternate_av.conn.rnr_retry_cnt = p_cep->rnr_retry_cnt;
+	alt_to_av(p_cep, p_alt, &m.state.rts.alternate_av);
 	st = ib_modify_qp(p_cep->h_qp, &m);
 	if (st != IB_SUCCESS)
 		return st;
@@ -1063,13 +1311,29 @@ static void lap_to_path(const al_cep_t *p_cep, const al_cm_path_t *w, ib_path_re
 	wire_to_path(w, &p_cep->req, p);
 }
 
-static void recv_lap(al_cep_t *p_cep, const al_cm_lap_msg_t *p_lap)
+static void recv_lap(al_cep_t *p_cep, const al_cm_lap_msg_t *p_lap, ib_net64_t tid)
 {
 	cm_event_t *p_ev;
 	al_cm_msg_t m;
 
 	if (p_cep->state == AL_CM_LAP_RCVD)
 		return;                 /* a duplicate: the user answers */
+	if (p_cep->state == AL_CM_ESTABLISHED && p_cep->has_lap && tid == p_cep->lap_tid &&
+	    p_cep->has_last && p_cep->last_type == AL_CM_MSG_APR) {
+		/* A resend of the LAP we answered (our APR was late or lost): the
+		 * APR again, not a second request to the user. */
+		al_cm_g.stats.n_dup++;
+		al_cm_cep_resend_last(p_cep);
+		return;
+	}
+	if (p_cep->state == AL_CM_MRA_LAP_SENT) {
+		/* A duplicate after our MRA: the MRA again. */
+		if (p_cep->has_last && p_cep->last_type == AL_CM_MSG_MRA) {
+			al_cm_g.stats.n_dup++;
+			al_cm_cep_resend_last(p_cep);
+		}
+		return;
+	}
 	if (p_cep->active || !p_cep->pfn_lap) {
 		/* Only the passive side takes LAPs (upstream's rule), and only
 		 * with a callback: refuse. */
@@ -1081,6 +1345,8 @@ static void recv_lap(al_cep_t *p_cep, const al_cm_lap_msg_t *p_lap)
 		return;
 	}
 	lap_to_path(p_cep, &p_lap->alternate, &p_cep->alt_path);
+	p_cep->lap_tid = tid;
+	p_cep->has_lap = TRUE;
 	p_cep->state = AL_CM_LAP_RCVD;
 	p_ev = ev_new(p_cep, EV_LAP, (void *)p_cep->pfn_lap);
 	if (!p_ev)
@@ -1115,7 +1381,7 @@ static void recv_apr(al_cep_t *p_cep, const al_cm_apr_msg_t *p_apr)
 {
 	ib_api_status_t st = IB_SUCCESS;
 
-	if (p_cep->state != AL_CM_LAP_SENT)
+	if (p_cep->state != AL_CM_LAP_SENT && p_cep->state != AL_CM_MRA_LAP_RCVD)
 		return;
 	al_cm_timer_stop(p_cep);
 	if (p_apr->ap_status == IB_AP_SUCCESS)
@@ -1156,19 +1422,20 @@ static uint32_t msg_target(al_cm_msg_type_t t, const al_cm_msg_t *m)
  * GUID the ARI carries. */
 static al_cep_t *cep_of_rej(const al_cm_msg_t *p_msg)
 {
-	cl_list_item_t *it;
-	al_cep_t *p;
+	cl_fmap_item_t *it;
 	ib_net64_t guid = 0;
+	uint32_t id = p_msg->rej.local_comm_id;
 
+	if (!id)
+		return NULL;
 	if (p_msg->rej.reason == cl_ntoh16(IB_REJ_TIMEOUT) && p_msg->rej.ari_length >= sizeof(guid))
 		memcpy(&guid, p_msg->rej.ari, sizeof(guid));
-	for (it = cl_qlist_head(&al_cm_g.ceps); it != cl_qlist_end(&al_cm_g.ceps); it = cl_qlist_next(it)) {
-		p = PARENT_STRUCT(it, al_cep_t, item);
-		if (!p->active && p->remote_id == p_msg->rej.local_comm_id &&
-		    (!guid || p->remote_ca_guid == cl_ntoh64(guid)))
-			return p;
-	}
-	return NULL;
+	if (guid)
+		return cep_by_remote(id, cl_ntoh64(guid));
+	it = al_cm_idx_first(&al_cm_g.remotes, id, 0);
+	if (it == cl_fmap_end(&al_cm_g.remotes) || ((const cm_key_t *)cl_fmap_key(it))->a != id)
+		return NULL;
+	return IDX_CEP(it, by_remote);
 }
 
 void al_cm_recv(cm_port_t *p_port, ib_mad_element_t *p_mad)
@@ -1206,8 +1473,8 @@ void al_cm_recv(cm_port_t *p_port, ib_mad_element_t *p_mad)
 
 			memset(&m, 0, sizeof(m));
 			m.drep.remote_comm_id = p_msg->dreq.local_comm_id;
-			al_cm_send_to(p_port, AL_CM_MSG_DREP, &m, p_mad->remote_lid, p_mad->remote_sl,
-				p_mad->pkey_index);
+			al_cm_send_to(p_port, AL_CM_MSG_DREP, &m, p_mad->p_mad_buf->trans_id, p_mad->remote_lid,
+				      p_mad->remote_sl, p_mad->pkey_index);
 		} else if (!p_cep && type == AL_CM_MSG_REP) {
 			/* A REP for no REQ: tell its sender. */
 			reply_rej(p_port, p_mad, p_msg->rep.local_comm_id, AL_CM_REF_REP,
@@ -1230,6 +1497,7 @@ void al_cm_recv(cm_port_t *p_port, ib_mad_element_t *p_mad)
 		recv_mra(p_cep, &p_msg->mra);
 		break;
 	case AL_CM_MSG_DREQ:
+		p_cep->tid = p_mad->p_mad_buf->trans_id;   /* the DREP answers with it */
 		recv_dreq(p_cep, &p_msg->dreq);
 		break;
 	case AL_CM_MSG_DREP:
@@ -1239,7 +1507,10 @@ void al_cm_recv(cm_port_t *p_port, ib_mad_element_t *p_mad)
 		recv_sidr_rep(p_cep, &p_msg->sidr_rep, &dead);
 		break;
 	case AL_CM_MSG_LAP:
-		recv_lap(p_cep, &p_msg->lap);
+		if (p_cep->state != AL_CM_LAP_RCVD && p_cep->state != AL_CM_MRA_LAP_SENT &&
+		    !(p_cep->has_lap && p_cep->lap_tid == p_mad->p_mad_buf->trans_id))
+			p_cep->tid = p_mad->p_mad_buf->trans_id;   /* the APR (or MRA) answers with it */
+		recv_lap(p_cep, &p_msg->lap, p_mad->p_mad_buf->trans_id);
 		break;
 	case AL_CM_MSG_APR:
 		recv_apr(p_cep, &p_msg->apr);
@@ -1286,6 +1557,7 @@ static void cep_expired(al_cep_t *p_cep, cl_qlist_t *p_dead)
 		al_cm_enter_timewait(p_cep);
 		break;
 	case AL_CM_LAP_SENT:
+	case AL_CM_MRA_LAP_RCVD:
 		queue_apr(p_cep, IB_TIMEOUT, NULL);
 		p_cep->state = AL_CM_ESTABLISHED;
 		break;
@@ -1304,7 +1576,7 @@ static void cep_expired(al_cep_t *p_cep, cl_qlist_t *p_dead)
 
 void al_cm_timer_cb(void *context)
 {
-	cl_list_item_t *it, *next;
+	cl_fmap_item_t *it;
 	al_cep_t *p_cep;
 	uint64_t now, first = 0;
 	cl_qlist_t dead;
@@ -1314,16 +1586,16 @@ void al_cm_timer_cb(void *context)
 	pthread_mutex_lock(&al_cm_g.lock);
 	al_cm_lists_init_locked();
 	now = cl_get_time_stamp();
-	for (it = cl_qlist_head(&al_cm_g.ceps); it != cl_qlist_end(&al_cm_g.ceps); it = next) {
-		next = cl_qlist_next(it);
-		p_cep = PARENT_STRUCT(it, al_cep_t, item);
-		if (p_cep->timer_on && p_cep->deadline_us <= now)
-			cep_expired(p_cep, &dead);
-	}
-	for (it = cl_qlist_head(&al_cm_g.ceps); it != cl_qlist_end(&al_cm_g.ceps); it = cl_qlist_next(it)) {
-		p_cep = PARENT_STRUCT(it, al_cep_t, item);
-		if (p_cep->timer_on && (!first || p_cep->deadline_us < first))
+	/* al_cm_g.timers is ordered by deadline: the expired CEPs are at its
+	 * head. Each leaves it (a resend re-enters it later than now). */
+	while ((it = cl_fmap_head(&al_cm_g.timers)) != cl_fmap_end(&al_cm_g.timers)) {
+		p_cep = IDX_CEP(it, by_time);
+		if (p_cep->deadline_us > now) {
 			first = p_cep->deadline_us;
+			break;
+		}
+		al_cm_timer_stop(p_cep);
+		cep_expired(p_cep, &dead);
 	}
 	if (first)
 		cl_timer_trim(&al_cm_g.timer, first > now ? (uint32_t)((first - now + 999) / 1000) : 0);
@@ -1364,6 +1636,7 @@ void al_cm_qp_destroying(void *p_qp)
 			m.dreq.local_comm_id = p_cep->local_id;
 			m.dreq.remote_comm_id = p_cep->remote_id;
 			m.dreq.remote_qpn = p_cep->remote_qpn;
+			p_cep->tid = al_cm_new_tid();
 			al_cm_cep_send(p_cep, AL_CM_MSG_DREQ, &m);
 			p_cep->h_qp = NULL;
 			p_cep->p_qp = NULL;
@@ -1378,6 +1651,7 @@ void al_cm_qp_destroying(void *p_qp)
 				al_cm_cep_kill_locked(p_cep, &dead);
 			break;
 		}
+		al_cm_cep_index_locked(p_cep);  /* out of al_cm_g.qps */
 	}
 	pthread_mutex_unlock(&al_cm_g.lock);
 	al_cm_destroy_dead(&dead);

@@ -12,7 +12,9 @@
  * destructions are collected on a list (al_cm_cep_kill_locked) and started
  * after the lock is released (al_cm_destroy_dead). al_cm_g.agent_lock
  * guards the agent set and its user count; it is never taken under
- * al_cm_g.lock.
+ * al_cm_g.lock. An agent set's port_lock only serialises the ports its
+ * PnP callback adds (a leaf: nothing is taken under it but the verbs that
+ * open the port's agent).
  */
 #ifndef AL_CM_INT_H
 #define AL_CM_INT_H
@@ -23,9 +25,26 @@
 #include <complib/cl_memory.h>
 #include <complib/cl_timer.h>
 #include <complib/cl_event.h>
+#include <complib/cl_qmap.h>
+#include <complib/cl_fleximap.h>
 #include "al_cm.h"
 #include "al_cm_wire.h"
 #include "al_verbs.h"
+
+/* The key of a CM table entry: three numbers compared in order. */
+typedef struct cm_key {
+	uint64_t a, b, c;
+} cm_key_t;
+
+/* An object's entry in one of the CM's ordered tables (al_cm_g's fmaps).
+ * Every key ends with a number unique to the object (local comm ID, listen
+ * sequence), so objects sharing the leading fields are neighbours and one
+ * range walk (al_cm_idx_first) finds them all. */
+typedef struct cm_index {
+	cl_fmap_item_t item;
+	cm_key_t key;
+	boolean_t on;                 /* in its table */
+} cm_index_t;
 
 /* One local port's agent: a QP1 alias and the CM's MAD service on it. */
 typedef struct cm_port {
@@ -39,18 +58,34 @@ typedef struct cm_port {
 	ib_mad_svc_handle_t h_svc;
 } cm_port_t;
 
-/* The agents of every port, made on first use, ended with the last user. */
+/* Most agent ports of a process (ports[] never moves: CEPs point into it). */
+#define AL_CM_MAX_PORTS 64
+
+/* The agents of every port, made on first use, ended with the last user.
+ * Ports present then get theirs at once; a port added later (a CA plugged
+ * in) gets its agent from the IB_PNP_PORT_ADD event of a PnP registration
+ * of the set's AL instance. ports[0 .. n_ports) are complete: n_ports is
+ * written (under port_lock) with a release store after the entry, and read
+ * with al_cm_n_ports() (acquire). */
 typedef struct cm_agents {
 	ib_al_handle_t h_al;
+	ib_pnp_handle_t h_pnp;
+	pthread_mutex_t port_lock;    /* adds to ports[]; leaf lock */
+	boolean_t closing;            /* port_lock: no more adds */
 	cm_port_t *ports;
 	uint32_t n_ports;
 } cm_agents_t;
 
+static inline uint32_t al_cm_n_ports(const cm_agents_t *p_ag)
+{
+	return __atomic_load_n(&p_ag->n_ports, __ATOMIC_ACQUIRE);
+}
+
 typedef struct al_listen {
 	al_obj_t obj;
-	cl_list_item_t item;          /* on al_cm_g.listens while not cancelled */
+	cm_index_t by_svc;            /* al_cm_g.listens: {service ID, sequence} while not cancelled */
 	ib_cm_listen_t info;
-	uint8_t cmp[IB_REQ_PDATA_SIZE];
+	uint8_t cmp[IB_SIDR_REQ_PDATA_SIZE]; /* REQ listens: IB_REQ_PDATA_SIZE at most */
 	boolean_t cancelled;
 	boolean_t listed;
 } al_listen_t;
@@ -59,10 +94,16 @@ struct cm_sync;
 
 typedef struct al_cep {
 	al_obj_t obj;
-	cl_list_item_t item;          /* on al_cm_g.ceps while not DESTROYED */
+	cl_map_item_t id_item;        /* al_cm_g.ceps, by local comm ID, while listed */
+	cm_index_t by_remote;         /* al_cm_g.remotes (passive CEPs; see al_cm_cep_index_locked) */
+	cm_index_t by_qpn;            /* al_cm_g.qpns: {remote CA GUID, remote QPN, local ID} */
+	cm_index_t by_qp;             /* al_cm_g.qps: {bound al_qp_t, local ID} while bound */
+	cm_index_t by_time;           /* al_cm_g.timers: {deadline, local ID} while the timer is on */
+	cl_list_item_t peer_item;     /* al_cm_g.peers: active peer-to-peer CEPs */
+	boolean_t on_peers;
 	cl_list_item_t dead_item;     /* on a local list of destructions to start */
 	al_cm_state_t state;
-	boolean_t listed;             /* on al_cm_g.ceps */
+	boolean_t listed;             /* in the tables (al_cm_g.ceps and the indexes) */
 	boolean_t active;
 	uint32_t local_id;
 	uint32_t remote_id;
@@ -79,13 +120,13 @@ typedef struct al_cep {
 	ib_net16_t dlid;
 	uint8_t sl;
 	uint16_t pkey_index;
+	ib_net64_t tid;               /* TID of the exchange: of the REQ (or SIDR_REQ), then of a DREQ or LAP */
 	ib_path_rec_t path;           /* primary path, local view */
 	al_cm_req_msg_t req;          /* the REQ sent or received */
 	al_cm_rep_msg_t rep;          /* the REP sent or received */
 	al_cm_msg_type_t last_type;   /* last message sent, for resends and duplicates */
 	al_cm_msg_t last;
 	boolean_t has_last;
-	boolean_t timer_on;
 	uint64_t deadline_us;
 	uint32_t timeout_ms;
 	uint32_t retries_left;
@@ -109,16 +150,24 @@ typedef struct al_cep {
 	ib_pfn_cm_apr_cb_t pfn_apr;
 	ib_pfn_cm_dreq_cb_t pfn_dreq;
 	ib_pfn_cm_drep_cb_t pfn_drep;
-	struct cm_sync *p_sync;       /* IB_FLAGS_SYNC waiter of ib_cm_req */
-	ib_path_rec_t alt_path;       /* LAP: the alternate path proposed (local view) */
+	struct cm_sync *p_sync;       /* IB_FLAGS_SYNC waiter of ib_cm_req/rep/lap/dreq */
+	ib_path_rec_t alt_path;       /* the REQ's alternate path, then a LAP's (local view) */
+	ib_net64_t lap_tid;           /* TID of the last LAP taken, to know its resends */
+	boolean_t has_lap;            /* lap_tid is set */
+	boolean_t alt_req;            /* the REQ carried an alternate path (in alt_path) */
+	boolean_t alt_on;             /* failover accepted: RTR loads alt_path, RTS arms it */
 	const void *sidr_context;     /* SIDR requester: returned in the reply callback */
 	uint64_t sidr_service_id;     /* SIDR: service ID (host order) */
 	cm_agents_t *p_agents;        /* counted user */
 } al_cep_t;
 
-/* An IB_FLAGS_SYNC ib_cm_req waiting for its REP or REJ callback. */
+/* An IB_FLAGS_SYNC call (ib_cm_req, ib_cm_rep, ib_cm_lap, ib_cm_dreq)
+ * waiting for the callback that answers it: released after a callback of
+ * one of @c kinds (bits 1 << cm_ev_kind_t) has returned, or when its CEP is
+ * freed (no such callback will come). */
 typedef struct cm_sync {
 	cl_event_t event;
+	uint32_t kinds;
 } cm_sync_t;
 
 /* Callback kinds. */
@@ -150,8 +199,17 @@ typedef struct cm_event {
 /* The CM's process-wide state (defined in al_cm_agent.c). */
 typedef struct al_cm_globals {
 	pthread_mutex_t lock;
-	cl_qlist_t ceps;
-	cl_qlist_t listens;
+	/* Tables (al_cm_lists_init_locked), every lookup O(log n): */
+	cl_qmap_t ceps;               /* every listed CEP, by local comm ID */
+	cl_fmap_t remotes;            /* passive CEPs by {remote comm ID, remote CA GUID} (duplicate REQs, REJs) */
+	cl_fmap_t qpns;               /* CEPs by {remote CA GUID, remote QPN} (stale connections) */
+	cl_fmap_t qps;                /* CEPs by bound QP (ib_cm_dreq, ib_cm_lap, the QP destroy hook) */
+	cl_fmap_t timers;             /* CEPs whose timer runs, by deadline */
+	cl_fmap_t listens;            /* listens by {service ID, sequence}: first made first matched */
+	cl_qlist_t peers;             /* active peer-to-peer CEPs (few) */
+	uint64_t listen_seq;
+	uint32_t tid_hi;              /* upper half of the TIDs we make: random per process */
+	uint32_t tid_seq;             /* lower half: a counter */
 	boolean_t lists_init;
 	uint32_t next_id;
 	al_cm_stats_t stats;
@@ -169,6 +227,10 @@ extern al_cm_globals_t al_cm_g;
 /* ---- Shared helpers (documented at their definitions) ---- */
 
 al_cep_t *al_cm_cep_by_local_id(uint32_t id);
+void al_cm_cep_index_locked(al_cep_t *p_cep);
+void al_cm_idx_set(cl_fmap_t *p_map, cm_index_t *p_idx, boolean_t on, uint64_t a, uint64_t b, uint64_t c);
+cl_fmap_item_t *al_cm_idx_first(const cl_fmap_t *p_map, uint64_t a, uint64_t b);
+void al_cm_listen_index_locked(al_listen_t *p_l, boolean_t on);
 al_cep_t *al_cm_cep_by_qp(const void *p_qp);
 ib_api_status_t al_cm_cep_create(al_obj_t *p_parent, al_cep_t **pp_cep);
 void al_cm_cep_from_req(al_cep_t *p_cep, cm_port_t *p_port, const al_cm_req_msg_t *p_req, ib_net16_t dlid, uint16_t pkey_index);
@@ -203,7 +265,11 @@ void al_cm_send_drep(al_cep_t *p_cep, const uint8_t *pdata, uint8_t len);
 /* Waits (at most a second) until the CM messages handed to the MAD layer
  * have completed: ib_close_al()'s hook. */
 void al_cm_drain_sends(void);
-void al_cm_send_to(cm_port_t *p_port, al_cm_msg_type_t type, const al_cm_msg_t *p_msg, ib_net16_t dlid, uint8_t sl, uint16_t pkey_index);
+ib_api_status_t al_cm_sync_init(ib_al_flags_t flags, uint32_t kinds, cm_sync_t *p_sync, boolean_t *p_on);
+void al_cm_sync_wait(cm_sync_t *p_sync);
+void al_cm_sync_drop(cm_sync_t *p_sync);
+void al_cm_send_to(cm_port_t *p_port, al_cm_msg_type_t type, const al_cm_msg_t *p_msg, ib_net64_t tid, ib_net16_t dlid, uint8_t sl, uint16_t pkey_index);
+ib_net64_t al_cm_new_tid(void);
 void al_cm_timer_arm(al_cep_t *p_cep, uint32_t ms, uint32_t retries);
 void al_cm_timer_rearm(al_cep_t *p_cep, uint32_t ms);
 void al_cm_timer_stop(al_cep_t *p_cep);

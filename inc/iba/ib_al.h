@@ -1886,7 +1886,9 @@ ib_cm_cancel(IN const ib_listen_handle_t h_cm_listen, IN const ib_pfn_destroy_cb
  * range.
  * @retval IB_INVALID_QP_HANDLE the queue pair is invalid.
  * @retval IB_INVALID_AL_HANDLE the access-layer handle (SIDR) is invalid.
- * @retval IB_INVALID_STATE the queue pair is already connected.
+ * @retval IB_INVALID_STATE the queue pair is already connected, or
+ * IB_FLAGS_SYNC was asked from an access-layer callback (where the wait
+ * could never end).
  * @retval IB_INVALID_QP_STATE the queue pair's state does not allow a
  * connection.
  * @retval IB_INSUFFICIENT_MEMORY not enough memory.
@@ -1903,7 +1905,8 @@ ib_cm_req(IN const ib_cm_req_t *const p_cm_req);
  * @retval IB_SUCCESS the reply was sent.
  * @retval IB_INVALID_HANDLE h_cm_req is invalid.
  * @retval IB_INVALID_PARAMETER p_cm_rep is NULL.
- * @retval IB_INVALID_STATE the connection's state does not allow a reply.
+ * @retval IB_INVALID_STATE the connection's state does not allow a reply,
+ * or IB_FLAGS_SYNC was asked from an access-layer callback.
  * @retval IB_INVALID_SETTING the reply is inconsistent: unsupported class
  * version, QP type or path; private data too long; paths invalid for the
  * queue pair.
@@ -1974,7 +1977,8 @@ ib_cm_mra(IN const ib_cm_handle_t h_cm, IN const ib_cm_mra_t *const p_cm_mra);
  * @retval IB_INVALID_PARAMETER p_cm_lap is NULL.
  * @retval IB_UNSUPPORTED the passive side of the connection tried to load an
  * alternate path.
- * @retval IB_INVALID_STATE the connection's state does not allow a LAP.
+ * @retval IB_INVALID_STATE the connection's state does not allow a LAP, or
+ * IB_FLAGS_SYNC was asked from an access-layer callback.
  * @retval IB_INVALID_SETTING the request is inconsistent: unsupported class
  * version, QP type or path; path not on the adapter of the queue pair or
  * with another MTU; packet lifetime or P_Key out of range; private data
@@ -2027,7 +2031,8 @@ ib_force_apm(IN const ib_qp_handle_t h_qp);
  * @return the status of the call.
  * @retval IB_SUCCESS the DREQ was sent.
  * @retval IB_INVALID_PARAMETER p_cm_dreq is NULL.
- * @retval IB_INVALID_STATE the connection's state does not allow a DREQ.
+ * @retval IB_INVALID_STATE the connection's state does not allow a DREQ,
+ * or IB_FLAGS_SYNC was asked from an access-layer callback.
  * @retval IB_INVALID_SETTING the private data length is invalid.
  * @retval IB_INVALID_QP_HANDLE the queue pair is invalid.
  * @retval IB_INSUFFICIENT_MEMORY not enough memory.

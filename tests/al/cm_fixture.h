@@ -44,6 +44,8 @@ typedef struct cm_mode {
 	int p2p;             /* peer-to-peer: the REQ's context names the QP */
 	int cancel_in_req;   /* ib_cm_cancel of the listen from its REQ callback */
 	ib_net64_t handoff;  /* REQs of listen context 1 are handed to this service */
+	int failover;        /* the REP accepts the REQ's alternate path */
+	int sync_in_cb;      /* the REQ callback first tries ib_cm_rep with IB_FLAGS_SYNC */
 	ib_qp_type_t type;
 } cm_mode_t;
 
@@ -155,7 +157,9 @@ static inline void AL_API on_rtu(ib_cm_rtu_rec_t *p)
 
 static struct {
 	int n_lap, n_apr;
-	int answer;                 /* -1: do not answer; else the APR status */
+	int n_lap_done;             /* lap callbacks returned (the next LAP may come) */
+	int answer;                 /* -1: do not answer; -2: MRA; else the APR status */
+	ib_cm_handle_t h_lap;       /* the last LAP received */
 	boolean_t apm;              /* the CA supports path migration */
 	ib_path_rec_t alt;
 	ib_api_status_t cm_status;
@@ -170,12 +174,23 @@ static inline void AL_API on_lap(ib_cm_lap_rec_t *p)
 
 	pthread_mutex_lock(&cm_rec.lock);
 	lap.alt = p->alt_path;
+	lap.h_lap = p->h_cm_lap;
 	memcpy(lap.lap_pdata, p->p_lap_pdata, sizeof(lap.lap_pdata));
 	pthread_mutex_unlock(&cm_rec.lock);
 	CU_ASSERT_EQUAL(p->qp_context, &pas);
+	if (answer == -2) {
+		ib_cm_mra_t mra;
+
+		memset(&mra, 0, sizeof(mra));
+		mra.svc_timeout = 20;   /* 4.3 s */
+		CU_ASSERT_EQUAL(ib_cm_mra(p->h_cm_lap, &mra), IB_SUCCESS);
+		CU_ASSERT_EQUAL(ib_cm_mra(p->h_cm_lap, &mra), IB_INVALID_STATE);
+	}
 	cm_bump(&lap.n_lap);
-	if (answer < 0)
+	if (answer < 0) {
+		cm_bump(&lap.n_lap_done);
 		return;
+	}
 	memset(&a, 0, sizeof(a));
 	a.qp_type = IB_QPT_RELIABLE_CONN;
 	a.h_qp = pas.qp;
@@ -185,6 +200,7 @@ static inline void AL_API on_lap(ib_cm_lap_rec_t *p)
 	CU_ASSERT_EQUAL(ib_cm_apr(p->h_cm_lap, &a),
 			(lap.apm || a.apr_status != IB_AP_SUCCESS) ? IB_SUCCESS : IB_UNSUPPORTED);
 	CU_ASSERT_EQUAL(ib_cm_apr(p->h_cm_lap, &a), IB_INVALID_STATE);
+	cm_bump(&lap.n_lap_done);
 }
 
 static inline void AL_API on_apr(ib_cm_apr_rec_t *p)
@@ -198,6 +214,7 @@ static inline void AL_API on_apr(ib_cm_apr_rec_t *p)
 }
 
 static ib_qp_handle_t g_rep_qp;   /* the passive QP, when not pas.qp */
+static ib_api_status_t g_sync_cb_st; /* ib_cm_rep with IB_FLAGS_SYNC in the REQ callback (sync_in_cb) */
 
 static inline void rep_with(ib_cm_handle_t h, ib_cm_rep_t *r)
 {
@@ -211,7 +228,7 @@ static inline void rep_with(ib_cm_handle_t h, ib_cm_rep_t *r)
 	r->access_ctrl = IB_AC_LOCAL_WRITE;
 	r->init_depth = 1;
 	r->target_ack_delay = 0;
-	r->failover_accepted = IB_FAILOVER_ACCEPT_UNSUPPORTED;
+	r->failover_accepted = mode.failover ? IB_FAILOVER_ACCEPT_SUCCESS : IB_FAILOVER_ACCEPT_UNSUPPORTED;
 	r->rnr_nak_timeout = 2;
 	r->rnr_retry_cnt = 7;
 	r->pfn_cm_rej_cb = on_rej;
@@ -238,6 +255,7 @@ static inline void AL_API on_req(ib_cm_req_rec_t *p)
 	cm_rec.h_listen = p->h_cm_listen;
 	memcpy(cm_rec.req_pdata, p->p_req_pdata, IB_REQ_PDATA_SIZE);
 	cm_rec.req_path = p->primary_path;
+	cm_rec.req_alt_path = p->alt_path;
 	cm_rec.req_resp_res = p->resp_res;
 	pthread_mutex_unlock(&cm_rec.lock);
 	cm_bump(&cm_rec.n_req);
@@ -261,6 +279,11 @@ static inline void AL_API on_req(ib_cm_req_rec_t *p)
 		CU_ASSERT_EQUAL(ib_cm_mra(p->h_cm_req, &m), IB_SUCCESS);
 	} else if (md.rep_in_req) {
 		rep_with(p->h_cm_req, &r);
+		if (md.sync_in_cb) {
+			r.flags = IB_FLAGS_SYNC;
+			g_sync_cb_st = ib_cm_rep(p->h_cm_req, &r);
+			r.flags = 0;
+		}
 		if (rep_qp)
 			r.h_qp = rep_qp;
 		else if (md.p2p)
@@ -289,6 +312,7 @@ static inline void AL_API on_rep(ib_cm_rep_rec_t *p)
 	pthread_mutex_lock(&cm_rec.lock);
 	cm_rec.h_rep = p->h_cm_rep;
 	memcpy(cm_rec.rep_pdata, p->p_rep_pdata, IB_REP_PDATA_SIZE);
+	cm_rec.rep_apr_status = p->apr_status;
 	pthread_mutex_unlock(&cm_rec.lock);
 	cm_bump(&cm_rec.n_rep);
 	if (!md.p2p) {

@@ -47,7 +47,9 @@ typedef struct cm_rec {
 	uint8_t dreq_pdata[IB_DREQ_PDATA_SIZE];
 	uint8_t drep_pdata[IB_DREP_PDATA_SIZE];
 	ib_path_rec_t req_path;
+	ib_path_rec_t req_alt_path;
 	uint8_t req_resp_res;
+	ib_apr_status_t rep_apr_status;
 } cm_rec_t;
 
 static cm_rec_t cm_rec = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };

@@ -403,6 +403,92 @@ static void test_cm_mra(void)
 	down();
 }
 
+/* IB_FLAGS_SYNC on ib_cm_rep (back after the RTU callback), ib_cm_lap
+ * (after the APR callback) and ib_cm_dreq (after the DREP callback);
+ * refused (IB_INVALID_STATE) in an AL callback, where it could never end. */
+static void test_cm_sync_calls(void)
+{
+	ib_listen_handle_t hl;
+	ib_cm_req_t q;
+	ib_cm_rep_t r;
+	ib_cm_lap_t l;
+	ib_cm_dreq_t d;
+	ib_path_rec_t alt;
+	ib_ca_attr_t *p_attr;
+	uint32_t size = 0;
+
+	up();
+	ib_query_ca(h_ca[1], NULL, &size);
+	p_attr = (ib_ca_attr_t *)malloc(size);
+	CU_ASSERT_EQUAL_FATAL(ib_query_ca(h_ca[1], p_attr, &size), IB_SUCCESS);
+	memset(&lap, 0, sizeof(lap));
+	lap.apm = p_attr->apm_support;
+	free(p_attr);
+	ends_open();
+	hl = listen_on(SVC, NULL, 0, 0, NULL);
+
+	/* In the REQ callback: refused; the reply without the flag goes. */
+	mode.sync_in_cb = 1;
+	g_sync_cb_st = IB_SUCCESS;
+	connect_pair();
+	CU_ASSERT_EQUAL(g_sync_cb_st, IB_INVALID_STATE);
+	disconnect_pair();
+	wait_no_cep();
+	qp_reset(act.qp);
+	qp_reset(pas.qp);
+	cm_rec_reset();
+
+	/* ib_cm_rep from this thread: the RTU callback has run on return. */
+	mode.sync_in_cb = 0;
+	mode.rep_in_req = 0;
+	mode.rtu_in_rep = 1;
+	req_fill(&q, SVC, NULL, 0);
+	CU_ASSERT_EQUAL_FATAL(ib_cm_req(&q), IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(cm_wait(&cm_rec.n_req, 1), 1);
+	rep_with(cm_rec.h_req, &r);
+	r.flags = IB_FLAGS_SYNC;
+	CU_ASSERT_EQUAL_FATAL(ib_cm_rep(cm_rec.h_req, &r), IB_SUCCESS);
+	CU_ASSERT_EQUAL(cm_rec.n_rtu, 1);
+	CU_ASSERT_EQUAL(cm_qp_state(pas.qp), IB_QPS_RTS);
+	CU_ASSERT_EQUAL(ib_cm_rep(cm_rec.h_req, &r), IB_INVALID_STATE);
+
+	/* ib_cm_lap: the APR callback has run on return. */
+	cm_make_path(&alt, lid[0], &gid[0], lid[1], &gid[1], PKT_LIFE);
+	ib_path_rec_set_sl(&alt, 1);
+	lap.answer = IB_AP_SUCCESS;
+	memset(&l, 0, sizeof(l));
+	l.flags = IB_FLAGS_SYNC;
+	l.qp_type = IB_QPT_RELIABLE_CONN;
+	l.h_qp = act.qp;
+	l.remote_resp_timeout = 18;     /* 1 s: no LAP resent across the APR on a loaded machine */
+	l.p_alt_path = &alt;
+	l.pfn_cm_apr_cb = on_apr;
+	CU_ASSERT_EQUAL(ib_cm_lap(&l), IB_SUCCESS);
+	CU_ASSERT_EQUAL(lap.n_apr, 1);
+	CU_ASSERT_EQUAL(lap.n_lap, 1);
+	CU_ASSERT_EQUAL(cm_wait(&lap.n_lap_done, 1), 1);
+	CU_ASSERT_EQUAL(lap.cm_status, IB_SUCCESS);
+	CU_ASSERT_EQUAL(lap.apr_status, lap.apm ? IB_AP_SUCCESS : IB_AP_REJECT);
+
+	/* ib_cm_dreq: the DREP callback has run on return. */
+	mode.drep_in_dreq = 1;
+	memset(&d, 0, sizeof(d));
+	d.flags = IB_FLAGS_SYNC;
+	d.qp_type = IB_QPT_RELIABLE_CONN;
+	d.h_qp = act.qp;
+	d.pfn_cm_drep_cb = on_drep;
+	CU_ASSERT_EQUAL(ib_cm_dreq(&d), IB_SUCCESS);
+	CU_ASSERT_EQUAL(cm_rec.n_drep, 1);
+	CU_ASSERT_EQUAL(cm_rec.drep_status, IB_SUCCESS);
+	CU_ASSERT_EQUAL(cm_wait(&cm_rec.n_dreq, 1), 1);
+	CU_ASSERT_EQUAL(ib_cm_dreq(&d), IB_INVALID_STATE);
+	wait_no_cep();
+	CU_ASSERT_EQUAL(ib_cm_cancel(hl, ib_sync_destroy), IB_SUCCESS);
+	cm_end_close(&act);
+	cm_end_close(&pas);
+	down();
+}
+
 /* IB_FLAGS_SYNC: ib_cm_req returns after the REP callback. */
 static void test_cm_sync_req(void)
 {
@@ -672,6 +758,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_cm_dreq_timeout),
 	TEST_ENTRY(test_cm_mra),
 	TEST_ENTRY(test_cm_sync_req),
+	TEST_ENTRY(test_cm_sync_calls),
 	TEST_ENTRY(test_cm_qp_destroyed),
 	TEST_ENTRY(test_cm_close_al),
 	TEST_ENTRY(test_cm_listen_cancel),

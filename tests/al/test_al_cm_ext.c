@@ -8,6 +8,7 @@
  * Waits are bounded, never sleeps.
  */
 #include "cm_fixture.h"
+#include <iba/ibal_soft.h>
 
 /* ib_cm_handoff: the REQ of one listen is delivered to the listen of another service. */
 static void test_cm_handoff(void)
@@ -112,19 +113,221 @@ static void test_cm_peer_to_peer(void)
 	down();
 }
 
-static ib_api_status_t send_lap(ib_path_rec_t *p_alt)
+/* LAP timeouts: one answered (t(18) = 1.07 s: a loaded machine never
+ * resends the LAP across its APR), one left unanswered (t(RESP_TO)). */
+#define LAP_TO_LONG 18
+
+static ib_api_status_t send_lap_to(ib_path_rec_t *p_alt, uint8_t resp_to)
 {
 	ib_cm_lap_t l;
 
 	memset(&l, 0, sizeof(l));
 	l.qp_type = IB_QPT_RELIABLE_CONN;
 	l.h_qp = act.qp;
-	l.remote_resp_timeout = RESP_TO;
+	l.remote_resp_timeout = resp_to;
 	l.p_alt_path = p_alt;
 	l.p_lap_pdata = (const uint8_t *)"lap";
 	l.lap_length = 4;
 	l.pfn_cm_apr_cb = on_apr;
 	return ib_cm_lap(&l);
+}
+
+static ib_api_status_t send_lap(ib_path_rec_t *p_alt)
+{
+	return send_lap_to(p_alt, LAP_TO_LONG);
+}
+
+/* ib_cm_mra for a received LAP: the LAP's sender waits the MRA's service
+ * timeout (4.3 s) instead of its own (~0.4 s with the resends), then the
+ * APR given later from this thread is taken. */
+static void test_cm_lap_mra(void)
+{
+	ib_listen_handle_t hl;
+	ib_path_rec_t alt;
+	ib_cm_apr_t a;
+	al_cm_stats_t s0, s1;
+
+	up();
+	ends_open();
+	hl = listen_on(SVC, NULL, 0, 0, NULL);
+	connect_pair();
+	memset(&lap, 0, sizeof(lap));
+	lap.apm = TRUE;
+	cm_make_path(&alt, lid[0], &gid[0], lid[1], &gid[1], PKT_LIFE);
+	ib_path_rec_set_sl(&alt, 1);
+	lap.answer = -2;
+	CU_ASSERT_EQUAL(send_lap_to(&alt, RESP_TO), IB_SUCCESS);
+	CU_ASSERT_EQUAL(cm_wait(&lap.n_lap, 1), 1);
+	CU_ASSERT(cm_wait(&cm_rec.n_mra, 1) >= 1);
+	al_cm_get_stats(&s0);
+	/* Past the LAP's own timeout and resends: no APR callback (a timeout
+	 * would have given one with IB_TIMEOUT), no LAP resent. */
+	CU_ASSERT_EQUAL(cm_wait_ms(&lap.n_apr, 1, 700), 0);
+	al_cm_get_stats(&s1);
+	CU_ASSERT_EQUAL(s1.n_resend, s0.n_resend);
+	CU_ASSERT_EQUAL(lap.n_lap, 1);
+	memset(&a, 0, sizeof(a));
+	a.qp_type = IB_QPT_RELIABLE_CONN;
+	a.h_qp = pas.qp;
+	a.apr_status = IB_AP_SUCCESS;
+	CU_ASSERT_EQUAL(ib_cm_apr(lap.h_lap, &a), IB_SUCCESS);
+	CU_ASSERT_EQUAL(cm_wait(&lap.n_apr, 1), 1);
+	CU_ASSERT_EQUAL(lap.cm_status, IB_SUCCESS);
+	CU_ASSERT_EQUAL(lap.apr_status, IB_AP_SUCCESS);
+	cm_check_data(&act, &pas, 40, 6);
+	disconnect_pair();
+	wait_no_cep();
+	CU_ASSERT_EQUAL(ib_cm_cancel(hl, ib_sync_destroy), IB_SUCCESS);
+	cm_end_close(&act);
+	cm_end_close(&pas);
+	down();
+}
+
+/* Unplugs CA i from the process or plugs it back (the soft provider's ib_ci_call). */
+static ib_api_status_t ca_present(int i, boolean_t present)
+{
+	ibal_soft_ca_ctl_t c;
+	ib_ci_op_t op;
+
+	memset(&c, 0, sizeof(c));
+	c.present = present;
+	memset(&op, 0, sizeof(op));
+	op.command = IBAL_SOFT_CI_CA_PRESENT;
+	op.p_buf = &c;
+	op.buf_size = sizeof(c);
+	return ib_ci_call(h_ca[i], NULL, 0, &op);
+}
+
+/* A CA plugged in after the CM started gets its agent from its port's PnP
+ * event: a connection to it through a listen made before works. */
+static void test_cm_port_added(void)
+{
+	ib_listen_handle_t hl;
+	uint64_t end;
+	int dummy = 0;
+
+	up();
+	ends_open();
+	CU_ASSERT_EQUAL_FATAL(ca_present(1, FALSE), IB_SUCCESS);
+	hl = listen_on(SVC, NULL, 0, 0, NULL);          /* starts the CM: CA 0 only */
+	CU_ASSERT_EQUAL(al_cm_port_count(), 1);
+	CU_ASSERT_EQUAL_FATAL(ca_present(1, TRUE), IB_SUCCESS);
+	end = test_now_ms() + TEST_WAIT_US / 1000u;
+	while (al_cm_port_count() < 2 && test_now_ms() < end)
+		cm_wait_ms(&dummy, 1, 10);
+	CU_ASSERT_EQUAL_FATAL(al_cm_port_count(), 2);
+	{
+		/* The port's LID, as it is now. */
+		ib_ca_attr_t *p_attr;
+		uint32_t size = 0;
+
+		ib_query_ca(h_ca[1], NULL, &size);
+		p_attr = (ib_ca_attr_t *)malloc(size);
+		CU_ASSERT_EQUAL_FATAL(ib_query_ca(h_ca[1], p_attr, &size), IB_SUCCESS);
+		lid[1] = p_attr->p_port_attr[0].lid;
+		free(p_attr);
+	}
+	connect_pair();
+	cm_check_data(&act, &pas, 64, 7);
+	cm_check_data(&pas, &act, 32, 8);
+	disconnect_pair();
+	wait_no_cep();
+	CU_ASSERT_EQUAL(ib_cm_cancel(hl, ib_sync_destroy), IB_SUCCESS);
+	cm_end_close(&act);
+	cm_end_close(&pas);
+	down();
+}
+
+/* Port 2 of CA i (LID, GID), on a fabric made with IBAL_SOFT_PORTS=2. */
+static void port2_of(int i, ib_net16_t *p_lid, ib_gid_t *p_gid)
+{
+	ib_ca_attr_t *p_attr;
+	uint32_t size = 0;
+
+	CU_ASSERT_EQUAL_FATAL(ib_query_ca(h_ca[i], NULL, &size), IB_INSUFFICIENT_MEMORY);
+	p_attr = (ib_ca_attr_t *)malloc(size);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p_attr);
+	CU_ASSERT_EQUAL_FATAL(ib_query_ca(h_ca[i], p_attr, &size), IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(p_attr->num_ports, 2);
+	*p_lid = p_attr->p_port_attr[1].lid;
+	*p_gid = p_attr->p_port_attr[1].p_gid_table[0];
+	free(p_attr);
+}
+
+/* A REQ with an alternate path over port 2: accepted by the REP, both QPs
+ * load and arm it when they go to RTR/RTS, ib_force_apm works at once and
+ * data flows on port 2; refused, no QP has it. */
+static void test_cm_req_alt_path(void)
+{
+	ib_listen_handle_t hl;
+	ib_path_rec_t alt;
+	ib_net16_t lid2[2];
+	ib_gid_t gid2[2];
+	ib_cm_req_t q;
+	ib_qp_attr_t qa;
+	int round;
+
+	setenv("IBAL_SOFT_PORTS", "2", 1);
+	up();
+	port2_of(0, &lid2[0], &gid2[0]);
+	port2_of(1, &lid2[1], &gid2[1]);
+	ends_open();
+	hl = listen_on(SVC, NULL, 0, 0, NULL);
+	cm_make_path(&alt, lid2[0], &gid2[0], lid2[1], &gid2[1], PKT_LIFE);
+	for (round = 0; round < 2; round++) {
+		/* Round 0: failover accepted; round 1: refused. */
+		mode.failover = round == 0;
+		mode.rep_in_req = 1;
+		mode.rtu_in_rep = 1;
+		req_fill(&q, SVC, (const uint8_t *)"alt", 4);
+		q.p_alt_path = &alt;
+		CU_ASSERT_EQUAL_FATAL(ib_cm_req(&q), IB_SUCCESS);
+		CU_ASSERT_EQUAL_FATAL(cm_wait(&cm_rec.n_rtu, 1), 1);
+		CU_ASSERT_EQUAL(cm_wait(&cm_rec.n_rep, 1), 1);
+		/* The passive side saw the alternate path from its side. */
+		CU_ASSERT_EQUAL(cm_rec.req_alt_path.dlid, lid2[0]);
+		CU_ASSERT_EQUAL(cm_rec.req_alt_path.slid, lid2[1]);
+		CU_ASSERT_EQUAL(cm_rec.rep_apr_status, round == 0 ? IB_AP_SUCCESS : IB_AP_UNSUPPORTED);
+		CU_ASSERT_EQUAL(ib_query_qp(act.qp, &qa), IB_SUCCESS);
+		CU_ASSERT_EQUAL(qa.state, IB_QPS_RTS);
+		CU_ASSERT_EQUAL(qa.apm_state, round == 0 ? IB_APM_ARMED : IB_APM_MIGRATED);
+		if (round == 0) {
+			CU_ASSERT_EQUAL(qa.alternate_av.dlid, lid2[1]);
+			CU_ASSERT_EQUAL(qa.alternate_av.port_num, 2);
+		}
+		CU_ASSERT_EQUAL(ib_query_qp(pas.qp, &qa), IB_SUCCESS);
+		CU_ASSERT_EQUAL(qa.state, IB_QPS_RTS);
+		CU_ASSERT_EQUAL(qa.apm_state, round == 0 ? IB_APM_ARMED : IB_APM_MIGRATED);
+		if (round == 0) {
+			CU_ASSERT_EQUAL(qa.alternate_av.dlid, lid2[0]);
+			CU_ASSERT_EQUAL(qa.alternate_av.port_num, 2);
+			/* Right after connecting: migrate, and data flows on port 2
+			 * both ways (the passive QP follows the MigReq). */
+			CU_ASSERT_EQUAL(ib_force_apm(act.qp), IB_SUCCESS);
+			CU_ASSERT_EQUAL(ib_query_qp(act.qp, &qa), IB_SUCCESS);
+			CU_ASSERT_EQUAL(qa.apm_state, IB_APM_MIGRATED);
+			CU_ASSERT_EQUAL(qa.primary_av.dlid, lid2[1]);
+			CU_ASSERT_EQUAL(qa.primary_av.port_num, 2);
+			cm_check_data(&act, &pas, 64, 3);
+			cm_check_data(&pas, &act, 96, 5);
+			CU_ASSERT_EQUAL(ib_query_qp(pas.qp, &qa), IB_SUCCESS);
+			CU_ASSERT_EQUAL(qa.apm_state, IB_APM_MIGRATED);
+			CU_ASSERT_EQUAL(qa.primary_av.dlid, lid2[0]);
+		} else {
+			CU_ASSERT_EQUAL(ib_force_apm(act.qp), IB_INVALID_QP_STATE);
+			cm_check_data(&act, &pas, 64, 3);
+		}
+		disconnect_pair();
+		wait_no_cep();
+		qp_reset(act.qp);
+		qp_reset(pas.qp);
+		cm_rec_reset();
+	}
+	CU_ASSERT_EQUAL(ib_cm_cancel(hl, ib_sync_destroy), IB_SUCCESS);
+	cm_end_close(&act);
+	cm_end_close(&pas);
+	down();
+	unsetenv("IBAL_SOFT_PORTS");
 }
 
 /* LAP/APR: the alternate path is loaded and armed on both QPs; refusals and timeouts. */
@@ -154,8 +357,8 @@ static void test_cm_lap_apr(void)
 	ib_path_rec_set_sl(&alt, 1);
 	lap.answer = IB_AP_SUCCESS;
 	CU_ASSERT_EQUAL(send_lap(&alt), IB_SUCCESS);
-	CU_ASSERT_EQUAL(send_lap(&alt), IB_INVALID_STATE);
 	CU_ASSERT_EQUAL(cm_wait(&lap.n_apr, 1), 1);
+	CU_ASSERT_EQUAL(cm_wait(&lap.n_lap_done, 1), 1);   /* before the next LAP */
 	CU_ASSERT_EQUAL(lap.n_lap, 1);
 	CU_ASSERT_EQUAL(lap.cm_status, IB_SUCCESS);
 	CU_ASSERT(!memcmp(lap.lap_pdata, "lap", 4));
@@ -189,12 +392,14 @@ refused:
 	lap.answer = IB_AP_REJECT;
 	CU_ASSERT_EQUAL(send_lap(&alt), IB_SUCCESS);
 	CU_ASSERT_EQUAL(cm_wait(&lap.n_apr, 2), 2);
+	CU_ASSERT_EQUAL(cm_wait(&lap.n_lap_done, 2), 2);
 	CU_ASSERT_EQUAL(lap.apr_status, IB_AP_REJECT);
 	CU_ASSERT_EQUAL(lap.cm_status, IB_SUCCESS);
 
 	/* Not answered: resends, then IB_TIMEOUT. */
 	lap.answer = -1;
-	CU_ASSERT_EQUAL(send_lap(&alt), IB_SUCCESS);
+	CU_ASSERT_EQUAL(send_lap_to(&alt, RESP_TO), IB_SUCCESS);
+	CU_ASSERT_EQUAL(send_lap_to(&alt, RESP_TO), IB_INVALID_STATE);   /* one at a time */
 	CU_ASSERT_EQUAL(cm_wait(&lap.n_apr, 3), 3);
 	CU_ASSERT_EQUAL(lap.cm_status, IB_TIMEOUT);
 	CU_ASSERT_EQUAL(lap.n_lap, 3);
@@ -349,6 +554,67 @@ static void test_cm_sidr(void)
 	CU_ASSERT_EQUAL(cm_rec.rej_status, IB_REJ_TIMEOUT);
 	CU_ASSERT_EQUAL(cm_rec.n_rep, 0);
 	wait_no_cep();
+
+	/* A listen restricted to the LID the SIDR_REQ goes to, comparing bytes
+	 * past the first 92 of its 216 of private data: resolved; other bytes,
+	 * or a listen restricted to another (local) LID: unsupported. */
+	{
+		static const uint8_t tail[8] = { 't', 'a', 'i', 'l', '-', 'c', 'm', 'p' };
+		uint8_t pd[IB_SIDR_REQ_PDATA_SIZE];
+		ib_listen_handle_t hl2, hl3;
+
+		memset(&l, 0, sizeof(l));
+		l.svc_id = CL_HTON64(0x5555);
+		l.pfn_cm_req_cb = on_sidr_req;
+		l.qp_type = IB_QPT_UNRELIABLE_DGRM;
+		l.lid = lid[1];
+		l.p_compare_buffer = (uint8_t *)tail;
+		l.compare_offset = 200;
+		l.compare_length = sizeof(tail);
+		CU_ASSERT_EQUAL_FATAL(ib_cm_listen(h_al, &l, NULL, &hl2), IB_SUCCESS);
+		l.svc_id = CL_HTON64(0x5556);
+		l.lid = lid[0];
+		CU_ASSERT_EQUAL_FATAL(ib_cm_listen(h_al, &l, NULL, &hl3), IB_SUCCESS);
+		/* Past the SIDR private data: refused. */
+		l.svc_id = CL_HTON64(0x5557);
+		l.compare_offset = IB_SIDR_REQ_PDATA_SIZE - 4;
+		CU_ASSERT_EQUAL(ib_cm_listen(h_al, &l, NULL, &hl3), IB_INVALID_SETTING);
+		l.svc_id = CL_HTON64(0x5556);
+		memset(pd, 0xA5, sizeof(pd));
+		memcpy(pd + 200, tail, sizeof(tail));
+
+		cm_rec_reset();
+		sidr.rej_in_req = 0;
+		sidr_req_fill(&q, CL_HTON64(0x5555));
+		q.p_req_pdata = pd;
+		q.req_length = sizeof(pd);
+		CU_ASSERT_EQUAL(ib_cm_req(&q), IB_SUCCESS);
+		CU_ASSERT_EQUAL(cm_wait(&cm_rec.n_rep, 1), 1);
+		CU_ASSERT_EQUAL(sidr.rec.status, IB_SIDR_SUCCESS);
+		CU_ASSERT_EQUAL(cm_rec.n_req, 1);
+		wait_no_cep();
+
+		cm_rec_reset();
+		pd[207] = 'X';
+		CU_ASSERT_EQUAL(ib_cm_req(&q), IB_SUCCESS);
+		CU_ASSERT_EQUAL(cm_wait(&cm_rec.n_rep, 1), 1);
+		CU_ASSERT_EQUAL(sidr.rec.status, IB_SIDR_UNSUPPORTED);
+		CU_ASSERT_EQUAL(cm_rec.n_req, 0);
+		wait_no_cep();
+
+		cm_rec_reset();
+		pd[207] = 'p';
+		sidr_req_fill(&q, CL_HTON64(0x5556));
+		q.p_req_pdata = pd;
+		q.req_length = sizeof(pd);
+		CU_ASSERT_EQUAL(ib_cm_req(&q), IB_SUCCESS);
+		CU_ASSERT_EQUAL(cm_wait(&cm_rec.n_rep, 1), 1);
+		CU_ASSERT_EQUAL(sidr.rec.status, IB_SIDR_UNSUPPORTED);
+		CU_ASSERT_EQUAL(cm_rec.n_req, 0);
+		wait_no_cep();
+		CU_ASSERT_EQUAL(ib_cm_cancel(hl2, ib_sync_destroy), IB_SUCCESS);
+		CU_ASSERT_EQUAL(ib_cm_cancel(hl3, ib_sync_destroy), IB_SUCCESS);
+	}
 
 	/* Bad input. */
 	sidr_req_fill(&q, SVC);
@@ -537,7 +803,10 @@ static void test_cm_duplicates_and_stale(void)
 	CU_ASSERT_EQUAL(ib_cm_rtu(cm_rec.h_rep, &t), IB_SUCCESS);
 	CU_ASSERT_EQUAL(cm_wait(&cm_rec.n_rtu, 1), 1);
 
-	/* A new REQ (another comm ID) from the connected QP: stale. */
+	/* A new REQ (another comm ID) from the connected QP: stale. It gets a
+	 * REJ, and the connection it names is stale too: the passive side
+	 * disconnects it (DREQ; the active side's dreq callback answers). */
+	mode.drep_in_dreq = 1;
 	CU_ASSERT_EQUAL(ib_query_qp(act.qp, &qa), IB_SUCCESS);
 	memset(&m, 0, sizeof(m));
 	m.req.local_comm_id = 0x0BADC0DE;
@@ -548,21 +817,35 @@ static void test_cm_duplicates_and_stale(void)
 	raw_send_msg(AL_CM_MSG_REQ, &m);
 	CU_ASSERT(stat_wait(&s.n_rej_tx, &s, s0.n_rej_tx + 1) >= s0.n_rej_tx + 1);
 	CU_ASSERT_EQUAL(cm_rec.n_req, 1);
-
-	/* Disconnect; the DREQ again while the passive side is in time-wait:
-	 * the DREP is sent again. */
-	mode.drep_in_dreq = 1;
+	CU_ASSERT_EQUAL(cm_wait(&cm_rec.n_dreq, 1), 1);
+	CU_ASSERT_EQUAL(cm_rec.h_dreq.cid, cm_rec.h_rep.cid);   /* the active side's */
+	CU_ASSERT_EQUAL(cm_qp_state(pas.qp), IB_QPS_ERROR);
+	CU_ASSERT_EQUAL(cm_qp_state(act.qp), IB_QPS_ERROR);
 	memset(&d, 0, sizeof(d));
 	d.qp_type = IB_QPT_RELIABLE_CONN;
 	d.h_qp = act.qp;
 	d.pfn_cm_drep_cb = on_drep;
-	CU_ASSERT_EQUAL(ib_cm_dreq(&d), IB_SUCCESS);
-	CU_ASSERT_EQUAL(cm_wait(&cm_rec.n_drep, 1), 1);
+	CU_ASSERT_EQUAL(ib_cm_dreq(&d), IB_INVALID_STATE);
+
+	/* A DREQ again while the passive side is in time-wait (after the
+	 * active side's DREP): a DREP is sent again. Until that DREP has come
+	 * the passive side is still in DREQ_SENT, where a DREQ is the peer's
+	 * own disconnection (not a duplicate): send until one is answered as
+	 * a duplicate (bounded). */
 	al_cm_get_stats(&s0);
 	memset(&m, 0, sizeof(m));
 	m.dreq.local_comm_id = cl_ntoh32(cm_rec.h_rep.cid);
-	m.dreq.remote_comm_id = cl_ntoh32(cm_rec.h_dreq.cid);
-	raw_send_msg(AL_CM_MSG_DREQ, &m);
+	m.dreq.remote_comm_id = cl_ntoh32(cm_rec.h_req.cid);
+	{
+		int i, dummy = 0;
+
+		s = s0;
+		for (i = 0; i < 200 && s.n_dup < s0.n_dup + 1; i++) {
+			raw_send_msg(AL_CM_MSG_DREQ, &m);
+			cm_wait_ms(&dummy, 1, 5);
+			al_cm_get_stats(&s);
+		}
+	}
 	CU_ASSERT(stat_wait(&s.n_dup, &s, s0.n_dup + 1) >= s0.n_dup + 1);
 	CU_ASSERT_EQUAL(cm_rec.n_dreq, 1);
 	wait_no_cep();
@@ -577,6 +860,9 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_cm_handoff),
 	TEST_ENTRY(test_cm_peer_to_peer),
 	TEST_ENTRY(test_cm_lap_apr),
+	TEST_ENTRY(test_cm_req_alt_path),
+	TEST_ENTRY(test_cm_lap_mra),
+	TEST_ENTRY(test_cm_port_added),
 	TEST_ENTRY(test_cm_sidr),
 	TEST_ENTRY(test_cm_malformed),
 	TEST_ENTRY(test_cm_duplicates_and_stale),

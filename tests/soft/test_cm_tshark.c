@@ -48,7 +48,10 @@
  * and the first REQ, REP, RTU, DREQ and DREP carry what the calls asked
  * for: service ID, CA GUIDs, QPNs, LIDs and GIDs of the path, resp_res,
  * initiator depth, timeouts, retry counts, flow control, and the private
- * data (the given bytes, zero after them); comm IDs pair up across them.
+ * data (the given bytes, zero after them); comm IDs pair up across them,
+ * and so do TIDs: REP and RTU carry the REQ's TID, the DREP the DREQ's
+ * (the CM's MAD service is IB_MAD_SVC_RAW: TIDs go out as the CM made
+ * them), so Wireshark pairs each request with its answer.
  *
  * Without tshark on PATH the program exits 77 (skipped).
  * IBAL_TSHARK_KEEP=<file> keeps the capture in <file> (replaced).
@@ -1435,6 +1438,24 @@ static void test_handshake(void)
 				      IB_SUCCESS);
 		memcpy(&tid, &raw[r].mad[8], 8);
 		check_cm_packet(r, t, tid, &m);
+	}
+
+	/* One TID per exchange, as Linux's CM does and Wireshark pairs them:
+	 * the REQ's for the REP and RTU, the DREQ's (another) for the DREP. */
+	{
+		ib_net64_t t_req, t_rep, t_rtu, t_dreq, t_drep;
+
+		memcpy(&t_req, &raw[r_req].mad[8], 8);
+		memcpy(&t_rep, &raw[r_rep].mad[8], 8);
+		memcpy(&t_rtu, &raw[r_rtu].mad[8], 8);
+		memcpy(&t_dreq, &raw[r_dreq].mad[8], 8);
+		memcpy(&t_drep, &raw[r_drep].mad[8], 8);
+		CU_ASSERT_EQUAL(t_rep, t_req);
+		CU_ASSERT_EQUAL(t_rtu, t_req);
+		CU_ASSERT_EQUAL(t_drep, t_dreq);
+		CU_ASSERT_NOT_EQUAL(t_dreq, t_req);
+		CU_ASSERT_TRUE(num64_is(r_rep, F_TID, cl_ntoh64(t_req)));
+		CU_ASSERT_TRUE(num64_is(r_drep, F_TID, cl_ntoh64(t_dreq)));
 	}
 
 	/* What the calls asked for. */
