@@ -6,6 +6,12 @@
  */
 #include "al_cm_int.h"
 
+/* Whether an optional buffer's length is over max, or nonzero without the buffer. */
+static inline boolean_t pdata_bad(uint32_t len, uint32_t max, const void *p)
+{
+	return len > max || (len && !p);
+}
+
 /* ---- Listen ---- */
 
 static void listen_destroying(al_obj_t *p_obj)
@@ -207,7 +213,7 @@ static ib_api_status_t req_check(const ib_cm_req_t *r)
 {
 	if (!r->p_primary_path || !r->pfn_cm_rep_cb || !r->pfn_cm_rej_cb)
 		return IB_INVALID_SETTING;
-	if (r->req_length > IB_REQ_PDATA_SIZE || (r->req_length && !r->p_req_pdata))
+	if (pdata_bad(r->req_length, IB_REQ_PDATA_SIZE, r->p_req_pdata))
 		return IB_INVALID_SETTING;
 	if (r->qp_type != IB_QPT_RELIABLE_CONN && r->qp_type != IB_QPT_UNRELIABLE_CONN)
 		return IB_INVALID_SETTING;
@@ -235,7 +241,7 @@ static ib_api_status_t sidr_req(const ib_cm_req_t *r)
 	if (!p_inst)
 		return IB_INVALID_AL_HANDLE;
 	if (!r->p_primary_path || !r->pfn_cm_rep_cb || !r->pfn_cm_rej_cb ||
-	    r->req_length > IB_SIDR_REQ_PDATA_SIZE || (r->req_length && !r->p_req_pdata) ||
+	    pdata_bad(r->req_length, IB_SIDR_REQ_PDATA_SIZE, r->p_req_pdata) ||
 	    r->max_cm_retries > 15) {
 		st = IB_INVALID_SETTING;
 		goto out;
@@ -463,6 +469,72 @@ static al_cep_t *cep_of(const ib_cm_handle_t *h)
 	return p_cep;
 }
 
+/* The prologue of the calls on an ib_cm_handle_t: takes al_cm_g.lock (held on
+ * return, whatever the status) and finds the handle's CEP in *pp_cep.
+ * Returns IB_INVALID_HANDLE without a CEP, IB_INVALID_PARAMETER for a NULL
+ * p_arg (the call's argument), else IB_SUCCESS. */
+static ib_api_status_t cm_lock_cep(const ib_cm_handle_t *h, const void *p_arg, al_cep_t **pp_cep)
+{
+	pthread_mutex_lock(&al_cm_g.lock);
+	*pp_cep = cep_of(h);
+	if (!*pp_cep)
+		return IB_INVALID_HANDLE;
+	return p_arg ? IB_SUCCESS : IB_INVALID_PARAMETER;
+}
+
+/* The IB_FLAGS_SYNC epilogue: after a success the caller waits for the
+ * callback that ends the exchange, after a failure the waiter is dropped. */
+static inline void cm_sync_end(boolean_t do_sync, cm_sync_t *p_sync, ib_api_status_t st)
+{
+	if (!do_sync)
+		return;
+	if (st == IB_SUCCESS)
+		al_cm_sync_wait(p_sync);
+	else
+		al_cm_sync_drop(p_sync);
+}
+
+/* Sets up IB_FLAGS_SYNC (kinds: the events that end the wait) and enters the
+ * QP handle in *pp_qp. Returns al_cm_sync_init's status, IB_INVALID_QP_HANDLE
+ * (the waiter dropped) or IB_SUCCESS (the caller exits the QP and ends the
+ * waiter with cm_sync_end). */
+static ib_api_status_t cm_sync_enter_qp(ib_al_flags_t flags, uint32_t kinds, const ib_qp_handle_t h_qp,
+					cm_sync_t *p_sync, boolean_t *p_do_sync, al_qp_t **pp_qp)
+{
+	ib_api_status_t st = al_cm_sync_init(flags, kinds, p_sync, p_do_sync);
+
+	if (st != IB_SUCCESS)
+		return st;
+	*pp_qp = (al_qp_t *)AL_ENTER(h_qp, AL_HDL_QP);
+	if (!*pp_qp) {
+		cm_sync_end(*p_do_sync, p_sync, IB_INVALID_QP_HANDLE);
+		return IB_INVALID_QP_HANDLE;
+	}
+	return IB_SUCCESS;
+}
+
+/* Takes al_cm_g.lock (held on return, whatever the status) and finds the
+ * CEP connected on p_qp in *pp_cep. Returns IB_INVALID_STATE if there is
+ * none, it is not established, or (do_sync) a synchronous call already waits
+ * on it; else IB_SUCCESS. */
+static ib_api_status_t cm_lock_established(al_qp_t *p_qp, boolean_t do_sync, al_cep_t **pp_cep)
+{
+	pthread_mutex_lock(&al_cm_g.lock);
+	*pp_cep = al_cm_cep_by_qp(p_qp);
+	if (!*pp_cep || (*pp_cep)->state != AL_CM_ESTABLISHED || (do_sync && (*pp_cep)->p_sync))
+		return IB_INVALID_STATE;
+	return IB_SUCCESS;
+}
+
+/* Takes the QP back from a CEP whose REP failed (reset, unindexed). al_cm_g.lock held. */
+static void rep_qp_undo(al_cep_t *p_cep)
+{
+	al_cm_qp_to_state(p_cep->h_qp, IB_QPS_RESET);
+	p_cep->h_qp = NULL;
+	p_cep->p_qp = NULL;
+	al_cm_cep_index_locked(p_cep);
+}
+
 /* ---- Passive side ---- */
 
 /* ib_cm_rep for a SIDR request: the SIDR_REP, then the CEP ends. */
@@ -474,7 +546,7 @@ static ib_api_status_t sidr_rep(const ib_cm_handle_t *h, const ib_cm_rep_t *r)
 	ib_api_status_t st = IB_SUCCESS;
 	cl_qlist_t dead;
 
-	if (r->rep_length > IB_SIDR_REP_PDATA_SIZE || (r->rep_length && !r->p_rep_pdata))
+	if (pdata_bad(r->rep_length, IB_SIDR_REP_PDATA_SIZE, r->p_rep_pdata))
 		return IB_INVALID_SETTING;
 	memset(&m, 0, sizeof(m));
 	memset(&qa, 0, sizeof(qa));
@@ -527,30 +599,22 @@ ib_api_status_t ib_cm_rep(const ib_cm_handle_t h_cm_req, const ib_cm_rep_t *cons
 	boolean_t do_sync = FALSE;
 
 	cl_qlist_init(&dead);
-	pthread_mutex_lock(&al_cm_g.lock);
-	p_cep = cep_of(&h_cm_req);
+	st = cm_lock_cep(&h_cm_req, p_cm_rep, &p_cep);
 	pthread_mutex_unlock(&al_cm_g.lock);
-	if (!p_cep)
-		return IB_INVALID_HANDLE;
-	if (!p_cm_rep)
-		return IB_INVALID_PARAMETER;
+	if (st != IB_SUCCESS)
+		return st;
 	if (p_cm_rep->qp_type == IB_QPT_UNRELIABLE_DGRM)
 		return sidr_rep(&h_cm_req, p_cm_rep);
-	if (p_cm_rep->rep_length > IB_REP_PDATA_SIZE || (p_cm_rep->rep_length && !p_cm_rep->p_rep_pdata) ||
+	if (pdata_bad(p_cm_rep->rep_length, IB_REP_PDATA_SIZE, p_cm_rep->p_rep_pdata) ||
 	    (p_cm_rep->p_recv_wr && !p_cm_rep->pp_recv_failure) || !p_cm_rep->pfn_cm_rej_cb ||
 	    !p_cm_rep->pfn_cm_rtu_cb)
 		return IB_INVALID_SETTING;
 	/* IB_FLAGS_SYNC: back after the RTU's callback, the REJ's, or the
 	 * DREQ's (the RTU was lost). */
-	st = al_cm_sync_init(p_cm_rep->flags, 1u << EV_RTU | 1u << EV_REJ | 1u << EV_DREQ, &sync, &do_sync);
+	st = cm_sync_enter_qp(p_cm_rep->flags, 1u << EV_RTU | 1u << EV_REJ | 1u << EV_DREQ, p_cm_rep->h_qp,
+			      &sync, &do_sync, &p_qp);
 	if (st != IB_SUCCESS)
 		return st;
-	p_qp = (al_qp_t *)AL_ENTER(p_cm_rep->h_qp, AL_HDL_QP);
-	if (!p_qp) {
-		if (do_sync)
-			al_cm_sync_drop(&sync);
-		return IB_INVALID_QP_HANDLE;
-	}
 	st = ib_query_qp(p_cm_rep->h_qp, &qa);
 	if (st != IB_SUCCESS)
 		goto out;
@@ -594,20 +658,14 @@ ib_api_status_t ib_cm_rep(const ib_cm_handle_t h_cm_req, const ib_cm_rep_t *cons
 	if (st == IB_SUCCESS)
 		st = al_cm_qp_rtr(p_cep, p_cep->req.starting_psn);
 	if (st != IB_SUCCESS) {
-		al_cm_qp_to_state(p_cep->h_qp, IB_QPS_RESET);
-		p_cep->h_qp = NULL;
-		p_cep->p_qp = NULL;
-		al_cm_cep_index_locked(p_cep);
+		rep_qp_undo(p_cep);
 		st = st == IB_INVALID_QP_HANDLE ? st : IB_INVALID_SETTING;
 		goto unlock;
 	}
 	if (p_cm_rep->p_recv_wr) {
 		st = ib_post_recv(p_cep->h_qp, p_cm_rep->p_recv_wr, p_cm_rep->pp_recv_failure);
 		if (st != IB_SUCCESS) {
-			al_cm_qp_to_state(p_cep->h_qp, IB_QPS_RESET);
-			p_cep->h_qp = NULL;
-			p_cep->p_qp = NULL;
-			al_cm_cep_index_locked(p_cep);
+			rep_qp_undo(p_cep);
 			goto unlock;
 		}
 	}
@@ -646,12 +704,7 @@ unlock:
 	al_cm_destroy_dead(&dead);
 out:
 	AL_EXIT(p_cm_rep->h_qp);
-	if (do_sync) {
-		if (st == IB_SUCCESS)
-			al_cm_sync_wait(&sync);
-		else
-			al_cm_sync_drop(&sync);
-	}
+	cm_sync_end(do_sync, &sync, st);
 	return st;
 }
 
@@ -662,12 +715,11 @@ ib_api_status_t ib_cm_rtu(const ib_cm_handle_t h_cm_rep, const ib_cm_rtu_t *cons
 	ib_api_status_t st;
 
 	if (!p_cm_rtu) {
-		pthread_mutex_lock(&al_cm_g.lock);
-		p_cep = cep_of(&h_cm_rep);
+		st = cm_lock_cep(&h_cm_rep, p_cm_rtu, &p_cep);
 		pthread_mutex_unlock(&al_cm_g.lock);
-		return p_cep ? IB_INVALID_PARAMETER : IB_INVALID_HANDLE;
+		return st;
 	}
-	if (p_cm_rtu->rtu_length > IB_RTU_PDATA_SIZE || (p_cm_rtu->rtu_length && !p_cm_rtu->p_rtu_pdata))
+	if (pdata_bad(p_cm_rtu->rtu_length, IB_RTU_PDATA_SIZE, p_cm_rtu->p_rtu_pdata))
 		return IB_INVALID_SETTING;
 	pthread_mutex_lock(&al_cm_g.lock);
 	p_cep = cep_of(&h_cm_rep);
@@ -707,19 +759,11 @@ ib_api_status_t ib_cm_rej(const ib_cm_handle_t h_cm, const ib_cm_rej_t *const p_
 	al_cm_state_t s;
 
 	cl_qlist_init(&dead);
-	pthread_mutex_lock(&al_cm_g.lock);
-	p_cep = cep_of(&h_cm);
-	if (!p_cep) {
-		st = IB_INVALID_HANDLE;
+	st = cm_lock_cep(&h_cm, p_cm_rej, &p_cep);
+	if (st != IB_SUCCESS)
 		goto out;
-	}
-	if (!p_cm_rej) {
-		st = IB_INVALID_PARAMETER;
-		goto out;
-	}
-	if (p_cm_rej->rej_length > IB_REJ_PDATA_SIZE || p_cm_rej->ari_length > IB_ARI_SIZE ||
-	    (p_cm_rej->rej_length && !p_cm_rej->p_rej_pdata) ||
-	    (p_cm_rej->ari_length && !p_cm_rej->p_ari)) {
+	if (pdata_bad(p_cm_rej->rej_length, IB_REJ_PDATA_SIZE, p_cm_rej->p_rej_pdata) ||
+	    pdata_bad(p_cm_rej->ari_length, IB_ARI_SIZE, p_cm_rej->p_ari)) {
 		st = IB_INVALID_SETTING;
 		goto out;
 	}
@@ -771,17 +815,10 @@ ib_api_status_t ib_cm_mra(const ib_cm_handle_t h_cm, const ib_cm_mra_t *const p_
 	al_cm_msg_t m;
 	ib_api_status_t st = IB_SUCCESS;
 
-	pthread_mutex_lock(&al_cm_g.lock);
-	p_cep = cep_of(&h_cm);
-	if (!p_cep) {
-		st = IB_INVALID_HANDLE;
+	st = cm_lock_cep(&h_cm, p_cm_mra, &p_cep);
+	if (st != IB_SUCCESS)
 		goto out;
-	}
-	if (!p_cm_mra) {
-		st = IB_INVALID_PARAMETER;
-		goto out;
-	}
-	if (p_cm_mra->mra_length > IB_MRA_PDATA_SIZE || (p_cm_mra->mra_length && !p_cm_mra->p_mra_pdata) ||
+	if (pdata_bad(p_cm_mra->mra_length, IB_MRA_PDATA_SIZE, p_cm_mra->p_mra_pdata) ||
 	    p_cm_mra->svc_timeout > 31) {
 		st = IB_INVALID_SETTING;
 		goto out;
@@ -827,24 +864,15 @@ ib_api_status_t ib_cm_dreq(const ib_cm_dreq_t *const p_cm_dreq)
 		return IB_INVALID_PARAMETER;
 	if (p_cm_dreq->qp_type != IB_QPT_RELIABLE_CONN && p_cm_dreq->qp_type != IB_QPT_UNRELIABLE_CONN)
 		return IB_INVALID_SETTING;
-	if (p_cm_dreq->dreq_length > IB_DREQ_PDATA_SIZE || (p_cm_dreq->dreq_length && !p_cm_dreq->p_dreq_pdata))
+	if (pdata_bad(p_cm_dreq->dreq_length, IB_DREQ_PDATA_SIZE, p_cm_dreq->p_dreq_pdata))
 		return IB_INVALID_SETTING;
 	/* IB_FLAGS_SYNC: back after the drep callback (DREP, the peer's DREQ, or the timeout). */
-	st = al_cm_sync_init(p_cm_dreq->flags, 1u << EV_DREP, &sync, &do_sync);
+	st = cm_sync_enter_qp(p_cm_dreq->flags, 1u << EV_DREP, p_cm_dreq->h_qp, &sync, &do_sync, &p_qp);
 	if (st != IB_SUCCESS)
 		return st;
-	p_qp = (al_qp_t *)AL_ENTER(p_cm_dreq->h_qp, AL_HDL_QP);
-	if (!p_qp) {
-		if (do_sync)
-			al_cm_sync_drop(&sync);
-		return IB_INVALID_QP_HANDLE;
-	}
-	pthread_mutex_lock(&al_cm_g.lock);
-	p_cep = al_cm_cep_by_qp(p_qp);
-	if (!p_cep || p_cep->state != AL_CM_ESTABLISHED || (do_sync && p_cep->p_sync)) {
-		st = IB_INVALID_STATE;
+	st = cm_lock_established(p_qp, do_sync, &p_cep);
+	if (st != IB_SUCCESS)
 		goto out;
-	}
 	if (!p_cm_dreq->pfn_cm_drep_cb) {
 		st = IB_INVALID_SETTING;
 		goto out;
@@ -866,12 +894,7 @@ ib_api_status_t ib_cm_dreq(const ib_cm_dreq_t *const p_cm_dreq)
 out:
 	pthread_mutex_unlock(&al_cm_g.lock);
 	AL_EXIT(p_cm_dreq->h_qp);
-	if (do_sync) {
-		if (st == IB_SUCCESS)
-			al_cm_sync_wait(&sync);
-		else
-			al_cm_sync_drop(&sync);
-	}
+	cm_sync_end(do_sync, &sync, st);
 	return st;
 }
 
@@ -880,17 +903,10 @@ ib_api_status_t ib_cm_drep(const ib_cm_handle_t h_cm_dreq, const ib_cm_drep_t *c
 	al_cep_t *p_cep;
 	ib_api_status_t st = IB_SUCCESS;
 
-	pthread_mutex_lock(&al_cm_g.lock);
-	p_cep = cep_of(&h_cm_dreq);
-	if (!p_cep) {
-		st = IB_INVALID_HANDLE;
+	st = cm_lock_cep(&h_cm_dreq, p_cm_drep, &p_cep);
+	if (st != IB_SUCCESS)
 		goto out;
-	}
-	if (!p_cm_drep) {
-		st = IB_INVALID_PARAMETER;
-		goto out;
-	}
-	if (p_cm_drep->drep_length > IB_DREP_PDATA_SIZE || (p_cm_drep->drep_length && !p_cm_drep->p_drep_pdata)) {
+	if (pdata_bad(p_cm_drep->drep_length, IB_DREP_PDATA_SIZE, p_cm_drep->p_drep_pdata)) {
 		st = IB_INVALID_SETTING;
 		goto out;
 	}
@@ -922,25 +938,17 @@ ib_api_status_t ib_cm_lap(const ib_cm_lap_t *const p_cm_lap)
 	pa = p_cm_lap->p_alt_path;
 	if ((p_cm_lap->qp_type != IB_QPT_RELIABLE_CONN && p_cm_lap->qp_type != IB_QPT_UNRELIABLE_CONN) ||
 	    !pa || !p_cm_lap->pfn_cm_apr_cb || p_cm_lap->remote_resp_timeout > 31 ||
-	    p_cm_lap->lap_length > IB_LAP_PDATA_SIZE || (p_cm_lap->lap_length && !p_cm_lap->p_lap_pdata))
+	    pdata_bad(p_cm_lap->lap_length, IB_LAP_PDATA_SIZE, p_cm_lap->p_lap_pdata))
 		return IB_INVALID_SETTING;
 	/* IB_FLAGS_SYNC: back after the apr callback (APR or timeout), or the
 	 * dreq callback of a DREQ that came instead. */
-	st = al_cm_sync_init(p_cm_lap->flags, 1u << EV_APR | 1u << EV_DREQ, &sync, &do_sync);
+	st = cm_sync_enter_qp(p_cm_lap->flags, 1u << EV_APR | 1u << EV_DREQ, p_cm_lap->h_qp, &sync, &do_sync,
+			      &p_qp);
 	if (st != IB_SUCCESS)
 		return st;
-	p_qp = (al_qp_t *)AL_ENTER(p_cm_lap->h_qp, AL_HDL_QP);
-	if (!p_qp) {
-		if (do_sync)
-			al_cm_sync_drop(&sync);
-		return IB_INVALID_QP_HANDLE;
-	}
-	pthread_mutex_lock(&al_cm_g.lock);
-	p_cep = al_cm_cep_by_qp(p_qp);
-	if (!p_cep || p_cep->state != AL_CM_ESTABLISHED || (do_sync && p_cep->p_sync)) {
-		st = IB_INVALID_STATE;
+	st = cm_lock_established(p_qp, do_sync, &p_cep);
+	if (st != IB_SUCCESS)
 		goto out;
-	}
 	if (!p_cep->active) {
 		st = IB_UNSUPPORTED;
 		goto out;
@@ -972,12 +980,7 @@ ib_api_status_t ib_cm_lap(const ib_cm_lap_t *const p_cm_lap)
 out:
 	pthread_mutex_unlock(&al_cm_g.lock);
 	AL_EXIT(p_cm_lap->h_qp);
-	if (do_sync) {
-		if (st == IB_SUCCESS)
-			al_cm_sync_wait(&sync);
-		else
-			al_cm_sync_drop(&sync);
-	}
+	cm_sync_end(do_sync, &sync, st);
 	return st;
 }
 
@@ -987,18 +990,11 @@ ib_api_status_t ib_cm_apr(const ib_cm_handle_t h_cm_lap, const ib_cm_apr_t *cons
 	al_cm_msg_t m;
 	ib_api_status_t st = IB_SUCCESS;
 
-	pthread_mutex_lock(&al_cm_g.lock);
-	p_cep = cep_of(&h_cm_lap);
-	if (!p_cep) {
-		st = IB_INVALID_HANDLE;
+	st = cm_lock_cep(&h_cm_lap, p_cm_apr, &p_cep);
+	if (st != IB_SUCCESS)
 		goto out;
-	}
-	if (!p_cm_apr) {
-		st = IB_INVALID_PARAMETER;
-		goto out;
-	}
-	if (p_cm_apr->apr_length > IB_APR_PDATA_SIZE || (p_cm_apr->apr_length && !p_cm_apr->p_apr_pdata) ||
-	    p_cm_apr->info_length > IB_APR_INFO_SIZE || (p_cm_apr->info_length && !p_cm_apr->p_info)) {
+	if (pdata_bad(p_cm_apr->apr_length, IB_APR_PDATA_SIZE, p_cm_apr->p_apr_pdata) ||
+	    pdata_bad(p_cm_apr->info_length, IB_APR_INFO_SIZE, p_cm_apr->p_info)) {
 		st = IB_INVALID_SETTING;
 		goto out;
 	}

@@ -434,5 +434,49 @@ static inline void disconnect_pair(void)
 	CU_ASSERT_EQUAL(cm_qp_state(pas.qp), IB_QPS_ERROR);
 }
 
+/* Opens the two soft CAs and both ends' QPs. */
+static inline void ends_up(void)
+{
+	up();
+	ends_open();
+}
+
+/* ends_up(), then a listen on SVC (no compare buffer) that the callbacks answer. */
+static inline ib_listen_handle_t ends_up_listen(void)
+{
+	ends_up();
+	return listen_on(SVC, NULL, 0, 0, NULL);
+}
+
+/* Closes both ends and the fabric (the inverse of ends_up()). */
+static inline void ends_down(void)
+{
+	cm_end_close(&act);
+	cm_end_close(&pas);
+	down();
+}
+
+/* A test's end: waits for every CEP to go, cancels the listen @hl (if not
+ * NULL), then ends_down(). */
+static inline void cm_test_end(ib_listen_handle_t hl)
+{
+	wait_no_cep();
+	if (hl)
+		CU_ASSERT_EQUAL(ib_cm_cancel(hl, ib_sync_destroy), IB_SUCCESS);
+	ends_down();
+}
+
+/* The program's main: CM_TEST_ONLY=name runs that test of @tests only. */
+static inline int cm_test_main(const char *suite, const test_entry_t *tests, size_t n)
+{
+	const char *only = getenv("CM_TEST_ONLY");
+	size_t i;
+
+	if (only)
+		for (i = 0; i < n; i++)
+			if (!strcmp(tests[i].name, only))
+				return test_run_suite(suite, &tests[i], 1);
+	return test_run_suite(suite, tests, n);
+}
 
 #endif /* TESTS_CM_FIXTURE_H */

@@ -37,11 +37,7 @@ static void connect_and_transfer(ib_qp_type_t type)
 	cm_check_data(&pas, &act, 1000, 99);
 	disconnect_pair();
 	/* Time-wait ends, then the QPs can be reused. */
-	wait_no_cep();
-	CU_ASSERT_EQUAL(ib_cm_cancel(hl, ib_sync_destroy), IB_SUCCESS);
-	cm_end_close(&act);
-	cm_end_close(&pas);
-	down();
+	cm_test_end(hl);
 }
 
 static void test_cm_rc_connect(void)
@@ -59,9 +55,7 @@ static void test_cm_reconnect(void)
 {
 	ib_listen_handle_t hl;
 
-	up();
-	ends_open();
-	hl = listen_on(SVC, NULL, 0, 0, NULL);
+	hl = ends_up_listen();
 	connect_pair();
 	disconnect_pair();
 	/* While the time-wait lasts the QP is still bound. */
@@ -78,11 +72,7 @@ static void test_cm_reconnect(void)
 	connect_pair();
 	cm_check_data(&act, &pas, 64, 3);
 	disconnect_pair();
-	wait_no_cep();
-	CU_ASSERT_EQUAL(ib_cm_cancel(hl, ib_sync_destroy), IB_SUCCESS);
-	cm_end_close(&act);
-	cm_end_close(&pas);
-	down();
+	cm_test_end(hl);
 }
 
 static void test_cm_rej_no_listen(void)
@@ -90,8 +80,7 @@ static void test_cm_rej_no_listen(void)
 	ib_cm_req_t q;
 	ib_listen_handle_t hl;
 
-	up();
-	ends_open();
+	ends_up();
 	/* A listen on another service: the REQ's still has none. */
 	hl = listen_on(CL_HTON64(0x42), NULL, 0, 0, NULL);
 	req_fill(&q, SVC, NULL, 0);
@@ -100,11 +89,7 @@ static void test_cm_rej_no_listen(void)
 	CU_ASSERT_EQUAL(cm_rec.rej_status, IB_REJ_INVALID_SID);
 	CU_ASSERT_EQUAL(cm_rec.n_req, 0);
 	CU_ASSERT_EQUAL(cm_qp_state(act.qp), IB_QPS_ERROR);
-	wait_no_cep();
-	CU_ASSERT_EQUAL(ib_cm_cancel(hl, ib_sync_destroy), IB_SUCCESS);
-	cm_end_close(&act);
-	cm_end_close(&pas);
-	down();
+	cm_test_end(hl);
 }
 
 static void test_cm_consumer_rej(void)
@@ -112,9 +97,7 @@ static void test_cm_consumer_rej(void)
 	ib_cm_req_t q;
 	ib_listen_handle_t hl;
 
-	up();
-	ends_open();
-	hl = listen_on(SVC, NULL, 0, 0, NULL);
+	hl = ends_up_listen();
 	mode.rej_in_req = 1;
 	req_fill(&q, SVC, NULL, 0);
 	CU_ASSERT_EQUAL(ib_cm_req(&q), IB_SUCCESS);
@@ -129,11 +112,7 @@ static void test_cm_consumer_rej(void)
 		memset(&j, 0, sizeof(j));
 		CU_ASSERT_EQUAL(ib_cm_rej(cm_rec.h_req, &j), IB_INVALID_HANDLE);
 	}
-	wait_no_cep();
-	CU_ASSERT_EQUAL(ib_cm_cancel(hl, ib_sync_destroy), IB_SUCCESS);
-	cm_end_close(&act);
-	cm_end_close(&pas);
-	down();
+	cm_test_end(hl);
 }
 
 /* Several listens on one service ID, told apart by their compare buffers. */
@@ -145,8 +124,7 @@ static void test_cm_compare_buffers(void)
 	static uint8_t c1[4] = { 1, 2, 3, 4 }, c2[4] = { 5, 6, 7, 8 };
 	uint8_t pd[16];
 
-	up();
-	ends_open();
+	ends_up();
 	h1 = listen_on(SVC, c1, 4, 4, (void *)1);
 	h2 = listen_on(SVC, c2, 4, 4, (void *)2);
 	/* The same again, or another offset on the service: refused. */
@@ -199,9 +177,7 @@ static void test_cm_compare_buffers(void)
 	CU_ASSERT_EQUAL(cm_rec.req_context, (void *)1);
 	wait_no_cep();
 	CU_ASSERT_EQUAL(ib_cm_cancel(h1, ib_sync_destroy), IB_SUCCESS);
-	cm_end_close(&act);
-	cm_end_close(&pas);
-	down();
+	ends_down();
 }
 
 /* CA, port, LID and P_Key restrictions of a listen. */
@@ -211,8 +187,7 @@ static void test_cm_listen_filters(void)
 	ib_listen_handle_t h = NULL, hx;
 	ib_cm_req_t q;
 
-	up();
-	ends_open();
+	ends_up();
 	memset(&l, 0, sizeof(l));
 	l.svc_id = SVC;
 	l.pfn_cm_req_cb = on_req;
@@ -255,9 +230,7 @@ static void test_cm_listen_filters(void)
 	wait_no_cep();
 	CU_ASSERT_EQUAL(ib_cm_cancel(h, ib_sync_destroy), IB_SUCCESS);
 	CU_ASSERT_EQUAL(ib_cm_cancel(hx, ib_sync_destroy), IB_SUCCESS);
-	cm_end_close(&act);
-	cm_end_close(&pas);
-	down();
+	ends_down();
 }
 
 /* Nobody answers the REQ: resends, then IB_REJ_TIMEOUT. */
@@ -268,8 +241,7 @@ static void test_cm_req_timeout(void)
 	al_cm_stats_t s0, s1;
 	uint64_t t0;
 
-	up();
-	ends_open();
+	ends_up();
 	hl = listen_on(SVC, NULL, 0, 0, NULL);  /* its callback does not answer */
 	al_cm_get_stats(&s0);
 	req_fill(&q, SVC, NULL, 0);
@@ -292,9 +264,7 @@ static void test_cm_req_timeout(void)
 		CU_ASSERT_EQUAL(ib_cm_rep(cm_rec.h_req, &r), IB_INVALID_HANDLE);
 	}
 	CU_ASSERT_EQUAL(ib_cm_cancel(hl, ib_sync_destroy), IB_SUCCESS);
-	cm_end_close(&act);
-	cm_end_close(&pas);
-	down();
+	ends_down();
 }
 
 /* The active side never sends its RTU: REP resends, then both sides time out. */
@@ -304,9 +274,7 @@ static void test_cm_rep_timeout(void)
 	ib_listen_handle_t hl;
 	al_cm_stats_t s0, s1;
 
-	up();
-	ends_open();
-	hl = listen_on(SVC, NULL, 0, 0, NULL);
+	hl = ends_up_listen();
 	mode.rep_in_req = 1;
 	al_cm_get_stats(&s0);
 	req_fill(&q, SVC, NULL, 0);
@@ -327,11 +295,7 @@ static void test_cm_rep_timeout(void)
 		rtu_with(&t);
 		CU_ASSERT_EQUAL(ib_cm_rtu(cm_rec.h_rep, &t), IB_INVALID_STATE);
 	}
-	wait_no_cep();
-	CU_ASSERT_EQUAL(ib_cm_cancel(hl, ib_sync_destroy), IB_SUCCESS);
-	cm_end_close(&act);
-	cm_end_close(&pas);
-	down();
+	cm_test_end(hl);
 }
 
 /* The peer does not answer the DREQ: resends, then the drep callback with IB_TIMEOUT. */
@@ -342,9 +306,7 @@ static void test_cm_dreq_timeout(void)
 	ib_cm_drep_t r;
 	al_cm_stats_t s0, s1;
 
-	up();
-	ends_open();
-	hl = listen_on(SVC, NULL, 0, 0, NULL);
+	hl = ends_up_listen();
 	connect_pair();
 	mode.drep_in_dreq = 0;
 	al_cm_get_stats(&s0);
@@ -363,11 +325,7 @@ static void test_cm_dreq_timeout(void)
 	memset(&r, 0, sizeof(r));
 	CU_ASSERT_EQUAL(ib_cm_drep(cm_rec.h_dreq, &r), IB_SUCCESS);
 	CU_ASSERT_EQUAL(ib_cm_drep(cm_rec.h_dreq, &r), IB_INVALID_STATE);
-	wait_no_cep();
-	CU_ASSERT_EQUAL(ib_cm_cancel(hl, ib_sync_destroy), IB_SUCCESS);
-	cm_end_close(&act);
-	cm_end_close(&pas);
-	down();
+	cm_test_end(hl);
 }
 
 /* The passive side sends an MRA and answers after the REQ timeout would have expired. */
@@ -378,9 +336,7 @@ static void test_cm_mra(void)
 	ib_cm_rep_t r;
 	uint64_t t0;
 
-	up();
-	ends_open();
-	hl = listen_on(SVC, NULL, 0, 0, NULL);
+	hl = ends_up_listen();
 	mode.mra_in_req = 1;
 	mode.rtu_in_rep = 1;
 	req_fill(&q, SVC, NULL, 0);
@@ -396,11 +352,7 @@ static void test_cm_mra(void)
 	CU_ASSERT_EQUAL(cm_wait(&cm_rec.n_rtu, 1), 1);
 	cm_check_data(&act, &pas, 32, 1);
 	disconnect_pair();
-	wait_no_cep();
-	CU_ASSERT_EQUAL(ib_cm_cancel(hl, ib_sync_destroy), IB_SUCCESS);
-	cm_end_close(&act);
-	cm_end_close(&pas);
-	down();
+	cm_test_end(hl);
 }
 
 /* IB_FLAGS_SYNC on ib_cm_rep (back after the RTU callback), ib_cm_lap
@@ -482,11 +434,7 @@ static void test_cm_sync_calls(void)
 	CU_ASSERT_EQUAL(cm_rec.drep_status, IB_SUCCESS);
 	CU_ASSERT_EQUAL(cm_wait(&cm_rec.n_dreq, 1), 1);
 	CU_ASSERT_EQUAL(ib_cm_dreq(&d), IB_INVALID_STATE);
-	wait_no_cep();
-	CU_ASSERT_EQUAL(ib_cm_cancel(hl, ib_sync_destroy), IB_SUCCESS);
-	cm_end_close(&act);
-	cm_end_close(&pas);
-	down();
+	cm_test_end(hl);
 }
 
 /* IB_FLAGS_SYNC: ib_cm_req returns after the REP callback. */
@@ -495,9 +443,7 @@ static void test_cm_sync_req(void)
 	ib_cm_req_t q;
 	ib_listen_handle_t hl;
 
-	up();
-	ends_open();
-	hl = listen_on(SVC, NULL, 0, 0, NULL);
+	hl = ends_up_listen();
 	mode.rep_in_req = 1;
 	mode.rtu_in_rep = 1;
 	req_fill(&q, SVC, NULL, 0);
@@ -514,11 +460,7 @@ static void test_cm_sync_req(void)
 	q.flags = IB_FLAGS_SYNC;
 	CU_ASSERT_EQUAL(ib_cm_req(&q), IB_SUCCESS);
 	CU_ASSERT_EQUAL(cm_rec.n_rej, 1);
-	wait_no_cep();
-	CU_ASSERT_EQUAL(ib_cm_cancel(hl, ib_sync_destroy), IB_SUCCESS);
-	cm_end_close(&act);
-	cm_end_close(&pas);
-	down();
+	cm_test_end(hl);
 }
 
 /* A connected QP destroyed: the peer gets a DREQ. */
@@ -526,26 +468,19 @@ static void test_cm_qp_destroyed(void)
 {
 	ib_listen_handle_t hl;
 
-	up();
-	ends_open();
-	hl = listen_on(SVC, NULL, 0, 0, NULL);
+	hl = ends_up_listen();
 	connect_pair();
 	mode.drep_in_dreq = 1;
 	CU_ASSERT_EQUAL(ib_destroy_qp(act.qp, ib_sync_destroy), IB_SUCCESS);
 	CU_ASSERT_EQUAL(cm_wait(&cm_rec.n_dreq, 1), 1);
 	CU_ASSERT_EQUAL(cm_qp_state(pas.qp), IB_QPS_ERROR);
-	wait_no_cep();
-	CU_ASSERT_EQUAL(ib_cm_cancel(hl, ib_sync_destroy), IB_SUCCESS);
-	cm_end_close(&act);
-	cm_end_close(&pas);
-	down();
+	cm_test_end(hl);
 }
 
 /* ib_close_al with a listen, a connection and a REQ waiting for its answer. */
 static void test_cm_close_al(void)
 {
-	up();
-	ends_open();
+	ends_up();
 	listen_on(SVC, NULL, 0, 0, NULL);
 	connect_pair();
 	CU_ASSERT_EQUAL(ib_close_al(h_al), IB_SUCCESS);
@@ -563,8 +498,7 @@ static void test_cm_listen_cancel(void)
 {
 	ib_cm_req_t q;
 
-	up();
-	ends_open();
+	ends_up();
 	listen_on(SVC, NULL, 0, 0, NULL);
 	mode.cancel_in_req = 1;
 	connect_pair();
@@ -579,10 +513,7 @@ static void test_cm_listen_cancel(void)
 	CU_ASSERT_EQUAL(ib_cm_req(&q), IB_SUCCESS);
 	CU_ASSERT_EQUAL(cm_wait(&cm_rec.n_rej, 1), 1);
 	CU_ASSERT_EQUAL(cm_rec.rej_status, IB_REJ_INVALID_SID);
-	wait_no_cep();
-	cm_end_close(&act);
-	cm_end_close(&pas);
-	down();
+	cm_test_end(NULL);
 }
 
 /* The passive side's AL instance closes with connections in several states:
@@ -661,8 +592,7 @@ static void test_cm_bad_input(void)
 	ib_cm_lap_t lp;
 	ib_cm_apr_t ap;
 
-	up();
-	ends_open();
+	ends_up();
 	memset(&l, 0, sizeof(l));
 	l.svc_id = SVC;
 	l.pfn_cm_req_cb = on_req;
@@ -740,9 +670,7 @@ static void test_cm_bad_input(void)
 	CU_ASSERT_EQUAL(ib_cm_lap(NULL), IB_INVALID_PARAMETER);
 	memset(&lp, 0, sizeof(lp));
 	(void)lp;
-	cm_end_close(&act);
-	cm_end_close(&pas);
-	down();
+	ends_down();
 }
 
 static const test_entry_t tests[] = {
@@ -769,12 +697,5 @@ static const test_entry_t tests[] = {
 /* CM_TEST_ONLY=name runs one test. */
 int main(void)
 {
-	const char *only = getenv("CM_TEST_ONLY");
-	size_t i;
-
-	if (only)
-		for (i = 0; i < TEST_COUNT(tests); i++)
-			if (!strcmp(tests[i].name, only))
-				return test_run_suite("al_cm", &tests[i], 1);
-	return test_run_suite("al_cm", tests, TEST_COUNT(tests));
+	return cm_test_main("al_cm", tests, TEST_COUNT(tests));
 }

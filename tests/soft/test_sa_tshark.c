@@ -42,6 +42,7 @@
 #include <complib/cl_memory.h>
 #include "../common/cl_test.h"
 #include "../common/fab_dir.h"
+#include "tshark_test.h"
 #include "al_sa_client.h"
 
 /* ------------------------------------------------------------------------ */
@@ -171,24 +172,8 @@ static void svc_name(int i, ib_svc_name_t name)
 
 static void make_fabric(void)
 {
-	const char *keep = getenv("IBAL_TSHARK_KEEP");
-
 	strcpy(fab_dir, "/tmp/ibal-satshark-XXXXXX");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(fab_dir));
-	if (keep && *keep)
-		snprintf(pcap_path, sizeof(pcap_path), "%s", keep);
-	else
-		snprintf(pcap_path, sizeof(pcap_path), "%s/mgmt.pcap", fab_dir);
-	unlink(pcap_path); /* the fabric appends to an existing file */
-	setenv("IBAL_SOFT_FABRIC", fab_dir, 1);
-	setenv("IBAL_SOFT_CAS", "2", 1);
-	setenv("IBAL_SOFT_PCAP", pcap_path, 1);
-	setenv("IBAL_SOFT_SM_WAIT_MS", "20000", 1); /* valgrind */
-	unsetenv("IBAL_SOFT_PCAP_LINKTYPE");
-	unsetenv("IBAL_SOFT_DROP_PCT");
-	unsetenv("IBAL_SOFT_DELAY_US");
-	unsetenv("IBAL_SOFT_SM");
-	unsetenv("IBAL_PROVIDERS");
+	CU_ASSERT_EQUAL_FATAL(tshark_capture_env(fab_dir, pcap_path, sizeof(pcap_path), "mgmt.pcap"), 0);
 }
 
 static void run_queries(ib_al_handle_t h_al)
@@ -368,18 +353,7 @@ static void run_join(ib_mcast_handle_t *p_h_mc)
 	X(F_MC_SCOPE, "infiniband.mcmemberrecord.scope")              \
 	X(F_MC_JOINSTATE, "infiniband.mcmemberrecord.joinstate")
 
-#define AS_ENUM(id, name) id,
-#define AS_NAME(id, name) name,
-enum { FIELDS(AS_ENUM) N_FIELDS };
-static const char *const field_names[] = { FIELDS(AS_NAME) };
-
-/* One decoded packet: each field's occurrences, joined by '|'. */
-typedef struct {
-	char *v[N_FIELDS];
-} row_t;
-
-static row_t *rows;
-static int n_rows = -1;  /* packets tshark printed; -1: it did not run */
+TSHARK_DECLARE_ROWS(FIELDS);
 static int n_records = -1; /* records in the capture file */
 
 /* The first occurrence of a field, copied to @p buf. */
@@ -398,23 +372,13 @@ static const char *sval(int r, int f, char *buf, size_t cap)
 /* The first occurrence of a numeric field; -1 if absent or not a number. */
 static long long num(int r, int f)
 {
-	const char *v = rows[r].v[f] ? rows[r].v[f] : "";
-	char *end;
-	unsigned long long x;
-
-	if (!*v)
-		return -1;
-	x = strtoull(v, &end, 0);
-	return (*end && *end != '|') ? -1 : (long long)x;
+	return tshark_num(rows[r].v[f]);
 }
 
 /* A 64-bit field, compared as unsigned. */
 static int num64_is(int r, int f, uint64_t expect)
 {
-	const char *v = rows[r].v[f] ? rows[r].v[f] : "";
-	char *end;
-
-	return *v && strtoull(v, &end, 0) == expect && (!*end || *end == '|');
+	return tshark_u64_is(rows[r].v[f], expect);
 }
 
 static int str_is(int r, int f, const char *expect)
@@ -462,98 +426,30 @@ static void hex_str(const void *p, size_t n, char *buf)
 	buf[2 * n] = '\0';
 }
 
-static void split_row(char *line, row_t *row)
-{
-	char *p = line;
-	unsigned f;
-
-	for (f = 0; f < N_FIELDS; f++) {
-		char *tab = strchr(p, '\t');
-		size_t n = tab ? (size_t)(tab - p) : strcspn(p, "\r\n");
-		char *s = (char *)malloc(n + 1);
-
-		memcpy(s, p, n);
-		s[n] = '\0';
-		row->v[f] = s;
-		if (!tab)
-			break;
-		p = tab + 1;
-	}
-}
-
 static int run_tshark(const char *path)
 {
-	char cmd[8192];
-	char *line = NULL;
-	size_t used, cap = 0;
-	unsigned i;
-	FILE *out;
-	int n = 0, max = 0;
+	int n;
 
-	used = (size_t)snprintf(cmd, sizeof(cmd),
-				"tshark -n -r '%s' -T fields -E separator=/t -E occurrence=a "
-				"-E aggregator='|' -E quote=n",
-				path);
-	for (i = 0; i < N_FIELDS && used < sizeof(cmd); i++)
-		used += (size_t)snprintf(cmd + used, sizeof(cmd) - used, " -e %s", field_names[i]);
-	if (used >= sizeof(cmd) - 20)
-		return -1;
-	snprintf(cmd + used, sizeof(cmd) - used, " 2>/dev/null");
-	out = popen(cmd, "r");
-	if (!out)
-		return -1;
-	while (getline(&line, &cap, out) > 0) {
-		if (n == max) {
-			max = max ? 2 * max : 256;
-			rows = (row_t *)realloc(rows, (size_t)max * sizeof(row_t));
-		}
-		memset(&rows[n], 0, sizeof(row_t));
-		split_row(line, &rows[n++]);
-	}
-	free(line);
-	if (pclose(out) != 0)
-		return -1;
+	rows = (row_t *)tshark_run_rows(rows, path, field_names, N_FIELDS, sizeof(row_t), &n);
 	return n;
 }
 
 static void free_rows(void)
 {
-	int r;
-	unsigned f;
-
-	for (r = 0; r < n_rows; r++)
-		for (f = 0; f < N_FIELDS; f++)
-			free(rows[r].v[f]);
-	free(rows);
+	tshark_free_rows(rows, n_rows, N_FIELDS, sizeof(row_t));
 	rows = NULL;
-}
-
-static uint32_t swap32(uint32_t v)
-{
-	return (v >> 24) | ((v >> 8) & 0xFF00u) | ((v & 0xFF00u) << 8) | (v << 24);
 }
 
 /* Records of the capture file (classic pcap, link type ERF); -1 if it is not one. */
 static int count_records(const char *path)
 {
-	FILE *f = fopen(path, "rb");
-	uint32_t hdr[6], rec[4];
+	uint32_t len;
 	int swap, n = 0;
+	FILE *f = tshark_pcap_open_erf(path, &swap);
 
 	if (!f)
 		return -1;
-	if (fread(hdr, sizeof(hdr), 1, f) != 1) {
-		fclose(f);
-		return -1;
-	}
-	swap = hdr[0] == 0x4D3CB2A1u || hdr[0] == 0xD4C3B2A1u;
-	if ((swap ? swap32(hdr[5]) : hdr[5]) != 197) { /* LINKTYPE_ERF */
-		fclose(f);
-		return -1;
-	}
-	while (fread(rec, sizeof(rec), 1, f) == 1) {
-		uint32_t len = swap ? swap32(rec[2]) : rec[2];
-
+	while (tshark_pcap_next(f, swap, &len)) {
 		if (fseek(f, (long)len, SEEK_CUR) != 0)
 			break;
 		n++;

@@ -25,6 +25,7 @@
 #include <unistd.h>
 #include "soft_wire.h"
 #include "../common/cl_test.h"
+#include "tshark_test.h"
 
 /* ------------------------------------------------------------------------ */
 /* The packets                                                               */
@@ -372,25 +373,6 @@ static int num64_is(int pkt, const char *name, uint64_t expect)
 	return *v && strtoull(v, &end, 0) == expect && !*end;
 }
 
-static void split_row(char *line, int row)
-{
-	char *p = line;
-	unsigned f;
-
-	for (f = 0; f < N_FIELDS; f++) {
-		char *tab = strchr(p, '\t');
-		size_t n = tab ? (size_t)(tab - p) : strcspn(p, "\r\n");
-		char *s = (char *)malloc(n + 1);
-
-		memcpy(s, p, n);
-		s[n] = '\0';
-		values[row][f] = s;
-		if (!tab)
-			break;
-		p = tab + 1;
-	}
-}
-
 /*
  * Upper-layer protocols whose heuristics would claim RC payloads (and then
  * call them malformed): the payload is left to the "data" dissector.
@@ -403,46 +385,27 @@ static void split_row(char *line, int row)
 #define USER0_IS_INFINIBAND \
 	"-o 'uat:user_dlts:\"User 0 (DLT=147)\",\"infiniband\",\"0\",\"\",\"0\",\"\"'"
 
+/* tshark_run()'s slot for line @index: values[index], or none past N_PACKETS. */
+static char **row_slot(void *ctx, int index)
+{
+	(void)ctx;
+	return index < N_PACKETS ? values[index] : NULL;
+}
+
 static int run_tshark(const char *path, const char *extra)
 {
-	char cmd[4096];
-	char line[16384];
-	size_t used;
-	unsigned i;
-	FILE *out;
-	int rows = 0;
+	char before[1024];
 
-	used = (size_t)snprintf(cmd, sizeof(cmd),
-				"tshark %s %s -n -r '%s' -T fields -E separator=/t -E occurrence=f",
-				NO_HEURISTICS, extra, path);
-	for (i = 0; i < N_FIELDS && used < sizeof(cmd); i++)
-		used += (size_t)snprintf(cmd + used, sizeof(cmd) - used, " -e %s", field_names[i]);
-	if (used >= sizeof(cmd) - 20)
-		return -1;
-	snprintf(cmd + used, sizeof(cmd) - used, " 2>/dev/null");
-	out = popen(cmd, "r");
-	if (!out)
-		return -1;
-	while (fgets(line, sizeof(line), out))
-		if (rows < N_PACKETS)
-			split_row(line, rows++);
-		else
-			rows++;
-	if (pclose(out) != 0)
-		return -1;
-	return rows;
+	snprintf(before, sizeof(before), "%s %s", NO_HEURISTICS, extra);
+	return tshark_run(before, path, "-E occurrence=f", field_names, N_FIELDS, row_slot, NULL);
 }
 
 static void free_values(void)
 {
 	int p;
-	unsigned f;
 
 	for (p = 0; p < N_PACKETS; p++)
-		for (f = 0; f < N_FIELDS; f++) {
-			free(values[p][f]);
-			values[p][f] = NULL;
-		}
+		tshark_free_row(values[p], N_FIELDS);
 }
 
 /* Writes the capture and decodes it once for all tests. */
