@@ -23,6 +23,7 @@
 #include <complib/cl_memory.h>
 #include "../common/cl_test.h"
 #include "../common/fab_dir.h"
+#include "../common/al_procs.h"
 #include "cm_test.h"
 #include "al_cm.h"
 #include "al_sa_client.h"
@@ -38,50 +39,22 @@ typedef struct peer_info {
 
 static char fab_dir[64];
 
+/* Opens the access layer and the first CA; *p gets port 1's LID, GID and whether it is ACTIVE. */
 static ib_api_status_t open_port(ib_al_handle_t *ph_al, ib_ca_handle_t *ph_ca, peer_info_t *p)
 {
-	ib_net64_t guid;
-	size_t n = 1;
-	uint32_t size = 0;
-	ib_ca_attr_t *a;
-	ib_api_status_t st;
+	ib_port_attr_t port;
+	ib_api_status_t st = test_open_first_port(ph_al, ph_ca, &port, &p->gid);
 
-	st = ib_open_al(ph_al);
-	if (st == IB_SUCCESS)
-		st = ib_get_ca_guids(*ph_al, &guid, &n);
-	if (st == IB_SUCCESS)
-		st = ib_open_ca(*ph_al, guid, NULL, NULL, ph_ca);
-	if (st != IB_SUCCESS)
-		return st;
-	ib_query_ca(*ph_ca, NULL, &size);
-	a = (ib_ca_attr_t *)malloc(size);
-	if (!a)
-		return IB_INSUFFICIENT_MEMORY;
-	st = ib_query_ca(*ph_ca, a, &size);
 	if (st == IB_SUCCESS) {
-		p->lid = a->p_port_attr[0].lid;
-		p->gid = a->p_port_attr[0].p_gid_table[0];
-		p->ok = a->p_port_attr[0].link_state == IB_LINK_ACTIVE;
+		p->lid = port.lid;
+		p->ok = port.link_state == IB_LINK_ACTIVE;
 	}
-	free(a);
 	return st;
 }
 
 static int oob_read(int fd, void *buf, size_t len)
 {
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	size_t got = 0;
-	ssize_t r;
-
-	while (got < len) {
-		if (poll(&p, 1, OOB_WAIT_MS) != 1)
-			return -1;
-		r = read(fd, (char *)buf + got, len - got);
-		if (r <= 0)
-			return -1;
-		got += (size_t)r;
-	}
-	return 0;
+	return test_oob_read(fd, buf, len, OOB_WAIT_MS);
 }
 
 /* ---- The child ---- */

@@ -27,6 +27,7 @@
 #include <iba/ib_al.h>
 #include "../common/cl_test.h"
 #include "../common/fab_dir.h"
+#include "../common/al_procs.h"
 
 #define SVC_ID 0x1000000000C0FFEEull
 #define OOB_WAIT_MS 20000
@@ -90,54 +91,10 @@ static void put_result(void)
 	g_q.p_result_mad = NULL;
 }
 
-/* Opens the access layer and the first CA; returns port 1's attributes. */
-static ib_api_status_t open_port(ib_al_handle_t *ph_al, ib_ca_handle_t *ph_ca,
-				 ib_port_attr_t *p_port, ib_gid_t *p_gid)
-{
-	ib_net64_t guid;
-	size_t n = 1;
-	uint32_t size = 0;
-	ib_ca_attr_t *a;
-	ib_api_status_t st;
-
-	st = ib_open_al(ph_al);
-	if (st == IB_SUCCESS)
-		st = ib_get_ca_guids(*ph_al, &guid, &n);
-	if (st == IB_SUCCESS)
-		st = ib_open_ca(*ph_al, guid, NULL, NULL, ph_ca);
-	if (st != IB_SUCCESS)
-		return st;
-	ib_query_ca(*ph_ca, NULL, &size);
-	a = (ib_ca_attr_t *)malloc(size);
-	if (!a)
-		return IB_INSUFFICIENT_MEMORY;
-	st = ib_query_ca(*ph_ca, a, &size);
-	if (st == IB_SUCCESS) {
-		*p_port = a->p_port_attr[0];
-		*p_gid = a->p_port_attr[0].p_gid_table[0];
-		p_port->p_gid_table = NULL;
-		p_port->p_pkey_table = NULL;
-	}
-	free(a);
-	return st;
-}
-
 /* Reads exactly @p len bytes within OOB_WAIT_MS; 0 on success. */
 static int oob_read(int fd, void *buf, size_t len)
 {
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	size_t got = 0;
-	ssize_t r;
-
-	while (got < len) {
-		if (poll(&p, 1, OOB_WAIT_MS) != 1)
-			return -1;
-		r = read(fd, (char *)buf + got, len - got);
-		if (r <= 0)
-			return -1;
-		got += (size_t)r;
-	}
-	return 0;
+	return test_oob_read(fd, buf, len, OOB_WAIT_MS);
 }
 
 /* ---- The child ---- */
@@ -168,7 +125,7 @@ static void child_main(int fd)
 	/* Wait for the parent's master SM; then it sends its LID. */
 	if (oob_read(fd, &parent_lid, sizeof(parent_lid)))
 		_exit(2);
-	CHILD_CHECK(open_port(&h_al, &h_ca, &port, &m.gid) == IB_SUCCESS, "open");
+	CHILD_CHECK(test_open_first_port(&h_al, &h_ca, &port, &m.gid) == IB_SUCCESS, "open");
 	if (m.ok) {
 		m.lid = port.lid;
 		CHILD_CHECK(port.link_state == IB_LINK_ACTIVE, "port not ACTIVE");
@@ -239,7 +196,7 @@ static void test_sa_across_processes(void)
 		child_main(sv[1]);
 	}
 	close(sv[1]);
-	CU_ASSERT_EQUAL_FATAL(open_port(&h_al, &h_ca, &port, &gid), IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(test_open_first_port(&h_al, &h_ca, &port, &gid), IB_SUCCESS);
 	CU_ASSERT_EQUAL(port.link_state, IB_LINK_ACTIVE);
 	CU_ASSERT_EQUAL(port.sm_lid, port.lid); /* the first process is the master */
 	CU_ASSERT_EQUAL(write(sv[0], &port.lid, sizeof(port.lid)), (ssize_t)sizeof(port.lid));
