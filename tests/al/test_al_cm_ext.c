@@ -751,6 +751,10 @@ static void test_cm_duplicates_and_stale(void)
 		ib_cm_req_t q;
 
 		req_fill(&q, SVC, NULL, 0);
+		/* A long time-wait (packet life 2^18 x 4.096 us = 1.07 s, so
+		 * ~3.2 s): the passive side must still be in it when the DREQs
+		 * below arrive, however slowly this thread runs (valgrind). */
+		cm_make_path(&g_path, lid[0], &gid[0], lid[1], &gid[1], 18);
 		CU_ASSERT_EQUAL(ib_cm_req(&q), IB_SUCCESS);
 	}
 	CU_ASSERT_EQUAL_FATAL(cm_wait(&cm_rec.n_rep, 1), 1);
