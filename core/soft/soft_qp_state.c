@@ -391,12 +391,16 @@ static ib_api_status_t check_pkey(const ib_port_attr_t *pa, uint16_t index)
 	return IB_SUCCESS;
 }
 
-/* A connected QP's path: unicast DLID, SL 0-15, MTU valid and within the port's. */
+/* A connected QP's path: unicast DLID (on RoCE a GRH instead: no LIDs there),
+ * SL 0-15, MTU valid and within the port's. */
 static int path_ok(const ib_av_attr_t *av, const ib_port_attr_t *pa)
 {
 	uint16_t dlid = cl_ntoh16(av->dlid);
+	int addr_ok = pa->transport == RDMA_TRANSPORT_RDMAOE
+			      ? av->grh_valid
+			      : dlid >= IB_LID_UCAST_START_HO && dlid <= IB_LID_UCAST_END_HO;
 
-	return dlid >= IB_LID_UCAST_START_HO && dlid <= IB_LID_UCAST_END_HO && av->sl <= 15 &&
+	return addr_ok && av->sl <= 15 &&
 	       av->conn.path_mtu >= IB_MIN_MTU && av->conn.path_mtu <= IB_MAX_MTU &&
 	       (!pa->mtu || av->conn.path_mtu <= pa->mtu);
 }

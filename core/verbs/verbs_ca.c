@@ -1,50 +1,38 @@
 /*
- * ibal verbs provider: CAs from libibumad: open, attributes, port polling, the upcall worker.
+ * ibal verbs provider: CAs: open and close, umad attributes, port polling, the worker thread.
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  *
- * Attributes come from umad_get_ca() (sysfs): node and system image GUIDs,
- * and per port the port GUID, base LID, LMC, SM LID and SL, state, physical
- * state, capability mask, rate, GID 0 (subnet prefix + port GUID: libibumad
- * reads no other GID) and the P_Key table (first VERBS_MAX_PKEYS entries).
- * Not in sysfs and therefore assumed: active MTU 2048 (IB_MTU_LEN_2048),
- * subnet timeout 18, one data VL. Width and speed are derived from the rate
- * (e.g. 10 Gb/s = 4X SDR, 56 = 4X FDR); an unknown rate is reported as 4X SDR.
- * CA-wide limits describe what this provider implements (MAD QPs), not
- * the hardware.
+ * A CA with a libibverbs device is opened with ibv_open_device() and gets a
+ * completion channel; its attributes come from libibverbs (verbs_dev.c). A
+ * MAD-only CA (umad2sim) reads them from umad_get_ca() (sysfs): node and
+ * system image GUIDs, and per port the port GUID, base LID, LMC, SM LID and
+ * SL, state, physical state, capability mask, rate, GID 0 (subnet prefix +
+ * port GUID: libibumad reads no other GID) and the P_Key table (first
+ * VERBS_MAX_PKEYS entries). Not in sysfs and therefore assumed there: active
+ * MTU 2048, subnet timeout 18, one data VL; width and speed derived from the
+ * rate (10 Gb/s = 4X SDR, 56 = 4X FDR; an unknown rate is 4X SDR); CA-wide
+ * limits describe what the MAD path implements, not the hardware.
  *
- * Port changes: the CA worker re-reads the attributes every IBAL_VERBS_POLL_MS
- * (default 1000 ms) and calls the port_change upcall for each port whose
- * state, LID, LMC, SM LID or SM SL changed (a kernel device would let us
- * wait for IB_EVENT_* through libibverbs; umad offers no event). Under
- * umad2sim the sysfs files are written once when the process attaches, so
- * no change is ever seen there.
+ * The worker thread (one per CA) waits in poll() on an eventfd (MAD CQ
+ * notifications, stop), the device's async event fd and its completion
+ * channel fd, and every IBAL_VERBS_POLL_MS (default 1000 ms) re-reads the
+ * attributes, calling port_change for each port whose state, LID, LMC, SM
+ * LID, SM SL, P_Key table or first GID changed (libibverbs also reports
+ * port events, which verbs_dev.c handles at once; umad offers none, and
+ * under umad2sim the sysfs files are written once, so no change is seen).
  */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
 #include "verbs_prov.h"
+#include "verbs_xlate.h"
 
-#ifdef HAVE_IBUMAD
-
-static uint64_t align_up(uint64_t off, uint64_t a)
-{
-	return (off + a - 1) & ~(a - 1);
-}
-
-static uint32_t attr_size(uint8_t n_ports)
-{
-	uint64_t off = align_up(sizeof(ib_ca_attr_t), 8);
-	unsigned i;
-
-	off = align_up(off, 4) + sizeof(uint32_t);
-	off = align_up(off, 8) + (uint64_t)n_ports * sizeof(ib_port_attr_t);
-	for (i = 0; i < n_ports; i++) {
-		off = align_up(off, 8) + sizeof(ib_gid_t);
-		off = align_up(off, 2) + VERBS_MAX_PKEYS * sizeof(ib_net16_t);
-	}
-	return (uint32_t)align_up(off, 8);
-}
+#ifdef HAVE_VERBS_PROV
 
 /* Width (PortInfo encoding), speed and extended speed from a rate in Gb/s. */
 static void rate_split(unsigned rate, ib_port_attr_t *pa)
@@ -73,7 +61,7 @@ static void rate_split(unsigned rate, ib_port_attr_t *pa)
 	}
 }
 
-static void cap_from_mask(uint32_t m, ib_port_cap_t *c)
+void verbs_cap_from_mask(uint32_t m, ib_port_cap_t *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->sm = !!(m & 0x00000002);
@@ -120,7 +108,7 @@ static void fill_port(const umad_port_t *up, ib_port_attr_t *pa)
 	pa->link_state = (uint8_t)up->state;
 	pa->phys_state = (uint8_t)up->phys_state;
 	pa->subnet_timeout = 18;
-	cap_from_mask(cl_ntoh32((uint32_t)up->capmask), &pa->cap);
+	verbs_cap_from_mask(cl_ntoh32((uint32_t)up->capmask), &pa->cap);
 	pa->num_gids = 1;
 	pa->p_gid_table[0].unicast.prefix = (ib_net64_t)up->gid_prefix;
 	pa->p_gid_table[0].unicast.interface_id = (ib_net64_t)up->port_guid;
@@ -134,25 +122,22 @@ static void fill_port(const umad_port_t *up, ib_port_attr_t *pa)
 	}
 }
 
-/* Reads the CA's attributes from libibumad into @p a (attr_size(n) bytes). */
-static ib_api_status_t read_attr(const char *name, uint8_t n_ports, ib_net64_t guid,
-				 ib_ca_attr_t *a)
+/* Reads a MAD-only CA's attributes from libibumad into @p a. */
+ib_api_status_t verbs_umad_read_attr(verbs_ca_t *ca, ib_ca_attr_t *a)
 {
-	uint32_t size = attr_size(n_ports);
-	uint8_t *base = (uint8_t *)a;
-	uint64_t off = align_up(sizeof(*a), 8);
+	uint8_t n_ports = ca->num_ports;
 	umad_ca_t uca;
 	unsigned i;
 
-	if (umad_get_ca(name, &uca) < 0)
+	if (umad_get_ca(ca->name, &uca) < 0)
 		return IB_ERROR;
-	memset(a, 0, size);
-	a->ca_guid = guid;
+	memset(a, 0, verbs_attr_size(n_ports));
+	verbs_attr_layout(a, n_ports);
+	a->ca_guid = ca->guid;
 	a->vend_id = 0;
 	a->dev_id = 0;
 	a->revision = (uint16_t)strtoul(uca.hw_ver, NULL, 16);
 	a->fw_ver = strtoull(uca.fw_ver, NULL, 16);
-	a->size = size;
 	a->max_qps = 2u * n_ports;
 	a->max_wrs = VERBS_MAX_WRS;
 	a->max_sges = VERBS_MAX_SGES;
@@ -171,28 +156,10 @@ static ib_api_status_t read_attr(const char *name, uint8_t n_ports, ib_net64_t g
 	a->system_image_guid_support = TRUE;
 	a->system_image_guid = (ib_net64_t)uca.system_guid;
 	a->num_page_sizes = 1;
-	off = align_up(off, 4);
-	a->p_page_size = (uint32_t *)(base + off);
 	a->p_page_size[0] = 4096;
-	off += sizeof(uint32_t);
-	a->num_ports = n_ports;
-	off = align_up(off, 8);
-	a->p_port_attr = (ib_port_attr_t *)(base + off);
-	off += (uint64_t)n_ports * sizeof(ib_port_attr_t);
-	for (i = 0; i < n_ports; i++) {
-		ib_port_attr_t *pa = &a->p_port_attr[i];
-
-		off = align_up(off, 8);
-		pa->p_gid_table = (ib_gid_t *)(base + off);
-		off += sizeof(ib_gid_t);
-		off = align_up(off, 2);
-		pa->p_pkey_table = (ib_net16_t *)(base + off);
-		off += VERBS_MAX_PKEYS * sizeof(ib_net16_t);
-		pa->port_num = (uint8_t)(i + 1);
-		pa->link_state = IB_LINK_DOWN;
+	for (i = 0; i < n_ports; i++)
 		if (i + 1 < UMAD_CA_MAX_PORTS && uca.ports[i + 1])
-			fill_port(uca.ports[i + 1], pa);
-	}
+			fill_port(uca.ports[i + 1], &a->p_port_attr[i]);
 	umad_release_ca(&uca);
 	return IB_SUCCESS;
 }
@@ -214,20 +181,23 @@ static boolean_t port_moved(const ib_port_attr_t *o, const ib_port_attr_t *n)
 	       memcmp(o->p_gid_table, n->p_gid_table, sizeof(ib_gid_t));
 }
 
-/* Re-reads the attributes; returns a bit per port (bit n-1) that changed. */
-static uint32_t refresh(verbs_ca_t *ca, ib_ca_attr_t *tmp)
+uint32_t verbs_ca_refresh(verbs_ca_t *ca)
 {
+	ib_ca_attr_t *tmp = malloc(ca->attr_size);
 	uint32_t moved = 0;
 	unsigned i;
 
-	if (read_attr(ca->name, ca->num_ports, ca->guid, tmp) != IB_SUCCESS)
+	if (!tmp)
 		return 0;
-	pthread_mutex_lock(&ca->lock);
-	for (i = 0; i < ca->num_ports; i++)
-		if (port_moved(&ca->attr->p_port_attr[i], &tmp->p_port_attr[i]))
-			moved |= 1u << i;
-	ib_copy_ca_attr(ca->attr, tmp);
-	pthread_mutex_unlock(&ca->lock);
+	if (verbs_read_attr(ca, tmp) == IB_SUCCESS) {
+		pthread_mutex_lock(&ca->lock);
+		for (i = 0; i < ca->num_ports; i++)
+			if (port_moved(&ca->attr->p_port_attr[i], &tmp->p_port_attr[i]))
+				moved |= 1u << i;
+		ib_copy_ca_attr(ca->attr, tmp);
+		pthread_mutex_unlock(&ca->lock);
+	}
+	free(tmp);
 	return moved;
 }
 
@@ -241,8 +211,8 @@ void verbs_ca_notify(verbs_ca_t *ca, verbs_cq_t *cq, int cq_error)
 		cq->next_notify = ca->notify;
 		ca->notify = cq;
 	}
-	pthread_cond_broadcast(&ca->cond);
 	pthread_mutex_unlock(&ca->lock);
+	verbs_ca_wake(ca);
 }
 
 /* Makes the queued CQ upcalls (ca->lock held; released around each call). */
@@ -267,47 +237,71 @@ static void run_notify(verbs_ca_t *ca)
 	}
 }
 
-static void deadline_in(struct timespec *ts, unsigned ms)
+static uint64_t now_ms(void)
 {
-	clock_gettime(CLOCK_MONOTONIC, ts);
-	ts->tv_sec += ms / 1000;
-	ts->tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (ts->tv_nsec >= 1000000000L) {
-		ts->tv_sec++;
-		ts->tv_nsec -= 1000000000L;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+void verbs_ca_wake(verbs_ca_t *ca)
+{
+	uint64_t one = 1;
+
+	if (write(ca->wake_fd, &one, sizeof(one)) < 0) { /* full counter: already woken */
 	}
 }
 
 static void *worker(void *arg)
 {
 	verbs_ca_t *ca = arg;
-	ib_ca_attr_t *tmp = malloc(ca->attr_size);
-	struct timespec next;
+	uint64_t next = now_ms() + ca->poll_ms;
+	struct pollfd fds[3];
+	nfds_t n = 1;
 
-	deadline_in(&next, ca->poll_ms);
+	fds[0].fd = ca->wake_fd;
+	fds[0].events = POLLIN;
+	if (ca->ctx) {
+		fds[1].fd = ca->ctx->async_fd;
+		fds[1].events = POLLIN;
+		fds[2].fd = ca->chan->fd;
+		fds[2].events = POLLIN;
+		n = 3;
+	}
 	pthread_mutex_lock(&ca->lock);
 	while (!ca->stop) {
-		int rc = 0;
+		uint64_t t;
+		int wait;
 
 		run_notify(ca);
 		if (ca->stop)
 			break;
-		rc = pthread_cond_timedwait(&ca->cond, &ca->lock, &next);
-		if (rc == ETIMEDOUT && tmp) {
-			uint32_t moved;
+		pthread_mutex_unlock(&ca->lock);
+		t = now_ms();
+		wait = t >= next ? 0 : (int)(next - t);
+		if (poll(fds, n, wait) > 0) {
+			uint64_t v;
+
+			if ((fds[0].revents & POLLIN) && read(ca->wake_fd, &v, sizeof(v)) < 0)
+				v = 0;
+			if (n > 1 && (fds[1].revents & POLLIN))
+				verbs_async_events(ca);
+			if (n > 1 && (fds[2].revents & POLLIN))
+				verbs_comp_events(ca);
+		}
+		if (now_ms() >= next) {
+			uint32_t moved = verbs_ca_refresh(ca);
 			unsigned i;
 
-			pthread_mutex_unlock(&ca->lock);
-			moved = refresh(ca, tmp);
 			for (i = 0; i < ca->num_ports; i++)
 				if ((moved & (1u << i)) && verbs_upcalls.port_change)
 					verbs_upcalls.port_change(ca->al_ca, (uint8_t)(i + 1));
-			deadline_in(&next, ca->poll_ms);
-			pthread_mutex_lock(&ca->lock);
+			next = now_ms() + ca->poll_ms;
 		}
+		pthread_mutex_lock(&ca->lock);
 	}
 	pthread_mutex_unlock(&ca->lock);
-	free(tmp);
 	return NULL;
 }
 
@@ -331,17 +325,78 @@ static void ca_free(verbs_ca_t *ca)
 		verbs_port_fini(&ca->port[i]);
 	for (i = 0; i < VERBS_MAX_MRS; i++)
 		free(ca->mr[i]);
+	if (ca->chan)
+		ibv_destroy_comp_channel(ca->chan);
+	if (ca->ctx)
+		ibv_close_device(ca->ctx);
+	if (ca->wake_fd >= 0)
+		close(ca->wake_fd);
 	free(ca->attr);
 	pthread_mutex_destroy(&ca->lock);
 	pthread_cond_destroy(&ca->cond);
 	free(ca);
 }
 
+typedef struct {
+	ib_net64_t guid;
+	verbs_ca_t *ca;
+	int found, has_ibv;
+} find_t;
+
+static boolean_t match_guid(ib_net64_t guid, const char *name, int has_ibv, int has_umad,
+			    void *ctx)
+{
+	find_t *f = ctx;
+
+	if (guid != f->guid)
+		return FALSE;
+	strncpy(f->ca->name, name, sizeof(f->ca->name) - 1);
+	f->ca->has_umad = has_umad;
+	f->has_ibv = has_ibv;
+	f->found = 1;
+	return TRUE;
+}
+
+static int set_nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	return fl < 0 ? -1 : fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+/* Opens the libibverbs device named ca->name, with its completion channel. */
+static ib_api_status_t open_ibv(verbs_ca_t *ca)
+{
+	struct ibv_device **list;
+	struct ibv_device_attr d;
+	int n = 0, i;
+
+	list = ibv_get_device_list(&n);
+	for (i = 0; list && i < n && !ca->ctx; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), ca->name))
+			ca->ctx = ibv_open_device(list[i]);
+	if (list)
+		ibv_free_device_list(list);
+	if (!ca->ctx)
+		return IB_INVALID_GUID;
+	if (ibv_query_device(ca->ctx, &d))
+		return IB_ERROR;
+	ca->num_ports = (uint8_t)(d.phys_port_cnt < VERBS_MAX_PORTS - 1 ? d.phys_port_cnt
+									  : VERBS_MAX_PORTS - 1);
+	ca->chan = ibv_create_comp_channel(ca->ctx);
+	if (!ca->chan)
+		return verbs_errno_status(errno);
+	if (set_nonblock(ca->chan->fd) || set_nonblock(ca->ctx->async_fd))
+		return IB_ERROR;
+	return IB_SUCCESS;
+}
+
 ib_api_status_t verbs_open_ca(ib_net64_t guid, void *al_ca, void **pp_ca)
 {
 	verbs_ca_t *ca;
-	umad_ca_t uca;
 	pthread_condattr_t ca_attr;
+	find_t f;
+	ib_api_status_t st;
 	unsigned i;
 
 	if (!pp_ca)
@@ -349,16 +404,7 @@ ib_api_status_t verbs_open_ca(ib_net64_t guid, void *al_ca, void **pp_ca)
 	ca = calloc(1, sizeof(*ca));
 	if (!ca)
 		return IB_INSUFFICIENT_MEMORY;
-	if (!verbs_ca_name(guid, ca->name) || umad_get_ca(ca->name, &uca) < 0) {
-		free(ca);
-		return IB_INVALID_GUID;
-	}
-	ca->num_ports = (uint8_t)(uca.numports < VERBS_MAX_PORTS - 1 ? uca.numports
-								     : VERBS_MAX_PORTS - 1);
-	umad_release_ca(&uca);
-	ca->guid = guid;
-	ca->al_ca = al_ca;
-	ca->poll_ms = poll_ms();
+	ca->wake_fd = -1;
 	pthread_mutex_init(&ca->lock, NULL);
 	pthread_condattr_init(&ca_attr);
 	pthread_condattr_setclock(&ca_attr, CLOCK_MONOTONIC);
@@ -366,17 +412,43 @@ ib_api_status_t verbs_open_ca(ib_net64_t guid, void *al_ca, void **pp_ca)
 	pthread_condattr_destroy(&ca_attr);
 	for (i = 0; i < VERBS_MAX_PORTS; i++)
 		verbs_port_init(ca, &ca->port[i], (uint8_t)(i + 1));
-	ca->attr_size = attr_size(ca->num_ports);
-	ca->attr = calloc(1, ca->attr_size);
-	if (!ca->attr || read_attr(ca->name, ca->num_ports, guid, ca->attr) != IB_SUCCESS) {
-		ib_api_status_t st = ca->attr ? IB_ERROR : IB_INSUFFICIENT_MEMORY;
+	memset(&f, 0, sizeof(f));
+	f.guid = guid;
+	f.ca = ca;
+	verbs_for_each_ca(match_guid, &f);
+	if (!f.found) {
+		ca_free(ca);
+		return IB_INVALID_GUID;
+	}
+	ca->guid = guid;
+	ca->al_ca = al_ca;
+	ca->poll_ms = poll_ms();
+	if (f.has_ibv) {
+		st = open_ibv(ca);
+	} else {
+		umad_ca_t uca;
 
+		st = umad_get_ca(ca->name, &uca) < 0 ? IB_INVALID_GUID : IB_SUCCESS;
+		if (st == IB_SUCCESS) {
+			ca->num_ports = (uint8_t)(uca.numports < VERBS_MAX_PORTS - 1
+							  ? uca.numports : VERBS_MAX_PORTS - 1);
+			umad_release_ca(&uca);
+		}
+	}
+	ca->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (st == IB_SUCCESS && ca->wake_fd < 0)
+		st = IB_INSUFFICIENT_RESOURCES;
+	ca->attr_size = verbs_attr_size(ca->num_ports);
+	ca->attr = st == IB_SUCCESS ? calloc(1, ca->attr_size) : NULL;
+	if (st == IB_SUCCESS && !ca->attr)
+		st = IB_INSUFFICIENT_MEMORY;
+	if (st == IB_SUCCESS)
+		st = verbs_read_attr(ca, ca->attr);
+	if (st == IB_SUCCESS && pthread_create(&ca->worker, NULL, worker, ca))
+		st = IB_INSUFFICIENT_RESOURCES;
+	if (st != IB_SUCCESS) {
 		ca_free(ca);
 		return st;
-	}
-	if (pthread_create(&ca->worker, NULL, worker, ca)) {
-		ca_free(ca);
-		return IB_INSUFFICIENT_RESOURCES;
 	}
 	*pp_ca = ca;
 	return IB_SUCCESS;
@@ -395,7 +467,7 @@ ib_api_status_t verbs_query_ca(void *h, ib_ca_attr_t *p_attr, uint32_t *p_size)
 	}
 	/* Fresh values; a change seen here is reported by the worker's next poll. */
 	tmp = malloc(ca->attr_size);
-	if (tmp && read_attr(ca->name, ca->num_ports, ca->guid, tmp) == IB_SUCCESS) {
+	if (tmp && verbs_read_attr(ca, tmp) == IB_SUCCESS) {
 		ib_copy_ca_attr(p_attr, tmp);
 	} else {
 		pthread_mutex_lock(&ca->lock);
@@ -413,12 +485,12 @@ void verbs_close_ca(void *h)
 
 	pthread_mutex_lock(&ca->lock);
 	ca->stop = 1;
-	pthread_cond_broadcast(&ca->cond);
 	pthread_mutex_unlock(&ca->lock);
+	verbs_ca_wake(ca);
 	pthread_join(ca->worker, NULL);
 	ca_free(ca);
 }
 
-#else /* !HAVE_IBUMAD: nothing to build (verbs_prov.c lists no CA) */
+#else /* !HAVE_VERBS_PROV: nothing to build (verbs_prov.c lists no CA) */
 typedef int verbs_ca_unused_t;
-#endif /* HAVE_IBUMAD */
+#endif /* HAVE_VERBS_PROV */

@@ -60,7 +60,7 @@
 #include <unistd.h>
 #include "verbs_prov.h"
 
-#ifdef HAVE_IBUMAD
+#ifdef HAVE_VERBS_PROV
 
 #define MAD_CLASS(m)  ((m)[1])
 #define MAD_VER(m)    ((m)[2])
@@ -622,9 +622,8 @@ ib_api_status_t verbs_create_spl_qp(void *h_pd, uint8_t port_num, ib_qp_create_t
 	return IB_SUCCESS;
 }
 
-ib_api_status_t verbs_query_qp(void *h, ib_qp_attr_t *a)
+ib_api_status_t verbs_spl_query_qp(verbs_qp_t *qp, ib_qp_attr_t *a)
 {
-	verbs_qp_t *qp = h;
 
 	if (!a)
 		return IB_INVALID_PARAMETER;
@@ -642,9 +641,8 @@ ib_api_status_t verbs_query_qp(void *h, ib_qp_attr_t *a)
 	return IB_SUCCESS;
 }
 
-ib_api_status_t verbs_modify_qp(void *h, const ib_qp_mod_t *p_mod)
+ib_api_status_t verbs_spl_modify_qp(verbs_qp_t *qp, const ib_qp_mod_t *p_mod)
 {
-	verbs_qp_t *qp = h;
 	verbs_ca_t *ca = qp->pd->ca;
 	ib_qp_state_t old;
 	ib_api_status_t st;
@@ -672,9 +670,8 @@ ib_api_status_t verbs_modify_qp(void *h, const ib_qp_mod_t *p_mod)
 	return st;
 }
 
-void verbs_destroy_qp(void *h)
+void verbs_spl_destroy_qp(verbs_qp_t *qp)
 {
-	verbs_qp_t *qp = h;
 	verbs_port_t *port = qp->port;
 	int last;
 
@@ -690,9 +687,9 @@ void verbs_destroy_qp(void *h)
 	qp_free(qp);
 }
 
-ib_api_status_t verbs_post_recv(void *h, ib_recv_wr_t *p_wr, ib_recv_wr_t **pp_failure)
+ib_api_status_t verbs_spl_post_recv(verbs_qp_t *qp, ib_recv_wr_t *p_wr,
+				    ib_recv_wr_t **pp_failure)
 {
-	verbs_qp_t *qp = h;
 	ib_api_status_t st = IB_SUCCESS;
 
 	if (!p_wr)
@@ -795,9 +792,9 @@ static ib_wc_status_t send_one(verbs_qp_t *qp, const ib_send_wr_t *wr, const ib_
 	return IB_WCS_SUCCESS;
 }
 
-ib_api_status_t verbs_post_send(void *h, ib_send_wr_t *p_wr, ib_send_wr_t **pp_failure)
+ib_api_status_t verbs_spl_post_send(verbs_qp_t *qp, ib_send_wr_t *p_wr,
+				    ib_send_wr_t **pp_failure)
 {
-	verbs_qp_t *qp = h;
 	ib_api_status_t st = IB_SUCCESS;
 
 	if (!p_wr)
@@ -847,6 +844,6 @@ ib_api_status_t verbs_post_send(void *h, ib_send_wr_t *p_wr, ib_send_wr_t **pp_f
 	return st;
 }
 
-#else /* !HAVE_IBUMAD: nothing to build (verbs_prov.c lists no CA) */
+#else /* !HAVE_VERBS_PROV: nothing to build (verbs_prov.c lists no CA) */
 typedef int verbs_mad_unused_t;
-#endif /* HAVE_IBUMAD */
+#endif /* HAVE_VERBS_PROV */

@@ -2,19 +2,32 @@
  * ibal verbs provider: protection domains, address vectors, memory regions and completion queues.
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  *
- * Memory needs no registration for umad (MADs are copied through read and
- * write), so a region is only recorded: reg_mem hands out a key (L_Key =
- * R_Key, index in the CA's table plus a generation in the high bits) and
- * the MAD path checks every SGE against it (verbs_mr_check). An AV is a
- * checked copy of its ib_av_attr_t. A CQ is a ring of ib_wc_t with the
- * usual arming (next, solicited, after n); its upcalls are made by the CA
- * worker (verbs_ca.c), never inside post or poll calls.
+ * On a libibverbs CA each object wraps its libibverbs one: ibv_pd, ibv_ah
+ * (ib_modify_av makes a new AH and destroys the old one), ibv_mr (keys in
+ * network order) and ibv_cq on the CA's completion channel. The MAD path
+ * (QP0/QP1 over umad) still needs to check the L_Keys of what it sends, so
+ * a libibverbs MR is also listed in the CA's MR table.
+ *
+ * On a MAD-only CA memory needs no registration (MADs are copied through
+ * read and write), so a region is only recorded: reg_mem hands out a key
+ * (L_Key = R_Key, index in the CA's table plus a generation in the high
+ * bits) and the MAD path checks every SGE against it (verbs_mr_check). An
+ * AV is a checked copy of its ib_av_attr_t.
+ *
+ * A CQ's ring holds MAD completions (and, on a libibverbs CA, completions
+ * taken out of the ibv_cq to count them for ib_peek_cq and ib_rearm_n_cq),
+ * with the usual arming; poll_cq empties the ring first, then polls the
+ * ibv_cq straight into the caller's ib_wc_t list (no allocation). Upcalls
+ * are made by the CA worker (verbs_ca.c, verbs_dev.c), never inside post or
+ * poll calls.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include "verbs_prov.h"
+#include "verbs_xlate.h"
 
-#ifdef HAVE_IBUMAD
+#ifdef HAVE_VERBS_PROV
 
 /* ---- PD ---- */
 
@@ -29,12 +42,25 @@ ib_api_status_t verbs_alloc_pd(void *h, ib_pd_type_t type, void **pp_pd)
 	if (!pd)
 		return IB_INSUFFICIENT_MEMORY;
 	pd->ca = h;
+	if (pd->ca->ctx) {
+		pd->ibv = ibv_alloc_pd(pd->ca->ctx);
+		if (!pd->ibv) {
+			ib_api_status_t st = verbs_errno_status(errno);
+
+			free(pd);
+			return st;
+		}
+	}
 	*pp_pd = pd;
 	return IB_SUCCESS;
 }
 
-void verbs_dealloc_pd(void *pd)
+void verbs_dealloc_pd(void *h)
 {
+	verbs_pd_t *pd = h;
+
+	if (pd->ibv)
+		ibv_dealloc_pd(pd->ibv);
 	free(pd);
 }
 
@@ -46,9 +72,23 @@ static ib_api_status_t av_check(verbs_ca_t *ca, const ib_av_attr_t *a)
 
 	if (a->port_num < 1 || a->port_num > ca->num_ports)
 		return IB_INVALID_PORT;
-	if (a->sl > 15 || dlid == 0)
+	if (a->sl > 15 || (dlid == 0 && !a->grh_valid))
 		return IB_INVALID_SETTING;
 	return IB_SUCCESS;
+}
+
+/* A libibverbs AH for @p a (NULL and *p_st set on failure). */
+static struct ibv_ah *ah_make(verbs_pd_t *pd, const ib_av_attr_t *a, ib_api_status_t *p_st)
+{
+	struct ibv_ah_attr h;
+	struct ibv_ah *ah;
+
+	verbs_ah_attr(a, verbs_sgid_index(pd->ca, a), &h);
+	ah = ibv_create_ah(pd->ibv, &h);
+	*p_st = ah ? IB_SUCCESS : verbs_errno_status(errno);
+	if (*p_st == IB_INVALID_PARAMETER)
+		*p_st = IB_INVALID_SETTING;
+	return ah;
 }
 
 ib_api_status_t verbs_create_av(void *h, const ib_av_attr_t *p_attr, void **pp_av)
@@ -67,6 +107,13 @@ ib_api_status_t verbs_create_av(void *h, const ib_av_attr_t *p_attr, void **pp_a
 		return IB_INSUFFICIENT_MEMORY;
 	av->pd = pd;
 	av->attr = *p_attr;
+	if (pd->ibv) {
+		av->ah = ah_make(pd, p_attr, &st);
+		if (!av->ah) {
+			free(av);
+			return st;
+		}
+	}
 	*pp_av = av;
 	return IB_SUCCESS;
 }
@@ -81,10 +128,12 @@ ib_api_status_t verbs_query_av(void *h, ib_av_attr_t *p_attr)
 	return IB_SUCCESS;
 }
 
-/* Keeps the object: in-place update (a post copies the attributes it uses). */
+/* Keeps the object: in-place update (a post copies the attributes it uses;
+ * a libibverbs AH is immutable, so a new one replaces it). */
 ib_api_status_t verbs_modify_av(void *h, const ib_av_attr_t *p_attr, void **pp_av)
 {
 	verbs_av_t *av;
+	struct ibv_ah *old;
 	ib_api_status_t st;
 
 	if (!p_attr || !pp_av || !*pp_av)
@@ -94,12 +143,26 @@ ib_api_status_t verbs_modify_av(void *h, const ib_av_attr_t *p_attr, void **pp_a
 	st = av_check(av->pd->ca, p_attr);
 	if (st != IB_SUCCESS)
 		return st;
+	old = av->ah;
+	if (av->pd->ibv) {
+		struct ibv_ah *ah = ah_make(av->pd, p_attr, &st);
+
+		if (!ah)
+			return st;
+		__atomic_store_n(&av->ah, ah, __ATOMIC_RELEASE);
+	}
 	av->attr = *p_attr;
+	if (old)
+		ibv_destroy_ah(old);
 	return IB_SUCCESS;
 }
 
-void verbs_destroy_av(void *av)
+void verbs_destroy_av(void *h)
 {
+	verbs_av_t *av = h;
+
+	if (av->ah)
+		ibv_destroy_ah(av->ah);
 	free(av);
 }
 
@@ -126,10 +189,20 @@ ib_api_status_t verbs_reg_mem(void *h, const ib_mr_create_t *p_create, net32_t *
 	mr->va = (uint64_t)(uintptr_t)p_create->vaddr;
 	mr->len = p_create->length;
 	mr->access = p_create->access_ctrl;
+	if (pd->ibv) {
+		mr->ibv = ibv_reg_mr(pd->ibv, p_create->vaddr, p_create->length,
+				     verbs_access(p_create->access_ctrl));
+		if (!mr->ibv) {
+			ib_api_status_t st = verbs_errno_status(errno);
+
+			free(mr);
+			return st == IB_INVALID_PARAMETER ? IB_INVALID_SETTING : st;
+		}
+	}
 	pthread_mutex_lock(&ca->lock);
 	for (i = 0; i < VERBS_MAX_MRS && ca->mr[i]; i++)
 		;
-	if (i == VERBS_MAX_MRS) {
+	if (i == VERBS_MAX_MRS && !mr->ibv) {
 		pthread_mutex_unlock(&ca->lock);
 		free(mr);
 		return IB_INSUFFICIENT_RESOURCES;
@@ -138,9 +211,16 @@ ib_api_status_t verbs_reg_mem(void *h, const ib_mr_create_t *p_create, net32_t *
 	if (!ca->mr_gen)
 		ca->mr_gen = 1;
 	mr->key = (ca->mr_gen << 16) | i;
-	ca->mr[i] = mr;
+	/* A libibverbs MR beyond the table is only unusable by the MAD path. */
+	if (i < VERBS_MAX_MRS)
+		ca->mr[i] = mr;
 	pthread_mutex_unlock(&ca->lock);
-	*p_lkey = *p_rkey = cl_hton32(mr->key);
+	if (mr->ibv) {
+		*p_lkey = cl_hton32(mr->ibv->lkey);
+		*p_rkey = cl_hton32(mr->ibv->rkey);
+	} else {
+		*p_lkey = *p_rkey = cl_hton32(mr->key);
+	}
 	*pp_mr = mr;
 	return IB_SUCCESS;
 }
@@ -158,6 +238,10 @@ ib_api_status_t verbs_query_mr(void *h, ib_mr_attr_t *p_attr)
 	p_attr->remote_ub = p_attr->local_ub;
 	p_attr->access_ctrl = mr->access;
 	p_attr->lkey = p_attr->rkey = cl_hton32(mr->key);
+	if (mr->ibv) {
+		p_attr->lkey = cl_hton32(mr->ibv->lkey);
+		p_attr->rkey = cl_hton32(mr->ibv->rkey);
+	}
 	return IB_SUCCESS;
 }
 
@@ -166,8 +250,15 @@ ib_api_status_t verbs_dereg_mr(void *h)
 	verbs_mr_t *mr = h;
 	verbs_ca_t *ca = mr->pd->ca;
 
+	if (mr->ibv) {
+		int rc = ibv_dereg_mr(mr->ibv);
+
+		if (rc)
+			return rc == EBUSY ? IB_RESOURCE_BUSY : verbs_errno_status(rc);
+	}
 	pthread_mutex_lock(&ca->lock);
-	ca->mr[KEY_INDEX(mr->key)] = NULL;
+	if (KEY_INDEX(mr->key) < VERBS_MAX_MRS && ca->mr[KEY_INDEX(mr->key)] == mr)
+		ca->mr[KEY_INDEX(mr->key)] = NULL;
 	pthread_mutex_unlock(&ca->lock);
 	free(mr);
 	return IB_SUCCESS;
@@ -177,14 +268,23 @@ boolean_t verbs_mr_check(verbs_ca_t *ca, verbs_pd_t *pd, net32_t lkey, uint64_t 
 			 uint32_t len)
 {
 	uint32_t key = cl_ntoh32(lkey);
-	verbs_mr_t *mr;
+	verbs_mr_t *mr = NULL;
 	boolean_t ok = FALSE;
+	unsigned i;
 
-	if (KEY_INDEX(key) >= VERBS_MAX_MRS)
+	if (!ca->ctx && KEY_INDEX(key) >= VERBS_MAX_MRS)
 		return FALSE;
 	pthread_mutex_lock(&ca->lock);
-	mr = ca->mr[KEY_INDEX(key)];
-	if (mr && mr->key == key && mr->pd == pd && va >= mr->va &&
+	if (ca->ctx) { /* libibverbs keys: look the key up (MAD path only) */
+		for (i = 0; i < VERBS_MAX_MRS && !mr; i++)
+			if (ca->mr[i] && ca->mr[i]->ibv && ca->mr[i]->ibv->lkey == key)
+				mr = ca->mr[i];
+	} else {
+		mr = ca->mr[KEY_INDEX(key)];
+		if (mr && mr->key != key)
+			mr = NULL;
+	}
+	if (mr && mr->pd == pd && va >= mr->va &&
 	    (uint64_t)len <= mr->len && va - mr->va <= mr->len - len)
 		ok = TRUE;
 	pthread_mutex_unlock(&ca->lock);
@@ -195,23 +295,75 @@ boolean_t verbs_mr_check(verbs_ca_t *ca, verbs_pd_t *pd, net32_t lkey, uint64_t 
 
 ib_api_status_t verbs_create_cq(void *h, uint32_t *p_size, void *al_cq, void **pp_cq)
 {
+	verbs_ca_t *ca = h;
 	verbs_cq_t *cq;
+	uint32_t size;
 
 	if (!p_size || !pp_cq)
 		return IB_INVALID_PARAMETER;
-	if (*p_size == 0 || *p_size > VERBS_MAX_CQES)
+	if (*p_size == 0 || *p_size > (ca->ctx ? ca->attr->max_cqes : VERBS_MAX_CQES))
 		return IB_INVALID_CQ_SIZE;
 	cq = calloc(1, sizeof(*cq));
 	if (!cq)
 		return IB_INSUFFICIENT_MEMORY;
-	if (al_wc_ring_init(&cq->ring, *p_size)) {
+	cq->ca = ca;
+	cq->al_cq = al_cq;
+	size = *p_size;
+	if (ca->ctx) {
+		cq->ibv = ibv_create_cq(ca->ctx, (int)size, cq, ca->chan, 0);
+		if (!cq->ibv) {
+			ib_api_status_t st = verbs_errno_status(errno);
+
+			free(cq);
+			return st == IB_INVALID_PARAMETER ? IB_INVALID_CQ_SIZE : st;
+		}
+		size = (uint32_t)cq->ibv->cqe;
+	}
+	if (al_wc_ring_init(&cq->ring, size)) {
+		if (cq->ibv)
+			ibv_destroy_cq(cq->ibv);
 		free(cq);
 		return IB_INSUFFICIENT_MEMORY;
 	}
-	cq->ca = h;
-	cq->al_cq = al_cq;
 	pthread_mutex_init(&cq->lock, NULL);
+	*p_size = size;
 	*pp_cq = cq;
+	return IB_SUCCESS;
+}
+
+ib_api_status_t verbs_resize_cq(void *h, uint32_t *p_size)
+{
+	verbs_cq_t *cq = h;
+	al_wc_ring_t r;
+	uint32_t size, i;
+	int rc;
+
+	if (!p_size)
+		return IB_INVALID_PARAMETER;
+	if (!cq->ibv)
+		return IB_UNSUPPORTED;
+	pthread_mutex_lock(&cq->lock);
+	if (*p_size < cq->ring.count) {
+		pthread_mutex_unlock(&cq->lock);
+		return IB_INVALID_CQ_SIZE;
+	}
+	rc = ibv_resize_cq(cq->ibv, (int)*p_size);
+	if (rc) {
+		pthread_mutex_unlock(&cq->lock);
+		return rc == EINVAL ? IB_INVALID_CQ_SIZE : verbs_errno_status(rc);
+	}
+	size = (uint32_t)cq->ibv->cqe;
+	if (size != cq->ring.size && !al_wc_ring_init(&r, size)) {
+		for (i = 0; i < cq->ring.count; i++)
+			r.wc[i] = cq->ring.wc[(cq->ring.head + i) % cq->ring.size];
+		r.count = cq->ring.count;
+		r.arm = cq->ring.arm;
+		r.arm_n = cq->ring.arm_n;
+		al_wc_ring_free(&cq->ring);
+		cq->ring = r;
+	}
+	pthread_mutex_unlock(&cq->lock);
+	*p_size = size;
 	return IB_SUCCESS;
 }
 
@@ -221,7 +373,7 @@ ib_api_status_t verbs_query_cq(void *h, uint32_t *p_size)
 
 	if (!p_size)
 		return IB_INVALID_PARAMETER;
-	*p_size = cq->ring.size;
+	*p_size = cq->ibv ? (uint32_t)cq->ibv->cqe : cq->ring.size;
 	return IB_SUCCESS;
 }
 
@@ -232,6 +384,7 @@ void verbs_destroy_cq(void *h)
 	verbs_cq_t **pp;
 
 	pthread_mutex_lock(&ca->lock);
+	cq->dying = 1;
 	for (pp = &ca->notify; *pp; pp = &(*pp)->next_notify) {
 		if (*pp == cq) {
 			*pp = cq->next_notify;
@@ -242,6 +395,8 @@ void verbs_destroy_cq(void *h)
 	while (ca->cb_cq == cq && !pthread_equal(pthread_self(), ca->worker))
 		pthread_cond_wait(&ca->cond, &ca->lock);
 	pthread_mutex_unlock(&ca->lock);
+	if (cq->ibv) /* waits until the worker acknowledged its events */
+		ibv_destroy_cq(cq->ibv);
 	pthread_mutex_destroy(&cq->lock);
 	al_wc_ring_free(&cq->ring);
 	free(cq);
@@ -254,9 +409,45 @@ ib_api_status_t verbs_peek_cq(void *h, uint32_t *p_n)
 	if (!p_n)
 		return IB_INVALID_PARAMETER;
 	pthread_mutex_lock(&cq->lock);
+	if (cq->ibv)
+		verbs_cq_drain(cq);
 	*p_n = cq->ring.count;
 	pthread_mutex_unlock(&cq->lock);
 	return IB_SUCCESS;
+}
+
+/* The fast path: completions straight from the ibv_cq into the free list. */
+static inline ib_api_status_t poll_ibv(verbs_cq_t *cq, ib_wc_t **pp_free, ib_wc_t **pp_done)
+{
+	struct ibv_wc v[VERBS_POLL_BATCH];
+	ib_wc_t *done = NULL, **tail = &done, *w = *pp_free;
+	int want, n, i;
+
+	do {
+		ib_wc_t *c = w;
+
+		for (want = 0; c && want < VERBS_POLL_BATCH; want++)
+			c = c->p_next;
+		n = ibv_poll_cq(cq->ibv, want, v);
+		if (n < 0) {
+			*pp_free = w;
+			*tail = NULL;
+			*pp_done = done;
+			return done ? IB_SUCCESS : IB_ERROR;
+		}
+		for (i = 0; i < n; i++) {
+			ib_wc_t *next = w->p_next;
+
+			verbs_wc(&v[i], w);
+			*tail = w;
+			tail = &w->p_next;
+			w = next;
+		}
+	} while (n == want && w);
+	*tail = NULL;
+	*pp_free = w;
+	*pp_done = done;
+	return done ? IB_SUCCESS : IB_NOT_FOUND;
 }
 
 ib_api_status_t verbs_poll_cq(void *h, ib_wc_t **pp_free, ib_wc_t **pp_done)
@@ -266,7 +457,12 @@ ib_api_status_t verbs_poll_cq(void *h, ib_wc_t **pp_free, ib_wc_t **pp_done)
 
 	if (!pp_free || !pp_done || !*pp_free)
 		return IB_INVALID_PARAMETER;
+	if (cq->ibv && !__atomic_load_n(&cq->ring.count, __ATOMIC_ACQUIRE) &&
+	    !__atomic_load_n(&cq->n_want, __ATOMIC_ACQUIRE))
+		return poll_ibv(cq, pp_free, pp_done);
 	pthread_mutex_lock(&cq->lock);
+	if (cq->ibv)
+		verbs_cq_drain(cq);
 	st = al_wc_ring_take(&cq->ring, pp_free, pp_done);
 	pthread_mutex_unlock(&cq->lock);
 	return st;
@@ -278,19 +474,40 @@ ib_api_status_t verbs_rearm_cq(void *h, boolean_t solicited)
 
 	pthread_mutex_lock(&cq->lock);
 	al_wc_ring_rearm(&cq->ring, solicited);
+	cq->n_want = 0;
 	pthread_mutex_unlock(&cq->lock);
+	if (cq->ibv) {
+		int rc = ibv_req_notify_cq(cq->ibv, solicited ? 1 : 0);
+
+		if (rc)
+			return verbs_errno_status(rc);
+	}
 	return IB_SUCCESS;
 }
 
 ib_api_status_t verbs_rearm_n_cq(void *h, uint32_t n)
 {
 	verbs_cq_t *cq = h;
+	int fire = 0;
 
 	if (n == 0 || n > cq->ring.size)
 		return IB_INVALID_PARAMETER;
 	pthread_mutex_lock(&cq->lock);
 	al_wc_ring_rearm_n(&cq->ring, n);
+	if (cq->ibv) {
+		/* Completions already there are not new: stash them, then count. */
+		cq->n_want = 0;
+		verbs_cq_drain(cq);
+		cq->n_want = n;
+		ibv_req_notify_cq(cq->ibv, 0);
+		verbs_cq_drain(cq);
+		fire = !cq->n_want;
+		if (fire)
+			cq->ring.arm = AL_WC_ARM_NONE;
+	}
 	pthread_mutex_unlock(&cq->lock);
+	if (fire)
+		verbs_ca_notify(cq->ca, cq, 0);
 	return IB_SUCCESS;
 }
 
@@ -306,6 +523,6 @@ void verbs_cq_add(verbs_cq_t *cq, const ib_wc_t *p_wc)
 		verbs_ca_notify(cq->ca, cq, lost);
 }
 
-#else /* !HAVE_IBUMAD: nothing to build (verbs_prov.c lists no CA) */
+#else /* !HAVE_VERBS_PROV: nothing to build (verbs_prov.c lists no CA) */
 typedef int verbs_obj_unused_t;
-#endif /* HAVE_IBUMAD */
+#endif /* HAVE_VERBS_PROV */

@@ -1,8 +1,8 @@
 /*
- * ibal verbs provider: the provider table, its lifetime and the enumeration of libibumad CAs.
+ * ibal verbs provider: the provider table, its lifetime and the list of CA GUIDs.
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  *
- * Built without libibumad (no HAVE_IBUMAD) the table has only its name,
+ * Built without libibverbs or libibumad (no HAVE_VERBS_PROV) the table has only its name,
  * init and get_ca_guids, which enumerates no CA, so the access layer runs
  * with the other providers alone.
  *
@@ -17,7 +17,7 @@
 #include <string.h>
 #include "verbs_prov.h"
 
-#ifdef HAVE_IBUMAD
+#ifdef HAVE_VERBS_PROV
 
 al_prov_upcalls_t verbs_upcalls;
 unsigned verbs_mad_timeout_ms = 30000;
@@ -57,37 +57,21 @@ static void verbs_cleanup(void)
 	memset(&verbs_upcalls, 0, sizeof(verbs_upcalls));
 }
 
-/* Calls @p fn for each channel adapter libibumad lists, until it returns TRUE. */
-static void for_each_ca(boolean_t (*fn)(const umad_ca_t *ca, void *ctx), void *ctx)
-{
-	char names[UMAD_MAX_DEVICES][UMAD_CA_NAME_LEN];
-	int n, i;
-
-	n = umad_get_cas_names(names, UMAD_MAX_DEVICES);
-	for (i = 0; i < n; i++) {
-		umad_ca_t ca;
-		boolean_t done;
-
-		if (umad_get_ca(names[i], &ca) < 0)
-			continue;
-		done = ca.node_type == 1 && fn(&ca, ctx);
-		umad_release_ca(&ca);
-		if (done)
-			return;
-	}
-}
-
 typedef struct {
-	ib_net64_t guids[UMAD_MAX_DEVICES];
+	ib_net64_t guids[2 * UMAD_MAX_DEVICES];
 	size_t n;
 } guid_list_t;
 
-static boolean_t add_guid(const umad_ca_t *ca, void *ctx)
+static boolean_t add_guid(ib_net64_t guid, const char *name, int has_ibv, int has_umad,
+			  void *ctx)
 {
 	guid_list_t *l = ctx;
 
-	if (l->n < UMAD_MAX_DEVICES)
-		l->guids[l->n++] = (ib_net64_t)ca->node_guid;
+	(void)name;
+	(void)has_ibv;
+	(void)has_umad;
+	if (l->n < sizeof(l->guids) / sizeof(l->guids[0]))
+		l->guids[l->n++] = guid;
 	return FALSE;
 }
 
@@ -99,7 +83,7 @@ static ib_api_status_t verbs_get_ca_guids(ib_net64_t *p_guids, size_t *p_count)
 	if (!p_count)
 		return IB_INVALID_PARAMETER;
 	l.n = 0;
-	for_each_ca(add_guid, &l);
+	verbs_for_each_ca(add_guid, &l);
 	room = *p_count;
 	*p_count = l.n;
 	if (room < l.n || (l.n && !p_guids))
@@ -107,32 +91,6 @@ static ib_api_status_t verbs_get_ca_guids(ib_net64_t *p_guids, size_t *p_count)
 	if (l.n)
 		memcpy(p_guids, l.guids, l.n * sizeof(l.guids[0]));
 	return IB_SUCCESS;
-}
-
-typedef struct {
-	ib_net64_t guid;
-	char *name;
-	boolean_t found;
-} find_t;
-
-static boolean_t match_guid(const umad_ca_t *ca, void *ctx)
-{
-	find_t *f = ctx;
-
-	if ((ib_net64_t)ca->node_guid != f->guid)
-		return FALSE;
-	memcpy(f->name, ca->ca_name, UMAD_CA_NAME_LEN);
-	f->name[UMAD_CA_NAME_LEN - 1] = 0;
-	f->found = TRUE;
-	return TRUE;
-}
-
-boolean_t verbs_ca_name(ib_net64_t guid, char *name)
-{
-	find_t f = { guid, name, FALSE };
-
-	for_each_ca(match_guid, &f);
-	return f.found;
 }
 
 const al_prov_ops_t verbs_prov_ops = {
@@ -150,11 +108,19 @@ const al_prov_ops_t verbs_prov_ops = {
 	.query_av = verbs_query_av,
 	.modify_av = verbs_modify_av,
 	.destroy_av = verbs_destroy_av,
+	.create_srq = verbs_create_srq,
+	.query_srq = verbs_query_srq,
+	.modify_srq = verbs_modify_srq,
+	.destroy_srq = verbs_destroy_srq,
+	.create_qp = verbs_create_qp,
 	.create_spl_qp = verbs_create_spl_qp,
 	.query_qp = verbs_query_qp,
 	.modify_qp = verbs_modify_qp,
 	.destroy_qp = verbs_destroy_qp,
+	.attach_mcast = verbs_attach_mcast,
+	.detach_mcast = verbs_detach_mcast,
 	.create_cq = verbs_create_cq,
+	.resize_cq = verbs_resize_cq,
 	.query_cq = verbs_query_cq,
 	.destroy_cq = verbs_destroy_cq,
 	.reg_mem = verbs_reg_mem,
@@ -162,13 +128,14 @@ const al_prov_ops_t verbs_prov_ops = {
 	.dereg_mr = verbs_dereg_mr,
 	.post_send = verbs_post_send,
 	.post_recv = verbs_post_recv,
+	.post_srq_recv = verbs_post_srq_recv,
 	.peek_cq = verbs_peek_cq,
 	.poll_cq = verbs_poll_cq,
 	.rearm_cq = verbs_rearm_cq,
 	.rearm_n_cq = verbs_rearm_n_cq,
 };
 
-#else /* !HAVE_IBUMAD */
+#else /* !HAVE_VERBS_PROV */
 
 static ib_api_status_t verbs_init(const al_prov_upcalls_t *up)
 {
@@ -191,4 +158,4 @@ const al_prov_ops_t verbs_prov_ops = {
 	.get_ca_guids = verbs_get_ca_guids,
 };
 
-#endif /* HAVE_IBUMAD */
+#endif /* HAVE_VERBS_PROV */

@@ -6,21 +6,28 @@
  * @file verbs_prov.h
  * @brief Internal interface of the "verbs" provider (never installed).
  *
- * **What it is.** A provider whose CAs are the InfiniBand devices libibumad
- * lists (umad_get_cas_names(); channel adapters only, node type 1). For now
- * it offers the management datagram path only: QP0/QP1 (create_spl_qp) whose
- * sends and receives go through libibumad agents, and the objects those need
- * (PD, CQ, AV, MR). Every slot of the general data path (create_qp, SRQ, MW,
- * RDMA) is left NULL, so the core answers IB_UNSUPPORTED; the libibverbs data
- * path is a later addition. Built only with libibumad (HAVE_IBUMAD); without
- * it verbs_prov_ops enumerates no CA.
+ * **What it is.** A provider whose CAs are the libibverbs devices
+ * (ibv_get_device_list(), matched to libibumad's CAs by node GUID) and the
+ * libibumad CAs that have no libibverbs device (ibsim through umad2sim,
+ * which offers MADs only). On a libibverbs CA every verb maps to its ibv_*
+ * call (verbs_dev.c: CA, attributes, events; verbs_obj.c: PD, AV as an
+ * ibv_ah, MR, CQ; verbs_qp.c: QP, SRQ, the data path), while QP0/QP1
+ * (create_spl_qp) go through libibumad agents (verbs_mad.c) as on a
+ * MAD-only CA, whose data-path slots answer IB_UNSUPPORTED. Built only with
+ * libibverbs and libibumad (HAVE_VERBS_PROV); without them verbs_prov_ops
+ * enumerates no CA.
  *
  * **Objects.** verbs_ca_t per open CA, with one verbs_port_t per port. A
  * port opens its umad device (umad_open_port) when its first special QP is
  * created and closes it with the last; its receive thread reads MADs and
- * completes them into the QP's receive CQ. The CA has one worker thread that
- * makes the cq_comp upcalls (never from inside post_send/post_recv) and
- * polls the port attributes every IBAL_VERBS_POLL_MS (default 1000 ms),
+ * completes them into the QP's receive CQ. A CQ is a libibverbs CQ (on a
+ * libibverbs CA) plus a ring of ib_wc_t holding MAD completions and the
+ * completions ib_peek_cq/ib_rearm_n_cq had to take out of the libibverbs CQ
+ * to count them. The CA has one worker thread that waits (poll()) on an
+ * eventfd, the device's async event fd and its completion channel: it makes
+ * the cq_comp upcalls (never from inside post or poll calls), turns
+ * libibverbs async events into async_event/port_change upcalls, and
+ * re-reads the port attributes every IBAL_VERBS_POLL_MS (default 1000 ms),
  * calling port_change when a port's state, LID, LMC, SM LID or SM SL changed.
  *
  * **Thread safety.** Every entry point may be called from any thread. Lock
@@ -31,16 +38,17 @@
 #define VERBS_PROV_H
 
 #ifdef HAVE_CONFIG_H
-#include <config.h> /* HAVE_IBUMAD */
+#include <config.h> /* HAVE_VERBS_PROV */
 #endif
 #include <pthread.h>
 #include <stdint.h>
 #include "al_prov.h"
 #include "al_wc_ring.h"
 
-#ifdef HAVE_IBUMAD
+#ifdef HAVE_VERBS_PROV
 
 #include <infiniband/umad.h>
+#include <infiniband/verbs.h>
 #include "soft_qp_state.h"
 
 /** @cond INTERNAL */
@@ -52,6 +60,8 @@
 #define VERBS_MAX_MRS      1024
 #define VERBS_MAD_SIZE     256
 #define VERBS_GRH_SIZE     40
+#define VERBS_MAX_GIDS     16     /* GID entries reported per port (the first ones) */
+#define VERBS_POLL_BATCH   16     /* ibv_wc read per ibv_poll_cq call */
 /* umad_size() is 56 until a port is opened with P_Key support, 64 after:
  * buffers are sized for the larger header. */
 #define VERBS_UMAD_BUF     (sizeof(struct ib_user_mad) + VERBS_MAD_SIZE)
@@ -65,12 +75,15 @@
 typedef struct verbs_ca verbs_ca_t;
 typedef struct verbs_qp verbs_qp_t;
 
-/** A completion queue: a ring of ib_wc_t. */
+/** A completion queue: a libibverbs CQ (NULL on a MAD-only CA) and a ring of ib_wc_t. */
 typedef struct verbs_cq {
 	verbs_ca_t *ca;
 	void *al_cq;
+	struct ibv_cq *ibv;       /* NULL on a MAD-only CA */
 	pthread_mutex_t lock;
-	al_wc_ring_t ring; /* entries, arming, overrun (IB_AE_CQ_ERROR reported once) */
+	al_wc_ring_t ring; /* MAD completions and stashed ibv ones; arming, overrun */
+	uint32_t n_want;  /* ib_rearm_n_cq: new completions still to come (lock) */
+	int dying;        /* destroy_cq began: no more upcalls (ca->lock) */
 	int queued;       /* on ca->notify (ca->lock) */
 	int ev_pending;   /* IB_AE_CQ_ERROR to report (ca->lock) */
 	struct verbs_cq *next_notify;
@@ -78,19 +91,30 @@ typedef struct verbs_cq {
 
 typedef struct verbs_pd {
 	verbs_ca_t *ca;
+	struct ibv_pd *ibv;       /* NULL on a MAD-only CA */
 } verbs_pd_t;
 
 typedef struct verbs_av {
 	verbs_pd_t *pd;
 	ib_av_attr_t attr;
+	struct ibv_ah *ah;        /* NULL on a MAD-only CA */
 } verbs_av_t;
 
 typedef struct verbs_mr {
 	verbs_pd_t *pd;
 	uint64_t va, len;
 	ib_access_t access;
-	uint32_t key; /* host order; L_Key = R_Key */
+	uint32_t key; /* host order; L_Key = R_Key on a MAD-only CA */
+	struct ibv_mr *ibv;       /* NULL on a MAD-only CA */
 } verbs_mr_t;
+
+/** A shared receive queue (libibverbs CAs only). */
+typedef struct verbs_srq {
+	verbs_pd_t *pd;
+	void *al_srq;
+	struct ibv_srq *ibv;
+	uint32_t max_sge;
+} verbs_srq_t;
 
 /** One remembered request: how its TID went out and what the user gave. */
 typedef struct verbs_tid {
@@ -135,6 +159,9 @@ typedef struct verbs_rwqe {
 } verbs_rwqe_t;
 
 struct verbs_qp {
+	struct ibv_qp *ibv;       /* a libibverbs QP; NULL for QP0/QP1 over umad */
+	uint32_t max_sge;         /* libibverbs QP: SGEs per send WR */
+	verbs_srq_t *srq;
 	verbs_pd_t *pd;
 	verbs_port_t *port;
 	void *al_qp;
@@ -142,7 +169,7 @@ struct verbs_qp {
 	unsigned n;               /* 0 or 1 */
 	verbs_cq_t *scq, *rcq;
 	pthread_mutex_t lock;     /* attr, rq */
-	soft_qp_attr_t attr;
+	soft_qp_attr_t attr;      /* attributes given (libibverbs QP: state synced from the hardware) */
 	boolean_t sq_signaled;
 	uint32_t sq_depth, sq_sge, rq_depth, rq_sge;
 	verbs_rwqe_t *rq;
@@ -153,6 +180,10 @@ struct verbs_qp {
 
 struct verbs_ca {
 	ib_net64_t guid;
+	struct ibv_context *ctx;  /* NULL: a MAD-only CA (umad2sim) */
+	struct ibv_comp_channel *chan;
+	int wake_fd;              /* eventfd: wakes the worker */
+	int has_umad;             /* libibumad lists the CA (special QPs possible) */
 	char name[UMAD_CA_NAME_LEN];
 	void *al_ca;
 	uint8_t num_ports;
@@ -175,13 +206,29 @@ extern unsigned verbs_mad_timeout_ms;
 extern int verbs_debug;
 extern int verbs_issm;
 
+/* verbs_dev.c: libibverbs devices */
+/* Calls @p fn for each CA (libibverbs devices, then umad-only CAs) until it returns TRUE. */
+void verbs_for_each_ca(boolean_t (*fn)(ib_net64_t guid, const char *name, int has_ibv,
+				       int has_umad, void *ctx), void *ctx);
+uint32_t verbs_attr_size(uint8_t n_ports);
+void verbs_attr_layout(ib_ca_attr_t *a, uint8_t n_ports);
+ib_api_status_t verbs_read_attr(verbs_ca_t *ca, ib_ca_attr_t *a);
+uint8_t verbs_sgid_index(verbs_ca_t *ca, const ib_av_attr_t *a);
+void verbs_async_events(verbs_ca_t *ca);
+void verbs_comp_events(verbs_ca_t *ca);
+void verbs_cq_drain(verbs_cq_t *cq);
+
 /* verbs_ca.c */
 ib_api_status_t verbs_open_ca(ib_net64_t guid, void *al_ca, void **pp_ca);
 ib_api_status_t verbs_query_ca(void *ca, ib_ca_attr_t *p_attr, uint32_t *p_size);
 void verbs_close_ca(void *ca);
-boolean_t verbs_ca_name(ib_net64_t guid, char *name);
 const ib_port_attr_t *verbs_port_attr(verbs_ca_t *ca, uint8_t port_num);
+ib_api_status_t verbs_umad_read_attr(verbs_ca_t *ca, ib_ca_attr_t *a);
+void verbs_cap_from_mask(uint32_t m, ib_port_cap_t *c);
+/* Re-reads the attributes; returns a bit per port (bit n-1) that changed. */
+uint32_t verbs_ca_refresh(verbs_ca_t *ca);
 void verbs_ca_notify(verbs_ca_t *ca, verbs_cq_t *cq, int cq_error);
+void verbs_ca_wake(verbs_ca_t *ca);
 
 /* verbs_obj.c: PD, AV, MR, CQ */
 ib_api_status_t verbs_alloc_pd(void *ca, ib_pd_type_t type, void **pp_pd);
@@ -198,6 +245,7 @@ boolean_t verbs_mr_check(verbs_ca_t *ca, verbs_pd_t *pd, net32_t lkey, uint64_t 
 			 uint32_t len);
 ib_api_status_t verbs_create_cq(void *ca, uint32_t *p_size, void *al_cq, void **pp_cq);
 ib_api_status_t verbs_query_cq(void *cq, uint32_t *p_size);
+ib_api_status_t verbs_resize_cq(void *cq, uint32_t *p_size);
 void verbs_destroy_cq(void *cq);
 ib_api_status_t verbs_peek_cq(void *cq, uint32_t *p_n);
 ib_api_status_t verbs_poll_cq(void *cq, ib_wc_t **pp_free, ib_wc_t **pp_done);
@@ -205,14 +253,33 @@ ib_api_status_t verbs_rearm_cq(void *cq, boolean_t solicited);
 ib_api_status_t verbs_rearm_n_cq(void *cq, uint32_t n);
 void verbs_cq_add(verbs_cq_t *cq, const ib_wc_t *p_wc);
 
-/* verbs_mad.c: special QPs over umad */
-ib_api_status_t verbs_create_spl_qp(void *pd, uint8_t port_num, ib_qp_create_t *p_create,
-				    void *send_cq, void *recv_cq, void *al_qp, void **pp_qp);
+/* verbs_qp.c: libibverbs QPs and SRQs, the data path; dispatch to verbs_spl_* */
+ib_api_status_t verbs_create_qp(void *pd, ib_qp_create_t *p_create, void *send_cq,
+				void *recv_cq, void *srq, void *al_qp, void **pp_qp);
 ib_api_status_t verbs_query_qp(void *qp, ib_qp_attr_t *p_attr);
 ib_api_status_t verbs_modify_qp(void *qp, const ib_qp_mod_t *p_mod);
 void verbs_destroy_qp(void *qp);
 ib_api_status_t verbs_post_send(void *qp, ib_send_wr_t *p_wr, ib_send_wr_t **pp_failure);
 ib_api_status_t verbs_post_recv(void *qp, ib_recv_wr_t *p_wr, ib_recv_wr_t **pp_failure);
+ib_api_status_t verbs_attach_mcast(void *qp, const ib_gid_t *p_mgid, ib_net16_t mlid);
+ib_api_status_t verbs_detach_mcast(void *qp, const ib_gid_t *p_mgid, ib_net16_t mlid);
+ib_api_status_t verbs_create_srq(void *pd, const ib_srq_attr_t *p_attr, void *al_srq,
+				 void **pp_srq);
+ib_api_status_t verbs_query_srq(void *srq, ib_srq_attr_t *p_attr);
+ib_api_status_t verbs_modify_srq(void *srq, const ib_srq_attr_t *p_attr, ib_srq_attr_mask_t mask);
+void verbs_destroy_srq(void *srq);
+ib_api_status_t verbs_post_srq_recv(void *srq, ib_recv_wr_t *p_wr, ib_recv_wr_t **pp_failure);
+
+/* verbs_mad.c: special QPs over umad */
+ib_api_status_t verbs_create_spl_qp(void *pd, uint8_t port_num, ib_qp_create_t *p_create,
+				    void *send_cq, void *recv_cq, void *al_qp, void **pp_qp);
+ib_api_status_t verbs_spl_query_qp(verbs_qp_t *qp, ib_qp_attr_t *p_attr);
+ib_api_status_t verbs_spl_modify_qp(verbs_qp_t *qp, const ib_qp_mod_t *p_mod);
+void verbs_spl_destroy_qp(verbs_qp_t *qp);
+ib_api_status_t verbs_spl_post_send(verbs_qp_t *qp, ib_send_wr_t *p_wr,
+				    ib_send_wr_t **pp_failure);
+ib_api_status_t verbs_spl_post_recv(verbs_qp_t *qp, ib_recv_wr_t *p_wr,
+				    ib_recv_wr_t **pp_failure);
 void verbs_port_init(verbs_ca_t *ca, verbs_port_t *port, uint8_t num);
 void verbs_port_fini(verbs_port_t *port);
 /* One MAD read from the umad device (@p len bytes after the umad header):
@@ -224,6 +291,6 @@ void verbs_tid_sent(verbs_port_t *port, uint8_t *mad, uint16_t dlid);
 void verbs_tid_received(verbs_port_t *port, uint8_t *mad, uint16_t slid);
 /** @endcond */
 
-#endif /* HAVE_IBUMAD */
+#endif /* HAVE_VERBS_PROV */
 
 #endif /* VERBS_PROV_H */

@@ -1,0 +1,526 @@
+/*
+ * ibal verbs provider: libibverbs QPs and SRQs, and the data path (post send/receive).
+ * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
+ *
+ * RC, UC and UD QPs are libibverbs QPs; QP0/QP1 stay on umad (verbs_mad.c),
+ * and the query/modify/destroy/post slots dispatch on which kind a QP is.
+ *
+ * Modify: the transition is first checked against the IBA's table of
+ * states and attributes (soft_qp_modify_check(), shared with the soft
+ * provider, so both providers give the same statuses for the same mistake),
+ * then made with ibv_modify_qp(); the QP keeps the attributes it was given
+ * (soft_qp_attr_t) for ib_query_qp, whose state comes from the hardware. A
+ * RoCE path has no LIDs: its AV needs a GRH (the source GID picks the GID
+ * index).
+ *
+ * Posts translate each chain in batches of VERBS_POST_BATCH work requests
+ * into arrays on the stack (no allocation), with the L_Keys and R_Keys to
+ * host order, and post each batch with one ibv_post_* call; the failing
+ * work request libibverbs names is mapped back to the caller's. The QP
+ * state decides first, as on the soft HCA: sends need RTS, SQD, SQE or
+ * ERROR; receives anything but RESET.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+#include "verbs_prov.h"
+#include "verbs_xlate.h"
+
+#ifdef HAVE_VERBS_PROV
+
+#define VERBS_POST_BATCH 16   /* work requests per ibv_post_* call */
+#define VERBS_POST_SGES  256  /* SGEs per batch (and per work request) */
+
+/* ---- QP ---- */
+
+static uint32_t clamp_u32(uint32_t v, uint32_t hi)
+{
+	return v > hi ? hi : v;
+}
+
+ib_api_status_t verbs_create_qp(void *h_pd, ib_qp_create_t *c, void *send_cq, void *recv_cq,
+				void *h_srq, void *al_qp, void **pp_qp)
+{
+	verbs_pd_t *pd = h_pd;
+	verbs_ca_t *ca = pd->ca;
+	struct ibv_qp_init_attr ia;
+	enum ibv_qp_type t;
+	verbs_qp_t *qp;
+
+	if (!c || !pp_qp || !send_cq || !recv_cq)
+		return IB_INVALID_PARAMETER;
+	if (!pd->ibv)
+		return IB_UNSUPPORTED; /* a MAD-only CA */
+	t = verbs_qp_type(c->qp_type);
+	if (!t)
+		return IB_UNSUPPORTED;
+	if (c->sq_depth > ca->attr->max_wrs || (!h_srq && c->rq_depth > ca->attr->max_wrs))
+		return IB_INVALID_MAX_WRS;
+	if (c->sq_sge > clamp_u32(ca->attr->max_sges, VERBS_POST_SGES) ||
+	    (!h_srq && c->rq_sge > clamp_u32(ca->attr->max_sges, VERBS_POST_SGES)))
+		return IB_INVALID_MAX_SGE;
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return IB_INSUFFICIENT_MEMORY;
+	memset(&ia, 0, sizeof(ia));
+	ia.qp_context = qp;
+	ia.send_cq = ((verbs_cq_t *)send_cq)->ibv;
+	ia.recv_cq = ((verbs_cq_t *)recv_cq)->ibv;
+	ia.srq = h_srq ? ((verbs_srq_t *)h_srq)->ibv : NULL;
+	ia.cap.max_send_wr = c->sq_depth;
+	ia.cap.max_recv_wr = h_srq ? 0 : c->rq_depth;
+	ia.cap.max_send_sge = c->sq_sge;
+	ia.cap.max_recv_sge = h_srq ? 0 : c->rq_sge;
+	ia.cap.max_inline_data = c->sq_max_inline;
+	ia.qp_type = t;
+	ia.sq_sig_all = c->sq_signaled ? 1 : 0;
+	qp->ibv = ibv_create_qp(pd->ibv, &ia);
+	if (!qp->ibv) {
+		ib_api_status_t st = verbs_errno_status(errno);
+
+		free(qp);
+		return st == IB_INVALID_PARAMETER ? IB_INVALID_SETTING : st;
+	}
+	pthread_mutex_init(&qp->lock, NULL);
+	pthread_mutex_init(&qp->tx_lock, NULL);
+	qp->pd = pd;
+	qp->al_qp = al_qp;
+	qp->type = c->qp_type;
+	qp->scq = send_cq;
+	qp->rcq = recv_cq;
+	qp->srq = h_srq;
+	qp->sq_signaled = c->sq_signaled;
+	qp->max_sge = clamp_u32(ia.cap.max_send_sge, VERBS_POST_SGES);
+	qp->sq_depth = c->sq_depth = ia.cap.max_send_wr;
+	qp->sq_sge = c->sq_sge = ia.cap.max_send_sge;
+	if (!h_srq) {
+		qp->rq_depth = c->rq_depth = ia.cap.max_recv_wr;
+		qp->rq_sge = c->rq_sge = ia.cap.max_recv_sge;
+	}
+	c->sq_max_inline = ia.cap.max_inline_data;
+	soft_qp_attr_init(&qp->attr, qp->type, 0);
+	*pp_qp = qp;
+	return IB_SUCCESS;
+}
+
+/* The state the hardware has the QP in (errors move it on its own). */
+static ib_qp_state_t hw_state(verbs_qp_t *qp)
+{
+	struct ibv_qp_attr a;
+	struct ibv_qp_init_attr ia;
+
+	if (ibv_query_qp(qp->ibv, &a, IBV_QP_STATE, &ia))
+		return qp->attr.state;
+	return verbs_qp_state_ib(a.qp_state);
+}
+
+static ib_api_status_t ibv_modify(verbs_qp_t *qp, const ib_qp_mod_t *m)
+{
+	verbs_ca_t *ca = qp->pd->ca;
+	struct ibv_qp_attr a;
+	ib_qp_state_t cur;
+	ib_api_status_t st;
+	const ib_av_attr_t *pri = NULL, *alt = NULL;
+	int mask, rc;
+
+	pthread_mutex_lock(&qp->lock);
+	cur = hw_state(qp);
+	if (cur != qp->attr.state && !(cur == IB_QPS_SQD && (qp->attr.state & IB_QPS_SQD)))
+		qp->attr.state = cur;
+	pthread_mutex_lock(&ca->lock);
+	st = soft_qp_modify_check(qp->type, qp->attr.state, m, &qp->attr, ca->attr, NULL);
+	pthread_mutex_unlock(&ca->lock);
+	if (st != IB_SUCCESS) {
+		pthread_mutex_unlock(&qp->lock);
+		return st;
+	}
+	if (m->req_state == IB_QPS_RTR) {
+		pri = &m->state.rtr.primary_av;
+		alt = &m->state.rtr.alternate_av;
+	} else if (m->req_state == IB_QPS_RTS) {
+		alt = &m->state.rts.alternate_av;
+	}
+	mask = verbs_qp_mod(m, qp->type, qp->attr.state, pri ? verbs_sgid_index(ca, pri) : 0,
+			    alt ? verbs_sgid_index(ca, alt) : 0, &a);
+	if (!mask) {
+		pthread_mutex_unlock(&qp->lock);
+		return IB_INVALID_SETTING;
+	}
+	rc = ibv_modify_qp(qp->ibv, &a, mask);
+	if (rc) {
+		pthread_mutex_unlock(&qp->lock);
+		st = verbs_errno_status(rc);
+		return st == IB_INVALID_PARAMETER ? IB_INVALID_SETTING : st;
+	}
+	st = soft_qp_apply_mod(qp->type, &qp->attr, m, NULL);
+	pthread_mutex_unlock(&qp->lock);
+	return st;
+}
+
+static ib_api_status_t ibv_query(verbs_qp_t *qp, ib_qp_attr_t *a)
+{
+	verbs_ca_t *ca = qp->pd->ca;
+	ib_qp_state_t cur;
+
+	if (!a)
+		return IB_INVALID_PARAMETER;
+	memset(a, 0, sizeof(*a));
+	pthread_mutex_lock(&qp->lock);
+	cur = hw_state(qp);
+	if (cur != qp->attr.state && !(cur == IB_QPS_SQD && (qp->attr.state & IB_QPS_SQD)))
+		qp->attr.state = cur;
+	soft_qp_attr_to_ib(&qp->attr, a);
+	pthread_mutex_unlock(&qp->lock);
+	(void)ca;
+	a->qp_type = qp->type;
+	a->sq_depth = qp->sq_depth;
+	a->rq_depth = qp->rq_depth;
+	a->sq_sge = qp->sq_sge;
+	a->rq_sge = qp->rq_sge;
+	a->sq_signaled = qp->sq_signaled;
+	a->num = cl_hton32(qp->ibv->qp_num);
+	return IB_SUCCESS;
+}
+
+static void ibv_destroy(verbs_qp_t *qp)
+{
+	ibv_destroy_qp(qp->ibv); /* waits until the worker acknowledged its events */
+	pthread_mutex_destroy(&qp->lock);
+	pthread_mutex_destroy(&qp->tx_lock);
+	free(qp);
+}
+
+ib_api_status_t verbs_query_qp(void *h, ib_qp_attr_t *p_attr)
+{
+	verbs_qp_t *qp = h;
+
+	return qp->ibv ? ibv_query(qp, p_attr) : verbs_spl_query_qp(qp, p_attr);
+}
+
+ib_api_status_t verbs_modify_qp(void *h, const ib_qp_mod_t *p_mod)
+{
+	verbs_qp_t *qp = h;
+
+	if (!p_mod)
+		return IB_INVALID_PARAMETER;
+	return qp->ibv ? ibv_modify(qp, p_mod) : verbs_spl_modify_qp(qp, p_mod);
+}
+
+void verbs_destroy_qp(void *h)
+{
+	verbs_qp_t *qp = h;
+
+	if (qp->ibv)
+		ibv_destroy(qp);
+	else
+		verbs_spl_destroy_qp(qp);
+}
+
+ib_api_status_t verbs_attach_mcast(void *h, const ib_gid_t *p_mgid, ib_net16_t mlid)
+{
+	verbs_qp_t *qp = h;
+	union ibv_gid g;
+	int rc;
+
+	if (!p_mgid)
+		return IB_INVALID_PARAMETER;
+	if (!qp->ibv || qp->type != IB_QPT_UNRELIABLE_DGRM)
+		return IB_INVALID_QP_HANDLE;
+	memcpy(g.raw, p_mgid->raw, 16);
+	rc = ibv_attach_mcast(qp->ibv, &g, cl_ntoh16(mlid));
+	return rc ? verbs_errno_status(rc) : IB_SUCCESS;
+}
+
+ib_api_status_t verbs_detach_mcast(void *h, const ib_gid_t *p_mgid, ib_net16_t mlid)
+{
+	verbs_qp_t *qp = h;
+	union ibv_gid g;
+	int rc;
+
+	if (!p_mgid)
+		return IB_INVALID_PARAMETER;
+	if (!qp->ibv)
+		return IB_INVALID_QP_HANDLE;
+	memcpy(g.raw, p_mgid->raw, 16);
+	rc = ibv_detach_mcast(qp->ibv, &g, cl_ntoh16(mlid));
+	return rc ? verbs_errno_status(rc) : IB_SUCCESS;
+}
+
+/* ---- SRQ ---- */
+
+ib_api_status_t verbs_create_srq(void *h_pd, const ib_srq_attr_t *p_attr, void *al_srq,
+				 void **pp_srq)
+{
+	verbs_pd_t *pd = h_pd;
+	struct ibv_srq_init_attr ia;
+	verbs_srq_t *srq;
+
+	if (!p_attr || !pp_srq)
+		return IB_INVALID_PARAMETER;
+	if (!pd->ibv)
+		return IB_UNSUPPORTED;
+	if (!p_attr->max_wr || p_attr->max_wr > pd->ca->attr->max_srq_wrs)
+		return IB_INVALID_MAX_WRS;
+	if (!p_attr->max_sge || p_attr->max_sge > clamp_u32(pd->ca->attr->max_srq_sges,
+							     VERBS_POST_SGES))
+		return IB_INVALID_MAX_SGE;
+	srq = calloc(1, sizeof(*srq));
+	if (!srq)
+		return IB_INSUFFICIENT_MEMORY;
+	memset(&ia, 0, sizeof(ia));
+	ia.srq_context = srq;
+	ia.attr.max_wr = p_attr->max_wr;
+	ia.attr.max_sge = p_attr->max_sge;
+	ia.attr.srq_limit = p_attr->srq_limit;
+	srq->ibv = ibv_create_srq(pd->ibv, &ia);
+	if (!srq->ibv) {
+		ib_api_status_t st = verbs_errno_status(errno);
+
+		free(srq);
+		return st == IB_INVALID_PARAMETER ? IB_INVALID_SETTING : st;
+	}
+	srq->pd = pd;
+	srq->al_srq = al_srq;
+	srq->max_sge = ia.attr.max_sge;
+	*pp_srq = srq;
+	return IB_SUCCESS;
+}
+
+ib_api_status_t verbs_query_srq(void *h, ib_srq_attr_t *p_attr)
+{
+	verbs_srq_t *srq = h;
+	struct ibv_srq_attr a;
+	int rc;
+
+	if (!p_attr)
+		return IB_INVALID_PARAMETER;
+	rc = ibv_query_srq(srq->ibv, &a);
+	if (rc)
+		return verbs_errno_status(rc);
+	p_attr->max_wr = a.max_wr;
+	p_attr->max_sge = a.max_sge;
+	p_attr->srq_limit = a.srq_limit;
+	return IB_SUCCESS;
+}
+
+ib_api_status_t verbs_modify_srq(void *h, const ib_srq_attr_t *p_attr, ib_srq_attr_mask_t mask)
+{
+	verbs_srq_t *srq = h;
+	struct ibv_srq_attr a;
+	int m = 0, rc;
+
+	if (!p_attr)
+		return IB_INVALID_PARAMETER;
+	memset(&a, 0, sizeof(a));
+	if (mask & IB_SRQ_MAX_WR) {
+		a.max_wr = p_attr->max_wr;
+		m |= IBV_SRQ_MAX_WR;
+	}
+	if (mask & IB_SRQ_LIMIT) {
+		a.srq_limit = p_attr->srq_limit;
+		m |= IBV_SRQ_LIMIT;
+	}
+	rc = ibv_modify_srq(srq->ibv, &a, m);
+	if (rc == EINVAL || rc == EOPNOTSUPP)
+		return (mask & IB_SRQ_MAX_WR) && rc == EOPNOTSUPP ? IB_UNSUPPORTED : IB_INVALID_SETTING;
+	return rc ? verbs_errno_status(rc) : IB_SUCCESS;
+}
+
+void verbs_destroy_srq(void *h)
+{
+	verbs_srq_t *srq = h;
+
+	ibv_destroy_srq(srq->ibv);
+	free(srq);
+}
+
+/* ---- data path ---- */
+
+/* Whether a send may be posted in state @p s (soft_qp.c's rules). */
+static inline int send_state_ok(ib_qp_state_t s)
+{
+	return s == IB_QPS_RTS || (s & IB_QPS_SQD) == IB_QPS_SQD || s == IB_QPS_SQERR ||
+	       s == IB_QPS_ERROR;
+}
+
+/* The status of a refused post; libibverbs says ENOMEM for a full queue. */
+static inline ib_api_status_t post_status(int rc)
+{
+	if (rc == ENOMEM)
+		return IB_INSUFFICIENT_RESOURCES;
+	return verbs_errno_status(rc);
+}
+
+/* Posts one batch; on failure *pp_failure is the caller's WR libibverbs refused. */
+static ib_api_status_t send_batch(verbs_qp_t *qp, struct ibv_send_wr *v, ib_send_wr_t **src,
+				  ib_av_handle_t *held, int n, ib_send_wr_t **pp_failure)
+{
+	struct ibv_send_wr *bad = NULL;
+	int rc, i;
+
+	v[n - 1].next = NULL;
+	rc = ibv_post_send(qp->ibv, v, &bad);
+	for (i = 0; i < n; i++)
+		if (held[i])
+			al_prov_put(held[i]);
+	if (!rc)
+		return IB_SUCCESS;
+	if (pp_failure)
+		*pp_failure = bad ? src[bad - v] : src[0];
+	return post_status(rc);
+}
+
+static ib_api_status_t dp_post_send(verbs_qp_t *qp, ib_send_wr_t *p_wr, ib_send_wr_t **pp_failure)
+{
+	struct ibv_send_wr v[VERBS_POST_BATCH];
+	struct ibv_sge sg[VERBS_POST_SGES];
+	ib_send_wr_t *src[VERBS_POST_BATCH];
+	ib_av_handle_t held[VERBS_POST_BATCH];
+	uint32_t n_sge = 0;
+	int n = 0;
+	ib_api_status_t st;
+
+	if (!send_state_ok(__atomic_load_n(&qp->attr.state, __ATOMIC_RELAXED))) {
+		if (pp_failure)
+			*pp_failure = p_wr;
+		return IB_INVALID_QP_STATE;
+	}
+	for (; p_wr; p_wr = p_wr->p_next) {
+		if (p_wr->num_ds > qp->max_sge) {
+			st = IB_INVALID_MAX_SGE;
+			goto fail;
+		}
+		if (n == VERBS_POST_BATCH || n_sge + p_wr->num_ds > VERBS_POST_SGES) {
+			st = send_batch(qp, v, src, held, n, pp_failure);
+			if (st != IB_SUCCESS)
+				return st;
+			n = 0;
+			n_sge = 0;
+		}
+		st = verbs_send_wr(p_wr, &sg[n_sge], &v[n]);
+		if (st != IB_SUCCESS)
+			goto fail;
+		held[n] = NULL;
+		if (qp->type == IB_QPT_UNRELIABLE_DGRM) {
+			verbs_av_t *av = al_prov_av(p_wr->dgrm.ud.h_av);
+
+			if (!av) {
+				st = IB_INVALID_AV_HANDLE;
+				goto fail;
+			}
+			held[n] = p_wr->dgrm.ud.h_av;
+			v[n].wr.ud.ah = __atomic_load_n(&av->ah, __ATOMIC_ACQUIRE);
+			v[n].wr.ud.remote_qpn = cl_ntoh32(p_wr->dgrm.ud.remote_qp);
+			v[n].wr.ud.remote_qkey = cl_ntoh32(p_wr->dgrm.ud.remote_qkey);
+		}
+		verbs_sges(p_wr->ds_array, p_wr->num_ds, &sg[n_sge]);
+		n_sge += p_wr->num_ds;
+		src[n] = p_wr;
+		v[n].next = &v[n + 1 < VERBS_POST_BATCH ? n + 1 : n];
+		n++;
+	}
+	return n ? send_batch(qp, v, src, held, n, pp_failure) : IB_SUCCESS;
+fail:
+	/* the batch before the bad WR still goes: earlier WRs were accepted */
+	if (n) {
+		ib_api_status_t st2 = send_batch(qp, v, src, held, n, pp_failure);
+
+		if (st2 != IB_SUCCESS)
+			return st2;
+	}
+	if (pp_failure)
+		*pp_failure = p_wr;
+	return st;
+}
+
+static ib_api_status_t recv_batch(verbs_qp_t *qp, verbs_srq_t *srq, struct ibv_recv_wr *v,
+				  ib_recv_wr_t **src, int n, ib_recv_wr_t **pp_failure)
+{
+	struct ibv_recv_wr *bad = NULL;
+	int rc;
+
+	v[n - 1].next = NULL;
+	rc = srq ? ibv_post_srq_recv(srq->ibv, v, &bad) : ibv_post_recv(qp->ibv, v, &bad);
+	if (!rc)
+		return IB_SUCCESS;
+	if (pp_failure)
+		*pp_failure = bad ? src[bad - v] : src[0];
+	return post_status(rc);
+}
+
+static ib_api_status_t dp_post_recv(verbs_qp_t *qp, verbs_srq_t *srq, uint32_t max_sge,
+				    ib_recv_wr_t *p_wr, ib_recv_wr_t **pp_failure)
+{
+	struct ibv_recv_wr v[VERBS_POST_BATCH];
+	struct ibv_sge sg[VERBS_POST_SGES];
+	ib_recv_wr_t *src[VERBS_POST_BATCH];
+	uint32_t n_sge = 0;
+	int n = 0;
+	ib_api_status_t st;
+
+	for (; p_wr; p_wr = p_wr->p_next) {
+		if (p_wr->num_ds > max_sge) {
+			if (n && (st = recv_batch(qp, srq, v, src, n, pp_failure)) != IB_SUCCESS)
+				return st;
+			if (pp_failure)
+				*pp_failure = p_wr;
+			return IB_INVALID_MAX_SGE;
+		}
+		if (n == VERBS_POST_BATCH || n_sge + p_wr->num_ds > VERBS_POST_SGES) {
+			st = recv_batch(qp, srq, v, src, n, pp_failure);
+			if (st != IB_SUCCESS)
+				return st;
+			n = 0;
+			n_sge = 0;
+		}
+		v[n].wr_id = p_wr->wr_id;
+		v[n].sg_list = &sg[n_sge];
+		v[n].num_sge = (int)p_wr->num_ds;
+		verbs_sges(p_wr->ds_array, p_wr->num_ds, &sg[n_sge]);
+		n_sge += p_wr->num_ds;
+		src[n] = p_wr;
+		v[n].next = &v[n + 1 < VERBS_POST_BATCH ? n + 1 : n];
+		n++;
+	}
+	return n ? recv_batch(qp, srq, v, src, n, pp_failure) : IB_SUCCESS;
+}
+
+ib_api_status_t verbs_post_send(void *h, ib_send_wr_t *p_wr, ib_send_wr_t **pp_failure)
+{
+	verbs_qp_t *qp = h;
+
+	if (!p_wr)
+		return IB_INVALID_PARAMETER;
+	if (qp->ibv)
+		return dp_post_send(qp, p_wr, pp_failure);
+	return verbs_spl_post_send(qp, p_wr, pp_failure);
+}
+
+ib_api_status_t verbs_post_recv(void *h, ib_recv_wr_t *p_wr, ib_recv_wr_t **pp_failure)
+{
+	verbs_qp_t *qp = h;
+
+	if (!p_wr)
+		return IB_INVALID_PARAMETER;
+	if (!qp->ibv)
+		return verbs_spl_post_recv(qp, p_wr, pp_failure);
+	if (qp->srq || __atomic_load_n(&qp->attr.state, __ATOMIC_RELAXED) == IB_QPS_RESET) {
+		if (pp_failure)
+			*pp_failure = p_wr;
+		return qp->srq ? IB_INVALID_PARAMETER : IB_INVALID_QP_STATE;
+	}
+	return dp_post_recv(qp, NULL, qp->rq_sge, p_wr, pp_failure);
+}
+
+ib_api_status_t verbs_post_srq_recv(void *h, ib_recv_wr_t *p_wr, ib_recv_wr_t **pp_failure)
+{
+	verbs_srq_t *srq = h;
+
+	if (!p_wr)
+		return IB_INVALID_PARAMETER;
+	return dp_post_recv(NULL, srq, srq->max_sge, p_wr, pp_failure);
+}
+
+#else /* !HAVE_VERBS_PROV */
+typedef int verbs_qp_unused_t;
+#endif /* HAVE_VERBS_PROV */
