@@ -264,8 +264,12 @@ static void nosm_expired(void *context)
 		cl_timer_start(&p_port->nosm_timer, (uint32_t)((first - now + 999) / 1000));
 	pthread_mutex_unlock(&p_port->nosm_lock);
 	while ((it = cl_qlist_remove_head(&done)) != cl_qlist_end(&done)) {
+		ib_mad_element_t *p_local;
+
 		p_req = PARENT_STRUCT(it, al_sa_req_t, nosm_item);
-		req_finish(p_req, IB_TIMEOUT, NULL);
+		p_local = p_req->p_local;
+		p_req->p_local = NULL;
+		req_finish(p_req, p_local ? p_req->local_status : IB_TIMEOUT, p_local);
 		req_release(p_req);
 	}
 }
@@ -313,6 +317,21 @@ ib_api_status_t al_sa_send(al_sa_req_t *p_req, al_sa_port_t *p_port,
 	st = port_attr(p_port, &p_attr, &p_pa);
 	if (st != IB_SUCCESS)
 		return st;
+	if (p_pa->transport == RDMA_TRANSPORT_RDMAOE && !p_port->p_ops->sm_lid) {
+		/* No SA on RoCE: answered here (al_sa_roce.c), delivered by the
+		 * no-SM timer as soon as it runs, like any other answer. */
+		ib_mad_element_t *p_resp = NULL;
+		ib_api_status_t rst = IB_SUCCESS;
+
+		st = al_sa_roce_answer(p_port->pool_key, p_pa, p_query, &p_resp, &rst);
+		cl_free(p_attr);
+		if (st != IB_SUCCESS)
+			return st;
+		p_req->p_local = p_resp;
+		p_req->local_status = rst;
+		nosm_wait(p_req, p_port, 0, 0);
+		return IB_SUCCESS;
+	}
 	sm_lid = p_pa->sm_lid;
 	sm_sl = p_pa->sm_sl;
 	if (p_port->p_ops->sm_lid)
@@ -394,6 +413,10 @@ void al_sa_cancel(al_sa_req_t *p_req)
 		}
 		pthread_mutex_unlock(&p_port->nosm_lock);
 		if (put) {
+			if (p_req->p_local) {
+				ib_put_mad(p_req->p_local);
+				p_req->p_local = NULL;
+			}
 			req_finish(p_req, IB_CANCELED, NULL);
 			req_release(p_req);
 			return;

@@ -91,6 +91,8 @@ typedef struct al_sa_req {
 	cl_list_item_t nosm_item;    /**< On the port's list while waiting with no SM. */
 	uint64_t deadline_us;        /**< When the wait with no SM ends. */
 	boolean_t on_nosm;           /**< Port lock: on the port's no-SM list. */
+	ib_mad_element_t *p_local;   /**< An answer made locally (RoCE), delivered by the no-SM timer. */
+	ib_api_status_t local_status; /**< Its status (IB_SUCCESS or IB_REMOTE_ERROR). */
 } al_sa_req_t;
 
 /**
@@ -251,6 +253,30 @@ static inline ib_net16_t al_sa_resp_status(const ib_mad_element_t *p_resp)
 {
 	return p_resp ? ((const ib_sa_mad_t *)p_resp->p_mad_buf)->status : 0;
 }
+
+/**
+ * The path record a RoCE port gives from @p p_sgid to @p p_dgid (no LIDs,
+ * hop limit 64, the port's MTU and rate; al_sa_roce.c).
+ */
+void al_sa_roce_path(const ib_port_attr_t *pa, const ib_gid_t *p_sgid, const ib_gid_t *p_dgid,
+		     ib_path_rec_t *p);
+/**
+ * The SA status of request @p q on a RoCE port (IB_SA_MAD_STATUS_SUCCESS
+ * with the path in *p_path, else the MAD status an SA would give).
+ */
+ib_net16_t al_sa_roce_status(const ib_port_attr_t *pa, const ib_user_query_t *q,
+			     ib_path_rec_t *p_path);
+/** The path record encoding of a port's active width and speed. */
+uint8_t al_sa_port_rate(const ib_port_attr_t *pa);
+/**
+ * The local answer to an SA request on a RoCE port: a response element from
+ * @p pool_key in *pp_resp and its result in *p_status (IB_SUCCESS with one
+ * PathRecord, or IB_REMOTE_ERROR with a MAD status). Returns the status of
+ * getting the element.
+ */
+ib_api_status_t al_sa_roce_answer(ib_pool_key_t pool_key, const ib_port_attr_t *pa,
+				  const ib_user_query_t *q, ib_mad_element_t **pp_resp,
+				  ib_api_status_t *p_status);
 
 #ifdef __cplusplus
 }
