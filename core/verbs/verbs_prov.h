@@ -161,6 +161,8 @@ typedef struct verbs_rwqe {
 struct verbs_qp {
 	struct ibv_qp *ibv;       /* a libibverbs QP; NULL for QP0/QP1 over umad */
 	uint32_t max_sge;         /* libibverbs QP: SGEs per send WR */
+	uint32_t max_inline;      /* libibverbs QP: inline bytes per send WR */
+	uint32_t wr_types;        /* libibverbs QP: bit per ib_wr_type_t it may post */
 	verbs_srq_t *srq;
 	verbs_pd_t *pd;
 	verbs_port_t *port;

@@ -38,6 +38,49 @@ static uint32_t clamp_u32(uint32_t v, uint32_t hi)
 	return v > hi ? hi : v;
 }
 
+/* The work request types a QP of type @p t may post (bit per ib_wr_type_t):
+ * UD sends only, UC sends and RDMA writes, RC also reads and, when the CA
+ * has them, atomics; anything else is IB_INVALID_WR_TYPE at post time. */
+static uint32_t wr_types(ib_qp_type_t t, ib_atomic_t atomicity)
+{
+	uint32_t m = 1u << WR_SEND;
+
+	if (t == IB_QPT_UNRELIABLE_CONN || t == IB_QPT_RELIABLE_CONN)
+		m |= 1u << WR_RDMA_WRITE;
+	if (t == IB_QPT_RELIABLE_CONN) {
+		m |= 1u << WR_RDMA_READ;
+		if (atomicity != IB_ATOMIC_NONE)
+			m |= (1u << WR_COMPARE_SWAP) | (1u << WR_FETCH_ADD);
+	}
+	return m;
+}
+
+/*
+ * The largest inline size below @p refused that the device accepts with
+ * the other capabilities of @p ia (libibverbs has no attribute for it, so
+ * it is searched for: an error path only).
+ */
+static uint32_t max_inline(verbs_pd_t *pd, struct ibv_qp_init_attr *ia, uint32_t refused)
+{
+	uint32_t lo = 0, hi = refused;
+
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		struct ibv_qp_init_attr t = *ia;
+		struct ibv_qp *q;
+
+		t.cap.max_inline_data = mid;
+		q = ibv_create_qp(pd->ibv, &t);
+		if (q) {
+			ibv_destroy_qp(q);
+			lo = mid;
+		} else {
+			hi = mid;
+		}
+	}
+	return lo;
+}
+
 ib_api_status_t verbs_create_qp(void *h_pd, ib_qp_create_t *c, void *send_cq, void *recv_cq,
 				void *h_srq, void *al_qp, void **pp_qp)
 {
@@ -79,6 +122,8 @@ ib_api_status_t verbs_create_qp(void *h_pd, ib_qp_create_t *c, void *send_cq, vo
 		ib_api_status_t st = verbs_errno_status(errno);
 
 		free(qp);
+		if (st == IB_INVALID_PARAMETER && c->sq_max_inline)
+			c->sq_max_inline = max_inline(pd, &ia, c->sq_max_inline);
 		return st == IB_INVALID_PARAMETER ? IB_INVALID_SETTING : st;
 	}
 	pthread_mutex_init(&qp->lock, NULL);
@@ -90,6 +135,7 @@ ib_api_status_t verbs_create_qp(void *h_pd, ib_qp_create_t *c, void *send_cq, vo
 	qp->rcq = recv_cq;
 	qp->srq = h_srq;
 	qp->sq_signaled = c->sq_signaled;
+	qp->wr_types = wr_types(qp->type, ca->attr->atomicity);
 	qp->max_sge = clamp_u32(ia.cap.max_send_sge, VERBS_POST_SGES);
 	qp->sq_depth = c->sq_depth = ia.cap.max_send_wr;
 	qp->sq_sge = c->sq_sge = ia.cap.max_send_sge;
@@ -97,7 +143,7 @@ ib_api_status_t verbs_create_qp(void *h_pd, ib_qp_create_t *c, void *send_cq, vo
 		qp->rq_depth = c->rq_depth = ia.cap.max_recv_wr;
 		qp->rq_sge = c->rq_sge = ia.cap.max_recv_sge;
 	}
-	c->sq_max_inline = ia.cap.max_inline_data;
+	c->sq_max_inline = qp->max_inline = ia.cap.max_inline_data;
 	soft_qp_attr_init(&qp->attr, qp->type, 0);
 	*pp_qp = qp;
 	return IB_SUCCESS;
@@ -178,6 +224,7 @@ static ib_api_status_t ibv_query(verbs_qp_t *qp, ib_qp_attr_t *a)
 	a->sq_sge = qp->sq_sge;
 	a->rq_sge = qp->rq_sge;
 	a->sq_signaled = qp->sq_signaled;
+	a->sq_max_inline = qp->max_inline;
 	a->num = cl_hton32(qp->ibv->qp_num);
 	return IB_SUCCESS;
 }
@@ -343,6 +390,15 @@ static inline int send_state_ok(ib_qp_state_t s)
 	       s == IB_QPS_ERROR;
 }
 
+static inline uint32_t inline_len(const ib_send_wr_t *wr)
+{
+	uint32_t i, len = 0;
+
+	for (i = 0; i < wr->num_ds; i++)
+		len += wr->ds_array[i].length;
+	return len;
+}
+
 /* The status of a refused post; libibverbs says ENOMEM for a full queue. */
 static inline ib_api_status_t post_status(int rc)
 {
@@ -390,6 +446,14 @@ static ib_api_status_t dp_post_send(verbs_qp_t *qp, ib_send_wr_t *p_wr, ib_send_
 			st = IB_INVALID_MAX_SGE;
 			goto fail;
 		}
+		if ((unsigned)p_wr->wr_type >= 32 || !(qp->wr_types & (1u << p_wr->wr_type))) {
+			st = IB_INVALID_WR_TYPE;
+			goto fail;
+		}
+		if ((p_wr->send_opt & IB_SEND_OPT_INLINE) && inline_len(p_wr) > qp->max_inline) {
+			st = IB_INVALID_PARAMETER;
+			goto fail;
+		}
 		if (n == VERBS_POST_BATCH || n_sge + p_wr->num_ds > VERBS_POST_SGES) {
 			st = send_batch(qp, v, src, held, n, pp_failure);
 			if (st != IB_SUCCESS)
@@ -412,6 +476,9 @@ static ib_api_status_t dp_post_send(verbs_qp_t *qp, ib_send_wr_t *p_wr, ib_send_
 			v[n].wr.ud.ah = __atomic_load_n(&av->ah, __ATOMIC_ACQUIRE);
 			v[n].wr.ud.remote_qpn = cl_ntoh32(p_wr->dgrm.ud.remote_qp);
 			v[n].wr.ud.remote_qkey = cl_ntoh32(p_wr->dgrm.ud.remote_qkey);
+			/* IBA 10.2.5: a Q_Key with the high bit set means the QP's own */
+			if (v[n].wr.ud.remote_qkey & 0x80000000u)
+				v[n].wr.ud.remote_qkey = qp->attr.qkey;
 		}
 		verbs_sges(p_wr->ds_array, p_wr->num_ds, &sg[n_sge]);
 		n_sge += p_wr->num_ds;

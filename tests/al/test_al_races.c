@@ -28,7 +28,7 @@ static void fab_begin(void)
 	setenv("IBAL_SOFT_FABRIC", fab_dir, 1);
 	unsetenv("IBAL_SOFT_CAS");
 	unsetenv("IBAL_SOFT_PORTS");
-	unsetenv("IBAL_PROVIDERS");
+	setenv("IBAL_PROVIDERS", "soft", 1); /* the soft CAs only, whatever else the host has */
 }
 
 static void fab_end(void)

@@ -340,7 +340,7 @@ static inline int tshark_capture_env(char *dir, char *pcap, size_t pcap_cap, con
 	unsetenv("IBAL_SOFT_DROP_PCT");
 	unsetenv("IBAL_SOFT_DELAY_US");
 	unsetenv("IBAL_SOFT_SM");
-	unsetenv("IBAL_PROVIDERS");
+	setenv("IBAL_PROVIDERS", "soft", 1); /* the soft CAs only, whatever else the host has */
 	return 0;
 }
 
