@@ -188,7 +188,7 @@ static ib_api_status_t path_port(cm_agents_t *p_ag, al_qp_t *p_qp, const ib_path
 				 cm_port_t **pp_port)
 {
 	ib_net64_t ca_guid = p_qp->p_pd->p_ca->p_ci->guid;
-	cm_port_t *pp = al_cm_port_by_guid(p_ag, p_path->sgid.unicast.interface_id);
+	cm_port_t *pp = al_cm_port_by_gid(p_ag, &p_path->sgid);
 	uint32_t k;
 	ib_ca_attr_t *p_attr;
 	ib_port_attr_t *p_pa;
@@ -249,7 +249,7 @@ static ib_api_status_t sidr_req(const ib_cm_req_t *r)
 	st = al_cm_cep_create(&p_inst->obj, &p_cep);
 	if (st != IB_SUCCESS)
 		goto out;
-	p_port = al_cm_port_by_guid(p_cep->p_agents, r->p_primary_path->sgid.unicast.interface_id);
+	p_port = al_cm_port_by_gid(p_cep->p_agents, &r->p_primary_path->sgid);
 	for (k = 0; !p_port && k < al_cm_n_ports(p_cep->p_agents); k++) {
 		ib_ca_attr_t *p_attr;
 		ib_port_attr_t *p_pa;
@@ -954,8 +954,8 @@ ib_api_status_t ib_cm_lap(const ib_cm_lap_t *const p_cm_lap)
 		goto out;
 	}
 	if (ib_path_rec_mtu(pa) != ib_path_rec_mtu(&p_cep->path) ||
-	    (al_cm_port_by_guid(p_cep->p_agents, pa->sgid.unicast.interface_id) &&
-	     al_cm_port_by_guid(p_cep->p_agents, pa->sgid.unicast.interface_id)->ca_guid != p_cep->p_port->ca_guid)) {
+	    (al_cm_port_by_gid(p_cep->p_agents, &pa->sgid) &&
+	     al_cm_port_by_gid(p_cep->p_agents, &pa->sgid)->ca_guid != p_cep->p_port->ca_guid)) {
 		st = IB_INVALID_SETTING;
 		goto out;
 	}

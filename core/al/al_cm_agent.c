@@ -453,6 +453,27 @@ cm_port_t *al_cm_port_by_guid(cm_agents_t *p_ag, ib_net64_t port_guid)
 	return NULL;
 }
 
+/* The port of a GID: by its interface ID (the port GUID) on InfiniBand;
+ * else (RoCE GIDs come from the port's addresses) in the ports' GID tables. */
+cm_port_t *al_cm_port_by_gid(cm_agents_t *p_ag, const ib_gid_t *p_gid)
+{
+	cm_port_t *p_port = al_cm_port_by_guid(p_ag, p_gid->unicast.interface_id);
+	uint32_t i, j, n = al_cm_n_ports(p_ag);
+
+	for (i = 0; !p_port && i < n; i++) {
+		ib_ca_attr_t *p_attr;
+		ib_port_attr_t *p_pa;
+
+		if (al_cm_port_attr(&p_ag->ports[i], &p_attr, &p_pa) != IB_SUCCESS)
+			continue;
+		for (j = 0; j < p_pa->num_gids && !p_port; j++)
+			if (!memcmp(&p_pa->p_gid_table[j], p_gid, sizeof(*p_gid)))
+				p_port = &p_ag->ports[i];
+		cl_free(p_attr);
+	}
+	return p_port;
+}
+
 /* Port attributes of an agent's port (a cl_malloc'd block in *pp_attr). */
 ib_api_status_t al_cm_port_attr(cm_port_t *p_port, ib_ca_attr_t **pp_attr, ib_port_attr_t **pp_pa)
 {
@@ -516,7 +537,7 @@ ib_net64_t al_cm_new_tid(void)
 
 /* Sends one message to an address; al_cm_g.lock may be held (ib_send_mad queues). */
 void al_cm_send_to(cm_port_t *p_port, al_cm_msg_type_t type, const al_cm_msg_t *p_msg, ib_net64_t tid,
-		    ib_net16_t dlid, uint8_t sl, uint16_t pkey_index)
+		    ib_net16_t dlid, uint8_t sl, uint16_t pkey_index, const ib_grh_t *p_rx_grh)
 {
 	ib_mad_element_t *p_mad;
 
@@ -533,7 +554,9 @@ void al_cm_send_to(cm_port_t *p_port, al_cm_msg_type_t type, const al_cm_msg_t *
 	p_mad->remote_sl = sl;
 	p_mad->pkey_index = pkey_index;
 	p_mad->path_bits = 0;
-	p_mad->grh_valid = FALSE;
+	p_mad->grh_valid = p_rx_grh && p_mad->p_grh;
+	if (p_mad->grh_valid) /* as received: the MAD layer reverses it */
+		*p_mad->p_grh = *p_rx_grh;
 	p_mad->send_opt = 0;
 	p_mad->resp_expected = FALSE;
 	p_mad->retry_cnt = 0;
@@ -547,6 +570,32 @@ void al_cm_send_to(cm_port_t *p_port, al_cm_msg_type_t type, const al_cm_msg_t *
 	}
 }
 
+/*
+ * The GRH a CEP's messages need, in received orientation (source = the
+ * peer), or NULL: paths that leave the subnet (hop limit above 1) and every
+ * RoCE path, which has no LIDs, carry one.
+ */
+const ib_grh_t *al_cm_path_grh(const ib_path_rec_t *p_path, ib_grh_t *p_grh)
+{
+	if (ib_path_rec_hop_limit(p_path) <= 1)
+		return NULL;
+	memset(p_grh, 0, sizeof(*p_grh));
+	p_grh->ver_class_flow = cl_hton32((6u << 28) | ((uint32_t)p_path->tclass << 20) |
+					  (cl_ntoh32(ib_path_rec_flow_lbl(p_path)) & 0xFFFFFu));
+	p_grh->hop_limit = ib_path_rec_hop_limit(p_path);
+	p_grh->src_gid = p_path->dgid;
+	p_grh->dest_gid = p_path->sgid;
+	return p_grh;
+}
+
+static void cep_send_to(al_cep_t *p_cep, al_cm_msg_type_t type, const al_cm_msg_t *p_msg)
+{
+	ib_grh_t grh;
+
+	al_cm_send_to(p_cep->p_port, type, p_msg, p_cep->tid, p_cep->dlid, p_cep->sl,
+		      p_cep->pkey_index, al_cm_path_grh(&p_cep->path, &grh));
+}
+
 /* Sends a message of a CEP and keeps it as the last one sent. */
 void al_cm_cep_send(al_cep_t *p_cep, al_cm_msg_type_t type, const al_cm_msg_t *p_msg)
 {
@@ -554,14 +603,13 @@ void al_cm_cep_send(al_cep_t *p_cep, al_cm_msg_type_t type, const al_cm_msg_t *p
 		p_cep->last = *p_msg;
 	p_cep->last_type = type;
 	p_cep->has_last = TRUE;
-	al_cm_send_to(p_cep->p_port, type, p_msg, p_cep->tid, p_cep->dlid, p_cep->sl, p_cep->pkey_index);
+	cep_send_to(p_cep, type, p_msg);
 }
 
 void al_cm_cep_resend_last(al_cep_t *p_cep)
 {
 	if (p_cep->has_last)
-		al_cm_send_to(p_cep->p_port, p_cep->last_type, &p_cep->last, p_cep->tid, p_cep->dlid,
-			      p_cep->sl, p_cep->pkey_index);
+		cep_send_to(p_cep, p_cep->last_type, &p_cep->last);
 }
 
 /* A REJ from a CEP. */

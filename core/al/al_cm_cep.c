@@ -79,13 +79,26 @@ ib_api_status_t al_cm_qp_init(al_cep_t *p_cep, ib_access_t access)
 	return ib_modify_qp(p_cep->h_qp, &m);
 }
 
+/* A GRH for paths that need one (hop limit above 1: off the subnet, or RoCE). */
+static void path_grh(const ib_path_rec_t *p, ib_av_attr_t *p_av)
+{
+	ib_grh_t g;
+
+	p_av->grh_valid = al_cm_path_grh(p, &g) != NULL;
+	if (!p_av->grh_valid)
+		return;
+	p_av->grh = g;
+	p_av->grh.src_gid = p->sgid;  /* the AV's own orientation */
+	p_av->grh.dest_gid = p->dgid;
+}
+
 static void path_to_av(const al_cep_t *p_cep, ib_av_attr_t *p_av)
 {
 	memset(p_av, 0, sizeof(*p_av));
 	p_av->port_num = p_cep->p_port->port_num;
 	p_av->sl = p_cep->sl;
 	p_av->dlid = p_cep->dlid;
-	p_av->grh_valid = FALSE;
+	path_grh(&p_cep->path, p_av);
 	p_av->static_rate = ib_path_rec_rate(&p_cep->path);
 	p_av->conn.path_mtu = ib_path_rec_mtu(&p_cep->path);
 	p_av->conn.local_ack_timeout = p_cep->local_ack_timeout;
@@ -97,12 +110,13 @@ static void path_to_av(const al_cep_t *p_cep, ib_av_attr_t *p_av)
  * SL, rate, MTU, and an ACK timeout from its packet lifetime. */
 static void alt_to_av(const al_cep_t *p_cep, const ib_path_rec_t *p_alt, ib_av_attr_t *p_av)
 {
-	cm_port_t *p_port = al_cm_port_by_guid(p_cep->p_agents, p_alt->sgid.unicast.interface_id);
+	cm_port_t *p_port = al_cm_port_by_gid(p_cep->p_agents, &p_alt->sgid);
 
 	memset(p_av, 0, sizeof(*p_av));
 	p_av->port_num = p_port ? p_port->port_num : p_cep->p_port->port_num;
 	p_av->sl = ib_path_rec_sl(p_alt);
 	p_av->dlid = p_alt->dlid;
+	path_grh(p_alt, p_av);
 	p_av->static_rate = ib_path_rec_rate(p_alt);
 	p_av->conn.path_mtu = ib_path_rec_mtu(p_alt);
 	p_av->conn.local_ack_timeout =
@@ -648,7 +662,8 @@ static void reply_rej(cm_port_t *p_port, const ib_mad_element_t *p_in, uint32_t 
 	m.rej.msg_rejected = (uint8_t)ref;
 	m.rej.reason = cl_ntoh16(reason);
 	al_cm_send_to(p_port, AL_CM_MSG_REJ, &m, p_in->p_mad_buf->trans_id, p_in->remote_lid, p_in->remote_sl,
-		      p_in->pkey_index);
+		      p_in->pkey_index,
+		      p_in->grh_valid ? p_in->p_grh : NULL);
 }
 
 /* @p pdata: the request's private data (a SIDR_REQ's 216 bytes, a REQ's 92). */
@@ -1166,7 +1181,8 @@ static void reply_sidr(cm_port_t *p_port, const ib_mad_element_t *p_in,
 	m.sidr_rep.status = status;
 	m.sidr_rep.service_id = p_req->service_id;
 	al_cm_send_to(p_port, AL_CM_MSG_SIDR_REP, &m, p_in->p_mad_buf->trans_id, p_in->remote_lid,
-		      p_in->remote_sl, p_in->pkey_index);
+		      p_in->remote_sl, p_in->pkey_index,
+		      p_in->grh_valid ? p_in->p_grh : NULL);
 }
 
 static void recv_sidr_req(cm_port_t *p_port, const ib_mad_element_t *p_in,
@@ -1474,7 +1490,8 @@ void al_cm_recv(cm_port_t *p_port, ib_mad_element_t *p_mad)
 			memset(&m, 0, sizeof(m));
 			m.drep.remote_comm_id = p_msg->dreq.local_comm_id;
 			al_cm_send_to(p_port, AL_CM_MSG_DREP, &m, p_mad->p_mad_buf->trans_id, p_mad->remote_lid,
-				      p_mad->remote_sl, p_mad->pkey_index);
+				      p_mad->remote_sl, p_mad->pkey_index,
+				      p_mad->grh_valid ? p_mad->p_grh : NULL);
 		} else if (!p_cep && type == AL_CM_MSG_REP) {
 			/* A REP for no REQ: tell its sender. */
 			reply_rej(p_port, p_mad, p_msg->rep.local_comm_id, AL_CM_REF_REP,
