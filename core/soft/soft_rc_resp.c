@@ -118,13 +118,16 @@ static int do_send(soft_rc_t *rc, const soft_pkt_t *pkt, uint16_t flags)
 	return R_OK;
 }
 
-/* The remote access check of the responder (tab_lock held). */
-static boolean_t remote_ok(soft_rc_t *rc, uint32_t rkey, uint64_t va, uint64_t len,
-			   ib_access_t need)
+/* The remote access check of the responder (tab_lock held): an operation
+ * the QP does not enable is an invalid request (not supported by this
+ * receive queue, IBA 9.7.5.2.1); one the R_Key or range does not allow, a
+ * remote access error. */
+static int remote_check(soft_rc_t *rc, uint32_t rkey, uint64_t va, uint64_t len,
+			ib_access_t need)
 {
 	if (!(rc->path.access & need))
-		return FALSE;
-	return soft_mr_check(rc->qp->pd, rkey, va, len, need) == IB_SUCCESS;
+		return R_NAK_INV;
+	return soft_mr_check(rc->qp->pd, rkey, va, len, need) == IB_SUCCESS ? R_OK : R_NAK_ACC;
 }
 
 static int do_write(soft_rc_t *rc, const soft_pkt_t *pkt, uint16_t flags)
@@ -132,9 +135,11 @@ static int do_write(soft_rc_t *rc, const soft_pkt_t *pkt, uint16_t flags)
 	boolean_t end = (flags & (SOFT_OPF_LAST | SOFT_OPF_ONLY)) != 0;
 
 	if (flags & (SOFT_OPF_FIRST | SOFT_OPF_ONLY)) {
-		if (!remote_ok(rc, pkt->reth.rkey, pkt->reth.va, pkt->reth.dma_len,
-			       IB_AC_RDMA_WRITE))
-			return R_NAK_ACC;
+		int r = remote_check(rc, pkt->reth.rkey, pkt->reth.va, pkt->reth.dma_len,
+				     IB_AC_RDMA_WRITE);
+
+		if (r != R_OK)
+			return r;
 		rc->wva = pkt->reth.va;
 		rc->wrkey = pkt->reth.rkey;
 		rc->wlen = pkt->reth.dma_len;
@@ -147,9 +152,11 @@ static int do_write(soft_rc_t *rc, const soft_pkt_t *pkt, uint16_t flags)
 	if (end && (flags & SOFT_OPF_IMM) && !take_rwqe(rc))
 		return R_RNR;
 	if (pkt->payload_len) {
-		if (!remote_ok(rc, rc->wrkey, rc->wva + rc->roff, pkt->payload_len,
-			       IB_AC_RDMA_WRITE))
-			return R_NAK_ACC;
+		int r = remote_check(rc, rc->wrkey, rc->wva + rc->roff, pkt->payload_len,
+				     IB_AC_RDMA_WRITE);
+
+		if (r != R_OK)
+			return r;
 		memcpy((void *)(uintptr_t)(rc->wva + rc->roff), pkt->payload, pkt->payload_len);
 	}
 	rc->roff += pkt->payload_len;
@@ -174,7 +181,7 @@ static boolean_t read_respond(soft_rc_t *rc, const soft_rc_rd_res_t *r)
 	soft_pkt_t pkt;
 	uint8_t op, *dst;
 
-	if (r->len && !remote_ok(rc, r->rkey, r->va, r->len, IB_AC_RDMA_READ))
+	if (r->len && remote_check(rc, r->rkey, r->va, r->len, IB_AC_RDMA_READ) != R_OK)
 		return FALSE;
 	for (i = 0; i < r->npkt; i++) {
 		off = i * rc->path.mtu;
@@ -227,9 +234,12 @@ static int do_read(soft_rc_t *rc, const soft_pkt_t *pkt)
 {
 	soft_rc_rd_res_t *r;
 
-	if (pkt->reth.dma_len &&
-	    !remote_ok(rc, pkt->reth.rkey, pkt->reth.va, pkt->reth.dma_len, IB_AC_RDMA_READ))
-		return R_NAK_ACC;
+	int chk = pkt->reth.dma_len ? remote_check(rc, pkt->reth.rkey, pkt->reth.va,
+						   pkt->reth.dma_len, IB_AC_RDMA_READ)
+				    : R_OK;
+
+	if (chk != R_OK)
+		return chk;
 	if (pkt->reth.dma_len > 0x80000000u)
 		return R_NAK_INV;
 	r = res_new(rc);
@@ -253,8 +263,10 @@ static int do_atomic(soft_rc_t *rc, const soft_pkt_t *pkt, uint8_t op)
 
 	if (a->va & 7u)
 		return R_NAK_INV;
-	if (!remote_ok(rc, a->rkey, a->va, 8, IB_AC_ATOMIC))
-		return R_NAK_ACC;
+	int chk = remote_check(rc, a->rkey, a->va, 8, IB_AC_ATOMIC);
+
+	if (chk != R_OK)
+		return chk;
 	p = (uint64_t *)(uintptr_t)a->va;
 	r = res_new(rc);
 	r->op = op;

@@ -388,8 +388,11 @@ static void deliver(verbs_port_t *port, verbs_qp_t *qp, const ib_mad_addr_t *add
 			memcpy(&grh.src_gid, addr->gid, sizeof(grh.src_gid));
 			pthread_mutex_lock(&ca->lock);
 			pa = verbs_port_attr(ca, port->num);
+			/* The kernel gives the index of the local GID the MAD came to
+			 * (umad2sim leaves 0). */
 			if (pa && pa->num_gids)
-				grh.dest_gid = pa->p_gid_table[0];
+				grh.dest_gid = pa->p_gid_table[addr->gid_index < pa->num_gids
+									 ? addr->gid_index : 0];
 			pthread_mutex_unlock(&ca->lock);
 			scatter(&w, 0, &grh, sizeof(grh));
 			wc.recv.ud.recv_opt |= IB_RECV_OPT_GRH_VALID;
@@ -769,7 +772,9 @@ static ib_wc_status_t send_one(verbs_qp_t *qp, const ib_send_wr_t *wr, const ib_
 
 		ib_grh_get_ver_class_flow(av->grh.ver_class_flow, &ver, &tclass, &flow);
 		addr->grh_present = 1;
-		addr->gid_index = 0; /* libibumad sees GID 0 only */
+		/* The AV's source GID in the port's table on a libibverbs CA
+		 * (RoCE: an IPv4-mapped GID, say); libibumad alone sees GID 0 only. */
+		addr->gid_index = port->ca->ctx ? verbs_sgid_index(port->ca, av) : 0;
 		addr->hop_limit = av->grh.hop_limit;
 		addr->traffic_class = tclass;
 		memcpy(addr->gid, &av->grh.dest_gid, 16);

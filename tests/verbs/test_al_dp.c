@@ -11,12 +11,16 @@
  * Provider and transport differences are explicit, each at its branch:
  * - the GRH area of a UD receive holds a GRH on IB, the IP header on RoCE
  *   (IPv4: in its last 20 bytes); remote LID and SL are checked on IB only;
- * - a receive WQE with a bad L_Key completes with IB_WCS_LOCAL_PROTECTION_ERR
- *   on soft; rxe reports it as a malformed WQE (IB_WCS_LOCAL_OP_ERR);
+ * - where the IBA has a local protection error (a send or receive WQE whose
+ *   L_Key names no region) or a local length error with a remote invalid
+ *   request (a receive WQE too short), rxe (Linux 6.1) reports a local QP
+ *   operation error (and a remote operational error): required as the IBA
+ *   says on soft, either accepted elsewhere, and printed;
  * - ib_peek_cq() and ib_rearm_n_cq() are optional for adapters
  *   (IB_UNSUPPORTED): required on soft, accepted as unsupported elsewhere;
- * - the responder's affiliated error event (IB_AE_WQ_ACCESS_ERROR) is
- *   required on soft, checked when it comes elsewhere.
+ * - the responder's affiliated error events (IB_AE_WQ_ACCESS_ERROR,
+ *   IB_AE_WQ_REQ_ERROR) are required on soft, checked when they come
+ *   elsewhere (rxe raises none).
  * Atomic operands are network order (ib_net64_t atomic1/atomic2); the
  * target and the returned value are host-order 64-bit words in memory, as
  * soft and rxe both do.
@@ -1485,7 +1489,14 @@ static void test_err_flush(void)
 	if (posted != qa.sq_depth || st != IB_INSUFFICIENT_RESOURCES)
 		fprintf(stderr, "\n    (send queue of depth %u took %u, then %s)", qa.sq_depth,
 			posted, ib_get_err_str(st));
-	CU_ASSERT_EQUAL(posted, qa.sq_depth);
+	/* Provider difference (docs/verbs-provider.md): a libibverbs queue
+	 * may hold more than the depth it reports (rxe rounds up to a power
+	 * of two, minus one); the soft HCA holds exactly that depth. */
+	if (D.soft) {
+		CU_ASSERT_EQUAL(posted, qa.sq_depth);
+	} else {
+		CU_ASSERT(posted >= qa.sq_depth);
+	}
 	CU_ASSERT_EQUAL(st, IB_INSUFFICIENT_RESOURCES);
 	CU_ASSERT_PTR_EQUAL(p_fail, &wr);
 	CU_ASSERT_EQUAL(dp_to(s, IB_QPS_ERROR), IB_SUCCESS);
@@ -1783,7 +1794,12 @@ static void test_err_bad_input(void)
 	if (posted != qa.rq_depth || st != IB_INSUFFICIENT_RESOURCES)
 		fprintf(stderr, "\n    (receive queue of depth %u took %u, then %s)", qa.rq_depth,
 			posted, ib_get_err_str(st));
-	CU_ASSERT_EQUAL(posted, qa.rq_depth);
+	/* As for the send queue: a libibverbs queue may hold more. */
+	if (D.soft) {
+		CU_ASSERT_EQUAL(posted, qa.rq_depth);
+	} else {
+		CU_ASSERT(posted >= qa.rq_depth);
+	}
 	CU_ASSERT_EQUAL(st, IB_INSUFFICIENT_RESOURCES);
 	CU_ASSERT_PTR_EQUAL(p_rfail, &rwr);
 	CU_ASSERT_EQUAL(ib_destroy_av(av), IB_SUCCESS);
