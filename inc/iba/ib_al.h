@@ -1070,8 +1070,11 @@ ib_destroy_mw(IN const ib_mw_handle_t h_mw);
  * @return the status of the call.
  * @retval IB_SUCCESS every request was posted.
  * @retval IB_INVALID_QP_HANDLE h_qp is invalid.
- * @retval IB_INVALID_PARAMETER p_send_wr is NULL.
- * @retval IB_INSUFFICIENT_RESOURCES the send queue is full.
+ * @retval IB_INVALID_PARAMETER p_send_wr is NULL, or an IB_SEND_OPT_INLINE
+ * request carries more bytes than the queue pair's sq_max_inline.
+ * @retval IB_INVALID_AV_HANDLE a datagram request's h_av is invalid.
+ * @retval IB_INSUFFICIENT_RESOURCES the send queue is full (a provider's
+ * queue may hold more than the depth it reported; see docs/verbs-provider.md).
  * @retval IB_INVALID_WR_TYPE a work request type is invalid.
  * @retval IB_INVALID_QP_STATE the queue pair's state does not allow sends.
  * @retval IB_INVALID_MAX_SGE a request has more scatter/gather elements than
@@ -1091,11 +1094,14 @@ ib_post_send(IN const ib_qp_handle_t h_qp, IN ib_send_wr_t *const p_send_wr,
  * @return the status of the call.
  * @retval IB_SUCCESS every request was posted.
  * @retval IB_INVALID_QP_HANDLE h_qp is invalid.
- * @retval IB_INVALID_PARAMETER p_recv_wr is NULL.
+ * @retval IB_INVALID_PARAMETER p_recv_wr is NULL, or the queue pair
+ * receives through a shared receive queue (post there, ib_post_srq_recv()).
  * @retval IB_INSUFFICIENT_RESOURCES the receive queue is full.
  * @retval IB_INVALID_WR_TYPE a work request type is invalid.
  * @retval IB_INVALID_QP_STATE the queue pair's state does not allow
  * receives.
+ * @retval IB_INVALID_MAX_SGE a request has more scatter/gather elements than
+ * the queue pair allows.
  */
 AL_EXPORT ib_api_status_t AL_API
 ib_post_recv(IN const ib_qp_handle_t h_qp, IN ib_recv_wr_t *const p_recv_wr,
@@ -1176,7 +1182,8 @@ ib_peek_cq(IN const ib_cq_handle_t h_cq, OUT uint32_t *const p_n_cqes);
  * @retval IB_SUCCESS completions were retrieved.
  * @retval IB_INVALID_PARAMETER pp_free_wclist or pp_done_wclist is NULL.
  * @retval IB_INVALID_CQ_HANDLE h_cq is invalid.
- * @retval IB_NOT_FOUND the queue had no completion.
+ * @retval IB_NOT_FOUND the queue had no completion (*pp_done_wclist is then
+ * NULL and the free list untouched).
  */
 AL_EXPORT ib_api_status_t AL_API
 ib_poll_cq(IN const ib_cq_handle_t h_cq, IN OUT ib_wc_t **const pp_free_wclist,
