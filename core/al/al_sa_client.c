@@ -655,6 +655,7 @@ static ib_api_status_t port_get_locked(ib_net64_t port_guid, al_sa_port_t **pp_p
 		cl_qlist_init(&g_ports);
 		g_ports_init = TRUE;
 	}
+again:
 	for (it = cl_qlist_head(&g_ports); it != cl_qlist_end(&g_ports); it = cl_qlist_next(it)) {
 		p_port = PARENT_STRUCT(it, al_sa_port_t, item);
 		if (p_port->port_guid == port_guid) {
@@ -662,6 +663,12 @@ static ib_api_status_t port_get_locked(ib_net64_t port_guid, al_sa_port_t **pp_p
 			*pp_port = p_port;
 			return IB_SUCCESS;
 		}
+	}
+	/* A service being torn down still holds its MAD service (the port's
+	 * SubnAdm Report() registration): a new one waits until it is gone. */
+	if (g_teardowns) {
+		pthread_cond_wait(&g_cond, &g_lock);
+		goto again;
 	}
 	/* Made under the lock, so that one service per port ever exists. */
 	st = port_open(port_guid, g_ops, &p_port);

@@ -791,7 +791,11 @@ static ib_wc_status_t send_one(verbs_qp_t *qp, const ib_send_wr_t *wr, const ib_
 	rc = umad_send(port->fd, agent, qp->tx_buf, VERBS_MAD_SIZE, timeout, 0);
 	if (rc < 0) {
 		if (verbs_debug)
-			fprintf(stderr, "verbs: umad_send class 0x%02x: %d\n", MAD_CLASS(mad), rc);
+			fprintf(stderr,
+				"verbs: umad_send class 0x%02x agent %d lid %u qpn %u grh %d gid_index %u"
+				" hop %u: %d\n",
+				MAD_CLASS(mad), agent, cl_ntoh16(addr->lid), cl_ntoh32(addr->qpn),
+				addr->grh_present, addr->gid_index, addr->hop_limit, rc);
 		return IB_WCS_LOCAL_OP_ERR;
 	}
 	return IB_WCS_SUCCESS;

@@ -8,6 +8,22 @@
  * each other through port 1 (a process talking to itself), on the path the
  * SA client gives for the port's own GID to itself (PathRecord by GIDs; on
  * RoCE the access layer answers it, on the soft fabric its SA).
+ * IBAL_DP_FORCE_GRH=1 (as for test_al_dp) raises the path's hop limit to
+ * 64, so that the CM's GRH addressing (RoCE's) runs on soft too.
+ *
+ * The SA client's service for a port is a hidden AL instance that ends, on
+ * a thread of its own, after the last AL instance that queried through the
+ * port closed; an ib_query() on the port while that teardown runs fails
+ * with IB_INVALID_SETTING (the new service's MAD registration for SubnAdm
+ * Report() collides with the old one's: core/al/al_mad.c, "taken by
+ * another service"), and on a new soft fabric of the same process (same
+ * CA and port GUIDs) with IB_TIMEOUT. So that the tests see the CM and not
+ * that race: on soft the program has one private fabric for all its tests
+ * (cmdp_fabric_open; D.soft stays 0, which would make one per test), and
+ * the first cmdp_up() opens an anchor AL instance that queries once and
+ * stays open until the program ends, holding the service.
+ * IBAL_CMDP_NO_ANCHOR=1 leaves the anchor out: the race then fails about
+ * one test in four.
  *
  * Callbacks come on access-layer threads. Each records what it saw into C
  * under D.lock (copies: the records' buffers end with the callback), wakes
@@ -47,7 +63,6 @@ typedef struct cmdp {
 	int rep_recv;                 /* ib_cm_rep posts one receive (p_recv_wr) */
 	int sync_in_req;              /* the REQ callback first tries IB_FLAGS_SYNC */
 	dp_qp_t *act, *pas;           /* the QPs of the connection being made */
-	ib_qp_type_t type;
 	ib_access_t rep_access, rtu_access;
 	uint32_t seed;                /* added to the private data seeds */
 
@@ -89,7 +104,6 @@ typedef struct cmdp {
 	/* DREP callback. */
 	ib_cm_drep_rec_t drep;
 	uint8_t drep_pdata[IB_DREP_PDATA_SIZE];
-	uint64_t t_drep;              /* test_now_ms() there */
 
 	/* The last SA query. */
 	ib_api_status_t q_status;
@@ -100,7 +114,35 @@ typedef struct cmdp {
 
 static cmdp_t C;
 
-/* Resets the record; the callbacks answer everything, RC, no receive in the REP. */
+static int cmdp_soft;                   /* the program's private soft fabric */
+static char cmdp_fab_dir[64];
+
+/* Soft: makes the program's fabric and names it, one CA (IBAL_PROVIDERS,
+ * IBAL_SOFT_CAS, IBAL_SOFT_FABRIC); 0 on success. */
+static inline int cmdp_fabric_open(void)
+{
+	cmdp_soft = 1;
+	setenv("IBAL_PROVIDERS", "soft", 1);
+	setenv("IBAL_SOFT_CAS", "1", 1);
+	unsetenv("IBAL_SOFT_PORTS");
+	strcpy(cmdp_fab_dir, "/tmp/ibal-cmdp-XXXXXX");
+	if (!mkdtemp(cmdp_fab_dir))
+		return -1;
+	setenv("IBAL_SOFT_FABRIC", cmdp_fab_dir, 1);
+	return 0;
+}
+
+/* Removes the program's fabric (after the last dp_close()). */
+static inline void cmdp_fabric_close(void)
+{
+	if (!cmdp_soft || !cmdp_fab_dir[0])
+		return;
+	test_rm_tree(cmdp_fab_dir);
+	cmdp_fab_dir[0] = '\0';
+	unsetenv("IBAL_SOFT_FABRIC");
+}
+
+/* Resets the record: the callbacks answer everything, no receive in the REP. */
 static inline void cmdp_reset(void)
 {
 	pthread_mutex_lock(&D.lock);
@@ -108,7 +150,6 @@ static inline void cmdp_reset(void)
 	C.req_do = CMDP_REQ_REP;
 	C.rtu_in_rep = 1;
 	C.drep_in_dreq = 1;
-	C.type = IB_QPT_RELIABLE_CONN;
 	C.rep_access = IB_AC_LOCAL_WRITE | IB_AC_RDMA_WRITE;
 	C.rtu_access = IB_AC_LOCAL_WRITE | IB_AC_RDMA_WRITE;
 	C.st_rep = C.st_rtu = C.st_drep = C.st_sync = IB_ERROR;
@@ -121,7 +162,30 @@ static inline void cmdp_use(dp_qp_t *act, dp_qp_t *pas)
 	pthread_mutex_lock(&D.lock);
 	C.act = act;
 	C.pas = pas;
-	C.type = act->type;
+	pthread_mutex_unlock(&D.lock);
+}
+
+/* Sets what the REQ callback does. */
+static inline void cmdp_set_req_do(cmdp_req_do_t what)
+{
+	pthread_mutex_lock(&D.lock);
+	C.req_do = what;
+	pthread_mutex_unlock(&D.lock);
+}
+
+/* Sets the private data seed of the next messages. */
+static inline void cmdp_set_seed(uint32_t seed)
+{
+	pthread_mutex_lock(&D.lock);
+	C.seed = seed;
+	pthread_mutex_unlock(&D.lock);
+}
+
+/* Sets one of the int orders of C (rtu_in_rep, drep_in_dreq, ...). */
+static inline void cmdp_set(int *p, int v)
+{
+	pthread_mutex_lock(&D.lock);
+	*p = v;
 	pthread_mutex_unlock(&D.lock);
 }
 
@@ -181,12 +245,14 @@ static inline void AL_API cmdp_on_lap(ib_cm_lap_rec_t *p)
 
 static inline void AL_API cmdp_on_rej(ib_cm_rej_rec_t *p)
 {
+	ib_qp_state_t state = cmdp_state_h(p->h_qp);
+
 	pthread_mutex_lock(&D.lock);
 	C.rej = *p;
 	memcpy(C.rej_pdata, p->p_rej_pdata, IB_REJ_PDATA_SIZE);
 	C.rej.p_rej_pdata = NULL;
 	C.rej.p_ari = NULL;
-	C.state_in_rej = cmdp_state_h(p->h_qp);
+	C.state_in_rej = state;
 	cmdp_bump(&C.n_rej);
 	pthread_mutex_unlock(&D.lock);
 }
@@ -197,7 +263,6 @@ static inline void AL_API cmdp_on_drep(ib_cm_drep_rec_t *p)
 	C.drep = *p;
 	memcpy(C.drep_pdata, p->p_drep_pdata, IB_DREP_PDATA_SIZE);
 	C.drep.p_drep_pdata = NULL;
-	C.t_drep = test_now_ms();
 	cmdp_bump(&C.n_drep);
 	pthread_mutex_unlock(&D.lock);
 	/* After the callback's work: IB_FLAGS_SYNC callers check it. */
@@ -210,6 +275,7 @@ static inline void AL_API cmdp_on_dreq(ib_cm_dreq_rec_t *p)
 {
 	uint8_t pd[IB_DREP_PDATA_SIZE];
 	const dp_qp_t *qp = (const dp_qp_t *)p->qp_context;
+	ib_qp_state_t state = qp ? cmdp_state_h(qp->h) : (ib_qp_state_t)0;
 	ib_cm_drep_t d;
 	ib_api_status_t st = IB_ERROR;
 	int answer;
@@ -219,7 +285,7 @@ static inline void AL_API cmdp_on_dreq(ib_cm_dreq_rec_t *p)
 	C.dreq = *p;
 	memcpy(C.dreq_pdata, p->p_dreq_pdata, IB_DREQ_PDATA_SIZE);
 	C.dreq.p_dreq_pdata = NULL;
-	C.state_in_dreq = qp ? cmdp_state_h(qp->h) : (ib_qp_state_t)0;
+	C.state_in_dreq = state;
 	answer = C.drep_in_dreq;
 	seed = C.seed;
 	pthread_mutex_unlock(&D.lock);
@@ -238,11 +304,13 @@ static inline void AL_API cmdp_on_dreq(ib_cm_dreq_rec_t *p)
 
 static inline void AL_API cmdp_on_rtu(ib_cm_rtu_rec_t *p)
 {
+	ib_qp_state_t state = cmdp_state_h(p->h_qp);
+
 	pthread_mutex_lock(&D.lock);
 	C.rtu = *p;
 	memcpy(C.rtu_pdata, p->p_rtu_pdata, IB_RTU_PDATA_SIZE);
 	C.rtu.p_rtu_pdata = NULL;
-	C.pas_in_rtu = cmdp_state_h(p->h_qp);
+	C.pas_in_rtu = state;
 	if (!C.pas || p->h_qp != C.pas->h || p->qp_context != C.pas)
 		C.n_bad++;
 	cmdp_bump(&C.n_rtu);
@@ -264,6 +332,7 @@ static inline void AL_API cmdp_on_rep(ib_cm_rep_rec_t *p)
 {
 	uint8_t pd[IB_RTU_PDATA_SIZE];
 	const dp_qp_t *qp = (const dp_qp_t *)p->qp_context;
+	ib_qp_state_t state = qp ? cmdp_state_h(qp->h) : (ib_qp_state_t)0;
 	ib_cm_rtu_t t;
 	ib_api_status_t st = IB_ERROR;
 	ib_qp_state_t after = (ib_qp_state_t)0;
@@ -275,7 +344,7 @@ static inline void AL_API cmdp_on_rep(ib_cm_rep_rec_t *p)
 	C.rep = *p;
 	memcpy(C.rep_pdata, p->p_rep_pdata, IB_REP_PDATA_SIZE);
 	C.rep.p_rep_pdata = NULL;
-	C.act_in_rep = qp ? cmdp_state_h(qp->h) : (ib_qp_state_t)0;
+	C.act_in_rep = state;
 	if (!C.act || qp != C.act || p->h_cm_rep.h_qp != C.act->h)
 		C.n_bad++;
 	answer = C.rtu_in_rep;
@@ -445,6 +514,39 @@ static inline ib_api_status_t cmdp_query_path(ib_path_rec_t *p)
 	return st;
 }
 
+static ib_al_handle_t cmdp_anchor;      /* holds the SA client's port service */
+
+/* Opens the anchor instance and queries the path through it once. */
+static inline void cmdp_anchor_open(void)
+{
+	ib_al_handle_t keep = D.al;
+	ib_path_rec_t path;
+	const char *no = getenv("IBAL_CMDP_NO_ANCHOR");
+
+	if (cmdp_anchor || (no && !strcmp(no, "1")))
+		return;
+	CU_ASSERT_EQUAL_FATAL(ib_open_al(&cmdp_anchor), IB_SUCCESS);
+	D.al = cmdp_anchor;
+	CU_ASSERT_EQUAL(cmdp_query_path(&path), IB_SUCCESS);
+	D.al = keep;
+}
+
+/* Closes the anchor instance (at the program's end). */
+static inline void cmdp_anchor_close(void)
+{
+	if (cmdp_anchor)
+		ib_close_al(cmdp_anchor);
+	cmdp_anchor = NULL;
+}
+
+/* IBAL_DP_FORCE_GRH=1: the path leaves the subnet (hop limit 64), so the
+ * CM's MADs and the QPs' addresses carry a GRH, as on RoCE. */
+static inline void cmdp_path_force(ib_path_rec_t *path)
+{
+	if (D.force_grh && ib_path_rec_hop_limit(path) <= 1)
+		ib_path_rec_set_hop_flow_raw(path, 64, ib_path_rec_flow_lbl(path), FALSE);
+}
+
 /* dp_up(), then the path (fatal if the SA client gives none). */
 static inline void cmdp_up(ib_path_rec_t *path)
 {
@@ -452,10 +554,12 @@ static inline void cmdp_up(ib_path_rec_t *path)
 
 	dp_up();
 	cmdp_reset();
+	cmdp_anchor_open();
 	st = cmdp_query_path(path);
 	if (st != IB_SUCCESS)
 		fprintf(stderr, "\n  PathRecord query: %s\n", ib_get_err_str(st));
 	CU_ASSERT_EQUAL_FATAL(st, IB_SUCCESS);
+	cmdp_path_force(path);
 }
 
 /* Whether an address vector made from @p path carries a GRH. */
@@ -571,6 +675,22 @@ static inline int cmdp_wait(const char *file, int line, const int *p, int want, 
 }
 
 /*
+ * Waits for the REQ, REP and RTU callbacks of a handshake (counts above
+ * @p req0, @p rep0, @p rtu0) to have returned; fatal if one never does.
+ * Each counts when its callback's answer is made, so they may come in any
+ * order: the RTU's callback may run before the REQ callback that sent the
+ * REP counted itself.
+ */
+#define CMDP_HANDSHAKE_WAIT_AT(file, line, req0, rep0, rtu0)                                 \
+	do {                                                                                 \
+		if (!cmdp_wait(file, line, &C.n_req, (req0) + 1, "C.n_req") ||               \
+		    !cmdp_wait(file, line, &C.n_rep, (rep0) + 1, "C.n_rep") ||               \
+		    !cmdp_wait(file, line, &C.n_rtu, (rtu0) + 1, "C.n_rtu"))                 \
+			DP_FAIL_FATAL_AT(file, line, "the connection was made");             \
+	} while (0)
+#define CMDP_HANDSHAKE_WAIT(req0, rep0, rtu0) CMDP_HANDSHAKE_WAIT_AT(__FILE__, __LINE__, req0, rep0, rtu0)
+
+/*
  * Connects @p act to @p pas through a listen on @p svc, the callbacks
  * answering (REQ -> ib_cm_rep, REP -> ib_cm_rtu), with the private data of
  * @p seed; checks every callback's record. Fatal if the RTU never comes.
@@ -585,19 +705,17 @@ static inline void cmdp_connect(const char *file, int line, dp_qp_t *act, dp_qp_
 	int rej0 = dp_get(&C.n_rej);
 
 	cmdp_use(act, pas);
-	pthread_mutex_lock(&D.lock);
-	C.seed = seed;
-	pthread_mutex_unlock(&D.lock);
+	cmdp_set_seed(seed);
 	DP_ASSERT_AT(file, line, cmdp_req(act, path, svc, seed, 0) == IB_SUCCESS);
-	if (!cmdp_wait(file, line, &C.n_rtu, rtu0 + 1, "C.n_rtu"))
-		DP_FAIL_FATAL_AT(file, line, "the connection was made");
+	CMDP_HANDSHAKE_WAIT_AT(file, line, req0, rep0, rtu0);
 	pthread_mutex_lock(&D.lock);
 	DP_ASSERT_AT(file, line, C.n_req == req0 + 1);
 	DP_ASSERT_AT(file, line, C.n_rep == rep0 + 1);
 	DP_ASSERT_AT(file, line, C.n_rej == rej0);
 	DP_ASSERT_AT(file, line, C.st_rep == IB_SUCCESS);
 	DP_ASSERT_AT(file, line, C.st_rtu == IB_SUCCESS);
-	DP_ASSERT_AT(file, line, C.pas_after_rep == IB_QPS_RTR);
+	/* RTR after ib_cm_rep, unless the RTU (another thread) came first. */
+	DP_ASSERT_AT(file, line, C.pas_after_rep == IB_QPS_RTR || C.pas_after_rep == IB_QPS_RTS);
 	DP_ASSERT_AT(file, line, C.act_in_rep == IB_QPS_RTR);
 	DP_ASSERT_AT(file, line, C.act_after_rtu == IB_QPS_RTS);
 	DP_ASSERT_AT(file, line, C.pas_in_rtu == IB_QPS_RTS);
@@ -611,9 +729,9 @@ static inline void cmdp_connect(const char *file, int line, dp_qp_t *act, dp_qp_
 }
 
 /*
- * Disconnects the connection of @p from (a DREQ from it; the other side's
- * DREQ callback answers): DREP callback IB_SUCCESS, private data both
- * ways, both QPs @p after (ERROR per docs/cm.md).
+ * Disconnects the connection of @p from and @p to with a DREQ from @p from
+ * (the DREQ callback answers): DREP callback IB_SUCCESS, private data both
+ * ways, both QPs in ERROR (docs/cm.md).
  */
 #define CMDP_DISCONNECT(from, to, seed) cmdp_disconnect(__FILE__, __LINE__, (from), (to), (seed))
 
@@ -622,9 +740,7 @@ static inline void cmdp_disconnect(const char *file, int line, const dp_qp_t *fr
 {
 	int dreq0 = dp_get(&C.n_dreq), drep0 = dp_get(&C.n_drep);
 
-	pthread_mutex_lock(&D.lock);
-	C.seed = seed;
-	pthread_mutex_unlock(&D.lock);
+	cmdp_set_seed(seed);
 	DP_ASSERT_AT(file, line, cmdp_dreq(from, seed, 0) == IB_SUCCESS);
 	/* The DREQ's sender moved its QP to ERROR before sending. */
 	DP_ASSERT_AT(file, line, dp_state(from) == IB_QPS_ERROR);
@@ -667,31 +783,49 @@ static inline void cmdp_send(const char *file, int line, const dp_qp_t *a, const
 	DP_ASSERT_AT(file, line, dp_diff_byte(DP_AT(r_slot) + len, room - len, 0) == -1);
 }
 
-/* One RDMA write of @p len bytes from @p a's slot @p s_slot into slot
- * @p t_slot through @p b (the region's R_Key): the write completion, every
- * byte of the target, and the bytes around it untouched. */
-#define CMDP_WRITE(a, len, s_slot, t_slot, seed) \
-	cmdp_write(__FILE__, __LINE__, (a), (len), (s_slot), (t_slot), (seed))
+/* The receive a write with immediate data consumes (slot 48). */
+#define CMDP_IMM_SLOT 48u
 
-static inline void cmdp_write(const char *file, int line, const dp_qp_t *a, uint32_t len, uint32_t s_slot,
-			      uint32_t t_slot, uint32_t seed)
+/*
+ * @p len bytes (at least 2) from @p a's slot @p s_slot into slot @p t_slot
+ * through the region's R_Key, in two RDMA writes: the first half plain,
+ * the rest with immediate data, which completes a receive on @p b. That
+ * receive completion says every byte has landed (UC's send completions
+ * come once sent; writes of a QP are placed in order), so the target is
+ * read after it only: every byte, and the bytes after it untouched.
+ */
+#define CMDP_WRITE(a, b, len, s_slot, t_slot, seed) \
+	cmdp_write(__FILE__, __LINE__, (a), (b), (len), (s_slot), (t_slot), (seed))
+
+static inline void cmdp_write(const char *file, int line, const dp_qp_t *a, const dp_qp_t *b, uint32_t len,
+			      uint32_t s_slot, uint32_t t_slot, uint32_t seed)
 {
-	uint32_t room = 4 * DP_SLOT;
+	uint32_t room = 4 * DP_SLOT, half = len / 2;
 	uint8_t *t = DP_AT(t_slot);
+	ib_wc_t wc;
 
 	dp_fill(DP_AT(s_slot), len, seed);
 	memset(t, 0xA5, room);
+	DP_ASSERT_AT(file, line, dp_recv(b, 4000u + seed, DP_AT(CMDP_IMM_SLOT), 64) == IB_SUCCESS);
 	DP_ASSERT_AT(file, line,
-		     dp_rdma(a, 3000u + seed, WR_RDMA_WRITE, DP_AT(s_slot), len, t, D.rkey, 0) == IB_SUCCESS);
-	dp_expect(file, line, a->scq, 3000u + seed, IB_WCS_SUCCESS, IB_WC_RDMA_WRITE, len, NULL);
-	/* RC: the completion comes with the ACK, the data is there. UC: it
-	 * comes once sent; the bytes land soon after (bounded wait). */
-	if (a->type == IB_QPT_UNRELIABLE_CONN) {
-		uint64_t end = test_now_ms() + DP_WAIT_MS;
+		     dp_rdma(a, 3000u + seed, WR_RDMA_WRITE, DP_AT(s_slot), half, t, D.rkey, 0) == IB_SUCCESS);
+	{
+		ib_local_ds_t ds;
+		ib_send_wr_t wr;
 
-		while (dp_diff(t, len, seed) != -1 && test_now_ms() < end)
-			dp_pause_ms(1);
+		dp_sge(&ds, DP_AT(s_slot) + half, len - half);
+		dp_wr(&wr, 3500u + seed, WR_RDMA_WRITE, IB_SEND_OPT_SIGNALED | IB_SEND_OPT_IMMEDIATE, &ds, 1);
+		wr.immediate_data = cl_hton32(0xC0DE0000u + seed);
+		wr.remote_ops.vaddr = (uintptr_t)(t + half);
+		wr.remote_ops.rkey = D.rkey;
+		DP_ASSERT_AT(file, line, ib_post_send(a->h, &wr, NULL) == IB_SUCCESS);
 	}
+	dp_expect(file, line, a->scq, 3000u + seed, IB_WCS_SUCCESS, IB_WC_RDMA_WRITE, half, NULL);
+	dp_expect(file, line, a->scq, 3500u + seed, IB_WCS_SUCCESS, IB_WC_RDMA_WRITE, len - half, NULL);
+	memset(&wc, 0, sizeof(wc));
+	dp_expect(file, line, b->rcq, 4000u + seed, IB_WCS_SUCCESS, IB_WC_RECV_RDMA_WRITE, len - half, &wc);
+	DP_ASSERT_AT(file, line, (wc.recv.conn.recv_opt & IB_RECV_OPT_IMMEDIATE) != 0);
+	DP_ASSERT_AT(file, line, wc.recv.conn.immediate_data == cl_hton32(0xC0DE0000u + seed));
 	DP_ASSERT_AT(file, line, dp_diff(t, len, seed) == -1);
 	DP_ASSERT_AT(file, line, dp_diff_byte(t + len, room - len, 0xA5) == -1);
 }
