@@ -34,14 +34,17 @@
 #   @@ BENCH-CPU test=rate ibal_user_us=V raw_user_us=V ibal_sys_us=V raw_sys_us=V
 # plus one per run: @@ BENCH-RUN tool=ibal_perf|perftest api=ibal|raw|- test=T rep=K value=V|-
 # median=V|- [cpu_process=S cpu_main=S] (ibal_perf: CPU seconds of the process, all threads, and
-# of its main thread during the test). The table and the lines go to stdout (the host's WORK/out/bench/guest-bench.log) and
-# to the guest console (the host's serial log). Each run's output is kept in $OUT/runs/.
+# of its main thread during the test), and per paired run
+#   @@ BENCH-PAIR api=ibal|raw test=T value=V median=V|- best=V user_us=V sys_us=V
+#   @@ BENCH-PAIR api=pair test=T rounds=R ratio=R min=R max=R
+# The tables and the lines go to stdout (the host's WORK/out/bench/guest-bench.log) and to the
+# guest console (the host's serial log). Each run's output is kept in $OUT/runs/.
 #
 # Knobs: IBAL_BENCH_REPS (3), IBAL_BENCH_LAT_N (10000), IBAL_BENCH_BW_N (1000), IBAL_BENCH_RATE_N
 # (50000), IBAL_BENCH_LAT_S (2), IBAL_BENCH_BW_S (65536), IBAL_BENCH_RATE_S (64),
 # IBAL_BENCH_WINDOW (64), IBAL_BENCH_WARM (100), IBAL_BENCH_TIMEOUT (seconds per run, 120),
 # IBAL_BENCH_TESTS ("lat bw rate"), IBAL_BENCH_PERFTEST (1; 0: skip perftest),
-# IBAL_BENCH_ROUNDS (20; 0: no paired run), IBAL_BENCH_ENV
+# IBAL_BENCH_ROUNDS (40; 0: no paired run), IBAL_BENCH_ENV
 # (VAR=value[,VAR=value...] added to both APIs' ibal_perf environment, e.g.
 # IBAL_VERBS_POLL_MS=60000). They are read from the environment and from the IBAL_BENCH_*=value
 # words of the host's IBAL_RXE_ENV (so IBAL_BENCH_TESTS takes one test there).
@@ -78,7 +81,7 @@ WARM=${IBAL_BENCH_WARM:-100}
 T=${IBAL_BENCH_TIMEOUT:-120}
 TESTS=${IBAL_BENCH_TESTS:-lat bw rate}
 PERFTEST=${IBAL_BENCH_PERFTEST:-1}
-ROUNDS=${IBAL_BENCH_ROUNDS:-20}
+ROUNDS=${IBAL_BENCH_ROUNDS:-40}
 EXTRA_ENV=$(echo "${IBAL_BENCH_ENV:-}" | tr ',' ' ')
 
 RUNS=$OUT/runs
