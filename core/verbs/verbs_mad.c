@@ -787,15 +787,20 @@ static ib_wc_status_t send_one(verbs_qp_t *qp, const ib_send_wr_t *wr, const ib_
 	pthread_mutex_unlock(&port->lock);
 	if (agent < 0)
 		return IB_WCS_LOCAL_OP_ERR;
-	timeout = MAD_IS_RESP(mad) ? 0 : (int)verbs_mad_timeout_ms;
+	/* Only a request waits in the kernel for its response. A Send (the CM's
+	 * messages) expects none; kept outstanding, it would also make the
+	 * kernel refuse another Send with the same TID from this file as a
+	 * duplicate (EINVAL), as a CEP's answer to its own peer in this
+	 * process is. */
+	timeout = MAD_IS_RESP(mad) || MAD_METHOD(mad) == 0x03 ? 0 : (int)verbs_mad_timeout_ms;
 	rc = umad_send(port->fd, agent, qp->tx_buf, VERBS_MAD_SIZE, timeout, 0);
 	if (rc < 0) {
 		if (verbs_debug)
 			fprintf(stderr,
 				"verbs: umad_send class 0x%02x agent %d lid %u qpn %u grh %d gid_index %u"
-				" hop %u: %d\n",
+				" hop %u: errno %d\n",
 				MAD_CLASS(mad), agent, cl_ntoh16(addr->lid), cl_ntoh32(addr->qpn),
-				addr->grh_present, addr->gid_index, addr->hop_limit, rc);
+				addr->grh_present, addr->gid_index, addr->hop_limit, -errno);
 		return IB_WCS_LOCAL_OP_ERR;
 	}
 	return IB_WCS_SUCCESS;
