@@ -891,4 +891,56 @@ static inline void dp_empty(const char *file, int line, const dp_cq_t *cq)
 	}
 }
 
+/* The receive buffer of a UD receive: the GRH area and 256 bytes. */
+#define UD_LEN (DP_GRH_LEN + 256u)
+
+/* A pair like dp_pair() but with separate send and receive CQs for @p a. */
+static inline void pair_split(ib_qp_type_t type, const dp_link_t *l, dp_qp_t **pa, dp_qp_t **pb)
+{
+	dp_cq_t *as = dp_cq(64, 1), *ar = dp_cq(64, 1), *cb = dp_cq(64, 1);
+
+	*pa = dp_qp(type, as, ar);
+	*pb = dp_qp(type, cb, cb);
+	dp_connect(*pa, *pb, l ? l : &dp_link_default);
+}
+
+/*
+ * The main program of a data-path suite: soft unless the environment names
+ * other providers; without a CA from those, the program is skipped (77,
+ * automake's SKIP).
+ */
+static inline int dp_main(const char *suite, const test_entry_t *tests, size_t n_tests)
+{
+	const char *prov = getenv("IBAL_PROVIDERS");
+	const char *grh = getenv("IBAL_DP_FORCE_GRH");
+	ib_al_handle_t h_al = NULL;
+	size_t n = 0;
+	int rc;
+
+	D.soft = !prov || !*prov || !strcmp(prov, "soft");
+	D.force_grh = grh && !strcmp(grh, "1");
+	cl_event_construct(&D.pause);
+	if (cl_event_init(&D.pause, FALSE) != CL_SUCCESS)
+		return 2;
+	if (D.soft) {
+		setenv("IBAL_PROVIDERS", "soft", 1);
+		setenv("IBAL_SOFT_CAS", "1", 1);
+		unsetenv("IBAL_SOFT_PORTS");
+	} else {
+		if (ib_open_al(&h_al) == IB_SUCCESS) {
+			ib_get_ca_guids(h_al, NULL, &n);
+			ib_close_al(h_al);
+		}
+		if (!n) {
+			printf("test_%s: SKIP: no CA from IBAL_PROVIDERS=%s\n", suite, prov);
+			cl_event_destroy(&D.pause);
+			return 77;
+		}
+	}
+	rc = test_run_suite(suite, tests, n_tests);
+	dp_close();
+	cl_event_destroy(&D.pause);
+	return rc;
+}
+
 #endif /* TESTS_DP_FIXTURE_H */
