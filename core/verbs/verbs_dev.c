@@ -181,14 +181,15 @@ static void ibv_port_fill(verbs_ca_t *ca, uint8_t num, const struct ibv_port_att
 	pa->qkey_ctr = (uint16_t)p->qkey_viol_cntr;
 	verbs_cap_from_mask(p->port_cap_flags, &pa->cap);
 	n = p->gid_tbl_len < VERBS_MAX_GIDS ? (unsigned)p->gid_tbl_len : VERBS_MAX_GIDS;
-	pa->num_gids = 0;
+	/* An entry that cannot be read (a hole in a RoCE table) stays zero, so
+	 * that the later ones keep their indexes. */
+	pa->num_gids = (uint16_t)n;
 	for (i = 0; i < n; i++) {
 		union ibv_gid g;
 
 		if (ibv_query_gid(ca->ctx, num, (int)i, &g))
-			break;
+			memset(&g, 0, sizeof(g));
 		memcpy(pa->p_gid_table[i].raw, g.raw, 16);
-		pa->num_gids = (uint16_t)(i + 1);
 	}
 	n = p->pkey_tbl_len < VERBS_MAX_PKEYS ? (unsigned)p->pkey_tbl_len : VERBS_MAX_PKEYS;
 	pa->num_pkeys = 0;
