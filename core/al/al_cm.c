@@ -6,6 +6,19 @@
  */
 #include "al_cm_int.h"
 
+const al_cm_kern_ops_t *al_cm_kern;
+
+/* The kernel CM ops that run a handle's exchange (al_cm_kern.h), or NULL. */
+static inline const al_cm_kern_ops_t *kern_of(const ib_cm_handle_t *h)
+{
+	return (cl_ntoh32(h->cid) & AL_CM_KERN_CID) ? al_cm_kern_get() : NULL;
+}
+
+static inline boolean_t is_kern(const ib_cm_handle_t *h)
+{
+	return (cl_ntoh32(h->cid) & AL_CM_KERN_CID) != 0;
+}
+
 /* Whether an optional buffer's length is over max, or nonzero without the buffer. */
 static inline boolean_t pdata_bad(uint32_t len, uint32_t max, const void *p)
 {
@@ -17,7 +30,10 @@ static inline boolean_t pdata_bad(uint32_t len, uint32_t max, const void *p)
 static void listen_destroying(al_obj_t *p_obj)
 {
 	al_listen_t *p_l = PARENT_STRUCT(p_obj, al_listen_t, obj);
+	const al_cm_kern_ops_t *k = al_cm_kern_get();
 
+	if (k)
+		k->cancel(p_l);
 	pthread_mutex_lock(&al_cm_g.lock);
 	p_l->cancelled = TRUE;
 	if (p_l->listed)
@@ -42,6 +58,13 @@ static ib_api_status_t listen_check_port(cm_agents_t *p_ag, const ib_cm_listen_t
 	ib_port_attr_t *p_pa;
 	uint16_t lid, base, n;
 
+	/* A CA of the kernel CM's: its ops check it (RoCE: no LIDs). */
+	if (i->ca_guid != IB_ALL_CAS && al_cm_kern_owns(i->ca_guid))
+		return IB_SUCCESS;
+	if (i->ca_guid == IB_ALL_CAS && i->port_guid != IB_ALL_PORTS && al_cm_kern_get())
+		guid_ok = TRUE;
+	if (!al_cm_n_ports(p_ag) && al_cm_kern_get())
+		return IB_SUCCESS;
 	if (i->ca_guid != IB_ALL_CAS || i->port_guid != IB_ALL_PORTS) {
 		for (k = 0; k < al_cm_n_ports(p_ag); k++)
 			if ((i->ca_guid == IB_ALL_CAS || i->ca_guid == p_ag->ports[k].ca_guid) &&
@@ -166,6 +189,8 @@ ib_api_status_t ib_cm_listen(const ib_al_handle_t h_al, const ib_cm_listen_t *co
 		}
 		pthread_mutex_unlock(&al_cm_g.lock);
 	}
+	if (st == IB_SUCCESS && al_cm_kern_get())
+		st = al_cm_kern_get()->listen(p_l);
 	if (st != IB_SUCCESS) {
 		al_obj_destroy(&p_l->obj, NULL);
 		goto out;
@@ -331,6 +356,10 @@ ib_api_status_t ib_cm_req(const ib_cm_req_t *const p_cm_req)
 	st = req_check(p_cm_req);
 	if (st != IB_SUCCESS)
 		goto out;
+	if (al_cm_kern_owns(p_qp->p_pd->p_ca->p_ci->guid)) {
+		st = al_cm_kern_get()->req(p_cm_req, p_qp);
+		goto out;
+	}
 	st = ib_query_qp(p_cm_req->h_qp, &qa);
 	if (st != IB_SUCCESS)
 		goto out;
@@ -598,6 +627,8 @@ ib_api_status_t ib_cm_rep(const ib_cm_handle_t h_cm_req, const ib_cm_rep_t *cons
 	cm_sync_t sync;
 	boolean_t do_sync = FALSE;
 
+	if (is_kern(&h_cm_req))
+		return kern_of(&h_cm_req) ? kern_of(&h_cm_req)->rep(&h_cm_req, p_cm_rep) : IB_INVALID_HANDLE;
 	cl_qlist_init(&dead);
 	st = cm_lock_cep(&h_cm_req, p_cm_rep, &p_cep);
 	pthread_mutex_unlock(&al_cm_g.lock);
@@ -714,6 +745,8 @@ ib_api_status_t ib_cm_rtu(const ib_cm_handle_t h_cm_rep, const ib_cm_rtu_t *cons
 	al_cm_msg_t m;
 	ib_api_status_t st;
 
+	if (is_kern(&h_cm_rep))
+		return kern_of(&h_cm_rep) ? kern_of(&h_cm_rep)->rtu(&h_cm_rep, p_cm_rtu) : IB_INVALID_HANDLE;
 	if (!p_cm_rtu) {
 		st = cm_lock_cep(&h_cm_rep, p_cm_rtu, &p_cep);
 		pthread_mutex_unlock(&al_cm_g.lock);
@@ -758,6 +791,8 @@ ib_api_status_t ib_cm_rej(const ib_cm_handle_t h_cm, const ib_cm_rej_t *const p_
 	cl_qlist_t dead;
 	al_cm_state_t s;
 
+	if (is_kern(&h_cm))
+		return kern_of(&h_cm) ? kern_of(&h_cm)->rej(&h_cm, p_cm_rej) : IB_INVALID_HANDLE;
 	cl_qlist_init(&dead);
 	st = cm_lock_cep(&h_cm, p_cm_rej, &p_cep);
 	if (st != IB_SUCCESS)
@@ -815,6 +850,8 @@ ib_api_status_t ib_cm_mra(const ib_cm_handle_t h_cm, const ib_cm_mra_t *const p_
 	al_cm_msg_t m;
 	ib_api_status_t st = IB_SUCCESS;
 
+	if (is_kern(&h_cm))  /* no such message through the kernel CM */
+		return kern_of(&h_cm) ? IB_UNSUPPORTED : IB_INVALID_HANDLE;
 	st = cm_lock_cep(&h_cm, p_cm_mra, &p_cep);
 	if (st != IB_SUCCESS)
 		goto out;
@@ -866,6 +903,11 @@ ib_api_status_t ib_cm_dreq(const ib_cm_dreq_t *const p_cm_dreq)
 		return IB_INVALID_SETTING;
 	if (pdata_bad(p_cm_dreq->dreq_length, IB_DREQ_PDATA_SIZE, p_cm_dreq->p_dreq_pdata))
 		return IB_INVALID_SETTING;
+	if (al_cm_kern_get()) {
+		st = al_cm_kern_get()->dreq(p_cm_dreq);
+		if (st != IB_NOT_FOUND)
+			return st;
+	}
 	/* IB_FLAGS_SYNC: back after the drep callback (DREP, the peer's DREQ, or the timeout). */
 	st = cm_sync_enter_qp(p_cm_dreq->flags, 1u << EV_DREP, p_cm_dreq->h_qp, &sync, &do_sync, &p_qp);
 	if (st != IB_SUCCESS)
@@ -903,6 +945,8 @@ ib_api_status_t ib_cm_drep(const ib_cm_handle_t h_cm_dreq, const ib_cm_drep_t *c
 	al_cep_t *p_cep;
 	ib_api_status_t st = IB_SUCCESS;
 
+	if (is_kern(&h_cm_dreq))
+		return kern_of(&h_cm_dreq) ? kern_of(&h_cm_dreq)->drep(&h_cm_dreq, p_cm_drep) : IB_INVALID_HANDLE;
 	st = cm_lock_cep(&h_cm_dreq, p_cm_drep, &p_cep);
 	if (st != IB_SUCCESS)
 		goto out;
@@ -940,6 +984,8 @@ ib_api_status_t ib_cm_lap(const ib_cm_lap_t *const p_cm_lap)
 	    !pa || !p_cm_lap->pfn_cm_apr_cb || p_cm_lap->remote_resp_timeout > 31 ||
 	    pdata_bad(p_cm_lap->lap_length, IB_LAP_PDATA_SIZE, p_cm_lap->p_lap_pdata))
 		return IB_INVALID_SETTING;
+	if (al_cm_kern_get() && al_cm_kern_get()->has_qp(p_cm_lap->h_qp))
+		return IB_UNSUPPORTED;  /* no LAP through the kernel CM */
 	/* IB_FLAGS_SYNC: back after the apr callback (APR or timeout), or the
 	 * dreq callback of a DREQ that came instead. */
 	st = cm_sync_enter_qp(p_cm_lap->flags, 1u << EV_APR | 1u << EV_DREQ, p_cm_lap->h_qp, &sync, &do_sync,
@@ -990,6 +1036,8 @@ ib_api_status_t ib_cm_apr(const ib_cm_handle_t h_cm_lap, const ib_cm_apr_t *cons
 	al_cm_msg_t m;
 	ib_api_status_t st = IB_SUCCESS;
 
+	if (is_kern(&h_cm_lap))  /* no such message through the kernel CM */
+		return kern_of(&h_cm_lap) ? IB_UNSUPPORTED : IB_INVALID_HANDLE;
 	st = cm_lock_cep(&h_cm_lap, p_cm_apr, &p_cep);
 	if (st != IB_SUCCESS)
 		goto out;
@@ -1037,6 +1085,8 @@ ib_api_status_t ib_cm_handoff(const ib_cm_handle_t h_cm_req, const ib_net64_t sv
 	ib_api_status_t st;
 	cl_qlist_t dead;
 
+	if (is_kern(&h_cm_req))
+		return kern_of(&h_cm_req) ? kern_of(&h_cm_req)->handoff(&h_cm_req, svc_id) : IB_INVALID_HANDLE;
 	cl_qlist_init(&dead);
 	pthread_mutex_lock(&al_cm_g.lock);
 	p_cep = cep_of(&h_cm_req);

@@ -224,6 +224,8 @@ static ib_api_status_t AL_API agent_on_pnp(ib_pnp_rec_t *p_rec)
 		return IB_SUCCESS;
 	port_guid = p_port_rec->p_port_attr->port_guid;
 	ca_guid = p_port_rec->p_ca_attr->ca_guid;
+	if (al_cm_kern_owns(ca_guid))
+		return IB_SUCCESS;      /* the kernel's CM runs it (al_cm_kern.h) */
 	pthread_mutex_lock(&p_ag->port_lock);
 	n = p_ag->n_ports;
 	if (p_ag->closing || n >= AL_CM_MAX_PORTS)
@@ -288,7 +290,8 @@ static ib_api_status_t agents_open(cm_agents_t **pp_ag)
 	if (st != IB_SUCCESS)
 		goto fail;
 	for (i = 0; i < n; i++) {
-		if (ib_open_ca(p_ag->h_al, guids[i], NULL, NULL, &h_ca) != IB_SUCCESS)
+		if (al_cm_kern_owns(guids[i]) ||
+		    ib_open_ca(p_ag->h_al, guids[i], NULL, NULL, &h_ca) != IB_SUCCESS)
 			continue;
 		size = 0;
 		if (ib_query_ca(h_ca, NULL, &size) != IB_INSUFFICIENT_MEMORY)
@@ -313,7 +316,7 @@ static ib_api_status_t agents_open(cm_agents_t **pp_ag)
 	}
 	p_ag->n_ports = total;
 	cl_free(guids);
-	if (!total) {
+	if (!total && !al_cm_kern_get()) {  /* with kernel CM ops, their CAs suffice */
 		st = IB_ERROR;
 		guids = NULL;
 		goto fail;

@@ -344,7 +344,7 @@ void al_cm_cep_insert_locked(al_cep_t *p_cep)
 {
 	al_cm_lists_init_locked();
 	do
-		p_cep->local_id = ++al_cm_g.next_id;
+		p_cep->local_id = ++al_cm_g.next_id & ~AL_CM_KERN_CID; /* the top bit: al_cm_kern.h */
 	while (!p_cep->local_id || cl_qmap_get(&al_cm_g.ceps, p_cep->local_id) != cl_qmap_end(&al_cm_g.ceps));
 	cl_qmap_insert(&al_cm_g.ceps, p_cep->local_id, &p_cep->id_item);
 	p_cep->listed = TRUE;
@@ -1627,7 +1627,10 @@ void al_cm_qp_destroying(void *p_qp)
 {
 	al_cep_t *p_cep;
 	cl_qlist_t dead;
+	const al_cm_kern_ops_t *k = al_cm_kern_get();
 
+	if (k)
+		k->qp_destroying(p_qp);
 	cl_qlist_init(&dead);
 	pthread_mutex_lock(&al_cm_g.lock);
 	while ((p_cep = al_cm_cep_by_qp(p_qp)) != NULL) {

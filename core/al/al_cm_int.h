@@ -30,6 +30,7 @@
 #include "al_cm.h"
 #include "al_cm_wire.h"
 #include "al_verbs.h"
+#include "al_cm_kern.h"
 
 /* The key of a CM table entry: three numbers compared in order. */
 typedef struct cm_key {

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "verbs_prov.h"
+#include "verbs_kcm.h"
 
 #ifdef HAVE_VERBS_PROV
 
@@ -48,11 +49,15 @@ static ib_api_status_t verbs_init(const al_prov_upcalls_t *up)
 	verbs_issm = (int)env_uint(VERBS_ENV_ISSM, 0, 0, 1);
 	/* Fails where there is no umad ABI (no RDMA stack): then no CA is listed. */
 	(void)umad_init();
+	if (verbs_kcm_init)
+		verbs_kcm_init();
 	return IB_SUCCESS;
 }
 
 static void verbs_cleanup(void)
 {
+	if (verbs_kcm_cleanup)
+		verbs_kcm_cleanup();
 	umad_done();
 	memset(&verbs_upcalls, 0, sizeof(verbs_upcalls));
 }

@@ -44,6 +44,16 @@
 #define CMDP_RETRIES 3      /* resends of each CM message */
 #define CMDP_DEPTH   2      /* RDMA read/atomic depths asked for (clipped to the CA's) */
 
+/* Set when the kernel's CM runs the exchanges (IBAL_RXE_PHASE=kcm: the verbs
+ * provider goes through librdmacm, docs/verbs-provider.md): a REQ carries at
+ * most 48 bytes of private data (librdmacm's header and ibal's service ID
+ * take the rest), an RTU, DREQ or DREP none. */
+static int cmdp_kcm;
+#define CMDP_REQ_LEN  (cmdp_kcm ? 48u : (unsigned)IB_REQ_PDATA_SIZE)
+#define CMDP_RTU_LEN  (cmdp_kcm ? 0u : (unsigned)IB_RTU_PDATA_SIZE)
+#define CMDP_DREQ_LEN (cmdp_kcm ? 0u : (unsigned)IB_DREQ_PDATA_SIZE)
+#define CMDP_DREP_LEN (cmdp_kcm ? 0u : (unsigned)IB_DREP_PDATA_SIZE)
+
 /* Seeds of the private data patterns, per message (plus C.seed). */
 enum { PD_REQ = 1, PD_REP, PD_RTU, PD_REJ, PD_DREQ, PD_DREP };
 
@@ -293,7 +303,7 @@ static inline void AL_API cmdp_on_dreq(ib_cm_dreq_rec_t *p)
 		memset(&d, 0, sizeof(d));
 		cmdp_pdata(pd, sizeof(pd), PD_DREP, seed);
 		d.p_drep_pdata = pd;
-		d.drep_length = sizeof(pd);
+		d.drep_length = (uint8_t)CMDP_DREP_LEN;
 		st = ib_cm_drep(p->h_cm_dreq, &d);
 	}
 	pthread_mutex_lock(&D.lock);
@@ -324,7 +334,7 @@ static inline void cmdp_rtu_fill(ib_cm_rtu_t *t, uint8_t *pd, uint32_t seed, ib_
 	cmdp_pdata(pd, IB_RTU_PDATA_SIZE, PD_RTU, seed);
 	t->access_ctrl = access;
 	t->p_rtu_pdata = pd;
-	t->rtu_length = IB_RTU_PDATA_SIZE;
+	t->rtu_length = (uint8_t)CMDP_RTU_LEN;
 	t->pfn_cm_dreq_cb = cmdp_on_dreq;
 }
 
@@ -617,7 +627,7 @@ static inline void cmdp_req_fill(ib_cm_req_t *q, uint8_t *pd, const dp_qp_t *act
 	q->p_primary_path = path;
 	q->pfn_cm_rep_cb = cmdp_on_rep;
 	q->p_req_pdata = pd;
-	q->req_length = IB_REQ_PDATA_SIZE;
+	q->req_length = (uint8_t)CMDP_REQ_LEN;
 	q->qp_type = act->type;
 	q->h_qp = act->h;
 	if (act->type == IB_QPT_RELIABLE_CONN) {
@@ -654,7 +664,7 @@ static inline ib_api_status_t cmdp_dreq(const dp_qp_t *qp, uint32_t seed, ib_al_
 	cmdp_pdata(pd, sizeof(pd), PD_DREQ, seed);
 	d.flags = flags;
 	d.p_dreq_pdata = pd;
-	d.dreq_length = sizeof(pd);
+	d.dreq_length = (uint8_t)CMDP_DREQ_LEN;
 	d.qp_type = qp->type;
 	d.h_qp = qp->h;
 	d.pfn_cm_drep_cb = cmdp_on_drep;
@@ -719,9 +729,9 @@ static inline void cmdp_connect(const char *file, int line, dp_qp_t *act, dp_qp_
 	DP_ASSERT_AT(file, line, C.act_in_rep == IB_QPS_RTR);
 	DP_ASSERT_AT(file, line, C.act_after_rtu == IB_QPS_RTS);
 	DP_ASSERT_AT(file, line, C.pas_in_rtu == IB_QPS_RTS);
-	DP_ASSERT_AT(file, line, cmdp_pdata_ok(C.req_pdata, IB_REQ_PDATA_SIZE, PD_REQ, seed));
+	DP_ASSERT_AT(file, line, cmdp_pdata_ok(C.req_pdata, CMDP_REQ_LEN, PD_REQ, seed));
 	DP_ASSERT_AT(file, line, cmdp_pdata_ok(C.rep_pdata, IB_REP_PDATA_SIZE, PD_REP, seed));
-	DP_ASSERT_AT(file, line, cmdp_pdata_ok(C.rtu_pdata, IB_RTU_PDATA_SIZE, PD_RTU, seed));
+	DP_ASSERT_AT(file, line, cmdp_pdata_ok(C.rtu_pdata, CMDP_RTU_LEN, PD_RTU, seed));
 	DP_ASSERT_AT(file, line, C.n_bad == 0);
 	pthread_mutex_unlock(&D.lock);
 	DP_ASSERT_AT(file, line, dp_state(act) == IB_QPS_RTS);
@@ -754,8 +764,8 @@ static inline void cmdp_disconnect(const char *file, int line, const dp_qp_t *fr
 	DP_ASSERT_AT(file, line, C.dreq.qp_context == to);
 	/* The receiver's QP is in ERROR when its DREQ callback runs. */
 	DP_ASSERT_AT(file, line, C.state_in_dreq == IB_QPS_ERROR);
-	DP_ASSERT_AT(file, line, cmdp_pdata_ok(C.dreq_pdata, IB_DREQ_PDATA_SIZE, PD_DREQ, seed));
-	DP_ASSERT_AT(file, line, cmdp_pdata_ok(C.drep_pdata, IB_DREP_PDATA_SIZE, PD_DREP, seed));
+	DP_ASSERT_AT(file, line, cmdp_pdata_ok(C.dreq_pdata, CMDP_DREQ_LEN, PD_DREQ, seed));
+	DP_ASSERT_AT(file, line, cmdp_pdata_ok(C.drep_pdata, CMDP_DREP_LEN, PD_DREP, seed));
 	pthread_mutex_unlock(&D.lock);
 	DP_ASSERT_AT(file, line, dp_state(from) == IB_QPS_ERROR);
 	DP_ASSERT_AT(file, line, dp_state(to) == IB_QPS_ERROR);
