@@ -1253,7 +1253,10 @@ static ib_api_status_t kc_req(const ib_cm_req_t *r, al_qp_t *p_qp)
 		} else {
 			((struct sockaddr_in6 *)&src)->sin6_port = 0;
 		}
-		err = rdma_resolve_addr(c->id, (struct sockaddr *)&src, (struct sockaddr *)&dst, 4000) ? errno : 0;
+		/* A source of another family than the destination (the port's
+		 * link-local GID to an IPv4-mapped one): the kernel picks it. */
+		err = rdma_resolve_addr(c->id, src.ss_family == dst.ss_family ? (struct sockaddr *)&src : NULL,
+					(struct sockaddr *)&dst, 4000) ? errno : 0;
 	}
 	if (err) {
 		KC_DBG("REQ: resolve: %s\n", strerror(err));

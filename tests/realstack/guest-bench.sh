@@ -300,6 +300,44 @@ for t in $TESTS; do
 	esac
 done
 
+# ---- CM connection rate: ibal_cmtime (ib_cm_* through librdmacm, the kernel CM
+# being loaded here) against rdma-core's cmtime, N connections each, server and
+# client on this device; the wall time of the client run (/proc/uptime).
+CM_N=${IBAL_BENCH_CM_N:-200}
+uptime_cs() { awk '{ split($1, a, "."); print a[1] * 100 + a[2] }' /proc/uptime; }
+cm_rate() { # name, then the server and client commands as one string each
+	name=$1 srv=$2 cli=$3
+	log=$RUNS/cm-$name.log
+	sh -c "$srv" >"$log.srv" 2>&1 </dev/null &
+	spid=$!
+	sleep 1 # the server's listen (a shell bench, not a test)
+	t0=$(uptime_cs)
+	timeout -k 5 "$T" sh -c "$cli" >"$log" 2>&1 </dev/null
+	rc=$?
+	t1=$(uptime_cs)
+	kill "$spid" 2>/dev/null
+	wait "$spid" 2>/dev/null
+	if [ $rc = 0 ] && [ "$t1" -gt "$t0" ]; then
+		echo "$CM_N $t0 $t1" | awk '{ printf "%.0f", $1 * 100 / ($3 - $2) }'
+	else
+		FAILED=1
+		show "guest-bench: CM run $name failed (exit $rc); last lines of $log:"
+		tail -5 "$log" | while read -r l; do show "  | $l"; done
+		echo -
+	fi
+}
+CMT=$BIN/ibal_cmtime
+CM_IBAL=- CM_RAW=-
+if [ -x "$CMT" ] && command -v cmtime >/dev/null 2>&1; then
+	CM_IBAL=$(cm_rate ibal "env IBAL_PROVIDERS=verbs LD_LIBRARY_PATH=$LIB $CMT -s -c $CM_N -n 0 -T $T" \
+		"env IBAL_PROVIDERS=verbs LD_LIBRARY_PATH=$LIB $CMT -c $CM_N -n 0 -T $T ::ffff:$IP")
+	CM_RAW=$(cm_rate cmtime "cmtime -b $IP -c $CM_N" "cmtime -s $IP -c $CM_N")
+	show "@@ BENCH-CM tool=ibal_cmtime n=$CM_N conn_per_s=$CM_IBAL"
+	show "@@ BENCH-CM tool=cmtime n=$CM_N conn_per_s=$CM_RAW"
+else
+	show "guest-bench: CM rate skipped (ibal_cmtime or rdma-core's cmtime missing)"
+fi
+
 show ""
 show "ibal data path on $DEV (best of $REPS; lat: one-way us, lower is better; bw, rate: higher is better)"
 show "$(printf '%-26s | %12s | %12s | %8s | %12s | %s' test ibal 'raw verbs' ibal/raw perftest \
@@ -311,6 +349,9 @@ while read -r t m u s n iv rv r pv P PMIN PMAX; do
 	show "$(printf '%-26s | %12s | %12s | %8s | %12s | %s' "$t $m ($u, ${s} B)" "$iv" "$rv" "$r" "$pv" "$pr")"
 done <"$ROWS"
 show "perftest: lat ib_send_lat -I 0 (t_avg, t_typical), bw ib_write_bw, rate ib_send_bw (receiver's MsgRate)"
+show ""
+show "CM connection rate on $DEV ($CM_N connections, connect + disconnect, wall time of the client):"
+show "  ibal_cmtime (ib_cm_* through librdmacm): $CM_IBAL/s   rdma-core cmtime: $CM_RAW/s   ratio $(ratio "$CM_IBAL" "$CM_RAW")"
 if [ -s "$CPUROWS" ]; then
 	show ""
 	show "CPU us per operation in the paired runs (the process, all threads; lat: per round trip;"
