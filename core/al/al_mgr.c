@@ -14,6 +14,7 @@
 #include <string.h>
 #include <complib/cl_memory.h>
 #include "al_verbs.h"
+#include "al_ioc.h"
 
 void (*al_close_al_hook)(void);
 
@@ -193,6 +194,8 @@ ib_api_status_t ib_close_al(const ib_al_handle_t h_al)
 		return IB_INVALID_AL_HANDLE;
 	if (al_close_al_hook)
 		al_close_al_hook();
+	/* The DM agents of the IOCs that went with the instance end first. */
+	al_dm_agent_quiesce();
 	pthread_mutex_lock(&mgr_lock);
 	if (n_open && !--n_open)
 		last_close();

@@ -1,5 +1,5 @@
 /*
- * ibal access layer: PnP registrations of the CA and port classes (ib_reg_pnp, ib_dereg_pnp).
+ * ibal access layer: PnP registrations (ib_reg_pnp, ib_dereg_pnp, ib_reject_ioc) and their delivery.
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  *
  * The PnP manager keeps a model of every CA of every loaded provider: the
@@ -21,6 +21,14 @@
  * never run concurrently for one registration) and whether the user
  * declined the device. Attribute snapshots are shared, reference counted
  * and never changed once made.
+ *
+ * The IOU and IOC classes share the registrations and the delivery; what
+ * they report comes from the IOC discovery (al_ioc_pnp.c), which calls
+ * al_pnp_ioc_event() with pnp_lock held for every change it finds and
+ * al_ioc_pnp_announce() tells a new registration of what is known. Their
+ * initial state is complete once the discovery made its first sweep: a
+ * registration made before waits for it for IB_PNP_REG_COMPLETE and
+ * IB_PNP_FLAG_REG_SYNC (al_pnp_ioc_swept()).
  *
  * Locks: life_lock serializes starting and stopping; pnp_lock guards the
  * model and the registration lists and is taken before the manager's
@@ -52,7 +60,8 @@ typedef struct pnp_dev {
 	cl_list_item_t item;         /* on al_pnp_t::devs while it exists */
 	ib_net64_t guid;             /* CA GUID or port GUID */
 	void *context;               /* the user's (callbacks only) */
-	boolean_t declined;          /* a callback returned an error (callbacks only) */
+	uint32_t declined;           /* atomic: a callback returned an error, or ib_reject_ioc() */
+	uint64_t ioc_id;             /* IOC class: the h_ioc_event of its events */
 } pnp_dev_t;
 
 /* A registration. */
@@ -60,12 +69,17 @@ typedef struct al_pnp {
 	al_obj_t obj;
 	cl_list_item_t item;         /* on reg_list while listed (pnp_lock) */
 	boolean_t listed;
-	uint32_t pnp_class;          /* IB_PNP_CA or IB_PNP_PORT */
+	uint32_t pnp_class;          /* IB_PNP_CA, IB_PNP_PORT, IB_PNP_IOU or IB_PNP_IOC */
+	al_inst_t *p_inst;           /* its AL instance (ib_reject_ioc) */
 	ib_pnp_handle_t h;           /* the handle, for the records */
 	const void *pnp_context;
 	ib_pfn_pnp_cb_t pfn;
 	cl_qlist_t devs;             /* pnp_dev_t (pnp_lock) */
 	uint32_t dereg;              /* atomic: being destroyed, no more user callbacks */
+	/* IOU/IOC: what waits for the discovery's first sweep (pnp_lock). */
+	boolean_t pending;
+	ib_pnp_event_t pending_ev;   /* IB_PNP_REG_COMPLETE or 0 */
+	struct pnp_sync *p_pending_sync;
 } al_pnp_t;
 
 /* What ib_reg_pnp() waits on for IB_PNP_FLAG_REG_SYNC. */
@@ -86,6 +100,7 @@ typedef struct pnp_event {
 	ib_net64_t guid;
 	boolean_t free_dev;          /* a removal: p_dev goes with the event */
 	pnp_sync_t *p_sync;          /* signaled after the event */
+	void *p_rec;                 /* IOU/IOC: the whole record (cl_malloc'd) */
 } pnp_event_t;
 
 static pthread_mutex_t life_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -97,6 +112,18 @@ static cl_thread_t pnp_thread;
 static pthread_mutex_t poke_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t poke_cond = PTHREAD_COND_INITIALIZER;
 static boolean_t poked, stopping, running; /* poke_lock */
+static uint64_t next_ioc_id = 1;     /* pnp_lock */
+
+static boolean_t is_ioc_class(uint32_t pnp_class)
+{
+	return pnp_class == IB_PNP_IOU || pnp_class == IB_PNP_IOC;
+}
+
+/* The event removes its device (a path removal does not). */
+static boolean_t is_dev_removal(ib_pnp_event_t event)
+{
+	return (event & IB_PNP_EVENT_REMOVE) && !(event & IB_PNP_EVENT_PATH);
+}
 
 /* The PnP event announcing each link state (IB_LINK_*); 0: none. */
 static const ib_pnp_event_t state_event[] = {
@@ -163,28 +190,33 @@ static void deliver(pnp_event_t *p_ev)
 		ib_pnp_port_rec_t port;
 	} rec;
 	ib_ca_attr_t *p_attr = p_ev->p_snap ? p_ev->p_snap->p_attr : NULL;
+	ib_pnp_rec_t *p_base = p_ev->p_rec ? (ib_pnp_rec_t *)p_ev->p_rec : &rec.base;
 	ib_api_status_t st;
 
 	memset(&rec, 0, sizeof(rec));
-	rec.base.pnp_event = p_ev->event;
-	rec.base.h_pnp = p_reg->h;
-	rec.base.pnp_context = (void *)(uintptr_t)p_reg->pnp_context;
-	rec.base.context = p_ev->p_dev ? p_ev->p_dev->context : NULL;
-	rec.base.guid = p_ev->guid;
-	rec.base.ca_guid = p_ev->ca_guid;
-	if (p_reg->pnp_class == IB_PNP_CA) {
+	p_base->pnp_event = p_ev->event;
+	p_base->h_pnp = p_reg->h;
+	p_base->pnp_context = (void *)(uintptr_t)p_reg->pnp_context;
+	p_base->context = p_ev->p_dev ? p_ev->p_dev->context : NULL;
+	p_base->guid = p_ev->guid;
+	p_base->ca_guid = p_ev->ca_guid;
+	if (p_ev->event == IB_PNP_IOC_ADD && p_ev->p_dev)
+		p_base->h_ioc_event = (ib_pnp_handle_t)(uintptr_t)p_ev->p_dev->ioc_id;
+	if (p_ev->p_rec) {
+		/* the record was made by the discovery */
+	} else if (p_reg->pnp_class == IB_PNP_CA) {
 		rec.ca.p_ca_attr = p_attr;
 	} else if (p_attr) {
 		rec.port.p_ca_attr = p_attr;
 		rec.port.p_port_attr = &p_attr->p_port_attr[p_ev->port_idx];
 	}
-	st = p_reg->pfn(&rec.base);
+	st = p_reg->pfn(p_base);
 	if (!p_ev->p_dev)
 		return;
 	if (st != IB_SUCCESS && !(p_ev->event & IB_PNP_EVENT_REMOVE))
-		p_ev->p_dev->declined = TRUE;
+		__atomic_store_n(&p_ev->p_dev->declined, 1, __ATOMIC_RELEASE);
 	else
-		p_ev->p_dev->context = rec.base.context;
+		p_ev->p_dev->context = p_base->context;
 }
 
 static void event_done(pnp_event_t *p_ev)
@@ -192,6 +224,7 @@ static void event_done(pnp_event_t *p_ev)
 	if (p_ev->free_dev)
 		cl_free(p_ev->p_dev);
 	snap_put(p_ev->p_snap);
+	cl_free(p_ev->p_rec);
 	if (p_ev->p_sync)
 		sync_signal(p_ev->p_sync);
 	cl_free(p_ev);
@@ -202,23 +235,24 @@ static void run_event(void *context)
 	pnp_event_t *p_ev = (pnp_event_t *)context;
 
 	if (p_ev->event && !__atomic_load_n(&p_ev->p_reg->dereg, __ATOMIC_ACQUIRE) &&
-	    !(p_ev->p_dev && p_ev->p_dev->declined))
+	    !(p_ev->p_dev && __atomic_load_n(&p_ev->p_dev->declined, __ATOMIC_ACQUIRE)))
 		deliver(p_ev);
 	event_done(p_ev);
 }
 
 /* pnp_lock held: queues an event on a registration. A removal's device
  * must already be off the registration's list. */
-static void queue_event(al_pnp_t *p_reg, ib_pnp_event_t event, pnp_dev_t *p_dev,
-			pnp_snap_t *p_snap, uint8_t port_idx, ib_net64_t ca_guid, ib_net64_t guid,
-			pnp_sync_t *p_sync)
+static void queue_event_rec(al_pnp_t *p_reg, ib_pnp_event_t event, pnp_dev_t *p_dev,
+			    pnp_snap_t *p_snap, uint8_t port_idx, ib_net64_t ca_guid,
+			    ib_net64_t guid, pnp_sync_t *p_sync, void *p_rec)
 {
 	pnp_event_t *p_ev = (pnp_event_t *)cl_zalloc(sizeof(*p_ev));
 
 	if (!p_ev) {
+		cl_free(p_rec);
 		/* Out of memory: the event is lost, but nothing leaks and a
 		 * synchronous registration still returns. */
-		if (p_dev && (event & IB_PNP_EVENT_REMOVE))
+		if (p_dev && is_dev_removal(event))
 			cl_free(p_dev);
 		if (p_sync)
 			sync_signal(p_sync);
@@ -231,10 +265,18 @@ static void queue_event(al_pnp_t *p_reg, ib_pnp_event_t event, pnp_dev_t *p_dev,
 	p_ev->port_idx = port_idx;
 	p_ev->ca_guid = ca_guid;
 	p_ev->guid = guid;
-	p_ev->free_dev = p_dev && (event & IB_PNP_EVENT_REMOVE);
+	p_ev->free_dev = p_dev && is_dev_removal(event);
 	p_ev->p_sync = p_sync;
+	p_ev->p_rec = p_rec;
 	if (al_obj_queue_callback(&p_reg->obj, run_event, p_ev) != IB_SUCCESS)
 		event_done(p_ev);
+}
+
+static void queue_event(al_pnp_t *p_reg, ib_pnp_event_t event, pnp_dev_t *p_dev,
+			pnp_snap_t *p_snap, uint8_t port_idx, ib_net64_t ca_guid, ib_net64_t guid,
+			pnp_sync_t *p_sync)
+{
+	queue_event_rec(p_reg, event, p_dev, p_snap, port_idx, ca_guid, guid, p_sync, NULL);
 }
 
 /* ---- Devices of a registration (pnp_lock held) ---- */
@@ -270,6 +312,8 @@ static void announce_ca(al_pnp_t *p_reg, const pnp_ca_t *p_ca)
 	pnp_dev_t *p_dev;
 	uint8_t i;
 
+	if (is_ioc_class(p_reg->pnp_class))
+		return;
 	if (p_reg->pnp_class == IB_PNP_CA) {
 		p_dev = dev_add(p_reg, p_ca->guid);
 		if (p_dev)
@@ -300,6 +344,8 @@ static void announce_gone(al_pnp_t *p_reg, const pnp_ca_t *p_ca)
 	pnp_dev_t *p_dev;
 	int i;
 
+	if (is_ioc_class(p_reg->pnp_class))
+		return;
 	if (p_reg->pnp_class == IB_PNP_CA) {
 		p_dev = dev_find(p_reg, p_ca->guid);
 		if (p_dev) {
@@ -567,12 +613,19 @@ static void reg_destroying(al_obj_t *p_obj)
 {
 	al_pnp_t *p_reg = PARENT_STRUCT(p_obj, al_pnp_t, obj);
 
+	pnp_sync_t *p_sync;
+
 	__atomic_store_n(&p_reg->dereg, 1, __ATOMIC_RELEASE);
 	pthread_mutex_lock(&pnp_lock);
 	if (p_reg->listed)
 		cl_qlist_remove_item(&reg_list, &p_reg->item);
 	p_reg->listed = FALSE;
+	p_sync = p_reg->p_pending_sync;
+	p_reg->p_pending_sync = NULL;
+	p_reg->pending = FALSE;
 	pthread_mutex_unlock(&pnp_lock);
+	if (p_sync)
+		sync_signal(p_sync); /* ib_reg_pnp() waiting for the first sweep returns */
 }
 
 static void reg_cleanup(al_obj_t *p_obj)
@@ -581,6 +634,8 @@ static void reg_cleanup(al_obj_t *p_obj)
 
 	while (cl_qlist_count(&p_reg->devs))
 		cl_free(cl_qlist_remove_head(&p_reg->devs));
+	if (is_ioc_class(p_reg->pnp_class))
+		al_ioc_pnp_unuse();
 	pnp_unuse();
 }
 
@@ -598,9 +653,7 @@ static ib_api_status_t check_req(const ib_pnp_req_t *p_req)
 	    (p_req->pnp_class & ~(IB_PNP_CLASS_MASK | IB_PNP_FLAG_REG_SYNC |
 				  IB_PNP_FLAG_REG_COMPLETE)))
 		return IB_INVALID_PARAMETER;
-	if (cls == IB_PNP_IOU || cls == IB_PNP_IOC)
-		return IB_UNSUPPORTED;
-	if (cls != IB_PNP_CA && cls != IB_PNP_PORT)
+	if (cls != IB_PNP_CA && cls != IB_PNP_PORT && !is_ioc_class(cls))
 		return IB_INVALID_PARAMETER;
 	if ((p_req->pnp_class & IB_PNP_FLAG_REG_SYNC) && al_is_cb_thread())
 		return IB_INVALID_STATE;
@@ -618,8 +671,14 @@ static ib_api_status_t reg_create(al_inst_t *p_al, const ib_pnp_req_t *p_req, al
 	p_reg->pnp_class = p_req->pnp_class & IB_PNP_CLASS_MASK;
 	p_reg->pnp_context = p_req->pnp_context;
 	p_reg->pfn = p_req->pfn_pnp_cb;
+	p_reg->p_inst = p_al;
 	cl_qlist_init(&p_reg->devs);
 	st = pnp_use();
+	if (st == IB_SUCCESS && is_ioc_class(p_reg->pnp_class)) {
+		st = al_ioc_pnp_use();
+		if (st != IB_SUCCESS)
+			pnp_unuse();
+	}
 	if (st != IB_SUCCESS) {
 		cl_free(p_reg);
 		return st;
@@ -629,6 +688,8 @@ static ib_api_status_t reg_create(al_inst_t *p_al, const ib_pnp_req_t *p_req, al
 			 reg_cleanup, reg_free);
 	if (st != IB_SUCCESS) {
 		al_obj_deinit(&p_reg->obj);
+		if (is_ioc_class(p_reg->pnp_class))
+			al_ioc_pnp_unuse();
 		cl_free(p_reg);
 		pnp_unuse();
 		return st;
@@ -649,6 +710,7 @@ ib_api_status_t ib_reg_pnp(const ib_al_handle_t h_al, const ib_pnp_req_t *const 
 	al_inst_t *p_al = al_inst_enter(h_al);
 	al_pnp_t *p_reg = NULL;
 	pnp_sync_t sync, *p_sync = NULL;
+	ib_pnp_event_t complete;
 	cl_list_item_t *it;
 	ib_api_status_t st;
 
@@ -668,16 +730,25 @@ ib_api_status_t ib_reg_pnp(const ib_al_handle_t h_al, const ib_pnp_req_t *const 
 		p_sync = &sync;
 	}
 	*ph_pnp = p_reg->h;
+	complete = (p_pnp_req->pnp_class & IB_PNP_FLAG_REG_COMPLETE) ? IB_PNP_REG_COMPLETE : 0;
 	pthread_mutex_lock(&pnp_lock);
 	rescan();
 	cl_qlist_insert_tail(&reg_list, &p_reg->item);
 	p_reg->listed = TRUE;
-	for (it = cl_qlist_head(&ca_list); it != cl_qlist_end(&ca_list); it = cl_qlist_next(it))
-		announce_ca(p_reg, PARENT_STRUCT(it, pnp_ca_t, item));
-	if (p_sync || (p_pnp_req->pnp_class & IB_PNP_FLAG_REG_COMPLETE))
-		queue_event(p_reg,
-			    (p_pnp_req->pnp_class & IB_PNP_FLAG_REG_COMPLETE) ? IB_PNP_REG_COMPLETE : 0,
-			    NULL, NULL, 0, 0, 0, p_sync);
+	if (is_ioc_class(p_reg->pnp_class) && !al_ioc_pnp_ready()) {
+		/* The first sweep will report what is there, then complete. */
+		p_reg->pending = TRUE;
+		p_reg->pending_ev = complete;
+		p_reg->p_pending_sync = p_sync;
+	} else {
+		if (is_ioc_class(p_reg->pnp_class))
+			al_ioc_pnp_announce(p_reg, p_reg->pnp_class);
+		for (it = cl_qlist_head(&ca_list); it != cl_qlist_end(&ca_list);
+		     it = cl_qlist_next(it))
+			announce_ca(p_reg, PARENT_STRUCT(it, pnp_ca_t, item));
+		if (p_sync || complete)
+			queue_event(p_reg, complete, NULL, NULL, 0, 0, 0, p_sync);
+	}
 	pthread_mutex_unlock(&pnp_lock);
 	AL_EXIT(h_al);
 	if (p_sync) {
@@ -694,4 +765,108 @@ ib_api_status_t ib_reg_pnp(const ib_al_handle_t h_al, const ib_pnp_req_t *const 
 ib_api_status_t ib_dereg_pnp(const ib_pnp_handle_t h_pnp, const ib_pfn_destroy_cb_t pfn_destroy_cb)
 {
 	return al_destroy_handle((void *)h_pnp, AL_HDL_PNP, pfn_destroy_cb, IB_INVALID_HANDLE);
+}
+
+/* ---- The IOU and IOC classes (al_ioc_pnp.c reports) ---- */
+
+void al_pnp_lock(void)
+{
+	pthread_mutex_lock(&pnp_lock);
+}
+
+void al_pnp_unlock(void)
+{
+	pthread_mutex_unlock(&pnp_lock);
+}
+
+/* pnp_lock held: one IOU/IOC event for one registration. */
+static void ioc_event_one(al_pnp_t *p_reg, ib_pnp_event_t event, ib_net64_t guid,
+			  ib_net64_t ca_guid, const void *p_rec, size_t rec_size)
+{
+	pnp_dev_t *p_dev = dev_find(p_reg, guid);
+	void *p_copy;
+
+	if ((event & IB_PNP_EVENT_ADD) && !(event & IB_PNP_EVENT_PATH)) {
+		if (p_dev)
+			return; /* already told */
+		p_dev = dev_add(p_reg, guid);
+		if (!p_dev)
+			return;
+		if (event == IB_PNP_IOC_ADD)
+			p_dev->ioc_id = next_ioc_id++;
+	} else if (!p_dev) {
+		return; /* never told of it */
+	} else if (is_dev_removal(event)) {
+		cl_qlist_remove_item(&p_reg->devs, &p_dev->item);
+	}
+	p_copy = cl_malloc(rec_size);
+	if (!p_copy) {
+		if (is_dev_removal(event))
+			cl_free(p_dev);
+		return;
+	}
+	memcpy(p_copy, p_rec, rec_size);
+	queue_event_rec(p_reg, event, p_dev, NULL, 0, ca_guid, guid, NULL, p_copy);
+}
+
+void al_pnp_ioc_event(struct al_pnp *p_reg, ib_pnp_event_t event, ib_net64_t guid,
+		      ib_net64_t ca_guid, const void *p_rec, size_t rec_size)
+{
+	uint32_t cls = event & IB_PNP_CLASS_MASK;
+	cl_list_item_t *it;
+
+	if (p_reg) {
+		ioc_event_one(p_reg, event, guid, ca_guid, p_rec, rec_size);
+		return;
+	}
+	for (it = cl_qlist_head(&reg_list); it != cl_qlist_end(&reg_list); it = cl_qlist_next(it)) {
+		al_pnp_t *p = PARENT_STRUCT(it, al_pnp_t, item);
+
+		if (p->pnp_class == cls)
+			ioc_event_one(p, event, guid, ca_guid, p_rec, rec_size);
+	}
+}
+
+void al_pnp_ioc_swept(void)
+{
+	cl_list_item_t *it;
+
+	for (it = cl_qlist_head(&reg_list); it != cl_qlist_end(&reg_list); it = cl_qlist_next(it)) {
+		al_pnp_t *p = PARENT_STRUCT(it, al_pnp_t, item);
+
+		if (!p->pending)
+			continue;
+		p->pending = FALSE;
+		if (p->pending_ev || p->p_pending_sync)
+			queue_event(p, p->pending_ev, NULL, NULL, 0, 0, 0, p->p_pending_sync);
+		p->p_pending_sync = NULL;
+	}
+}
+
+ib_api_status_t ib_reject_ioc(const ib_al_handle_t h_al, const ib_pnp_handle_t h_ioc_event)
+{
+	al_inst_t *p_al = al_inst_enter(h_al);
+	uint64_t id = (uint64_t)(uintptr_t)h_ioc_event;
+	ib_api_status_t st = IB_INVALID_HANDLE;
+	cl_list_item_t *it, *d;
+
+	if (!p_al)
+		return IB_INVALID_AL_HANDLE;
+	pthread_mutex_lock(&pnp_lock);
+	for (it = cl_qlist_head(&reg_list); id && st != IB_SUCCESS && it != cl_qlist_end(&reg_list);
+	     it = cl_qlist_next(it)) {
+		al_pnp_t *p = PARENT_STRUCT(it, al_pnp_t, item);
+
+		if (p->pnp_class != IB_PNP_IOC || p->p_inst != p_al)
+			continue;
+		for (d = cl_qlist_head(&p->devs); d != cl_qlist_end(&p->devs); d = cl_qlist_next(d))
+			if (((pnp_dev_t *)d)->ioc_id == id) {
+				__atomic_store_n(&((pnp_dev_t *)d)->declined, 1, __ATOMIC_RELEASE);
+				st = IB_SUCCESS;
+				break;
+			}
+	}
+	pthread_mutex_unlock(&pnp_lock);
+	AL_EXIT(h_al);
+	return st;
 }

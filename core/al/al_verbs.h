@@ -145,6 +145,41 @@ ib_api_status_t al_ca_guids_alloc(ib_net64_t **pp_guids, size_t *p_count);
  * re-reads the CAs on its thread. Any thread; no lock needed. */
 void al_pnp_poke(void);
 
+/* ---- al_pnp.c <-> al_ioc_pnp.c: the IOU and IOC classes ---- */
+
+struct al_pnp;
+
+/* The lock guarding the registrations and the discovered IOCs. */
+void al_pnp_lock(void);
+void al_pnp_unlock(void);
+
+/* Lock held: queues an IOU or IOC event on one registration (p_reg) or on
+ * every registration of the event's class (p_reg NULL). p_rec is the whole
+ * record (ib_pnp_iou_rec_t, ib_pnp_ioc_rec_t or ib_pnp_ioc_path_rec_t) of
+ * rec_size bytes, copied; its pnp_rec part is filled at delivery. guid
+ * names the device (IOU or IOC GUID); ADD makes it known, REMOVE forgets
+ * it, path events need it known. */
+void al_pnp_ioc_event(struct al_pnp *p_reg, ib_pnp_event_t event, ib_net64_t guid,
+		      ib_net64_t ca_guid, const void *p_rec, size_t rec_size);
+
+/* Lock held: a sweep ended; registrations waiting for the first one get
+ * their IB_PNP_REG_COMPLETE (and ib_reg_pnp() its return). */
+void al_pnp_ioc_swept(void);
+
+/* al_ioc_pnp.c. Counts an IOU/IOC registration in (the first starts the
+ * discovery thread) or out (the last stops it). */
+ib_api_status_t al_ioc_pnp_use(void);
+void al_ioc_pnp_unuse(void);
+/* Lock held: TRUE once the discovery made its first sweep. */
+boolean_t al_ioc_pnp_ready(void);
+/* Lock held: tells one new registration of the discovered IOUs or IOCs. */
+void al_ioc_pnp_announce(struct al_pnp *p_reg, uint32_t pnp_class);
+/* Waits until no discovery thread is left (tests, before leak checks). */
+void al_ioc_pnp_quiesce(void);
+/* The GUIDs of the discovered IOCs, cl_malloc'd (a one-off sweep when no
+ * registration runs the discovery and the caller is not an AL callback). */
+ib_api_status_t al_ioc_guids_alloc(ib_net64_t **pp_guids, size_t *p_count);
+
 /* The instance of a handle, entered (al_handle_exit when done), or NULL. */
 al_inst_t *al_inst_enter(ib_al_handle_t h_al);
 

@@ -16,6 +16,7 @@
 #include <string.h>
 #include "soft_hca.h"
 #include "soft_sm.h"
+#include "soft_mad_agent.h"
 
 static uint64_t align_up(uint64_t off, uint64_t a)
 {
@@ -316,6 +317,8 @@ ib_api_status_t soft_modify_ca(void *h, uint8_t port_num, ib_ca_mod_t mod,
 {
 	soft_ca_t *ca = h;
 	soft_port_t *port = soft_ca_port(ca, port_num);
+	ib_port_cap_t before;
+	boolean_t changed;
 	size_t i;
 
 	if (!port)
@@ -325,6 +328,7 @@ ib_api_status_t soft_modify_ca(void *h, uint8_t port_num, ib_ca_mod_t mod,
 	if (mod & (IB_CA_MOD_SHUTDOWN_PORT | IB_CA_MOD_INIT_TYPE_VALUE))
 		return IB_UNSUPPORTED;
 	pthread_mutex_lock(&ca->lock);
+	before = port->cap;
 	for (i = 0; i < sizeof(cap_bits) / sizeof(cap_bits[0]); i++)
 		if (mod & cap_bits[i].bit)
 			memcpy((uint8_t *)&port->cap + cap_bits[i].off,
@@ -333,8 +337,12 @@ ib_api_status_t soft_modify_ca(void *h, uint8_t port_num, ib_ca_mod_t mod,
 		port->qkey_ctr = 0;
 	if (mod & IB_CA_MOD_PKEY_CTR)
 		port->pkey_ctr = 0;
+	changed = memcmp(&before, &port->cap, sizeof(before)) != 0;
 	build_attr(ca, ca->attr);
 	pthread_mutex_unlock(&ca->lock);
+	/* The SM learns the new CapabilityMask from a trap, as from an HCA. */
+	if (changed)
+		soft_sma_cap_changed(port);
 	return IB_SUCCESS;
 }
 

@@ -150,7 +150,7 @@ static boolean_t smp_recv(soft_port_t *port, const soft_pkt_t *pkt, uint8_t stat
 	if (smp.method & IB_MAD_METHOD_RESP_MASK)
 		return smp_response(port, &smp);
 	if (smp.method == IB_MAD_METHOD_TRAP)
-		return FALSE;
+		return soft_sm_trap(port, &smp);
 	if (!is_unicast(pkt->lrh.slid))
 		return TRUE;
 	soft_port_kick_hold(TRUE);

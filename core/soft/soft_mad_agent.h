@@ -102,6 +102,18 @@ boolean_t soft_sma_process(soft_port_t *port, ib_smp_t *smp);
  */
 void soft_pma_process(soft_port_t *port, ib_mad_t *p_mad);
 
+/** TrapNumber of the notice a port sends when its CapabilityMask changes (IBA 14.2.5.1). */
+#define SOFT_TRAP_CAP_MASK_CHANGED 144
+
+/**
+ * Reports a change of a port's CapabilityMask to the master SM, as an HCA's
+ * SMA does: Trap(Notice 144) LID-routed to MasterSMLID, QP0, once (the
+ * embedded SM re-reads the port's PortInfo for the SA). Nothing is sent
+ * while the port knows no SM. No lock held.
+ * @param port the port.
+ */
+void soft_sma_cap_changed(soft_port_t *port);
+
 /**
  * Fills the PortInfo attribute of a port as the SMA reports it.
  * @param port the port. @param p_pi receives it.

@@ -63,6 +63,15 @@ void soft_sm_ca_closed(soft_ca_t *ca);
 boolean_t soft_sm_smp_resp(soft_port_t *port, const ib_smp_t *smp);
 
 /**
+ * Offers a LID-routed Trap SMP to the local SM (progress thread). Trap 144
+ * (CapabilityMask changed) reaching the master's port makes the next sweep
+ * read the issuer's PortInfo again and update the SA, at once.
+ * @param port the port. @param smp the trap.
+ * @return TRUE if @p port is the master SM's port (the trap is consumed).
+ */
+boolean_t soft_sm_trap(soft_port_t *port, const ib_smp_t *smp);
+
+/**
  * Offers an SA-class MAD that reached a port to the master's SA.
  * @param port the port. @param p_mad the MAD. @param len its length.
  * @param p_src where it came from.

@@ -42,6 +42,9 @@
 /** Most ports of the virtual switch (IBA: port numbers 1..254). */
 #define SM_SW_MAX_PORTS 254
 
+/** Issuers of Trap 144 remembered until the next sweep (more: a full sweep). */
+#define SM_TRAP_LIDS 32
+
 /** State of the outstanding SMP. */
 enum { PEND_NONE, PEND_WAIT, PEND_DONE, PEND_ABORT };
 
@@ -116,6 +119,8 @@ struct soft_sm {
 	uint16_t sw_lid;              /**< Its LID (port 0), host order; 0 until chosen. */
 	uint8_t sw_nports;            /**< Its number of ports as last pushed to the SA. */
 	int sw_dirty;                 /**< The SA's view of the switch needs pushing. */
+	uint16_t trap_lids[SM_TRAP_LIDS]; /**< Ports whose Trap 144 asks for a new PortInfo read. */
+	size_t n_trap_lids;           /**< Entries used in trap_lids. */
 };
 
 /** Now, CLOCK_MONOTONIC, in microseconds. */

@@ -322,7 +322,8 @@ void soft_sm_sweep(struct soft_sm *sm)
 {
 	soft_fabric_port_info_t *v;
 	uint8_t *work;
-	size_t n, i;
+	size_t n, i, j, n_trap = sm->n_trap_lids;
+	uint16_t trap[SM_TRAP_LIDS];
 	int full = sm->full;
 
 	if (!sm->sm_port)
@@ -334,6 +335,9 @@ void soft_sm_sweep(struct soft_sm *sm)
 	memset(sm->dirty, 0, SM_NLIDS / 8);
 	sm->dirty_any = 0;
 	sm->full = 0;
+	/* Ports that sent Trap 144: read again even when up and local. */
+	memcpy(trap, sm->trap_lids, n_trap * sizeof(trap[0]));
+	sm->n_trap_lids = 0;
 	v = list_ports(sm, &n);
 	if (!v)
 		return;
@@ -344,7 +348,11 @@ void soft_sm_sweep(struct soft_sm *sm)
 	for (i = 0; i < n && !sm->stop && sm->sm_port; i++) {
 		sm_known_t *k = find_known(sm, v[i].port_guid);
 		boolean_t marked = soft_sm_is_marked(work, v[i].lid);
+		boolean_t trapped = FALSE;
 		ptrdiff_t idx;
+
+		for (j = 0; j < n_trap; j++)
+			trapped |= trap[j] == v[i].lid;
 
 		if (!k) {
 			k = add_known(sm, &v[i]);
@@ -360,7 +368,7 @@ void soft_sm_sweep(struct soft_sm *sm)
 			k->failures = 0;
 		if (!(full || marked || (!k->active && k->failures < SM_MAX_FAILURES)))
 			continue;
-		if (!full && k->active && local_up(sm, &v[i]))
+		if (!full && !trapped && k->active && local_up(sm, &v[i]))
 			continue;
 		idx = k - sm->known;
 		/* configure() may release the lock; `known` only changes on this thread. */

@@ -314,3 +314,44 @@ ib_api_status_t soft_local_mad(void *h, uint8_t port_num, const void *p_mad_in, 
 		return IB_UNSUPPORTED;
 	}
 }
+
+/* ---- Trap 144: the port's CapabilityMask changed ---- */
+
+void soft_sma_cap_changed(soft_port_t *port)
+{
+	ib_smp_t smp;
+	ib_mad_notice_attr_t *ntc = (ib_mad_notice_attr_t *)smp.data;
+	soft_mad_addr_t dst;
+	uint16_t lid, sm_lid, pkey = 0xFFFF;
+	ib_net32_t caps;
+	static uint32_t tid_seq;
+
+	pthread_mutex_lock(&port->ca->lock);
+	lid = soft_port_lid(port);
+	sm_lid = port->mgmt.sm_lid;
+	memset(&dst, 0, sizeof(dst));
+	dst.sl = port->mgmt.sm_sl;
+	pthread_mutex_unlock(&port->ca->lock);
+	if (!sm_lid)
+		return; /* no SM yet: it reads PortInfo when it brings the port up */
+	caps = cap_mask(port);
+	(void)soft_port_pkey(port, 0, &pkey);
+	memset(&smp, 0, sizeof(smp));
+	smp.base_ver = 1;
+	smp.mgmt_class = IB_MCLASS_SUBN_LID;
+	smp.class_ver = 1;
+	smp.method = IB_MAD_METHOD_TRAP;
+	smp.trans_id = cl_hton64(((uint64_t)0x7E << 56) | ((uint64_t)lid << 32) |
+				 __atomic_add_fetch(&tid_seq, 1, __ATOMIC_RELAXED));
+	smp.attr_id = IB_MAD_ATTR_NOTICE;
+	ntc->generic_type = (uint8_t)(0x80 | IB_NOTICE_TYPE_INFO);
+	ib_notice_set_prod_type(ntc, IB_NOTICE_PRODUCER_TYPE_CA);
+	ntc->g_or_v.generic.trap_num = CL_HTON16(SOFT_TRAP_CAP_MASK_CHANGED);
+	ntc->issuer_lid = cl_hton16(lid);
+	ntc->data_details.ntc_144.lid = cl_hton16(lid);
+	ntc->data_details.ntc_144.new_cap_mask = caps;
+	dst.lid = sm_lid;
+	dst.qpn = 0;
+	dst.pkey = pkey;
+	soft_agent_send(port, &smp, MAD_BLOCK_SIZE, 0, &dst, sm_lid, 0);
+}

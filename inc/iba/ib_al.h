@@ -2097,16 +2097,21 @@ typedef struct _ib_cep_listen {
 
 /**
  * Creates a local I/O controller, exposed through an adapter. Service
- * entries are added with ib_add_svc_entry() before it is registered with
- * the local device manager (ib_reg_ioc()).
+ * entries are added with ib_add_svc_entry() before or after it is
+ * registered with the local device manager (ib_reg_ioc()). The controller
+ * is destroyed with the adapter handle (ib_close_ca(), ib_close_al()).
+ * The profile is copied; its num_svc_entries is ignored: the access layer
+ * reports the number of service entries the controller has.
  * @param h_ca the adapter that exposes the controller.
  * @param p_ioc_profile the controller's IOControllerProfile.
  * @param ph_ioc receives the handle of the controller.
  * @return the status of the call.
  * @retval IB_SUCCESS the controller was created.
- * @retval IB_INVALID_CA_HANDLE h_ca is invalid.
+ * @retval IB_INVALID_CA_HANDLE h_ca is invalid (or being closed).
  * @retval IB_INVALID_PARAMETER p_ioc_profile or ph_ioc is NULL.
  * @retval IB_INSUFFICIENT_MEMORY not enough memory.
+ * @retval IB_INSUFFICIENT_RESOURCES no handle is left.
+ * @retval IB_ERROR a lock could not be created.
  */
 AL_EXPORT ib_api_status_t AL_API
 ib_create_ioc(IN const ib_ca_handle_t h_ca, IN const ib_ioc_profile_t *const p_ioc_profile,
@@ -2114,51 +2119,73 @@ ib_create_ioc(IN const ib_ca_handle_t h_ca, IN const ib_ioc_profile_t *const p_i
 
 /**
  * Destroys a local I/O controller and its service entries; the device
- * manager stops exporting it.
+ * manager stops exporting it (its slot reads "not installed" and the I/O
+ * unit's change ID moves) before the call returns. The destruction is
+ * complete on return, except on an access-layer callback thread, where it
+ * finishes asynchronously (the handle is invalid at once).
  * @param h_ioc the controller.
  * @return the status of the call.
  * @retval IB_SUCCESS the controller was destroyed.
- * @retval IB_INVALID_HANDLE h_ioc is invalid.
+ * @retval IB_INVALID_HANDLE h_ioc is invalid (NULL, another kind of
+ *         handle, or already destroyed).
  */
 AL_EXPORT ib_api_status_t AL_API
 ib_destroy_ioc(IN const ib_ioc_handle_t h_ioc);
 
 /**
  * Registers an I/O controller with the local device manager, which exports
- * it to the fabric as part of the node's I/O unit.
+ * it to the fabric as part of the node's I/O unit: the controller takes the
+ * lowest free slot (1 to 255) of the adapter's I/O unit until it is
+ * destroyed, the unit's change ID moves, and while at least one controller
+ * is registered the device management agent answers DevMgt requests on
+ * every port of the adapter and sets their IsDeviceManagementSupported
+ * capability (see docs/ioc.md for what a provider may refuse).
  * @param h_ioc the controller.
  * @return the status of the call.
  * @retval IB_SUCCESS the controller was registered.
  * @retval IB_INSUFFICIENT_MEMORY not enough memory.
- * @retval IB_INSUFFICIENT_RESOURCES the I/O unit has no room left.
+ * @retval IB_INSUFFICIENT_RESOURCES the I/O unit has no room left (255
+ *         controllers are registered).
  * @retval IB_INVALID_HANDLE h_ioc is invalid.
+ * @retval IB_INVALID_STATE the controller is registered already.
+ * Any other status is that of opening the agent's QP1 services on the
+ * adapter, when none of its ports could carry them (the controller is not
+ * registered then).
  */
 AL_EXPORT ib_api_status_t AL_API
 ib_reg_ioc(IN const ib_ioc_handle_t h_ioc);
 
 /**
- * Adds a service entry to an I/O controller; it is reported with the
- * controller's profile once the controller is registered.
+ * Adds a service entry to an I/O controller, at the end of its service
+ * table; it is reported with the controller's profile once the controller
+ * is registered (the I/O unit's change ID moves when it is). Entries are
+ * numbered from 0 in the order they were added; removing one renumbers the
+ * entries after it.
  * @param h_ioc the controller.
- * @param p_svc_entry the service entry (name and ID).
+ * @param p_svc_entry the service entry (name and ID), copied.
  * @param ph_svc receives the handle of the entry.
  * @return the status of the call.
  * @retval IB_SUCCESS the entry was added.
  * @retval IB_INVALID_HANDLE h_ioc is invalid.
  * @retval IB_INVALID_PARAMETER p_svc_entry or ph_svc is NULL.
  * @retval IB_INSUFFICIENT_MEMORY not enough memory.
- * @retval IB_INSUFFICIENT_RESOURCES the controller has no room left.
+ * @retval IB_INSUFFICIENT_RESOURCES the controller has no room left (255
+ *         entries), or no handle is left.
+ * @retval IB_ERROR a lock could not be created.
  */
 AL_EXPORT ib_api_status_t AL_API
 ib_add_svc_entry(IN const ib_ioc_handle_t h_ioc, IN const ib_svc_entry_t *const p_svc_entry,
 		 OUT ib_svc_handle_t *const ph_svc);
 
 /**
- * Removes a service entry from its I/O controller.
+ * Removes a service entry from its I/O controller (the I/O unit's change ID
+ * moves when the controller is registered). Entries also go with their
+ * controller.
  * @param h_svc the entry.
  * @return the status of the call.
  * @retval IB_SUCCESS the entry was removed.
- * @retval IB_INVALID_HANDLE h_svc is invalid.
+ * @retval IB_INVALID_HANDLE h_svc is invalid (NULL, another kind of
+ *         handle, already removed, or its controller destroyed).
  */
 AL_EXPORT ib_api_status_t AL_API
 ib_remove_svc_entry(IN const ib_svc_handle_t h_svc);
@@ -2990,6 +3017,23 @@ typedef struct _ib_pnp_req {
  * event follows those; with IB_PNP_FLAG_REG_SYNC the call returns only
  * once they have been delivered. Events of one registration are delivered
  * one at a time, in order, from threads of the access layer.
+ *
+ * IB_PNP_IOU and IB_PNP_IOC report the I/O units and controllers that the
+ * access layer discovers on the subnets of the active local ports: while
+ * such a registration exists, it sweeps them (at once, then every
+ * IBAL_IOC_SWEEP_MS milliseconds, default 3000) for ports whose
+ * CapabilityMask has IsDeviceManagementSupported (SA PortInfoRecords) and
+ * reads their IOUnitInfo, IOControllerProfiles and ServiceEntries. IB_PNP_IOU
+ * gives IB_PNP_IOU_ADD and IB_PNP_IOU_REMOVE (ib_pnp_iou_rec_t; guid is the
+ * unit's node GUID). IB_PNP_IOC gives IB_PNP_IOC_ADD (ib_pnp_ioc_rec_t with
+ * the profile and every service entry), then IB_PNP_IOC_PATH_ADD per path
+ * from a local port (ib_pnp_ioc_path_rec_t); IB_PNP_IOC_PATH_REMOVE per path
+ * then IB_PNP_IOC_REMOVE when it goes; guid is the controller's GUID and the
+ * device context set on IB_PNP_IOC_ADD comes with its later events. A
+ * controller whose profile or service entries change is reported removed,
+ * then added again. Their initial state is what the first sweep finds: a
+ * registration made before it completes gets IB_PNP_REG_COMPLETE (and, with
+ * IB_PNP_FLAG_REG_SYNC, its return) after it. docs/ioc.md has the details.
  * @param h_al an open access-layer instance.
  * @param p_pnp_req the class and callback.
  * @param ph_pnp receives the handle of the registration.
@@ -3000,10 +3044,9 @@ typedef struct _ib_pnp_req {
  * or pnp_class is not one class with IB_PNP_FLAG_* flags.
  * @retval IB_INVALID_STATE IB_PNP_FLAG_REG_SYNC was asked for from a
  * callback of the access layer, where waiting could never end.
- * @retval IB_UNSUPPORTED the class is IB_PNP_IOU or IB_PNP_IOC, which this
- * version does not deliver yet.
  * @retval IB_INSUFFICIENT_MEMORY not enough memory.
- * @retval IB_ERROR the thread of the PnP manager could not be started.
+ * @retval IB_ERROR the thread of the PnP manager, or for IB_PNP_IOU and
+ * IB_PNP_IOC of the IOC discovery, could not be started.
  */
 AL_EXPORT ib_api_status_t AL_API
 ib_reg_pnp(IN const ib_al_handle_t h_al, IN const ib_pnp_req_t *const p_pnp_req,
@@ -3125,18 +3168,24 @@ AL_EXPORT ib_api_status_t AL_API
 ib_unsubscribe(IN const ib_sub_handle_t h_sub, IN const ib_pfn_destroy_cb_t pfn_destroy_cb OPTIONAL);
 
 /**
- * Rejects the assignment of an I/O controller to this host: the
- * configuration manager is told and the host stops accessing the
- * controller. Must be called from the ib_pfn_pnp_cb_t callback of the
- * IB_PNP_IOC_ADD event.
- * @param h_al an open access-layer instance.
+ * Rejects the assignment of an I/O controller to this host. Meant for the
+ * ib_pfn_pnp_cb_t callback of the IB_PNP_IOC_ADD event, it may also be
+ * called later while the controller is reported present. The registration
+ * of the event gets no further event of that controller (no path events,
+ * no IB_PNP_IOC_REMOVE); other registrations are not affected. There is
+ * no configuration manager to tell on this platform: the rejection is
+ * local to the registration. Returning an error status from the
+ * IB_PNP_IOC_ADD callback does the same.
+ * @param h_al the access-layer instance of the registration.
  * @param h_ioc_event the h_ioc_event of the event's ib_pnp_rec_t.
  * @return the status of the call.
- * @retval IB_SUCCESS the rejection was started.
+ * @retval IB_SUCCESS the controller is rejected.
  * @retval IB_INVALID_AL_HANDLE h_al is invalid.
- * @retval IB_INVALID_HANDLE h_ioc_event is invalid.
- * @retval IB_INSUFFICIENT_MEMORY not enough memory.
- * @retval IB_INSUFFICIENT_RESOURCES the adapter has no resources left.
+ * @retval IB_INVALID_HANDLE h_ioc_event is NULL, not the h_ioc_event of an
+ * IB_PNP_IOC_ADD of a registration of h_al, or its controller was removed
+ * or its registration ended.
+ * @retval IB_INSUFFICIENT_MEMORY documented by upstream; not returned.
+ * @retval IB_INSUFFICIENT_RESOURCES documented by upstream; not returned.
  */
 AL_EXPORT ib_api_status_t AL_API
 ib_reject_ioc(IN const ib_al_handle_t h_al, IN const ib_pnp_handle_t h_ioc_event);
@@ -3158,9 +3207,16 @@ ib_reject_ioc(IN const ib_al_handle_t h_al, IN const ib_pnp_handle_t h_ioc_event
  * @param h_al an open access-layer instance.
  * @param index position of the device or port, or IB_ANY_INDEX for the
  * first that matches.
- * @param device_type class of device: IB_PNP_CA, IB_PNP_PORT (upstream also
- * accepts IB_PNP_IOC, which it does not implement).
- * @param attr_mask attributes the device or port must have (IB_DEV_*).
+ * @param device_type class of device: IB_PNP_CA (adapters, in the order of
+ * ib_get_ca_guids()), IB_PNP_PORT (their ports, adapter by adapter) or
+ * IB_PNP_IOC (the I/O controllers the IOC discovery found: its last sweep
+ * while an IB_PNP_IOU or IB_PNP_IOC registration exists, else a sweep made
+ * by the call, which then takes as long as the subnet takes to answer;
+ * none from an access-layer callback thread). Upstream accepts IB_PNP_IOC
+ * without implementing it.
+ * @param attr_mask attributes the device or port must have (IB_DEV_*;
+ * IB_DEV_PORT_ACTIVE concerns ports only, adapters and controllers match
+ * any mask).
  * @param p_guid receives the GUID.
  * @return the status of the call.
  * @retval IB_SUCCESS the GUID was returned.
