@@ -472,6 +472,19 @@ static void queue_rej(kc_conn_t *c, ib_rej_status_t reason, const void *pdata, u
 	ev_queue(e);
 }
 
+/* Ends an exchange that failed or was rejected: the QP to ERROR, the rej
+ * callback with @p reason, the connection ended. Called with kc.lock held;
+ * releases it. */
+static void conn_fail_unlock(kc_conn_t *c, ib_rej_status_t reason, const void *pdata, uint8_t len)
+{
+	if (c->h_qp)
+		al_cm_qp_to_state(c->h_qp, IB_QPS_ERROR);
+	c->state = KC_DEAD;
+	pthread_mutex_unlock(&kc.lock);
+	queue_rej(c, reason, pdata, len);
+	conn_end(c);
+}
+
 /* ---- listens ---- */
 
 static uint64_t listen_key(const al_listen_t *p_l, boolean_t ib)
@@ -843,17 +856,12 @@ static void rx_resolved(kc_conn_t *c, kc_rx_t *r)
 		if (!err)
 			c->state = KC_REQ_SENT;
 	}
-	pthread_mutex_unlock(&kc.lock);
-	if (err) {
-		KC_DBG("connect step after %s: %s\n", rdma_event_str(r->type), strerror(err));
-		pthread_mutex_lock(&kc.lock);
-		if (c->h_qp)
-			al_cm_qp_to_state(c->h_qp, IB_QPS_ERROR);
-		c->state = KC_DEAD;
+	if (!err) {
 		pthread_mutex_unlock(&kc.lock);
-		queue_rej(c, IB_REJ_INVALID_GID, NULL, 0);
-		conn_end(c);
+		return;
 	}
+	KC_DBG("connect step after %s: %s\n", rdma_event_str(r->type), strerror(err));
+	conn_fail_unlock(c, IB_REJ_INVALID_GID, NULL, 0);
 }
 
 /* Active: the REP came. */
@@ -871,12 +879,7 @@ static void rx_rep(kc_conn_t *c, kc_rx_t *r)
 	if (st != IB_SUCCESS) {
 		KC_DBG("REP: QP to RTR: %s\n", ib_get_err_str(st));
 		rdma_reject(c->id, NULL, 0);
-		if (c->h_qp)
-			al_cm_qp_to_state(c->h_qp, IB_QPS_ERROR);
-		c->state = KC_DEAD;
-		pthread_mutex_unlock(&kc.lock);
-		queue_rej(c, IB_REJ_INSUF_RESOURCES, NULL, 0);
-		conn_end(c);
+		conn_fail_unlock(c, IB_REJ_INSUF_RESOURCES, NULL, 0);
 		return;
 	}
 	c->state = KC_REP_RCVD;
@@ -941,12 +944,7 @@ static void rx_rej(kc_conn_t *c, kc_rx_t *r)
 		pthread_mutex_unlock(&kc.lock);
 		return;
 	}
-	if (c->h_qp)
-		al_cm_qp_to_state(c->h_qp, IB_QPS_ERROR);
-	c->state = KC_DEAD;
-	pthread_mutex_unlock(&kc.lock);
-	queue_rej(c, reason, nosid ? NULL : r->pdata, nosid ? 0 : (uint8_t)r->pdata_len);
-	conn_end(c);
+	conn_fail_unlock(c, reason, nosid ? NULL : r->pdata, nosid ? 0 : (uint8_t)r->pdata_len);
 }
 
 static void rx_disconnected(kc_conn_t *c, kc_rx_t *r)
@@ -1006,15 +1004,8 @@ static void rx_conn_event(kc_rx_t *r)
 		break;
 	case RDMA_CM_EVENT_ADDR_ERROR:
 	case RDMA_CM_EVENT_ROUTE_ERROR:
-		r->status = 0;
-		r->pdata_len = 0;
 		pthread_mutex_lock(&kc.lock);
-		if (c->h_qp)
-			al_cm_qp_to_state(c->h_qp, IB_QPS_ERROR);
-		c->state = KC_DEAD;
-		pthread_mutex_unlock(&kc.lock);
-		queue_rej(c, IB_REJ_INVALID_GID, NULL, 0);
-		conn_end(c);
+		conn_fail_unlock(c, IB_REJ_INVALID_GID, NULL, 0);
 		break;
 	case RDMA_CM_EVENT_CONNECT_RESPONSE:
 		rx_rep(c, r);
@@ -1085,16 +1076,15 @@ static ib_api_status_t port_of_gid(al_qp_t *p_qp, const ib_gid_t *gid, uint8_t *
 {
 	verbs_qp_t *vq = (verbs_qp_t *)p_qp->v.p_prov;
 	struct ibv_context *ctx = vq && vq->pd ? vq->pd->ca->ctx : NULL;
-	struct ibv_device_attr da;
 	struct ibv_gid_entry ge;
 	uint8_t p;
 	int i;
 	uint16_t k;
 	__be16 pk;
 
-	if (!ctx || ibv_query_device(ctx, &da))
+	if (!ctx)
 		return IB_INVALID_QP_HANDLE;
-	for (p = 1; p <= da.phys_port_cnt; p++) {
+	for (p = 1; p <= vq->pd->ca->num_ports; p++) {
 		struct ibv_port_attr pa;
 
 		if (ibv_query_port(ctx, p, &pa))
@@ -1119,17 +1109,17 @@ static ib_api_status_t port_of_gid(al_qp_t *p_qp, const ib_gid_t *gid, uint8_t *
 	return IB_INVALID_SETTING;
 }
 
-static uint8_t clamp_rd(struct ibv_context *ctx, uint8_t v, int resp)
+/* @p v clipped to the CA's responder resources (@p resp) or initiator
+ * depth, as the provider last read them (ca->attr). */
+static uint8_t clamp_rd(verbs_ca_t *ca, uint8_t v, int resp)
 {
-	struct ibv_device_attr da;
+	uint8_t max = v;
 
-	if (!ctx || ibv_query_device(ctx, &da))
-		return v;
-	if (resp && v > da.max_qp_rd_atom)
-		return (uint8_t)da.max_qp_rd_atom;
-	if (!resp && v > da.max_qp_init_rd_atom)
-		return (uint8_t)da.max_qp_init_rd_atom;
-	return v;
+	pthread_mutex_lock(&ca->lock);
+	if (ca->attr)
+		max = resp ? ca->attr->max_qp_resp_res : ca->attr->max_qp_init_depth;
+	pthread_mutex_unlock(&ca->lock);
+	return v < max ? v : max;
 }
 
 static ib_api_status_t sync_enter(ib_al_flags_t flags, cl_event_t *p_ev, boolean_t *p_on)
@@ -1229,8 +1219,8 @@ static ib_api_status_t kc_req(const ib_cm_req_t *r, al_qp_t *p_qp)
 	if (r->req_length)
 		memcpy(c->req_pdata + off, r->p_req_pdata, r->req_length);
 	c->cp.private_data_len = (uint8_t)(off + r->req_length);
-	c->cp.responder_resources = clamp_rd(vq->pd->ca->ctx, r->resp_res, 1);
-	c->cp.initiator_depth = clamp_rd(vq->pd->ca->ctx, r->init_depth, 0);
+	c->cp.responder_resources = clamp_rd(vq->pd->ca, r->resp_res, 1);
+	c->cp.initiator_depth = clamp_rd(vq->pd->ca, r->init_depth, 0);
 	c->cp.flow_control = r->flow_ctrl ? 1 : 0;
 	c->cp.retry_count = r->retry_cnt > 7 ? 7 : r->retry_cnt;
 	c->cp.rnr_retry_count = r->rnr_retry_cnt > 7 ? 7 : r->rnr_retry_cnt;
@@ -1240,11 +1230,8 @@ static ib_api_status_t kc_req(const ib_cm_req_t *r, al_qp_t *p_qp)
 	}
 	err = rdma_create_id(kc.ch, &c->id, (void *)(uintptr_t)c->cid, ib ? RDMA_PS_IB : RDMA_PS_TCP) ? errno : 0;
 	if (!err) {
-		socklen_t sl = verbs_kcm_gid_addr(&pp->sgid, ib, ifindex, pp->pkey, 0, (struct sockaddr *)&src);
-		socklen_t dl = verbs_kcm_gid_addr(&pp->dgid, ib, ifindex, pp->pkey, sid, (struct sockaddr *)&dst);
-
-		(void)sl;
-		(void)dl;
+		verbs_kcm_gid_addr(&pp->sgid, ib, ifindex, pp->pkey, 0, (struct sockaddr *)&src);
+		verbs_kcm_gid_addr(&pp->dgid, ib, ifindex, pp->pkey, sid, (struct sockaddr *)&dst);
 		if (ib) {
 			((struct sockaddr_ib *)&src)->sib_sid = 0;
 			((struct sockaddr_ib *)&src)->sib_sid_mask = 0;
@@ -1284,12 +1271,15 @@ static ib_api_status_t kc_rep(const ib_cm_handle_t *h, const ib_cm_rep_t *r)
 	ib_api_status_t st;
 	cl_event_t sync;
 	boolean_t do_sync = FALSE;
+	ib_net64_t dev_guid = 0;
 	int err;
 
 	st = conn_of_handle(h, r, &c);
 	if (st != IB_SUCCESS)
 		return st;
 	st = c->state == KC_REQ_RCVD ? IB_SUCCESS : IB_INVALID_STATE;
+	if (st == IB_SUCCESS)
+		dev_guid = (ib_net64_t)ibv_get_device_guid(c->id->verbs->device);
 	pthread_mutex_unlock(&kc.lock);
 	if (st != IB_SUCCESS) {
 		al_obj_deref(&c->obj);
@@ -1313,6 +1303,8 @@ static ib_api_status_t kc_rep(const ib_cm_handle_t *h, const ib_cm_rep_t *r)
 		st = IB_INVALID_SETTING;
 	else if (st == IB_SUCCESS && qa.state != IB_QPS_RESET && qa.state != IB_QPS_INIT)
 		st = IB_INVALID_QP_STATE;
+	else if (st == IB_SUCCESS && p_qp->p_pd->p_ca->p_ci->guid != dev_guid)
+		st = IB_INVALID_SETTING;  /* a QP of another CA than the REQ's */
 	if (st != IB_SUCCESS)
 		goto out_sync;
 	pthread_mutex_lock(&kc.lock);
@@ -1345,8 +1337,8 @@ static ib_api_status_t kc_rep(const ib_cm_handle_t *h, const ib_cm_rep_t *r)
 	memset(&cp, 0, sizeof(cp));
 	cp.private_data = r->p_rep_pdata;
 	cp.private_data_len = r->rep_length;
-	cp.responder_resources = clamp_rd(c->id->verbs, c->peer_init_depth, 1);
-	cp.initiator_depth = clamp_rd(c->id->verbs,
+	cp.responder_resources = clamp_rd(((verbs_qp_t *)p_qp->v.p_prov)->pd->ca, c->peer_init_depth, 1);
+	cp.initiator_depth = clamp_rd(((verbs_qp_t *)p_qp->v.p_prov)->pd->ca,
 				      r->init_depth < c->peer_resp_res ? r->init_depth : c->peer_resp_res, 0);
 	cp.flow_control = r->flow_ctrl ? 1 : 0;
 	cp.rnr_retry_count = r->rnr_retry_cnt > 7 ? 7 : r->rnr_retry_cnt;
