@@ -309,27 +309,27 @@ boolean_t soft_sm_trap(soft_port_t *port, const ib_smp_t *smp)
 	uint16_t lid;
 	size_t i;
 
-	if (!sm || sm->pid != getpid() || !sm->cfg.enabled)
+	/* Only Trap 144 (CapabilityMask changed) is the SM's: read the issuer's
+	 * PortInfo again. Other traps go on as before (not taken here). */
+	if (!sm || sm->pid != getpid() || !sm->cfg.enabled || smp->class_ver != 1 ||
+	    smp->attr_id != IB_MAD_ATTR_NOTICE || !(ntc->generic_type & 0x80) ||
+	    ntc->g_or_v.generic.trap_num != CL_HTON16(144))
 		return FALSE;
 	pthread_mutex_lock(&sm->lock);
 	if (!sm->master || sm->sm_port != port) {
 		pthread_mutex_unlock(&sm->lock);
 		return FALSE;
 	}
-	/* Trap 144: read the issuer's PortInfo again (its CapabilityMask). */
-	if (smp->class_ver == 1 && smp->attr_id == IB_MAD_ATTR_NOTICE &&
-	    (ntc->generic_type & 0x80) && ntc->g_or_v.generic.trap_num == CL_HTON16(144)) {
-		lid = cl_ntoh16(ntc->issuer_lid);
-		for (i = 0; i < sm->n_trap_lids && sm->trap_lids[i] != lid; i++)
-			;
-		if (i == sm->n_trap_lids) {
-			if (sm->n_trap_lids < SM_TRAP_LIDS)
-				sm->trap_lids[sm->n_trap_lids++] = lid;
-			else
-				sm->full = 1;
-		}
-		soft_sm_mark(sm, lid);
+	lid = cl_ntoh16(ntc->issuer_lid);
+	for (i = 0; i < sm->n_trap_lids && sm->trap_lids[i] != lid; i++)
+		;
+	if (i == sm->n_trap_lids) {
+		if (sm->n_trap_lids < SM_TRAP_LIDS)
+			sm->trap_lids[sm->n_trap_lids++] = lid;
+		else
+			sm->full = 1;
 	}
+	soft_sm_mark(sm, lid);
 	pthread_mutex_unlock(&sm->lock);
 	soft_sm_wake(sm);
 	return TRUE;
