@@ -319,13 +319,6 @@ static void test_bad_input(void)
 		req.pnp_class = bad_classes[i];
 		CU_ASSERT_EQUAL(ib_reg_pnp(h_al, &req, &h), IB_INVALID_PARAMETER);
 	}
-	/* The I/O classes are accepted (tests/al/test_al_ioc_pnp.c has the rest). */
-	req.pnp_class = IB_PNP_IOU;
-	CU_ASSERT_EQUAL(ib_reg_pnp(h_al, &req, &h), IB_SUCCESS);
-	CU_ASSERT_EQUAL(ib_dereg_pnp(h, ib_sync_destroy), IB_SUCCESS);
-	req.pnp_class = IB_PNP_IOC;
-	CU_ASSERT_EQUAL(ib_reg_pnp(h_al, &req, &h), IB_SUCCESS);
-	CU_ASSERT_EQUAL(ib_dereg_pnp(h, ib_sync_destroy), IB_SUCCESS);
 	/* A handle of another kind, NULL, and a destroyed registration. */
 	CU_ASSERT_EQUAL(ib_dereg_pnp(NULL, NULL), IB_INVALID_HANDLE);
 	CU_ASSERT_EQUAL(ib_dereg_pnp((ib_pnp_handle_t)h_al, NULL), IB_INVALID_HANDLE);
@@ -727,6 +720,27 @@ static void test_many_regs_close_al(void)
 	}
 }
 
+/*
+ * The I/O classes are accepted (tests/al/test_al_ioc_pnp.c has the rest).
+ * Last of the suite: a registration starts the IOC discovery's sweep, after
+ * which a later test_dereg saw, about one run in ten, a port not yet ACTIVE
+ * in its IB_PNP_FLAG_REG_SYNC snapshot (an interaction not yet understood;
+ * see the issue 9 note).
+ */
+static void test_io_classes(void)
+{
+	ib_pnp_req_t req = { IB_PNP_IOU, NULL, dummy_cb };
+	ib_pnp_handle_t h = NULL;
+
+	open_al();
+	CU_ASSERT_EQUAL(ib_reg_pnp(h_al, &req, &h), IB_SUCCESS);
+	CU_ASSERT_EQUAL(ib_dereg_pnp(h, ib_sync_destroy), IB_SUCCESS);
+	req.pnp_class = IB_PNP_IOC;
+	CU_ASSERT_EQUAL(ib_reg_pnp(h_al, &req, &h), IB_SUCCESS);
+	CU_ASSERT_EQUAL(ib_dereg_pnp(h, ib_sync_destroy), IB_SUCCESS);
+	close_al();
+}
+
 static const test_entry_t tests[] = {
 	TEST_ENTRY(test_bad_input),
 	TEST_ENTRY(test_ca_initial_sync),
@@ -736,6 +750,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_decline),
 	TEST_ENTRY(test_dereg),
 	TEST_ENTRY(test_many_regs_close_al),
+	TEST_ENTRY(test_io_classes),
 };
 
 TEST_MAIN("al_pnp", tests)
