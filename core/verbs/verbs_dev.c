@@ -24,10 +24,20 @@
 #include <errno.h>
 #include "verbs_prov.h"
 #include "verbs_xlate.h"
+#include "verbs_watch.h"
 
 #ifdef HAVE_VERBS_PROV
 
 /* ---- enumeration ---- */
+
+/* Names of the libibverbs devices seen so far. A device being removed
+ * leaves libibverbs' list first while /sys/class/infiniband still names it
+ * (until its last user context closes), where libibumad would still find
+ * it: such a name is not taken for a MAD-only CA (umad2sim's CAs never
+ * have a libibverbs device). */
+static pthread_mutex_t ibv_names_lock = PTHREAD_MUTEX_INITIALIZER;
+static char ibv_names[UMAD_MAX_DEVICES][UMAD_CA_NAME_LEN];
+static int n_ibv_names;
 
 static int umad_has(char (*names)[UMAD_CA_NAME_LEN], int n, const char *name)
 {
@@ -37,6 +47,24 @@ static int umad_has(char (*names)[UMAD_CA_NAME_LEN], int n, const char *name)
 		if (!strncmp(names[i], name, UMAD_CA_NAME_LEN))
 			return 1;
 	return 0;
+}
+
+static void ibv_name_seen(const char *name)
+{
+	pthread_mutex_lock(&ibv_names_lock);
+	if (!umad_has(ibv_names, n_ibv_names, name) && n_ibv_names < UMAD_MAX_DEVICES)
+		strncpy(ibv_names[n_ibv_names++], name, UMAD_CA_NAME_LEN - 1);
+	pthread_mutex_unlock(&ibv_names_lock);
+}
+
+static int ibv_name_known(const char *name)
+{
+	int known;
+
+	pthread_mutex_lock(&ibv_names_lock);
+	known = umad_has(ibv_names, n_ibv_names, name);
+	pthread_mutex_unlock(&ibv_names_lock);
+	return known;
 }
 
 void verbs_for_each_ca(boolean_t (*fn)(ib_net64_t guid, const char *name, int has_ibv,
@@ -59,6 +87,7 @@ void verbs_for_each_ca(boolean_t (*fn)(ib_net64_t guid, const char *name, int ha
 			continue;
 		if (n_seen < UMAD_MAX_DEVICES)
 			seen[n_seen++] = guid;
+		ibv_name_seen(name);
 		if (fn(guid, name, 1, umad_has(names, n_umad, name), ctx)) {
 			ibv_free_device_list(list);
 			return;
@@ -70,7 +99,7 @@ void verbs_for_each_ca(boolean_t (*fn)(ib_net64_t guid, const char *name, int ha
 		umad_ca_t ca;
 		boolean_t dup = FALSE, done;
 
-		if (umad_get_ca(names[i], &ca) < 0)
+		if (ibv_name_known(names[i]) || umad_get_ca(names[i], &ca) < 0)
 			continue;
 		for (j = 0; j < n_seen; j++)
 			dup = dup || seen[j] == (ib_net64_t)ca.node_guid;
@@ -374,6 +403,7 @@ void verbs_async_events(verbs_ca_t *ca)
 		} else if (e.event_type == IBV_EVENT_DEVICE_FATAL) {
 			if (verbs_upcalls.async_event)
 				verbs_upcalls.async_event(ca->al_ca, code, 0);
+			verbs_watch_poke(); /* sent too when the device is going away */
 		} else if (target && code != IB_AE_UNKNOWN && verbs_upcalls.async_event) {
 			verbs_upcalls.async_event(target, code, 0);
 		}

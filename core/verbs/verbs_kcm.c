@@ -150,6 +150,25 @@ static boolean_t add_ca(ib_net64_t guid, const char *name, int has_ibv, int has_
 	return FALSE;
 }
 
+/* add_ca for a CA that may be known already (kc.lock held). */
+static boolean_t add_new_ca(ib_net64_t guid, const char *name, int has_ibv, int has_umad,
+			    void *ctx)
+{
+	uint32_t i;
+
+	for (i = 0; i < kc.n_guids; i++)
+		if (kc.guids[i] == guid)
+			return FALSE;
+	if (has_ibv && kc.n_guids < sizeof(kc.guids) / sizeof(kc.guids[0])) {
+		kc.guids[kc.n_guids] = guid;
+		__atomic_store_n(&kc.n_guids, kc.n_guids + 1, __ATOMIC_RELEASE);
+	}
+	(void)name;
+	(void)has_umad;
+	(void)ctx;
+	return FALSE;
+}
+
 static boolean_t kc_owns_ca(ib_net64_t ca_guid)
 {
 	uint32_t i;
@@ -1617,6 +1636,33 @@ void verbs_kcm_init(void)
 		KC_DBG("the kernel CM runs ib_cm_* on %u CA(s)\n", kc.n_guids);
 		al_cm_kern_set(&kc_ops);
 	}
+}
+
+/*
+ * A CA added while running is the kernel CM's too (GUIDs are only ever
+ * added: one that went away is never asked about again; kc.any_ib keeps
+ * its value from the start). When a CA went away, librdmacm is made to
+ * re-read its device list (rdma_get_devices): it keeps a device it once
+ * used open, without a connection, until it sees the device gone, and a
+ * device whose driver cannot disassociate (rxe) is not removed by the
+ * kernel while a context of it is open. That re-read opens the devices
+ * still there (librdmacm keeps them until they too go away).
+ */
+void verbs_kcm_devices_changed(int some_gone)
+{
+	struct ibv_context **list;
+
+	if (!kc.on)
+		return; /* ibal's own CM, or no CA when the access layer started */
+	pthread_mutex_lock(&kc.lock);
+	verbs_for_each_ca(add_new_ca, NULL);
+	pthread_mutex_unlock(&kc.lock);
+	if (!some_gone)
+		return;
+	list = rdma_get_devices(NULL);
+	if (list)
+		rdma_free_devices(list);
+	KC_DBG("device list changed: librdmacm re-read it\n");
 }
 
 void verbs_kcm_cleanup(void)

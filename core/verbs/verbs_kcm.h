@@ -19,6 +19,9 @@
 void verbs_kcm_init(void) __attribute__((weak));
 /* Stops the event thread and frees the listens (no connection is left). */
 void verbs_kcm_cleanup(void) __attribute__((weak));
+/* The device watch (verbs_watch.c) saw the set of CAs change; @p some_gone:
+ * a CA went away. Called from the watch thread, before verbs_kcm_cleanup. */
+void verbs_kcm_devices_changed(int some_gone) __attribute__((weak));
 
 #ifdef HAVE_VERBS_PROV
 #include <stdint.h>

@@ -7,7 +7,8 @@
  * with the other providers alone.
  *
  * Environment: IBAL_VERBS_POLL_MS (port attribute polling period, 10..60000,
- * default 1000), IBAL_VERBS_MAD_TIMEOUT_MS (how long the kernel keeps a sent
+ * default 1000; also the device list's when there are no uevents, see
+ * verbs_watch.c), IBAL_VERBS_MAD_TIMEOUT_MS (how long the kernel keeps a sent
  * request waiting for its response, 100..600000, default 30000; see
  * verbs_mad.c), IBAL_VERBS_DEBUG=1 (one stderr line per agent registered,
  * TID rewrite undone and MAD dropped), IBAL_VERBS_ISSM=1 (test fabrics only:
@@ -17,6 +18,7 @@
 #include <string.h>
 #include "verbs_prov.h"
 #include "verbs_kcm.h"
+#include "verbs_watch.h"
 
 #ifdef HAVE_VERBS_PROV
 
@@ -51,11 +53,13 @@ static ib_api_status_t verbs_init(const al_prov_upcalls_t *up)
 	(void)umad_init();
 	if (verbs_kcm_init)
 		verbs_kcm_init();
+	verbs_watch_start(env_uint(VERBS_ENV_POLL, 1000, 10, 60000));
 	return IB_SUCCESS;
 }
 
 static void verbs_cleanup(void)
 {
+	verbs_watch_stop();
 	if (verbs_kcm_cleanup)
 		verbs_kcm_cleanup();
 	umad_done();

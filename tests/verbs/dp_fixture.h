@@ -87,6 +87,7 @@ typedef struct dp {
 	int soft;                    /* private soft fabric */
 	int force_grh;               /* IBAL_DP_FORCE_GRH=1 */
 	int port_down;               /* port 1 never became ACTIVE: don't wait again */
+	ib_net64_t want_guid;        /* nonzero: the CA to use instead of the first listed */
 	char fab_dir[64];
 	ib_al_handle_t al;
 	ib_ca_handle_t ca;
@@ -418,7 +419,9 @@ static inline void dp_up(void)
 	CU_ASSERT_EQUAL_FATAL(ib_open_al(&D.al), IB_SUCCESS);
 	CU_ASSERT_EQUAL_FATAL(ib_get_ca_guids(D.al, guids, &n), IB_SUCCESS);
 	CU_ASSERT_FATAL(n >= 1);
-	CU_ASSERT_EQUAL_FATAL(ib_open_ca(D.al, guids[0], NULL, &D, &D.ca), IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(ib_open_ca(D.al, D.want_guid ? D.want_guid : guids[0], NULL, &D,
+					 &D.ca),
+			      IB_SUCCESS);
 	CU_ASSERT_EQUAL_FATAL(ib_alloc_pd(D.ca, IB_PDT_NORMAL, &D, &D.pd), IB_SUCCESS);
 	/* Soft: the embedded SM brings the port up; verbs: it should be up. */
 	end = test_now_ms() + (D.port_down ? 0 : DP_WAIT_MS);

@@ -8,6 +8,7 @@
  */
 #include <string.h>
 #include "verbs_xlate.h"
+#include "verbs_watch.h"
 #include "../common/cl_test.h"
 
 static void test_errno(void)
@@ -391,10 +392,33 @@ static void test_qp_mod(void)
 	CU_ASSERT_EQUAL(verbs_qp_mod(&m, IB_QPT_RELIABLE_CONN, IB_QPS_RTS, 0, 0, &a), 0);
 }
 
+/* The device watch's uevent filter (verbs_watch.h). */
+#define UEV(s) s, sizeof(s) - 1
+static void test_uevent_filter(void)
+{
+	CU_ASSERT(verbs_watch_relevant(UEV("add@/devices/virtual/infiniband/rxe1\0ACTION=add\0"
+					   "DEVPATH=/devices/virtual/infiniband/rxe1\0"
+					   "SUBSYSTEM=infiniband\0NAME=rxe1\0SEQNUM=1\0")));
+	CU_ASSERT(verbs_watch_relevant(UEV("remove@/devices/virtual/infiniband_verbs/uverbs1\0"
+					   "ACTION=remove\0SUBSYSTEM=infiniband_verbs\0")));
+	CU_ASSERT(verbs_watch_relevant(UEV("remove@/x\0ACTION=remove\0SUBSYSTEM=infiniband_mad\0")));
+	CU_ASSERT(verbs_watch_relevant(UEV("remove@/x\0SUBSYSTEM=infiniband\0ACTION=remove")));
+	/* uverbs and umad come before the device is complete; other classes never. */
+	CU_ASSERT(!verbs_watch_relevant(UEV("add@/x\0ACTION=add\0SUBSYSTEM=infiniband_verbs\0")));
+	CU_ASSERT(!verbs_watch_relevant(UEV("add@/x\0ACTION=add\0SUBSYSTEM=net\0")));
+	CU_ASSERT(!verbs_watch_relevant(UEV("change@/x\0ACTION=change\0SUBSYSTEM=infiniband\0")));
+	CU_ASSERT(!verbs_watch_relevant(UEV("add@/x\0ACTION=add\0SUBSYSTEM=infinibandX\0")));
+	CU_ASSERT(!verbs_watch_relevant(UEV("add@/x\0ACTION=add\0SUBSYSTEM=infiniban")));
+	CU_ASSERT(!verbs_watch_relevant(UEV("add@/x\0ACTION=add\0")));
+	CU_ASSERT(!verbs_watch_relevant(UEV("SUBSYSTEM=infiniband\0")));
+	CU_ASSERT(!verbs_watch_relevant(UEV("ACTION=\0SUBSYSTEM=\0")));
+	CU_ASSERT(!verbs_watch_relevant("", 0));
+}
+
 static const test_entry_t tests[] = {
 	TEST_ENTRY(test_errno),   TEST_ENTRY(test_access), TEST_ENTRY(test_states),
 	TEST_ENTRY(test_ah),      TEST_ENTRY(test_send_wr), TEST_ENTRY(test_wc),
-	TEST_ENTRY(test_events),  TEST_ENTRY(test_qp_mod),
+	TEST_ENTRY(test_events),  TEST_ENTRY(test_qp_mod), TEST_ENTRY(test_uevent_filter),
 };
 
 TEST_MAIN("verbs_xlate", tests)
