@@ -14,6 +14,14 @@
  * bits) and the MAD path checks every SGE against it (verbs_mr_check). An
  * AV is a checked copy of its ib_av_attr_t.
  *
+ * ib_rereg_mem maps to ibv_rereg_mr(); where the device or kernel refuses
+ * it, the region gets a new ibv_mr (new range, PD, rights) and the old one
+ * is deregistered after, so a failure leaves the old one intact. Either way
+ * the provider object stays, with the keys the registration now has (new
+ * ones after the fallback). It is refused (IB_RESOURCE_BUSY),
+ * as ib_dereg_mr is, while windows are bound to the region. ib_reg_shared
+ * registers the region's range again (its address, not the one asked for).
+ *
  * A CQ's ring holds MAD completions (and, on a libibverbs CA, completions
  * taken out of the ibv_cq to count them for ib_peek_cq and ib_rearm_n_cq),
  * with the usual arming; poll_cq empties the ring first, then polls the
@@ -21,6 +29,7 @@
  * are made by the CA worker (verbs_ca.c, verbs_dev.c), never inside post or
  * poll calls.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
@@ -169,6 +178,38 @@ void verbs_destroy_av(void *h)
 /* ---- MR ---- */
 
 #define KEY_INDEX(k) ((k) & 0xFFFFu)
+#define MR_AC_ALL (IB_AC_RDMA_READ | IB_AC_RDMA_WRITE | IB_AC_ATOMIC | IB_AC_LOCAL_WRITE | \
+		   IB_AC_MW_BIND | IB_AC_NOT_CACHABLE)
+
+/* Access rights a region may get: known bits only, and remote write or
+ * atomic only with local write, as the soft provider checks. */
+static ib_api_status_t mr_access_check(ib_access_t access)
+{
+	if (access & ~(ib_access_t)MR_AC_ALL)
+		return IB_INVALID_PERMISSION;
+	if ((access & (IB_AC_RDMA_WRITE | IB_AC_ATOMIC)) && !(access & IB_AC_LOCAL_WRITE))
+		return IB_INVALID_PERMISSION;
+	return IB_SUCCESS;
+}
+
+/* The next key generation of the CA, never 0 (ca->lock held). */
+static uint32_t mr_next_gen(verbs_ca_t *ca)
+{
+	ca->mr_gen = (ca->mr_gen + 1) & 0xFFFFu;
+	if (!ca->mr_gen)
+		ca->mr_gen = 1;
+	return ca->mr_gen;
+}
+
+static void mr_keys(const verbs_mr_t *mr, net32_t *p_lkey, net32_t *p_rkey)
+{
+	if (mr->ibv) {
+		*p_lkey = cl_hton32(mr->ibv->lkey);
+		*p_rkey = cl_hton32(mr->ibv->rkey);
+	} else {
+		*p_lkey = *p_rkey = cl_hton32(mr->key);
+	}
+}
 
 ib_api_status_t verbs_reg_mem(void *h, const ib_mr_create_t *p_create, net32_t *p_lkey,
 			      net32_t *p_rkey, void **pp_mr)
@@ -182,6 +223,8 @@ ib_api_status_t verbs_reg_mem(void *h, const ib_mr_create_t *p_create, net32_t *
 		return IB_INVALID_PARAMETER;
 	if (!p_create->vaddr || !p_create->length)
 		return IB_INVALID_PARAMETER;
+	if (mr_access_check(p_create->access_ctrl) != IB_SUCCESS)
+		return IB_INVALID_PERMISSION;
 	mr = calloc(1, sizeof(*mr));
 	if (!mr)
 		return IB_INSUFFICIENT_MEMORY;
@@ -207,20 +250,12 @@ ib_api_status_t verbs_reg_mem(void *h, const ib_mr_create_t *p_create, net32_t *
 		free(mr);
 		return IB_INSUFFICIENT_RESOURCES;
 	}
-	ca->mr_gen = (ca->mr_gen + 1) & 0xFFFFu;
-	if (!ca->mr_gen)
-		ca->mr_gen = 1;
-	mr->key = (ca->mr_gen << 16) | i;
+	mr->key = (mr_next_gen(ca) << 16) | i;
 	/* A libibverbs MR beyond the table is only unusable by the MAD path. */
 	if (i < VERBS_MAX_MRS)
 		ca->mr[i] = mr;
 	pthread_mutex_unlock(&ca->lock);
-	if (mr->ibv) {
-		*p_lkey = cl_hton32(mr->ibv->lkey);
-		*p_rkey = cl_hton32(mr->ibv->rkey);
-	} else {
-		*p_lkey = *p_rkey = cl_hton32(mr->key);
-	}
+	mr_keys(mr, p_lkey, p_rkey);
 	*pp_mr = mr;
 	return IB_SUCCESS;
 }
@@ -228,28 +263,166 @@ ib_api_status_t verbs_reg_mem(void *h, const ib_mr_create_t *p_create, net32_t *
 ib_api_status_t verbs_query_mr(void *h, ib_mr_attr_t *p_attr)
 {
 	verbs_mr_t *mr = h;
+	verbs_ca_t *ca = mr->pd->ca;
 
 	if (!p_attr)
 		return IB_INVALID_PARAMETER;
 	memset(p_attr, 0, sizeof(*p_attr));
+	pthread_mutex_lock(&ca->lock); /* against a re-registration's update */
 	p_attr->local_lb = mr->va;
 	p_attr->local_ub = mr->va + mr->len - 1;
-	p_attr->remote_lb = p_attr->local_lb;
-	p_attr->remote_ub = p_attr->local_ub;
+	if (mr->access & (IB_AC_RDMA_READ | IB_AC_RDMA_WRITE | IB_AC_ATOMIC)) {
+		p_attr->remote_lb = p_attr->local_lb; /* else none (0, 0), as soft */
+		p_attr->remote_ub = p_attr->local_ub;
+	}
 	p_attr->access_ctrl = mr->access;
-	p_attr->lkey = p_attr->rkey = cl_hton32(mr->key);
-	if (mr->ibv) {
-		p_attr->lkey = cl_hton32(mr->ibv->lkey);
-		p_attr->rkey = cl_hton32(mr->ibv->rkey);
+	mr_keys(mr, &p_attr->lkey, &p_attr->rkey);
+	pthread_mutex_unlock(&ca->lock);
+	return IB_SUCCESS;
+}
+
+/* The libibverbs side of a re-registration: ibv_rereg_mr(), or when the
+ * device or kernel refuses it a new ibv_mr over the new range (PD, rights)
+ * that replaces the old one once that one is deregistered. On failure the
+ * region keeps its old ibv_mr, unchanged. */
+static ib_api_status_t rereg_ibv(verbs_mr_t *mr, ib_mr_mod_t mask, verbs_pd_t *pd, uint64_t va,
+				 uint64_t len, ib_access_t access)
+{
+	verbs_ca_t *ca = pd->ca;
+	struct ibv_mr *fresh, *old;
+	int flags = 0, rc;
+
+	if (mask & IB_MR_MOD_ADDR)
+		flags |= IBV_REREG_MR_CHANGE_TRANSLATION;
+	if (mask & IB_MR_MOD_PD)
+		flags |= IBV_REREG_MR_CHANGE_PD;
+	if (mask & IB_MR_MOD_ACCESS)
+		flags |= IBV_REREG_MR_CHANGE_ACCESS;
+	rc = ibv_rereg_mr(mr->ibv, flags, pd->ibv, (void *)(uintptr_t)va, (size_t)len,
+			  (mask & IB_MR_MOD_ACCESS) ? verbs_access(access) : 0);
+	/* DO_FORK_OLD: changed; only the old range's fork protection stayed. */
+	if (rc == 0 || rc == IBV_REREG_MR_ERR_DO_FORK_OLD)
+		return IB_SUCCESS;
+	if (verbs_debug)
+		fprintf(stderr, "ibal verbs: %s: ibv_rereg_mr: %d (errno %d), registering anew\n",
+			ca->name, rc, errno);
+	fresh = ibv_reg_mr(pd->ibv, (void *)(uintptr_t)va, (size_t)len, verbs_access(access));
+	if (!fresh) {
+		ib_api_status_t st = verbs_errno_status(errno);
+
+		return st == IB_INVALID_PARAMETER ? IB_INVALID_SETTING : st;
+	}
+	pthread_mutex_lock(&ca->lock);
+	old = mr->ibv;
+	mr->ibv = fresh;
+	pthread_mutex_unlock(&ca->lock);
+	rc = ibv_dereg_mr(old);
+	if (rc) {
+		pthread_mutex_lock(&ca->lock);
+		mr->ibv = old;
+		pthread_mutex_unlock(&ca->lock);
+		ibv_dereg_mr(fresh);
+		return rc == EBUSY ? IB_RESOURCE_BUSY : verbs_errno_status(rc);
 	}
 	return IB_SUCCESS;
+}
+
+ib_api_status_t verbs_rereg_mem(void *h, ib_mr_mod_t mask, const ib_mr_create_t *p_create,
+				void *new_pd, net32_t *p_lkey, net32_t *p_rkey)
+{
+	verbs_mr_t *mr = h;
+	verbs_pd_t *pd = mr->pd;
+	verbs_ca_t *ca = pd->ca;
+	uint64_t va, len;
+	ib_access_t access;
+	uint32_t n_mw;
+	ib_api_status_t st;
+
+	if (!p_lkey || !p_rkey || !mask ||
+	    (mask & ~(ib_mr_mod_t)(IB_MR_MOD_ADDR | IB_MR_MOD_PD | IB_MR_MOD_ACCESS)))
+		return IB_INVALID_PARAMETER;
+	if ((mask & (IB_MR_MOD_ADDR | IB_MR_MOD_ACCESS)) && !p_create)
+		return IB_INVALID_PARAMETER;
+	if (mask & IB_MR_MOD_PD) {
+		if (!new_pd || ((verbs_pd_t *)new_pd)->ca != ca)
+			return IB_INVALID_PD_HANDLE;
+		pd = new_pd;
+	}
+	pthread_mutex_lock(&ca->lock);
+	va = mr->va;
+	len = mr->len;
+	access = mr->access;
+	n_mw = mr->n_mw;
+	pthread_mutex_unlock(&ca->lock);
+	if (mask & IB_MR_MOD_ADDR) {
+		va = (uint64_t)(uintptr_t)p_create->vaddr;
+		len = p_create->length;
+		if (!va || !len || va + len < va)
+			return IB_INVALID_SETTING;
+	}
+	if (mask & IB_MR_MOD_ACCESS)
+		access = p_create->access_ctrl;
+	st = mr_access_check(access);
+	if (st != IB_SUCCESS)
+		return st;
+	/* A window bound to the region would outlive its range: refused, as
+	 * ib_dereg_mr() is (a bind racing with this call is the caller's). */
+	if (n_mw)
+		return IB_RESOURCE_BUSY;
+	if (mr->ibv) {
+		st = rereg_ibv(mr, mask, pd, va, len, access);
+		if (st != IB_SUCCESS)
+			return st;
+	}
+	pthread_mutex_lock(&ca->lock);
+	mr->pd = pd;
+	mr->va = va;
+	mr->len = len;
+	mr->access = access;
+	/* New keys for the MAD path's record (a libibverbs region has its own). */
+	mr->key = (mr_next_gen(ca) << 16) | KEY_INDEX(mr->key);
+	mr_keys(mr, p_lkey, p_rkey);
+	pthread_mutex_unlock(&ca->lock);
+	return IB_SUCCESS;
+}
+
+ib_api_status_t verbs_reg_shared(void *h, void *h_pd, ib_access_t access, uint64_t *p_vaddr,
+				 net32_t *p_lkey, net32_t *p_rkey, void **pp_mr)
+{
+	verbs_mr_t *mr = h;
+	verbs_pd_t *pd = h_pd;
+	ib_mr_create_t c;
+	ib_api_status_t st;
+
+	if (!p_vaddr)
+		return IB_INVALID_PARAMETER;
+	if (!pd || pd->ca != mr->pd->ca)
+		return IB_INVALID_PD_HANDLE;
+	/* The same memory at the same address: a virtual registration cannot
+	 * place it elsewhere, so *p_vaddr's request is not honoured (as soft). */
+	memset(&c, 0, sizeof(c));
+	pthread_mutex_lock(&pd->ca->lock);
+	c.vaddr = (void *)(uintptr_t)mr->va;
+	c.length = mr->len;
+	pthread_mutex_unlock(&pd->ca->lock);
+	c.access_ctrl = access;
+	st = verbs_reg_mem(pd, &c, p_lkey, p_rkey, pp_mr);
+	if (st == IB_SUCCESS)
+		*p_vaddr = (uint64_t)(uintptr_t)c.vaddr;
+	return st;
 }
 
 ib_api_status_t verbs_dereg_mr(void *h)
 {
 	verbs_mr_t *mr = h;
 	verbs_ca_t *ca = mr->pd->ca;
+	uint32_t n_mw;
 
+	pthread_mutex_lock(&ca->lock);
+	n_mw = mr->n_mw;
+	pthread_mutex_unlock(&ca->lock);
+	if (n_mw)
+		return IB_RESOURCE_BUSY; /* windows bound (rxe would say EINVAL) */
 	if (mr->ibv) {
 		int rc = ibv_dereg_mr(mr->ibv);
 

@@ -106,7 +106,15 @@ typedef struct verbs_mr {
 	ib_access_t access;
 	uint32_t key; /* host order; L_Key = R_Key on a MAD-only CA */
 	struct ibv_mr *ibv;       /* NULL on a MAD-only CA */
+	uint32_t n_mw;            /* windows bound to the region (ca->lock) */
 } verbs_mr_t;
+
+/** A type-1 memory window (libibverbs CAs only). */
+typedef struct verbs_mw {
+	verbs_pd_t *pd;
+	struct ibv_mw *ibv;       /* its R_Key changes with each bind posted (ca->lock) */
+	verbs_mr_t *mr;           /* region of the last bind posted, NULL if unbound (ca->lock) */
+} verbs_mw_t;
 
 /** A shared receive queue (libibverbs CAs only). */
 typedef struct verbs_srq {
@@ -243,6 +251,10 @@ ib_api_status_t verbs_reg_mem(void *pd, const ib_mr_create_t *p_create, net32_t 
 			      net32_t *p_rkey, void **pp_mr);
 ib_api_status_t verbs_query_mr(void *mr, ib_mr_attr_t *p_attr);
 ib_api_status_t verbs_dereg_mr(void *mr);
+ib_api_status_t verbs_rereg_mem(void *mr, ib_mr_mod_t mask, const ib_mr_create_t *p_create,
+				void *new_pd, net32_t *p_lkey, net32_t *p_rkey);
+ib_api_status_t verbs_reg_shared(void *mr, void *pd, ib_access_t access, uint64_t *p_vaddr,
+				 net32_t *p_lkey, net32_t *p_rkey, void **pp_mr);
 boolean_t verbs_mr_check(verbs_ca_t *ca, verbs_pd_t *pd, net32_t lkey, uint64_t va,
 			 uint32_t len);
 ib_api_status_t verbs_create_cq(void *ca, uint32_t *p_size, void *al_cq, void **pp_cq);
@@ -254,6 +266,12 @@ ib_api_status_t verbs_poll_cq(void *cq, ib_wc_t **pp_free, ib_wc_t **pp_done);
 ib_api_status_t verbs_rearm_cq(void *cq, boolean_t solicited);
 ib_api_status_t verbs_rearm_n_cq(void *cq, uint32_t n);
 void verbs_cq_add(verbs_cq_t *cq, const ib_wc_t *p_wc);
+
+/* verbs_mw.c: type-1 memory windows */
+ib_api_status_t verbs_create_mw(void *pd, net32_t *p_rkey, void **pp_mw);
+ib_api_status_t verbs_query_mw(void *mw, net32_t *p_rkey);
+ib_api_status_t verbs_bind_mw(void *mw, void *qp, ib_bind_wr_t *p_bind, net32_t *p_rkey);
+void verbs_destroy_mw(void *mw);
 
 /* verbs_qp.c: libibverbs QPs and SRQs, the data path; dispatch to verbs_spl_* */
 ib_api_status_t verbs_create_qp(void *pd, ib_qp_create_t *p_create, void *send_cq,
