@@ -480,7 +480,7 @@ static int setup(void)
 
 int main(void)
 {
-	const char *why = why_skip();
+	const char *why = why_skip(), *phase;
 	int rc;
 
 	if (why) {
@@ -491,6 +491,8 @@ int main(void)
 		fprintf(stderr, "test_verbs_hotplug: set-up failed\n");
 		return 1;
 	}
+	phase = getenv("IBAL_RXE_PHASE");
+	cmdp_kcm = phase && !strcmp(phase, "kcm"); /* librdmacm's private data limits */
 	cl_event_construct(&D.pause);
 	if (cl_event_init(&D.pause, FALSE) != CL_SUCCESS)
 		return 2;
