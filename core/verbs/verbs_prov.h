@@ -11,7 +11,8 @@
  * libibumad CAs that have no libibverbs device (ibsim through umad2sim,
  * which offers MADs only). On a libibverbs CA every verb maps to its ibv_*
  * call (verbs_dev.c: CA, attributes, events; verbs_obj.c: PD, AV as an
- * ibv_ah, MR, CQ; verbs_qp.c: QP, SRQ, the data path), while QP0/QP1
+ * ibv_ah, MR, CQ; verbs_mw.c: memory windows; verbs_qp.c: QP, SRQ, the
+ * data path; verbs_watch.c: devices added and removed), while QP0/QP1
  * (create_spl_qp) go through libibumad agents (verbs_mad.c) as on a
  * MAD-only CA, whose data-path slots answer IB_UNSUPPORTED. Built only with
  * libibverbs and libibumad (HAVE_VERBS_PROV); without them verbs_prov_ops

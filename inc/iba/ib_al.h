@@ -983,8 +983,8 @@ ib_reg_shmid(IN const ib_pd_handle_t h_pd, IN const ib_shmid_t shmid,
  * @return the status of the call.
  * @retval IB_SUCCESS the region was deregistered.
  * @retval IB_INVALID_MR_HANDLE h_mr is invalid.
- * @retval IB_RESOURCE_BUSY memory windows (or shared regions) are bound to
- * the region.
+ * @retval IB_RESOURCE_BUSY memory windows are bound to the region (regions
+ * made from it with ib_reg_shared() do not count: they stay usable).
  */
 AL_EXPORT ib_api_status_t AL_API
 ib_dereg_mr(IN const ib_mr_handle_t h_mr);
