@@ -150,9 +150,9 @@ static void *watch_main(void *arg)
 				pending = 1;
 			continue; /* the burst goes on: wait until it is quiet */
 		}
+		/* A timeout comes only while a burst settles, or every poll_ms when polling. */
 		if (rc == 0 || (pending && w.nl_fd < 0)) {
-			if (pending || w.nl_fd < 0)
-				compare();
+			compare();
 			pending = 0;
 		}
 	}
