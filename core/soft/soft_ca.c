@@ -242,6 +242,7 @@ ib_api_status_t soft_open_ca(ib_net64_t ca_guid, void *al_ca, void **pp_ca)
 	cl_thread_construct(&ca->thread);
 	ca->next_qpn = 2;
 	ca->next_key = 1;
+	ca->spin_ns = soft_spin_ns;
 	ca->attr_size = attr_size(n_ports);
 	ca->attr = calloc(1, ca->attr_size);
 	ca->qp_tab = calloc(SOFT_MAX_QPS, sizeof(*ca->qp_tab));

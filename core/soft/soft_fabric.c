@@ -15,7 +15,6 @@
 #include "soft_fabric_int.h"
 
 #define DEFAULT_SEED 0x1BA15EEDull
-#define DEFAULT_SEND_WAIT_US 10000u
 #define MAX_ENV_US 60000000u /* 60 s */
 #define SOCK_BUF_BYTES (4 << 20)
 #define SOCK_NAME_PREFIX "/lid-"
@@ -76,8 +75,6 @@ static void read_cfg(soft_fab_cfg_t *cfg)
 	cfg->drop_pct = env_double(SOFT_FABRIC_ENV_DROP_PCT, 0.0, 100.0, 0.0);
 	cfg->seed = env_u64(SOFT_FABRIC_ENV_SEED, UINT64_MAX, DEFAULT_SEED);
 	cfg->delay_us = (uint32_t)env_u64(SOFT_FABRIC_ENV_DELAY_US, MAX_ENV_US, 0);
-	cfg->send_wait_us =
-		(uint32_t)env_u64(SOFT_FABRIC_ENV_SEND_WAIT_US, MAX_ENV_US, DEFAULT_SEND_WAIT_US);
 }
 
 static void open_capture(soft_fabric_t *fab)
@@ -154,6 +151,8 @@ static ib_api_status_t resolve_dir(char *out)
 static void fabric_free(soft_fabric_t *fab)
 {
 	soft_delay_shutdown(fab);
+	soft_link_free_all(fab);
+	pthread_mutex_destroy(&fab->peer_lock);
 	soft_pcap_close(fab->pcap);
 	soft_reg_close(fab);
 	cl_event_destroy(&fab->delay_ev);
@@ -172,6 +171,7 @@ static ib_api_status_t fabric_create(const char *dir, soft_fabric_t **pp_fab)
 	if (!fab)
 		return IB_INSUFFICIENT_MEMORY;
 	fab->reg_fd = -1;
+	pthread_mutex_init(&fab->peer_lock, NULL);
 	cl_mutex_construct(&fab->reg_lock);
 	cl_mutex_construct(&fab->q_lock);
 	cl_mutex_construct(&fab->send_lock);
@@ -271,10 +271,20 @@ static void port_free(soft_fabric_port_t *port)
 {
 	if (port->fd >= 0)
 		close(port->fd);
-	if (port->cong_fd >= 0)
-		close(port->cong_fd);
-	cl_mutex_destroy(&port->cong_lock);
+	soft_ring_unmap(&port->ring);
 	cl_free(port);
+}
+
+void soft_fabric_ring_create(soft_fabric_port_t *port)
+{
+	char path[PATH_MAX];
+	int err;
+
+	soft_reg_ring_path(port->fab, port->port_guid, path, sizeof(path));
+	err = soft_ring_create(path, 0, &port->ring);
+	if (err)
+		soft_fabric_warn("%s: no shared-memory ring (%s); the port receives on its socket",
+				 path, strerror(err));
 }
 
 ib_api_status_t soft_fabric_port_open(ib_net64_t port_guid, ib_net64_t node_guid,
@@ -291,13 +301,11 @@ ib_api_status_t soft_fabric_port_open(ib_net64_t port_guid, ib_net64_t node_guid
 	port = (soft_fabric_port_t *)cl_zalloc(sizeof(*port));
 	if (!port)
 		return IB_INSUFFICIENT_MEMORY;
-	port->cong_fd = -1;
 	port->port_guid = port_guid;
 	port->node_guid = node_guid;
 	port->port_num = port_num;
-	cl_mutex_construct(&port->cong_lock);
 	port->fd = soft_fabric_new_socket();
-	if (port->fd < 0 || cl_mutex_init(&port->cong_lock) != CL_SUCCESS) {
+	if (port->fd < 0) {
 		port_free(port);
 		return IB_ERROR;
 	}
@@ -330,7 +338,7 @@ void soft_fabric_port_close(soft_fabric_port_t *port)
 		return;
 	fab = port->fab;
 	if (fab->pid != getpid()) {
-		/* Inherited across fork(): the parent still owns port and fabric. */
+		/* Inherited across fork(): the parent still owns port, ring and fabric. */
 		port_free(port);
 		return;
 	}
@@ -358,6 +366,8 @@ ib_api_status_t soft_fabric_port_set_lid(soft_fabric_port_t *port, uint16_t lid)
 	if (status != IB_SUCCESS)
 		return status;
 	status = soft_reg_move(port->fab, port, lid);
+	if (status == IB_SUCCESS && port->ring.hdr)
+		soft_ring_set_gen(&port->ring, port->gen);
 	soft_reg_unlock(port->fab);
 	return status;
 }

@@ -10,9 +10,10 @@
  *
  * **Rendezvous.** Processes share a fabric directory, `$IBAL_SOFT_FABRIC`
  * (default `/tmp/ibal-soft-<uid>/default`), created with mode 0700 when the
- * first port opens. Each port is a Unix datagram socket bound in it
- * (`lid-XXXX`, the port's LID in hex); a packet is one datagram holding the
- * bytes an IB link carries, LRH through VCRC. There is no daemon.
+ * first port opens. Each port has a receive ring in shared memory, the file
+ * `ring-<port GUID>` there (soft_ring.h), and a Unix datagram socket bound
+ * there as `lid-XXXX` (the port's LID in hex). A packet is the bytes an IB
+ * link carries, LRH through VCRC. There is no daemon.
  *
  * **Registry.** `registry` in that directory is a file of fixed-size records,
  * one per unicast LID, mapped by every process and changed only under an
@@ -22,8 +23,10 @@
  * together with the process start time, so a reused PID is not mistaken for
  * it) or when its socket refuses a connection (ECONNREFUSED, ENOENT: the
  * process died, closed it without deregistering, or exec'ed). Stale records
- * are reclaimed when an open, a lookup or a listing meets them, and when a
- * send to that LID is refused.
+ * are reclaimed when an open, a lookup or a listing meets them, when a
+ * doorbell or datagram to that LID is refused, and when a sender finds the
+ * holder's ring full (at most every 100 ms); reclaiming a record retires its
+ * ring (its generation becomes 0, the file is removed).
  *
  * **Delivery.** soft_fabric_send() routes by the DLID of the LRH (bytes 2-3,
  * big-endian): a unicast LID reaches the port holding it (the sender itself
@@ -36,12 +39,18 @@
  * a LID nobody holds, or whose holder is dead, is dropped silently, as a link
  * would, and counted (soft_fabric_port_stats()).
  *
- * **Congestion.** Sends never block indefinitely. When the receiving socket's
- * queue is full (Linux queues only `net.unix.max_dgram_qlen` datagrams, 10 by
- * default, per socket), the sender waits for room for at most
- * `$IBAL_SOFT_SEND_WAIT_US` microseconds (default 10000), as an IB link's
- * credit flow control would hold a packet back; if the receiver does not drain
- * its queue by then, the packet is dropped and counted, and reliable
+ * **Links.** The sender copies the packet into the receiver's ring
+ * (soft_fabric_link.c: each process maps a destination's ring once and checks
+ * on every packet that the ring still carries the registry generation of its
+ * LID). No system call is made while the receiver polls; a receiver that is
+ * about to sleep says so in its ring (soft_fabric_port_arm(), or
+ * soft_fabric_recv() finding nothing), and the first sender after that sends
+ * a one-byte doorbell datagram to its socket. A port whose ring could not be
+ * created is sent datagrams on its socket instead.
+ *
+ * **Congestion.** Sends never wait. A packet that finds the receiver's ring
+ * (or, without a ring, its socket queue) full is dropped and counted
+ * (drop_busy), as a switch drops what a congested port cannot take; reliable
  * transports recover by retransmission.
  *
  * **Injection.** `$IBAL_SOFT_DROP_PCT` (0..100, fractions allowed) drops that
@@ -107,8 +116,6 @@ extern "C" {
 #define SOFT_FABRIC_ENV_SEED "IBAL_SOFT_SEED"
 /** Environment variable: delay of every packet, in microseconds. */
 #define SOFT_FABRIC_ENV_DELAY_US "IBAL_SOFT_DELAY_US"
-/** Environment variable: longest wait for room at a full receiver, microseconds. */
-#define SOFT_FABRIC_ENV_SEND_WAIT_US "IBAL_SOFT_SEND_WAIT_US"
 /** Environment variable: pcap file to capture to (`%p`: process ID). */
 #define SOFT_FABRIC_ENV_PCAP "IBAL_SOFT_PCAP"
 /** Environment variable: pcap link type, `erf` (default) or `247`. */
@@ -130,6 +137,7 @@ typedef struct soft_fabric_stats {
 	uint64_t drop_busy;     /**< Dropped: the receiver's queue stayed full for the whole wait. */
 	uint64_t drop_error;    /**< Dropped: any other failure of the socket. */
 	uint64_t rx_truncated;  /**< Received packets discarded because the buffer was too small. */
+	uint64_t rx_ring_dropped; /**< Ring records the receiver skipped: malformed, or claimed and never published. */
 } soft_fabric_stats_t;
 
 /** What the registry records about a live port. */
@@ -203,8 +211,10 @@ uint16_t soft_fabric_port_lid(const soft_fabric_port_t *port);
 ib_api_status_t soft_fabric_port_set_lid(soft_fabric_port_t *port, uint16_t lid);
 
 /**
- * The port's socket, for poll/epoll (readable when a packet waits). The
- * caller must only poll it; read with soft_fabric_recv.
+ * The port's socket, for poll/epoll: readable when a doorbell or a datagram
+ * waits, which after soft_fabric_recv() returned IB_NOT_FOUND (or
+ * soft_fabric_port_arm() returned IB_SUCCESS) is the case as soon as a packet
+ * arrives. The caller must only poll it; read with soft_fabric_recv.
  * @param port the port.
  * @return a non-blocking file descriptor, valid until the port closes.
  */
@@ -218,8 +228,7 @@ int soft_fabric_port_fd(const soft_fabric_port_t *port);
 void soft_fabric_port_stats(const soft_fabric_port_t *port, soft_fabric_stats_t *p_stats);
 
 /**
- * Sends a packet, routed by the DLID of its LRH. Never blocks for longer than
- * `$IBAL_SOFT_SEND_WAIT_US`. Packets that cannot be delivered are dropped and
+ * Sends a packet, routed by the DLID of its LRH. Never waits. Packets that cannot be delivered are dropped and
  * counted, not reported.
  * @param port the sending port.
  * @param pkt the packet, LRH through VCRC.
@@ -244,7 +253,10 @@ ib_api_status_t soft_fabric_send_to(soft_fabric_port_t *port, uint16_t dest_lid,
 				    const void *pkt, size_t len);
 
 /**
- * Takes the next packet that reached the port, without waiting.
+ * Takes the next packet that reached the port, without waiting: from its
+ * ring first, then datagrams on its socket (doorbells are discarded). When
+ * nothing waits, the port is armed (soft_fabric_port_arm()), so that its
+ * socket becomes readable when a packet comes.
  * @param port the receiving port.
  * @param buf where to copy the packet.
  * @param cap size of @p buf; SOFT_FABRIC_MAX_PACKET holds any packet.
@@ -255,6 +267,30 @@ ib_api_status_t soft_fabric_send_to(soft_fabric_port_t *port, uint16_t dest_lid,
  * pointer is NULL; IB_ERROR if the socket failed.
  */
 ib_api_status_t soft_fabric_recv(soft_fabric_port_t *port, void *buf, size_t cap, size_t *p_len);
+
+/**
+ * soft_fabric_recv() without arming, and without a system call for an empty
+ * socket more than once a millisecond: for a receiver that polls on (spins)
+ * before it sleeps, and arms with soft_fabric_port_arm() only then.
+ * @return as soft_fabric_recv().
+ */
+ib_api_status_t soft_fabric_poll(soft_fabric_port_t *port, void *buf, size_t cap, size_t *p_len);
+
+/**
+ * Says that the port's receiver is about to wait on its socket, so that the
+ * next sender rings it; checks the ring once more after saying so.
+ * @param port the port.
+ * @return IB_SUCCESS: nothing waits, the receiver may sleep; IB_NOT_DONE: a
+ * packet waits (not armed); IB_PENDING: a sender is writing a packet (not
+ * armed: poll again within a few milliseconds); IB_INVALID_PARAMETER for NULL.
+ */
+ib_api_status_t soft_fabric_port_arm(soft_fabric_port_t *port);
+
+/**
+ * Says that the port's receiver is awake again (senders stop ringing it).
+ * @param port the port (NULL ignored).
+ */
+void soft_fabric_port_disarm(soft_fabric_port_t *port);
 
 /**
  * Attaches a port to a multicast group, so that packets to @p mlid reach it.

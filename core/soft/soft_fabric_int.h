@@ -6,6 +6,7 @@
 #define SOFT_FABRIC_INT_H
 
 #include <limits.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <sys/socket.h>
 #include <sys/types.h>
@@ -16,6 +17,7 @@
 #include <complib/cl_thread.h>
 #include "soft_fabric.h"
 #include "soft_pcap.h"
+#include "soft_ring.h"
 
 #ifndef PATH_MAX
 #define PATH_MAX 4096
@@ -69,8 +71,17 @@ typedef struct soft_fab_cfg {
 	double drop_pct;
 	uint64_t seed;
 	uint32_t delay_us;
-	uint32_t send_wait_us;
 } soft_fab_cfg_t;
+
+/* Another port's ring as this process maps it (soft_fabric_link.c). */
+typedef struct soft_peer {
+	uint16_t lid;         /* the LID it was found at */
+	uint64_t gen;         /* the registry generation it was found with */
+	soft_ring_t ring;     /* hdr NULL: the port has no ring (socket only) */
+	uint64_t expires_ns;  /* ring-less entries are looked up again after this */
+	uint64_t checked_ns;  /* last liveness check after a full ring */
+	unsigned refs;        /* the table's and each sender's (under peer_lock) */
+} soft_peer_t;
 
 /* A packet waiting in the delay queue. */
 typedef struct soft_delayed {
@@ -104,6 +115,10 @@ typedef struct soft_fabric {
 	soft_fab_cfg_t cfg;
 	soft_pcap_t *pcap;
 
+	/* Peers' rings by LID (soft_fabric_link.c), allocated at the first send. */
+	pthread_mutex_t peer_lock;
+	soft_peer_t **peers;
+
 	/* Delay queue: FIFO of soft_delayed_t, due times increasing. */
 	cl_mutex_t q_lock;    /* guards delay_q, delay_running, delay_stop */
 	cl_mutex_t send_lock; /* held by the delay thread while it sends */
@@ -124,8 +139,9 @@ struct soft_fabric_port {
 	ib_net64_t node_guid;
 	uint64_t rng_key;
 	uint64_t rng_ctr; /* atomic */
-	cl_mutex_t cong_lock; /* guards cong_fd */
-	int cong_fd;          /* connected socket for waiting on a full receiver */
+	soft_ring_t ring; /* the port's receive ring (consumer side) */
+	uint64_t ring_seen_drops; /* ring.dropped already added to the stats */
+	uint64_t next_sock_ns;    /* soft_fabric_poll looks at the socket again then */
 	soft_fabric_stats_t stats; /* fields updated atomically */
 };
 
@@ -161,6 +177,22 @@ SOFT_PRIVATE socklen_t soft_reg_sockaddr(const soft_fabric_t *fab, uint16_t lid,
 /* Start time of a process (field 22 of /proc/<pid>/stat); 0 if unknown. */
 SOFT_PRIVATE uint64_t soft_proc_start_time(pid_t pid);
 
+/* Fills out with "<dir>/ring-<port GUID in hex>". */
+SOFT_PRIVATE void soft_reg_ring_path(const soft_fabric_t *fab, ib_net64_t port_guid, char *out,
+				     size_t cap);
+
+/* ---- soft_fabric_link.c ---- */
+
+/* Places one packet at the port holding lid (its ring, else its socket), or counts why not. */
+SOFT_PRIVATE void soft_link_deliver(soft_fabric_port_t *port, uint16_t lid, const void *pkt,
+				    size_t len);
+/* Forgets every peer mapping (fabric teardown). */
+SOFT_PRIVATE void soft_link_free_all(soft_fabric_t *fab);
+/* Counts why a datagram could not be sent to lid (reclaiming a dead holder). */
+SOFT_PRIVATE void soft_link_count_failure(soft_fabric_port_t *port, uint16_t lid, int err);
+/* Monotonic clock, nanoseconds. */
+SOFT_PRIVATE uint64_t soft_mono_ns(void);
+
 /* ---- soft_fabric_xfer.c ---- */
 
 /* Stops the delay thread and frees what it still held (fabric teardown). */
@@ -174,6 +206,9 @@ SOFT_PRIVATE uint64_t soft_rng_key(uint64_t seed, ib_net64_t port_guid, uint8_t 
 
 /* Writes one diagnostic line to stderr. */
 SOFT_PRIVATE void soft_fabric_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Registry lock held, the port's GUID free: creates its receive ring (a
+ * warning and no ring if that fails: peers then send it datagrams). */
+SOFT_PRIVATE void soft_fabric_ring_create(soft_fabric_port_t *port);
 /* A non-blocking, close-on-exec datagram socket with a large send buffer; -1 on failure. */
 SOFT_PRIVATE int soft_fabric_new_socket(void);
 

@@ -3,6 +3,7 @@
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stddef.h>
@@ -225,12 +226,26 @@ static boolean_t holder_alive(const soft_fabric_t *fab, uint16_t lid)
 	return sock_answers(fab, lid);
 }
 
+void soft_reg_ring_path(const soft_fabric_t *fab, ib_net64_t port_guid, char *out, size_t cap)
+{
+	int n = snprintf(out, cap, "%s/ring-%016" PRIx64, fab->dir, (uint64_t)cl_ntoh64(port_guid));
+
+	if (n < 0 || (size_t)n >= cap)
+		out[0] = '\0'; /* no such file: the port goes without a ring */
+}
+
 static void free_rec(soft_fabric_t *fab, uint16_t lid)
 {
 	struct sockaddr_un sa;
+	char path[PATH_MAX];
 
 	soft_reg_sockaddr(fab, lid, &sa);
 	unlink(sa.sun_path);
+	/* Senders that mapped the holder's ring see its generation change. */
+	if (fab->recs[lid].state == SOFT_REC_ACTIVE) {
+		soft_reg_ring_path(fab, fab->recs[lid].port_guid, path, sizeof(path));
+		soft_ring_retire(path, fab->recs[lid].gen);
+	}
 	memset(&fab->recs[lid], 0, sizeof(fab->recs[lid]));
 }
 
@@ -289,6 +304,8 @@ ib_api_status_t soft_reg_attach(soft_fabric_t *fab, soft_fabric_port_t *port)
 	unlink(sa.sun_path);
 	if (bind(port->fd, (const struct sockaddr *)&sa, sa_len) < 0)
 		return IB_ERROR;
+	/* The GUID is free now (a dead holder's ring was retired with its record). */
+	soft_fabric_ring_create(port);
 	rec = &fab->recs[lid];
 	memset(rec, 0, sizeof(*rec));
 	rec->lid = lid;
@@ -303,6 +320,8 @@ ib_api_status_t soft_reg_attach(soft_fabric_t *fab, soft_fabric_port_t *port)
 		fab->hdr->hwm = lid;
 	port->lid = lid;
 	port->gen = rec->gen;
+	if (port->ring.hdr)
+		soft_ring_set_gen(&port->ring, port->gen);
 	return IB_SUCCESS;
 }
 

@@ -2,9 +2,7 @@
  * ibal soft provider: packet delivery on the soft fabric, with loss and delay injection.
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  */
-#define _GNU_SOURCE /* ppoll */
 #include <errno.h>
-#include <poll.h>
 #include <pthread.h>
 #include <string.h>
 #include <time.h>
@@ -16,20 +14,13 @@
 #define LID_PERMISSIVE 0xFFFFu
 #define MCAST_LO 0xC000u
 #define MCAST_CHUNK 64 /* multicast members resolved per registry lock */
+#define SOCK_POLL_NS 1000000u /* a polling receiver looks at its socket every 1 ms */
 
 /* The drop filter: called under filter_lock; filter_armed says whether to look. */
 static pthread_mutex_t filter_lock = PTHREAD_MUTEX_INITIALIZER;
 static soft_fabric_drop_fn_t filter_fn;
 static void *filter_ctx;
 static int filter_armed;
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* The SplitMix64 output function: a bijection that scrambles consecutive inputs. */
 static uint64_t mix64(uint64_t x)
@@ -78,94 +69,6 @@ static boolean_t inject_drop(soft_fabric_port_t *port, const void *pkt, size_t l
 
 /* ---- Delivery ---- */
 
-static void count_failure(soft_fabric_port_t *port, uint16_t lid, int err)
-{
-	switch (err) {
-	case ENOENT:
-	case ENOTDIR:
-		SOFT_STAT_ADD(port, drop_unknown, 1);
-		break;
-	case ECONNREFUSED:
-	case ECONNRESET:
-		SOFT_STAT_ADD(port, drop_dead, 1);
-		soft_reg_reclaim(port->fab, lid);
-		break;
-	case EAGAIN:
-	case ENOBUFS:
-		SOFT_STAT_ADD(port, drop_busy, 1);
-		break;
-	default:
-		SOFT_STAT_ADD(port, drop_error, 1);
-		break;
-	}
-}
-
-/* Sends, waiting for room at the receiver: on a connected socket, poll reports room there. */
-static int send_waiting(soft_fabric_port_t *port, const struct sockaddr_un *sa, socklen_t sa_len,
-			const void *pkt, size_t len)
-{
-	uint64_t deadline = mono_ns() + (uint64_t)port->fab->cfg.send_wait_us * 1000u;
-	struct sockaddr unspec;
-	int err = EAGAIN;
-
-	if (port->cong_fd < 0)
-		port->cong_fd = soft_fabric_new_socket();
-	if (port->cong_fd < 0)
-		return errno;
-	if (connect(port->cong_fd, (const struct sockaddr *)sa, sa_len) < 0)
-		return errno;
-	for (;;) {
-		struct pollfd pfd = { .fd = port->cong_fd, .events = POLLOUT };
-		struct timespec ts;
-		uint64_t now;
-
-		if (send(port->cong_fd, pkt, len, MSG_DONTWAIT | MSG_NOSIGNAL) >= 0) {
-			err = 0;
-			break;
-		}
-		err = errno;
-		if (err == EINTR)
-			continue;
-		if (err != EAGAIN)
-			break;
-		now = mono_ns();
-		if (now >= deadline)
-			break;
-		ts.tv_sec = (time_t)((deadline - now) / 1000000000u);
-		ts.tv_nsec = (long)((deadline - now) % 1000000000u);
-		ppoll(&pfd, 1, &ts, NULL);
-	}
-	/* Disconnect, so that the receiver closing does not leave an error here. */
-	memset(&unspec, 0, sizeof(unspec));
-	unspec.sa_family = AF_UNSPEC;
-	connect(port->cong_fd, &unspec, sizeof(unspec));
-	return err;
-}
-
-/* Places one datagram at the port holding lid, or counts why not. */
-static void deliver(soft_fabric_port_t *port, uint16_t lid, const void *pkt, size_t len)
-{
-	struct sockaddr_un sa;
-	socklen_t sa_len = soft_reg_sockaddr(port->fab, lid, &sa);
-	ssize_t rc;
-	int err;
-
-	do
-		rc = sendto(port->fd, pkt, len, MSG_DONTWAIT | MSG_NOSIGNAL,
-			    (const struct sockaddr *)&sa, sa_len);
-	while (rc < 0 && errno == EINTR);
-	err = rc < 0 ? errno : 0;
-	if (err == EAGAIN && port->fab->cfg.send_wait_us) {
-		cl_mutex_acquire(&port->cong_lock);
-		err = send_waiting(port, &sa, sa_len, pkt, len);
-		cl_mutex_release(&port->cong_lock);
-	}
-	if (err)
-		count_failure(port, lid, err);
-	else
-		SOFT_STAT_ADD(port, delivered, 1);
-}
-
 static void deliver_mcast(soft_fabric_port_t *port, uint16_t mlid, const void *pkt, size_t len)
 {
 	uint16_t members[MCAST_CHUNK], next = 0;
@@ -174,7 +77,7 @@ static void deliver_mcast(soft_fabric_port_t *port, uint16_t mlid, const void *p
 	do {
 		n = soft_reg_mcast_members(port->fab, mlid, &next, members, MCAST_CHUNK);
 		for (i = 0; i < n; i++)
-			deliver(port, members[i], pkt, len);
+			soft_link_deliver(port, members[i], pkt, len);
 		total += n;
 	} while (next);
 	if (!total)
@@ -186,7 +89,7 @@ static void route(soft_fabric_port_t *port, uint16_t dlid, boolean_t explicit_de
 		  const void *pkt, size_t len)
 {
 	if (explicit_dest || (dlid && dlid <= SOFT_FABRIC_LID_UNICAST_MAX))
-		deliver(port, dlid, pkt, len);
+		soft_link_deliver(port, dlid, pkt, len);
 	else if (dlid >= MCAST_LO && dlid != LID_PERMISSIVE)
 		deliver_mcast(port, dlid, pkt, len);
 	else
@@ -212,7 +115,7 @@ static void delay_thread(void *context)
 			continue;
 		}
 		e = PARENT_STRUCT(head, soft_delayed_t, item);
-		now = mono_ns();
+		now = soft_mono_ns();
 		due = e->due_ns; /* e may be purged once the lock is released */
 		if (due > now) {
 			cl_mutex_release(&fab->q_lock);
@@ -257,7 +160,7 @@ static boolean_t delay_enqueue(soft_fabric_port_t *port, uint16_t dlid, boolean_
 		fab->delay_running = TRUE;
 	}
 	/* Due times are taken under the lock, so the queue stays in due order. */
-	e->due_ns = mono_ns() + (uint64_t)fab->cfg.delay_us * 1000u;
+	e->due_ns = soft_mono_ns() + (uint64_t)fab->cfg.delay_us * 1000u;
 	cl_qlist_insert_tail(&fab->delay_q, &e->item);
 	cl_mutex_release(&fab->q_lock);
 	cl_event_signal(&fab->delay_ev);
@@ -342,23 +245,112 @@ ib_api_status_t soft_fabric_send_to(soft_fabric_port_t *port, uint16_t dest_lid,
 	return send_common(port, dest_lid, TRUE, pkt, len);
 }
 
-ib_api_status_t soft_fabric_recv(soft_fabric_port_t *port, void *buf, size_t cap, size_t *p_len)
+/* Datagrams on the socket: packets of senders that had no ring for us;
+ * those shorter than a packet are doorbells, read only to empty the queue. */
+static ib_api_status_t recv_dgram(soft_fabric_port_t *port, void *buf, size_t cap, size_t *p_len)
 {
 	ssize_t n;
 
-	if (!port || !buf || !p_len)
-		return IB_INVALID_PARAMETER;
-	do
+	for (;;) {
 		n = recv(port->fd, buf, cap, MSG_DONTWAIT | MSG_TRUNC);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return errno == EAGAIN ? IB_NOT_FOUND : IB_ERROR;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno == EAGAIN ? IB_NOT_FOUND : IB_ERROR;
+		if ((size_t)n >= SOFT_FABRIC_MIN_PACKET)
+			break;
+	}
 	*p_len = (size_t)n;
 	if ((size_t)n > cap) {
 		SOFT_STAT_ADD(port, rx_truncated, 1);
 		return IB_OVERFLOW;
 	}
-	SOFT_STAT_ADD(port, rx_packets, 1);
-	SOFT_STAT_ADD(port, rx_bytes, n);
 	return IB_SUCCESS;
+}
+
+/* Adds the ring's newly dropped records to the port's counters. */
+static void count_ring_drops(soft_fabric_port_t *port)
+{
+	uint64_t d = port->ring.dropped;
+
+	if (d != port->ring_seen_drops) {
+		SOFT_STAT_ADD(port, rx_ring_dropped, d - port->ring_seen_drops);
+		port->ring_seen_drops = d;
+	}
+}
+
+/* Ring first; the socket always when @p sock, else at most every SOCK_POLL_NS. */
+static ib_api_status_t take(soft_fabric_port_t *port, void *buf, size_t cap, size_t *p_len,
+			    boolean_t sock)
+{
+	ib_api_status_t status = IB_NOT_FOUND;
+	uint64_t now = 0;
+
+	if (!port || !buf || !p_len)
+		return IB_INVALID_PARAMETER;
+	if (port->ring.hdr) {
+		now = soft_mono_ns();
+		switch (soft_ring_get(&port->ring, buf, cap, p_len, now)) {
+		case SOFT_RING_GOT:
+			status = IB_SUCCESS;
+			break;
+		case SOFT_RING_BIG:
+			SOFT_STAT_ADD(port, rx_truncated, 1);
+			status = IB_OVERFLOW;
+			break;
+		default:
+			break;
+		}
+		count_ring_drops(port);
+		/* A polling receiver makes no system call for an empty socket. */
+		if (status == IB_NOT_FOUND && !sock && now < port->next_sock_ns)
+			return status;
+		port->next_sock_ns = now + SOCK_POLL_NS;
+	}
+	if (status == IB_NOT_FOUND)
+		status = recv_dgram(port, buf, cap, p_len);
+	if (status == IB_SUCCESS) {
+		SOFT_STAT_ADD(port, rx_packets, 1);
+		SOFT_STAT_ADD(port, rx_bytes, *p_len);
+	}
+	return status;
+}
+
+ib_api_status_t soft_fabric_poll(soft_fabric_port_t *port, void *buf, size_t cap, size_t *p_len)
+{
+	return take(port, buf, cap, p_len, FALSE);
+}
+
+ib_api_status_t soft_fabric_port_arm(soft_fabric_port_t *port)
+{
+	if (!port)
+		return IB_INVALID_PARAMETER;
+	if (!port->ring.hdr)
+		return IB_SUCCESS;
+	switch (soft_ring_arm(&port->ring)) {
+	case SOFT_RING_EMPTY:
+		return IB_SUCCESS;
+	case SOFT_RING_WAIT:
+		return IB_PENDING;
+	default:
+		return IB_NOT_DONE;
+	}
+}
+
+void soft_fabric_port_disarm(soft_fabric_port_t *port)
+{
+	if (port && port->ring.hdr)
+		soft_ring_disarm(&port->ring);
+}
+
+ib_api_status_t soft_fabric_recv(soft_fabric_port_t *port, void *buf, size_t cap, size_t *p_len)
+{
+	ib_api_status_t status = take(port, buf, cap, p_len, TRUE);
+
+	/* Nothing: the caller is about to wait on the socket, so ask for a doorbell. */
+	if (status == IB_NOT_FOUND && soft_fabric_port_arm(port) == IB_NOT_DONE)
+		status = take(port, buf, cap, p_len, TRUE);
+	else if (status == IB_SUCCESS)
+		soft_fabric_port_disarm(port);
+	return status;
 }

@@ -33,6 +33,7 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include <time.h>
 #include <complib/cl_thread.h>
 #include <complib/cl_qlist.h>
 #include "al_prov.h"
@@ -47,6 +48,14 @@
 #define SOFT_MAX_PORTS 2
 /** Environment: number of soft CAs in the process (default 1). */
 #define SOFT_ENV_CAS "IBAL_SOFT_CAS"
+/** Environment: how long a progress thread polls idle before it sleeps, microseconds. */
+#define SOFT_ENV_SPIN_US "IBAL_SOFT_SPIN_US"
+/** Default of SOFT_ENV_SPIN_US. */
+#define SOFT_SPIN_US_DEFAULT 50u
+/** Most of SOFT_ENV_SPIN_US. */
+#define SOFT_SPIN_US_MAX 1000000u
+/** How often a progress thread looks again at a ring a sender is writing, milliseconds. */
+#define SOFT_PROGRESS_PENDING_MS 2
 /** Environment: ports per soft CA (default 1, at most SOFT_MAX_PORTS). */
 #define SOFT_ENV_PORTS "IBAL_SOFT_PORTS"
 
@@ -70,6 +79,18 @@
 #define SOFT_UD_GRH_AREA SOFT_GRH_LEN
 /** Q_Key of QP1 (IBA 13.5.1): GSI packets must carry it. */
 #define SOFT_QP1_QKEY 0x80010000u
+
+/** IBAL_SOFT_SPIN_US in nanoseconds (soft_prov.c). */
+extern uint64_t soft_spin_ns;
+
+/** Monotonic clock in nanoseconds. */
+static inline uint64_t soft_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 typedef struct soft_ca soft_ca_t;
 typedef struct soft_qp soft_qp_t;
@@ -176,6 +197,8 @@ struct soft_ca {
 	int epfd;                    /**< epoll on port fds and evfd. */
 	int evfd;                    /**< eventfd that wakes the thread. */
 	volatile int stop;           /**< Set to stop the thread. */
+	int sleeping;                /**< The thread is (about to be) in epoll: wake it (atomic). */
+	uint64_t spin_ns;            /**< How long it polls with nothing to do before sleeping. */
 	pthread_mutex_t ev_lock;     /**< ev_list, busy_obj. */
 	pthread_cond_t ev_cond;      /**< Signaled when busy_obj clears. */
 	cl_qlist_t ev_list;          /**< Deferred upcalls, in order. */

@@ -2,7 +2,10 @@
  * ibal soft provider: the progress thread of a soft CA: packet reception, dispatch, upcalls.
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  *
- * One thread per CA waits in epoll on its ports' sockets and an eventfd.
+ * One thread per CA polls its ports' receive rings; after ca->spin_ns with
+ * nothing to do it arms the rings (senders then ring the port's socket) and
+ * waits in epoll on the sockets and an eventfd that soft_ca_defer() writes
+ * only while the thread sleeps.
  * It parses each packet (malformed ones are dropped and counted), gives
  * UD packets for QP0/QP1 to the port's management agents
  * (soft_mad_agent.c), delivers multicast UD packets to the attached QPs
@@ -15,6 +18,7 @@
  * wait out a running one.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -48,7 +52,11 @@ void soft_ca_defer(soft_ca_t *ca, void *prov_obj, void *al_obj, int comp,
 	pthread_mutex_lock(&ca->ev_lock);
 	cl_qlist_insert_tail(&ca->ev_list, &u->item);
 	pthread_mutex_unlock(&ca->ev_lock);
-	wake(ca);
+	/* Pairs with arm_all: it sees the upcall or we see it asleep. The
+	 * progress thread itself, and a spinning one, need no eventfd. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&ca->sleeping, __ATOMIC_RELAXED))
+		wake(ca);
 }
 
 void soft_ca_purge(soft_ca_t *ca, void *prov_obj)
@@ -142,39 +150,119 @@ void soft_progress_packet(soft_port_t *port, const uint8_t *buf, size_t len)
 	pthread_rwlock_unlock(&ca->tab_lock);
 }
 
-static void drain_port(soft_port_t *port, uint8_t *buf)
+/* Handles what waits at a port; how many packets there were. */
+static unsigned drain_port(soft_port_t *port, uint8_t *buf)
 {
+	unsigned n = 0;
 	size_t len;
 	ib_api_status_t st;
 
 	for (;;) {
-		st = soft_fabric_recv(port->fp, buf, SOFT_FABRIC_MAX_PACKET, &len);
-		if (st == IB_SUCCESS)
+		st = soft_fabric_poll(port->fp, buf, SOFT_FABRIC_MAX_PACKET, &len);
+		if (st == IB_SUCCESS) {
 			soft_progress_packet(port, buf, len);
-		else if (st != IB_OVERFLOW)
-			return;
+			n++;
+		} else if (st != IB_OVERFLOW) {
+			return n;
+		}
+	}
+}
+
+static unsigned drain_all(soft_ca_t *ca, uint8_t *buf)
+{
+	unsigned i, n = 0;
+
+	for (i = 0; i < ca->num_ports; i++)
+		n += drain_port(&ca->port[i], buf);
+	return n;
+}
+
+/*
+ * Before sleeping: arms every port's ring and the upcall queue. Returns the
+ * epoll timeout: -1 to sleep until woken, 0 when something already waits
+ * (nothing is left armed), a few milliseconds while a sender is writing.
+ */
+static int arm_all(soft_ca_t *ca)
+{
+	int timeout = -1;
+	unsigned i;
+
+	__atomic_store_n(&ca->sleeping, 1, __ATOMIC_SEQ_CST);
+	pthread_mutex_lock(&ca->ev_lock);
+	if (cl_qlist_count(&ca->ev_list))
+		timeout = 0;
+	pthread_mutex_unlock(&ca->ev_lock);
+	for (i = 0; i < ca->num_ports && timeout; i++) {
+		ib_api_status_t st = soft_fabric_port_arm(ca->port[i].fp);
+
+		if (st == IB_NOT_DONE)
+			timeout = 0;
+		else if (st == IB_PENDING)
+			timeout = SOFT_PROGRESS_PENDING_MS;
+	}
+	return timeout;
+}
+
+static void disarm_all(soft_ca_t *ca)
+{
+	unsigned i;
+
+	__atomic_store_n(&ca->sleeping, 0, __ATOMIC_RELAXED);
+	for (i = 0; i < ca->num_ports; i++)
+		soft_fabric_port_disarm(ca->port[i].fp);
+}
+
+/* Reads what woke the thread: the eventfd's count and the ports' doorbells
+ * (which drain_all reads with the packets). */
+static void wait_events(soft_ca_t *ca, int timeout, uint8_t *buf)
+{
+	struct epoll_event evs[SOFT_MAX_PORTS + 1];
+	soft_port_t *port;
+	ib_api_status_t st;
+	uint64_t cnt;
+	size_t len;
+	int n, i;
+
+	n = epoll_wait(ca->epfd, evs, SOFT_MAX_PORTS + 1, timeout);
+	for (i = 0; i < n; i++) {
+		if (evs[i].data.u32 == 0) {
+			if (read(ca->evfd, &cnt, sizeof(cnt)) < 0)
+				continue;
+			continue;
+		}
+		/* A doorbell or datagrams: empty the socket, handling what the ring has too. */
+		port = &ca->port[evs[i].data.u32 - 1];
+		do {
+			st = soft_fabric_recv(port->fp, buf, SOFT_FABRIC_MAX_PACKET, &len);
+			if (st == IB_SUCCESS)
+				soft_progress_packet(port, buf, len);
+		} while (st == IB_SUCCESS || st == IB_OVERFLOW);
 	}
 }
 
 static void progress_main(void *context)
 {
 	soft_ca_t *ca = context;
-	struct epoll_event evs[SOFT_MAX_PORTS + 1];
 	uint8_t *buf = malloc(SOFT_FABRIC_MAX_PACKET);
-	uint64_t cnt;
-	int n, i;
+	uint64_t idle_since = 0;
+	int timeout;
 
 	if (!buf)
 		return;
 	while (!__atomic_load_n(&ca->stop, __ATOMIC_ACQUIRE)) {
-		n = epoll_wait(ca->epfd, evs, SOFT_MAX_PORTS + 1, -1);
-		for (i = 0; i < n; i++) {
-			if (evs[i].data.u32 == 0) {
-				if (read(ca->evfd, &cnt, sizeof(cnt)) < 0)
-					continue;
-			} else {
-				drain_port(&ca->port[evs[i].data.u32 - 1], buf);
-			}
+		if (drain_all(ca, buf)) {
+			idle_since = 0;
+		} else if (!idle_since) {
+			idle_since = soft_now_ns();
+		} else if (soft_now_ns() - idle_since >= ca->spin_ns) {
+			/* Idle for the whole spin: sleep until a doorbell or an upcall. */
+			timeout = arm_all(ca);
+			if (timeout)
+				wait_events(ca, timeout, buf);
+			disarm_all(ca);
+			idle_since = 0;
+		} else {
+			sched_yield();
 		}
 		deliver(ca);
 	}

@@ -27,6 +27,8 @@ al_prov_upcalls_t soft_upcalls;
 static unsigned soft_n_cas;
 static uint8_t soft_n_ports;
 static uint32_t soft_pid;
+/* IBAL_SOFT_SPIN_US in nanoseconds, read at soft_init. */
+uint64_t soft_spin_ns;
 /* Per CA index: 1 while unplugged (soft_prov_set_present); atomic. */
 static uint8_t soft_absent[SOFT_MAX_CAS];
 
@@ -84,6 +86,8 @@ static ib_api_status_t soft_init(const al_prov_upcalls_t *up)
 	soft_n_cas = env_uint(SOFT_ENV_CAS, 1, 1, SOFT_MAX_CAS);
 	soft_n_ports = (uint8_t)env_uint(SOFT_ENV_PORTS, 1, 1, SOFT_MAX_PORTS);
 	soft_pid = (uint32_t)getpid();
+	soft_spin_ns = (uint64_t)env_uint(SOFT_ENV_SPIN_US, SOFT_SPIN_US_DEFAULT, 0,
+					  SOFT_SPIN_US_MAX) * 1000u;
 	memset(soft_absent, 0, sizeof(soft_absent));
 	return IB_SUCCESS;
 }

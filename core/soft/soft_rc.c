@@ -139,7 +139,7 @@ void soft_rc_fail(soft_rc_t *rc, soft_rc_wqe_t *w, ib_wc_status_t status, soft_q
 	pthread_mutex_unlock(&qp->lock);
 	if (s == IB_QPS_ERROR || s == IB_QPS_SQERR || w)
 		soft_rc_flush_sq(rc);
-	cl_timer_stop(&rc->timer);
+	soft_rc_timer_stop(rc);
 }
 
 void soft_rc_load_path(soft_rc_t *rc)
@@ -220,15 +220,53 @@ static void resp_reset(soft_rc_t *rc)
 	rc->rd_next = 0;
 }
 
+static void arm_at(soft_rc_t *rc, uint64_t now, uint64_t due)
+{
+	uint32_t ms = (uint32_t)((due - now + 999999u) / 1000000u);
+
+	rc->t_fire = now + (uint64_t)ms * 1000000u;
+	rc->t_armed = TRUE;
+	cl_timer_start(&rc->timer, ms);
+}
+
+void soft_rc_timer_start(soft_rc_t *rc, uint32_t ms)
+{
+	uint64_t now = soft_now_ns();
+
+	rc->t_due = now + (uint64_t)ms * 1000000u;
+	if (!rc->t_armed || rc->t_fire > rc->t_due)
+		arm_at(rc, now, rc->t_due);
+}
+
+void soft_rc_timer_trim(soft_rc_t *rc, uint32_t ms)
+{
+	if (!rc->t_due || rc->t_due > soft_now_ns() + (uint64_t)ms * 1000000u)
+		soft_rc_timer_start(rc, ms);
+}
+
+void soft_rc_timer_stop(soft_rc_t *rc)
+{
+	rc->t_due = 0;
+}
+
 static void timer_cb(void *context)
 {
 	soft_rc_t *rc = context;
 	soft_qp_t *qp = rc->qp;
+	uint64_t now;
 
 	pthread_rwlock_rdlock(&qp->ca->tab_lock);
 	pthread_mutex_lock(&rc->lock);
-	if (!rc->dead)
+	rc->t_armed = FALSE;
+	now = soft_now_ns();
+	if (rc->dead || !rc->t_due) {
+		/* stopped since it was started */
+	} else if (now < rc->t_due) {
+		arm_at(rc, now, rc->t_due); /* restarted since: wait for the rest */
+	} else {
+		rc->t_due = 0;
 		soft_rc_req_timer(rc);
+	}
 	pthread_mutex_unlock(&rc->lock);
 	pthread_rwlock_unlock(&qp->ca->tab_lock);
 }
@@ -280,7 +318,7 @@ void soft_rc_state_changed(soft_qp_t *qp, ib_qp_state_t old_state, ib_qp_state_t
 	pthread_rwlock_rdlock(&ca->tab_lock);
 	pthread_mutex_lock(&rc->lock);
 	if (new_state == IB_QPS_RESET) {
-		cl_timer_stop(&rc->timer);
+		soft_rc_timer_stop(rc);
 		rc->head = rc->tx = rc->tail = 0;
 		rc->rnr_wait = rc->req_err = FALSE;
 		resp_reset(rc);
@@ -288,7 +326,7 @@ void soft_rc_state_changed(soft_qp_t *qp, ib_qp_state_t old_state, ib_qp_state_t
 	} else if (new_state == IB_QPS_ERROR) {
 		if (old_state != IB_QPS_ERROR)
 			soft_rc_flush_sq(rc);
-		cl_timer_stop(&rc->timer);
+		soft_rc_timer_stop(rc);
 	} else {
 		soft_port_t *was_port = rc->path.port;
 		uint16_t was_dlid = rc->path.dlid;

@@ -80,7 +80,10 @@ typedef struct soft_rc {
 	boolean_t dead;                  /**< The QP is being destroyed. */
 	soft_rc_path_t path;             /**< Current path. */
 	uint8_t *buf;                    /**< Packet buffer (SOFT_MAX_PKT_LEN). */
-	cl_timer_t timer;                /**< Retransmission and RNR timer. */
+	cl_timer_t timer;                /**< Retransmission and RNR timer (soft_rc_timer_*). */
+	uint64_t t_due;                  /**< When the timer is due (monotonic ns); 0: not running. */
+	uint64_t t_fire;                 /**< When @c timer fires, if @c t_armed. */
+	boolean_t t_armed;               /**< @c timer is started. */
 	/* Requester. */
 	soft_rc_wqe_t *sq;               /**< Ring of qp->sq_depth WQEs. */
 	uint32_t depth;                  /**< Its size. */
@@ -116,6 +119,17 @@ typedef struct soft_rc {
 } soft_rc_t;
 
 /* soft_rc.c */
+/**
+ * Starts (or restarts) the QP's timer for @p ms from now. The complib timer is
+ * touched only when it would fire later than that: a timer restarted on every
+ * ACK fires once per period at most, and its callback starts it again for
+ * what is left.
+ */
+void soft_rc_timer_start(soft_rc_t *rc, uint32_t ms);
+/** Starts the timer unless it is due sooner than @p ms from now. */
+void soft_rc_timer_trim(soft_rc_t *rc, uint32_t ms);
+/** Stops the timer (the complib timer may still fire, and does nothing). */
+void soft_rc_timer_stop(soft_rc_t *rc);
 /**
  * Writes the LRH, GRH, BTH and the extended headers of a packet into rc->buf
  * (rc->lock held). The caller sets bth.opcode, bth.psn, bth.ack_req, bth.se,

@@ -388,7 +388,7 @@ void soft_rc_pump(soft_rc_t *rc)
 	if (s != IB_QPS_RTS)
 		soft_rc_check_drained(rc);
 	if (!rc->uc && rc->una != rc->next_psn && rc->timeout_ms)
-		cl_timer_trim(&rc->timer, rc->timeout_ms);
+		soft_rc_timer_trim(rc, rc->timeout_ms);
 }
 
 /*
@@ -499,7 +499,7 @@ static boolean_t on_ack(soft_rc_t *rc, const soft_pkt_t *pkt)
 			rc->rnr_left--;
 		rc->rnr_wait = TRUE;
 		us = soft_rnr_timer_us(soft_aeth_value(syn));
-		cl_timer_start(&rc->timer, (us + 999u) / 1000u);
+		soft_rc_timer_start(rc, (us + 999u) / 1000u);
 		return TRUE;
 	case SOFT_AETH_NAK:
 		set_una(rc, psn);
@@ -602,9 +602,9 @@ void soft_rc_req_recv(soft_rc_t *rc, const soft_pkt_t *pkt)
 	soft_rc_check_drained(rc);
 	if (!rc->rnr_wait && rc->timeout_ms) {
 		if (rc->head == rc->tx && rc->una == rc->next_psn)
-			cl_timer_stop(&rc->timer);
+			soft_rc_timer_stop(rc);
 		else if (rc->head != head_before || rc->una != una_before)
-			cl_timer_start(&rc->timer, rc->timeout_ms);
+			soft_rc_timer_start(rc, rc->timeout_ms);
 	}
 	soft_rc_pump(rc);
 }
@@ -663,5 +663,5 @@ void soft_rc_req_migrated(soft_rc_t *rc)
 		return; /* the RNR wait ends with a pump */
 	soft_rc_pump(rc);
 	if (rc->timeout_ms)
-		cl_timer_start(&rc->timer, rc->timeout_ms);
+		soft_rc_timer_start(rc, rc->timeout_ms);
 }

@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <zlib.h>
 #include "soft_wire.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -392,11 +393,9 @@ uint32_t soft_rnr_timer_us(unsigned code)
 /* CRCs                                                                      */
 /* ------------------------------------------------------------------------ */
 
-#define CRC32_POLY_REFLECTED 0xEDB88320u /* 0x04C11DB7 bit-reversed */
 #define CRC16_POLY_REFLECTED 0xD008u     /* 0x100B bit-reversed */
 
-/* Slicing-by-8 tables: t[k][b] is the register after byte b then k zero bytes. */
-static uint32_t crc32_tab[8][256];
+/* Slicing-by-8 table of the VCRC: t[k][b] is the register after byte b then k zero bytes. */
 static uint32_t crc16_tab[8][256];
 /* OR-masks putting ones in the variant fields, LRH through BTH. */
 static uint8_t icrc_mask_local[SOFT_LRH_LEN + SOFT_BTH_LEN];
@@ -431,7 +430,6 @@ static void mask_variant(soft_hdr_id_t id, uint8_t *mask)
 
 static void init_tables(void)
 {
-	make_crc_tables(crc32_tab, CRC32_POLY_REFLECTED);
 	make_crc_tables(crc16_tab, CRC16_POLY_REFLECTED);
 	mask_variant(SOFT_HDR_LRH, icrc_mask_local);
 	mask_variant(SOFT_HDR_BTH, icrc_mask_local + SOFT_LRH_LEN);
@@ -476,8 +474,7 @@ static uint32_t crc_run(uint32_t (*t)[256], uint32_t c, const uint8_t *p, size_t
 
 uint32_t soft_crc32(uint32_t crc, const void *data, size_t len)
 {
-	tables_ready();
-	return ~crc_run(crc32_tab, ~crc, (const uint8_t *)data, len);
+	return (uint32_t)crc32((uLong)crc, (const Bytef *)data, (uInt)len);
 }
 
 uint16_t soft_crc16(uint16_t crc, const void *data, size_t len)
@@ -489,32 +486,6 @@ uint16_t soft_crc16(uint16_t crc, const void *data, size_t len)
 static size_t route_len(const uint8_t *pkt)
 {
 	return SOFT_LRH_LEN + (soft_lrh_lnh(pkt) == SOFT_LNH_IBA_GLOBAL ? SOFT_GRH_LEN : 0);
-}
-
-/*
- * Runs both CRC registers over the same bytes in one pass: two independent
- * dependency chains that the processor overlaps.
- */
-static void crc_run_both(uint32_t *c32, uint32_t *c16, const uint8_t *p, size_t n)
-{
-	uint32_t a = *c32, b = *c16;
-
-	while (n >= 8) {
-		uint32_t w = load_le32(p), hi = load_le32(p + 4);
-		uint32_t la = a ^ w, lb = b ^ w;
-
-		a = SLICE8(crc32_tab, la, hi);
-		b = SLICE8(crc16_tab, lb, hi);
-		p += 8;
-		n -= 8;
-	}
-	while (n--) {
-		a = (a >> 8) ^ crc32_tab[0][(a ^ *p) & 0xFF];
-		b = (b >> 8) ^ crc16_tab[0][(b ^ *p) & 0xFF];
-		p++;
-	}
-	*c32 = a;
-	*c16 = b;
 }
 
 /*
@@ -538,10 +509,11 @@ static boolean_t packet_crcs(const uint8_t *pkt, size_t icrc_off, uint32_t *p_ic
 	mask = n == sizeof(icrc_mask_global) ? icrc_mask_global : icrc_mask_local;
 	for (i = 0; i < n; i++)
 		hdr[i] = pkt[i] | mask[i];
-	a = crc_run(crc32_tab, 0xFFFFFFFFu, hdr, n);
-	b = crc_run(crc16_tab, 0xFFFFu, pkt, n);
-	crc_run_both(&a, &b, pkt + n, icrc_off - n);
-	*p_icrc = ~a;
+	/* The ICRC is the IBA's CRC-32, zlib's: its crc32() is a tuned,
+	 * well-kept implementation. The VCRC's CRC-16 has no such library. */
+	a = (uint32_t)crc32(crc32(0L, hdr, (uInt)n), pkt + n, (uInt)(icrc_off - n));
+	b = crc_run(crc16_tab, 0xFFFFu, pkt, icrc_off);
+	*p_icrc = a;
 	*p_vcrc_part = (uint16_t)~b;
 	return TRUE;
 }

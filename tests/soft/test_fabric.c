@@ -10,6 +10,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -22,6 +23,7 @@
 #include <sys/wait.h>
 #include "soft_fabric.h"
 #include "soft_pcap.h"
+#include "soft_ring.h"
 #include "../common/cl_test.h"
 #include "../common/fab_dir.h"
 
@@ -50,7 +52,6 @@ static void fabric_begin(void)
 	unsetenv(SOFT_FABRIC_ENV_DROP_PCT);
 	unsetenv(SOFT_FABRIC_ENV_SEED);
 	unsetenv(SOFT_FABRIC_ENV_DELAY_US);
-	unsetenv(SOFT_FABRIC_ENV_SEND_WAIT_US);
 	unsetenv(SOFT_FABRIC_ENV_PCAP);
 	unsetenv(SOFT_FABRIC_ENV_PCAP_LINKTYPE);
 }
@@ -137,7 +138,9 @@ static ib_api_status_t wait_recv(soft_fabric_port_t *port, uint8_t *buf, size_t 
 		now = test_now_ms();
 		if (now >= end)
 			return IB_TIMEOUT;
-		poll(&pfd, 1, (int)(end - now));
+		/* A record a sender has claimed but not written raises no doorbell:
+		 * look again every 10 ms. */
+		poll(&pfd, 1, end - now < 10 ? (int)(end - now) : 10);
 	}
 }
 
@@ -346,6 +349,7 @@ static void test_stale_socket_reclaimed(void)
 	lid_b = soft_fabric_port_lid(b);
 	snprintf(path, sizeof(path), "%s/lid-%04x", fab_dir, lid_b);
 	CU_ASSERT_EQUAL(unlink(path), 0);
+	CU_ASSERT_TRUE(nothing_waiting(b)); /* b sleeps: a sender rings its socket */
 	send_seq(a, lid_b, 1);
 	CU_ASSERT_EQUAL(stats_of(a).drop_unknown, 1);
 	CU_ASSERT_EQUAL(soft_fabric_port_by_lid(a, lid_b, &info), IB_NOT_FOUND);
@@ -638,30 +642,128 @@ static long dgram_qlen(void)
 	return v;
 }
 
-/* A receiver that never reads: the sender waits a little, then drops. */
+/* A receiver that never reads: its ring fills, and further packets are
+ * dropped at once and counted, as a switch drops them; nothing waits. */
 static void test_full_receiver_drops(void)
 {
 	soft_fabric_port_t *a, *b;
 	soft_fabric_stats_t s;
-	long n = dgram_qlen() + 20, i, got = 0;
-	uint64_t t0;
+	/* Records take at least SOFT_RING_ALIGN bytes: more than the ring holds. */
+	long n = SOFT_RING_BYTES / SOFT_RING_ALIGN + 100, i, got = 0;
 
 	fabric_begin();
-	setenv(SOFT_FABRIC_ENV_SEND_WAIT_US, "2000", 1);
 	a = open_port(1);
 	b = open_port(2);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
-	t0 = test_now_ms();
 	for (i = 0; i < n; i++)
 		send_seq(a, 2, (uint32_t)i);
 	s = stats_of(a);
 	CU_ASSERT_TRUE(s.drop_busy > 0);
 	CU_ASSERT_EQUAL(s.delivered + s.drop_busy, (uint64_t)n);
-	/* Each drop waited its 2 ms first (loose lower bound). */
-	CU_ASSERT_TRUE(test_now_ms() - t0 >= s.drop_busy * 2 - 1);
-	for (i = 0; nothing_waiting(b) == FALSE; i++)
-		got++;
+	/* The first packets are the ones kept, in order. */
+	for (i = 0; i < (long)s.delivered; i++)
+		if (recv_seq(b) == i)
+			got++;
 	CU_ASSERT_EQUAL((uint64_t)got, s.delivered);
+	CU_ASSERT_TRUE(nothing_waiting(b));
+	send_seq(a, 2, (uint32_t)n);
+	CU_ASSERT_EQUAL(recv_seq(b), n);
+	soft_fabric_port_close(a);
+	soft_fabric_port_close(b);
+	fabric_end();
+}
+
+/* Maps port n's ring as a (hostile) producer would. */
+static void map_ring_of(unsigned n, soft_ring_t *ring)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/ring-%016llx", fab_dir,
+		 (unsigned long long)cl_ntoh64(GUID(n)));
+	CU_ASSERT_EQUAL_FATAL(soft_ring_attach(path, ring), 0);
+}
+
+/* A record with a length no packet has: the receiver drops it and what
+ * follows up to the tail, counts it, and goes on with the next packet. */
+static void test_ring_bad_length(void)
+{
+	soft_fabric_port_t *a, *b;
+	soft_ring_t evil;
+	uint8_t pkt[64];
+	boolean_t wake;
+	uint64_t t;
+
+	fabric_begin();
+	a = open_port(1);
+	b = open_port(2);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	send_seq(a, 2, 1);
+	map_ring_of(2, &evil);
+	memset(pkt, 0xEE, sizeof(pkt));
+	t = __atomic_load_n(&evil.hdr->tail, __ATOMIC_ACQUIRE);
+	CU_ASSERT_EQUAL(soft_ring_put(&evil, pkt, sizeof(pkt), &wake), SOFT_RING_OK);
+	/* Its length word, after the 8-byte stamp. */
+	*(uint32_t *)(void *)(evil.data + (t & (SOFT_RING_BYTES - 1)) + 8) = 0x7FFFFFFF;
+	send_seq(a, 2, 2);
+	CU_ASSERT_EQUAL(recv_seq(b), 1);
+	CU_ASSERT_TRUE(nothing_waiting(b)); /* 2 came after the bad record */
+	CU_ASSERT_EQUAL(stats_of(b).rx_ring_dropped, 1);
+	send_seq(a, 2, 3);
+	CU_ASSERT_EQUAL(recv_seq(b), 3);
+	soft_ring_unmap(&evil);
+	soft_fabric_port_close(a);
+	soft_fabric_port_close(b);
+	fabric_end();
+}
+
+/* Space claimed and never written (a sender killed in between): after
+ * SOFT_RING_STUCK_MS the receiver skips it and later packets flow again. */
+static void test_ring_abandoned_claim(void)
+{
+	soft_fabric_port_t *a, *b;
+	soft_ring_t evil;
+	uint64_t t0;
+
+	fabric_begin();
+	a = open_port(1);
+	b = open_port(2);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	map_ring_of(2, &evil);
+	__atomic_fetch_add(&evil.hdr->tail, (uint64_t)SOFT_RING_ALIGN, __ATOMIC_ACQ_REL);
+	send_seq(a, 2, 1);
+	t0 = test_now_ms();
+	/* Held up behind the claim, then dropped with it. */
+	CU_ASSERT_EQUAL(recv_seq(b), -1);
+	CU_ASSERT_TRUE(test_now_ms() - t0 >= SOFT_RING_STUCK_MS - 1);
+	CU_ASSERT_EQUAL(stats_of(b).rx_ring_dropped, 1);
+	send_seq(a, 2, 2);
+	CU_ASSERT_EQUAL(recv_seq(b), 2);
+	soft_ring_unmap(&evil);
+	soft_fabric_port_close(a);
+	soft_fabric_port_close(b);
+	fabric_end();
+}
+
+/* Head and tail words set to nonsense: producers see a full ring, the
+ * receiver resynchronizes; nothing crashes or waits. */
+static void test_ring_bogus_indexes(void)
+{
+	soft_fabric_port_t *a, *b;
+	soft_ring_t evil;
+
+	fabric_begin();
+	a = open_port(1);
+	b = open_port(2);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	map_ring_of(2, &evil);
+	__atomic_store_n(&evil.hdr->head, UINT64_MAX - 5, __ATOMIC_RELEASE);
+	send_seq(a, 2, 1); /* "full": dropped */
+	CU_ASSERT_EQUAL(stats_of(a).drop_busy, 1);
+	__atomic_store_n(&evil.hdr->tail, (uint64_t)1 << 60, __ATOMIC_RELEASE);
+	CU_ASSERT_TRUE(nothing_waiting(b)); /* resynchronized to the tail */
+	send_seq(a, 2, 2);
+	CU_ASSERT_EQUAL(recv_seq(b), 2);
+	soft_ring_unmap(&evil);
 	soft_fabric_port_close(a);
 	soft_fabric_port_close(b);
 	fabric_end();
@@ -691,18 +793,15 @@ static void *drain_thread(void *arg)
 	return NULL;
 }
 
-/* A receiver that reads: the sender is held back, as by link credits, and loses nothing. */
+/* A receiver that reads while the sender sends more than a socket queue held: nothing is lost. */
 static void test_backpressure_lossless(void)
 {
 	soft_fabric_port_t *a, *b;
 	drain_t d;
 	pthread_t th;
 	long i, n = 20 * dgram_qlen();
-	char wait[32];
 
 	fabric_begin();
-	snprintf(wait, sizeof(wait), "%u", TEST_WAIT_US);
-	setenv(SOFT_FABRIC_ENV_SEND_WAIT_US, wait, 1);
 	a = open_port(1);
 	b = open_port(2);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
@@ -843,6 +942,9 @@ static void child_main(int to_parent, int from_parent, unsigned child_guid, bool
 			_exit(12);
 		seq = (long)pkt_seq(b);
 		send_seq(port, get16(b + 6), (uint32_t)seq + 1);
+		/* Asleep on its socket from now on: the next sender rings it. */
+		if (soft_fabric_recv(port, b, sizeof(b), &len) != IB_NOT_FOUND)
+			_exit(14);
 		c = 'R';
 		if (write(to_parent, &c, 1) != 1)
 			_exit(13);
@@ -1501,6 +1603,9 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_multicast_limit),
 	TEST_ENTRY(test_full_receiver_drops),
 	TEST_ENTRY(test_backpressure_lossless),
+	TEST_ENTRY(test_ring_bad_length),
+	TEST_ENTRY(test_ring_abandoned_claim),
+	TEST_ENTRY(test_ring_bogus_indexes),
 	TEST_ENTRY(test_threads),
 	TEST_ENTRY(test_two_processes),
 	TEST_ENTRY(test_concurrent_processes),

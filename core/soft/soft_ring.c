@@ -1,0 +1,266 @@
+/*
+ * ibal soft provider: a port's receive ring in shared memory (see soft_ring.h).
+ * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include "soft_ring.h"
+
+_Static_assert(sizeof(soft_ring_hdr_t) == SOFT_RING_HDR_BYTES, "ring header size");
+_Static_assert((SOFT_RING_BYTES & (SOFT_RING_BYTES - 1)) == 0, "ring size is a power of two");
+_Static_assert(SOFT_RING_SPILL >= SOFT_RING_REC_HDR + SOFT_RING_MAX_PKT + SOFT_RING_ALIGN,
+	       "the spill area holds any record");
+
+#define RING_MASK ((uint64_t)SOFT_RING_BYTES - 1)
+
+/* A record's head; the packet follows. */
+typedef struct ring_rec {
+	uint64_t stamp; /* position + 1 once published */
+	uint32_t len;
+	uint32_t reserved;
+} ring_rec_t;
+
+static size_t rec_bytes(size_t len)
+{
+	return (SOFT_RING_REC_HDR + len + SOFT_RING_ALIGN - 1) & ~(size_t)(SOFT_RING_ALIGN - 1);
+}
+
+static ring_rec_t *rec_at(const soft_ring_t *ring, uint64_t pos)
+{
+	return (ring_rec_t *)(void *)(ring->data + (pos & RING_MASK));
+}
+
+static void set_view(soft_ring_t *ring, void *map)
+{
+	memset(ring, 0, sizeof(*ring));
+	ring->hdr = (soft_ring_hdr_t *)map;
+	ring->data = (uint8_t *)map + SOFT_RING_HDR_BYTES;
+	ring->stuck_pos = UINT64_MAX;
+}
+
+int soft_ring_create(const char *path, uint64_t gen, soft_ring_t *ring)
+{
+	soft_ring_hdr_t *h;
+	void *map;
+	int fd, err;
+
+	if (unlink(path) < 0 && errno != ENOENT)
+		return errno;
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return errno;
+	/* Every page is allocated now: a full file system is an error here,
+	 * not a SIGBUS at the first touch of a page. */
+	err = posix_fallocate(fd, 0, SOFT_RING_FILE_BYTES);
+	if (err) {
+		close(fd);
+		unlink(path);
+		return err;
+	}
+	map = mmap(NULL, SOFT_RING_FILE_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	err = map == MAP_FAILED ? errno : 0;
+	close(fd);
+	if (err) {
+		unlink(path);
+		return err;
+	}
+	set_view(ring, map);
+	h = ring->hdr;
+	h->version = SOFT_RING_VERSION;
+	h->hdr_bytes = SOFT_RING_HDR_BYTES;
+	h->ring_bytes = SOFT_RING_BYTES;
+	h->owner_pid = (int32_t)getpid();
+	__atomic_store_n(&h->gen, gen, __ATOMIC_RELAXED);
+	__atomic_store_n(&h->magic, SOFT_RING_MAGIC, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* Opens a ring file of ours and maps @p len bytes of it; NULL with errno set. */
+static void *map_file(const char *path, size_t len)
+{
+	struct stat st;
+	void *map;
+	int fd, err;
+
+	fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    st.st_size != (off_t)SOFT_RING_FILE_BYTES) {
+		close(fd);
+		errno = EPROTO;
+		return NULL;
+	}
+	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	err = errno;
+	close(fd);
+	errno = err;
+	return map == MAP_FAILED ? NULL : map;
+}
+
+static int hdr_ok(const soft_ring_hdr_t *h)
+{
+	return __atomic_load_n(&h->magic, __ATOMIC_ACQUIRE) == SOFT_RING_MAGIC &&
+	       h->version == SOFT_RING_VERSION && h->hdr_bytes == SOFT_RING_HDR_BYTES &&
+	       h->ring_bytes == SOFT_RING_BYTES;
+}
+
+int soft_ring_attach(const char *path, soft_ring_t *ring)
+{
+	void *map = map_file(path, SOFT_RING_FILE_BYTES);
+
+	if (!map)
+		return errno;
+	if (!hdr_ok((const soft_ring_hdr_t *)map)) {
+		munmap(map, SOFT_RING_FILE_BYTES);
+		return EPROTO;
+	}
+	set_view(ring, map);
+	return 0;
+}
+
+void soft_ring_retire(const char *path, uint64_t gen)
+{
+	soft_ring_hdr_t *h = (soft_ring_hdr_t *)map_file(path, SOFT_RING_HDR_BYTES);
+
+	if (!h)
+		return;
+	if (hdr_ok(h) &&
+	    __atomic_compare_exchange_n(&h->gen, &gen, 0, FALSE, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+		unlink(path);
+	munmap(h, SOFT_RING_HDR_BYTES);
+}
+
+void soft_ring_unmap(soft_ring_t *ring)
+{
+	if (ring->hdr)
+		munmap(ring->hdr, SOFT_RING_FILE_BYTES);
+	ring->hdr = NULL;
+	ring->data = NULL;
+}
+
+soft_ring_put_t soft_ring_put(soft_ring_t *ring, const void *pkt, size_t len, boolean_t *p_ring)
+{
+	soft_ring_hdr_t *h = ring->hdr;
+	size_t need = rec_bytes(len);
+	uint64_t t, hd;
+	ring_rec_t *r;
+
+	*p_ring = FALSE;
+	t = __atomic_load_n(&h->tail, __ATOMIC_RELAXED);
+	for (;;) {
+		hd = __atomic_load_n(&h->head, __ATOMIC_ACQUIRE);
+		/* The consumer's head is untrusted: one ahead of the tail is "full". */
+		if (hd > t || t - hd + need > SOFT_RING_BYTES)
+			return SOFT_RING_FULL;
+		if (__atomic_compare_exchange_n(&h->tail, &t, t + need, TRUE, __ATOMIC_ACQ_REL,
+						__ATOMIC_RELAXED))
+			break;
+	}
+	r = rec_at(ring, t);
+	__atomic_store_n(&r->len, (uint32_t)len, __ATOMIC_RELAXED);
+	memcpy((uint8_t *)r + SOFT_RING_REC_HDR, pkt, len);
+	__atomic_store_n(&r->stamp, t + 1, __ATOMIC_RELEASE);
+	/* Pairs with soft_ring_arm: either it sees the stamp or we see it asleep. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&h->sleeping, __ATOMIC_RELAXED) &&
+	    __atomic_exchange_n(&h->sleeping, 0, __ATOMIC_ACQ_REL))
+		*p_ring = TRUE;
+	return SOFT_RING_OK;
+}
+
+/* Drops everything up to the tail as it is now (a bad or abandoned record). */
+static void skip_to_tail(soft_ring_t *ring)
+{
+	uint64_t t = __atomic_load_n(&ring->hdr->tail, __ATOMIC_ACQUIRE);
+
+	ring->dropped++;
+	ring->head = t;
+	ring->stuck_pos = UINT64_MAX;
+	__atomic_store_n(&ring->hdr->head, t, __ATOMIC_RELEASE);
+}
+
+static void advance(soft_ring_t *ring, size_t len)
+{
+	ring->head += rec_bytes(len);
+	ring->stuck_pos = UINT64_MAX;
+	__atomic_store_n(&ring->hdr->head, ring->head, __ATOMIC_RELEASE);
+}
+
+/* The head record is not published: empty, or claimed and not yet written. */
+static soft_ring_get_t not_ready(soft_ring_t *ring, uint64_t now_ns)
+{
+	uint64_t t = __atomic_load_n(&ring->hdr->tail, __ATOMIC_ACQUIRE);
+
+	if (t == ring->head)
+		return SOFT_RING_EMPTY;
+	if (t < ring->head || t - ring->head > SOFT_RING_BYTES) {
+		skip_to_tail(ring); /* a tail no producer could have made */
+		return SOFT_RING_EMPTY;
+	}
+	if (ring->stuck_pos != ring->head) {
+		ring->stuck_pos = ring->head;
+		ring->stuck_ns = now_ns;
+		return SOFT_RING_WAIT;
+	}
+	if (now_ns - ring->stuck_ns < (uint64_t)SOFT_RING_STUCK_MS * 1000000u)
+		return SOFT_RING_WAIT;
+	skip_to_tail(ring);
+	return SOFT_RING_EMPTY;
+}
+
+soft_ring_get_t soft_ring_get(soft_ring_t *ring, void *buf, size_t cap, size_t *p_len,
+			      uint64_t now_ns)
+{
+	for (;;) {
+		uint64_t pos = ring->head;
+		ring_rec_t *r = rec_at(ring, pos);
+		uint32_t len;
+
+		if (__atomic_load_n(&r->stamp, __ATOMIC_ACQUIRE) != pos + 1)
+			return not_ready(ring, now_ns);
+		len = __atomic_load_n(&r->len, __ATOMIC_RELAXED);
+		if (!len || len > SOFT_RING_MAX_PKT) {
+			skip_to_tail(ring);
+			continue;
+		}
+		*p_len = len;
+		if (len > cap) {
+			advance(ring, len);
+			return SOFT_RING_BIG;
+		}
+		memcpy(buf, (const uint8_t *)r + SOFT_RING_REC_HDR, len);
+		/* A record rewritten while we copied it (it cannot be, unless a
+		 * producer went astray) is dropped. */
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&r->stamp, __ATOMIC_RELAXED) != pos + 1) {
+			ring->dropped++;
+			advance(ring, len);
+			continue;
+		}
+		advance(ring, len);
+		return SOFT_RING_GOT;
+	}
+}
+
+soft_ring_get_t soft_ring_arm(soft_ring_t *ring)
+{
+	soft_ring_hdr_t *h = ring->hdr;
+	uint64_t pos = ring->head;
+
+	__atomic_store_n(&h->sleeping, 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&rec_at(ring, pos)->stamp, __ATOMIC_ACQUIRE) == pos + 1) {
+		soft_ring_disarm(ring);
+		return SOFT_RING_GOT;
+	}
+	if (__atomic_load_n(&h->tail, __ATOMIC_ACQUIRE) != pos) {
+		soft_ring_disarm(ring);
+		return SOFT_RING_WAIT;
+	}
+	return SOFT_RING_EMPTY;
+}

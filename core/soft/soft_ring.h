@@ -1,0 +1,203 @@
+/*
+ * ibal soft provider: a port's receive ring in shared memory.
+ * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
+ */
+/**
+ * @file soft_ring.h
+ * @brief The shared-memory link of a soft port: a multi-producer,
+ * single-consumer ring of packets in a file of the fabric directory
+ * (`ring-<port GUID>`), mapped by the port's process (the consumer) and by
+ * every process that sends to the port (the producers).
+ *
+ * **Layout.** A header page, then `SOFT_RING_BYTES` of records, then
+ * `SOFT_RING_SPILL` bytes into which the last record of a lap may run on
+ * (records are written and read contiguously, never split). A record is a
+ * 16-byte head (stamp, length) and the packet, padded to
+ * `SOFT_RING_ALIGN`. Positions grow without wrapping (64 bits); a record at
+ * position p lives at offset p % SOFT_RING_BYTES.
+ *
+ * **Producers** claim space by a compare-and-swap on the shared tail, provided
+ * the consumer's published head leaves room; a full ring is not waited on:
+ * the packet is dropped (soft_ring_put returns SOFT_RING_FULL), as a switch
+ * drops what a congested port cannot take. The producer then copies the
+ * packet and publishes it by storing the record's stamp (its position + 1)
+ * last, with release order.
+ *
+ * **The consumer** keeps its own copy of the head and trusts nothing in the
+ * shared area: a record is taken only when its stamp is exactly the one its
+ * position calls for; its length is checked before any byte is copied; the
+ * packet is copied out before it is parsed, and the stamp is read again after
+ * the copy (a record overwritten meanwhile is dropped). A record with a bad
+ * length, or one claimed but not published for SOFT_RING_STUCK_MS (its
+ * producer died between the two steps), makes the consumer skip to the tail
+ * as it was then: the packets between are dropped and counted, never a crash
+ * or a wait.
+ *
+ * **Sleeping.** A consumer that found the ring empty for a while sets the
+ * shared `sleeping` word (soft_ring_arm) and waits on the port's socket; a
+ * producer that publishes while it is set clears it and rings that socket
+ * once (soft_ring_put's @p p_ring). While the consumer polls, producers make
+ * no system call.
+ */
+#ifndef SOFT_RING_H
+#define SOFT_RING_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <iba/ib_types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Bytes of records in a ring (a power of two). */
+#define SOFT_RING_BYTES (1u << 20)
+/** Record alignment (a cache line: producers never share one). */
+#define SOFT_RING_ALIGN 64u
+/** Bytes of a record's head. */
+#define SOFT_RING_REC_HDR 16u
+/** Largest packet a record holds. */
+#define SOFT_RING_MAX_PKT (4096u + 128u)
+/** Room past the end for the last record of a lap. */
+#define SOFT_RING_SPILL 8192u
+/** Bytes of the header page. */
+#define SOFT_RING_HDR_BYTES 4096u
+/** Size of a ring file. */
+#define SOFT_RING_FILE_BYTES (SOFT_RING_HDR_BYTES + SOFT_RING_BYTES + SOFT_RING_SPILL)
+/** How long a claimed record may stay unpublished before it is skipped. */
+#define SOFT_RING_STUCK_MS 200u
+
+/** The shared header of a ring file. */
+typedef struct soft_ring_hdr {
+	uint64_t magic;          /**< SOFT_RING_MAGIC. */
+	uint32_t version;        /**< SOFT_RING_VERSION. */
+	uint32_t hdr_bytes;      /**< SOFT_RING_HDR_BYTES. */
+	uint64_t ring_bytes;     /**< SOFT_RING_BYTES. */
+	uint64_t gen;            /**< Registry generation of the owner's LID; 0 once closed (atomic). */
+	int32_t owner_pid;       /**< The consumer's process. */
+	uint32_t reserved0;      /**< Zero. */
+	uint8_t pad0[64 - 40];   /**< To the next cache line. */
+	uint64_t tail;           /**< Next position to claim (producers, atomic). */
+	uint8_t pad1[56];        /**< Own cache line. */
+	uint64_t head;           /**< Consumer's position, published for producers (atomic). */
+	uint8_t pad2[56];        /**< Own cache line. */
+	uint32_t sleeping;       /**< Set by a consumer about to sleep (atomic). */
+	uint8_t pad3[SOFT_RING_HDR_BYTES - 196]; /**< Rest of the page. */
+} soft_ring_hdr_t;
+
+/** "IBALRNG1" read little endian. */
+#define SOFT_RING_MAGIC 0x31474E524C414249ull
+/** Layout version. */
+#define SOFT_RING_VERSION 1u
+
+/** One process's view of a ring. */
+typedef struct soft_ring {
+	soft_ring_hdr_t *hdr;    /**< The mapping (header first); NULL when closed. */
+	uint8_t *data;           /**< First byte of the records. */
+	/* Consumer only. */
+	uint64_t head;           /**< Next position to read (the trusted copy). */
+	uint64_t stuck_pos;      /**< Position found claimed but unpublished, or UINT64_MAX. */
+	uint64_t stuck_ns;       /**< When it was first found so. */
+	uint64_t dropped;        /**< Records skipped (bad, stuck, overwritten). */
+} soft_ring_t;
+
+/** soft_ring_put results. */
+typedef enum {
+	SOFT_RING_OK = 0,  /**< Published. */
+	SOFT_RING_FULL,    /**< No room: dropped. */
+	SOFT_RING_CLOSED   /**< The ring's owner closed it (generation changed). */
+} soft_ring_put_t;
+
+/** soft_ring_get results. */
+typedef enum {
+	SOFT_RING_GOT = 0, /**< A packet was copied out. */
+	SOFT_RING_EMPTY,   /**< Nothing published at the head. */
+	SOFT_RING_WAIT,    /**< A record is claimed at the head but not yet published. */
+	SOFT_RING_BIG      /**< The packet was longer than the buffer: discarded. */
+} soft_ring_get_t;
+
+/**
+ * Creates a ring file (replacing a stale one of that name) and maps it as its
+ * consumer. The file is allocated in full (posix_fallocate), so a full file
+ * system fails here, never later with SIGBUS.
+ * @param path the file's path.
+ * @param gen the owner's registry generation.
+ * @param ring receives the mapping.
+ * @return 0, or an errno value.
+ */
+int soft_ring_create(const char *path, uint64_t gen, soft_ring_t *ring);
+
+/**
+ * Maps another port's ring as a producer. The file must be a regular file of
+ * the caller's user, of the exact size, with this layout's magic and version.
+ * @param path the file's path.
+ * @param ring receives the mapping.
+ * @return 0, or an errno value (EPROTO for a file that is not a ring).
+ */
+int soft_ring_attach(const char *path, soft_ring_t *ring);
+
+/**
+ * Marks a ring file closed (generation 0) so that producers stop using it,
+ * without mapping it for anything else; used for the rings of dead ports.
+ * @param path the file's path.
+ * @param gen the generation it must still have.
+ */
+void soft_ring_retire(const char *path, uint64_t gen);
+
+/** Unmaps a ring (NULL mapping ignored). */
+void soft_ring_unmap(soft_ring_t *ring);
+
+/** The owner's generation as the ring says now. */
+static inline uint64_t soft_ring_gen(const soft_ring_t *ring)
+{
+	return __atomic_load_n(&ring->hdr->gen, __ATOMIC_ACQUIRE);
+}
+
+/** Sets the owner's generation (consumer: a LID move, or 0 when closing). */
+static inline void soft_ring_set_gen(soft_ring_t *ring, uint64_t gen)
+{
+	__atomic_store_n(&ring->hdr->gen, gen, __ATOMIC_RELEASE);
+}
+
+/**
+ * Publishes a packet.
+ * @param ring a producer's mapping.
+ * @param pkt the packet.
+ * @param len its length, 1..SOFT_RING_MAX_PKT.
+ * @param p_ring set TRUE when the consumer was asleep and must be woken.
+ * @return SOFT_RING_OK, or SOFT_RING_FULL (dropped).
+ */
+soft_ring_put_t soft_ring_put(soft_ring_t *ring, const void *pkt, size_t len, boolean_t *p_ring);
+
+/**
+ * Takes the packet at the head, if any.
+ * @param ring the consumer's mapping.
+ * @param buf where to copy it.
+ * @param cap size of @p buf.
+ * @param p_len receives its length (also for SOFT_RING_BIG).
+ * @param now_ns the monotonic time (for stuck records).
+ * @return a soft_ring_get_t.
+ */
+soft_ring_get_t soft_ring_get(soft_ring_t *ring, void *buf, size_t cap, size_t *p_len,
+			      uint64_t now_ns);
+
+/**
+ * Tells whether the consumer may sleep, and if so marks it asleep.
+ * @param ring the consumer's mapping.
+ * @return SOFT_RING_EMPTY (marked asleep), SOFT_RING_GOT (a packet waits:
+ * not marked) or SOFT_RING_WAIT (a record is claimed: poll again soon).
+ */
+soft_ring_get_t soft_ring_arm(soft_ring_t *ring);
+
+/** Marks the consumer awake again. */
+static inline void soft_ring_disarm(soft_ring_t *ring)
+{
+	if (__atomic_load_n(&ring->hdr->sleeping, __ATOMIC_RELAXED))
+		__atomic_store_n(&ring->hdr->sleeping, 0, __ATOMIC_RELAXED);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SOFT_RING_H */
