@@ -115,9 +115,21 @@ ib_api_status_t soft_poll_cq(void *h, ib_wc_t **pp_free, ib_wc_t **pp_done)
 {
 	soft_cq_t *cq = h;
 	ib_api_status_t st;
+	boolean_t armed;
 
 	if (!pp_free || !pp_done || !*pp_free)
 		return IB_INVALID_PARAMETER;
+	pthread_mutex_lock(&cq->lock);
+	st = al_wc_ring_take(&cq->ring, pp_free, pp_done);
+	armed = cq->ring.arm != AL_WC_ARM_NONE;
+	pthread_mutex_unlock(&cq->lock);
+	if (st != IB_NOT_FOUND)
+		return st;
+	/* Nothing yet: take what waits at the ports here rather than wait for
+	 * the progress thread (no thread hop for a polling application). An
+	 * armed CQ's owner is about to wait for its event: the progress
+	 * thread must not back off for it. */
+	soft_progress_inline(cq->ca, !armed);
 	pthread_mutex_lock(&cq->lock);
 	st = al_wc_ring_take(&cq->ring, pp_free, pp_done);
 	pthread_mutex_unlock(&cq->lock);
@@ -131,6 +143,7 @@ ib_api_status_t soft_rearm_cq(void *h, boolean_t solicited)
 	pthread_mutex_lock(&cq->lock);
 	al_wc_ring_rearm(&cq->ring, solicited);
 	pthread_mutex_unlock(&cq->lock);
+	soft_progress_yield(cq->ca);
 	return IB_SUCCESS;
 }
 
@@ -145,6 +158,7 @@ ib_api_status_t soft_rearm_n_cq(void *h, uint32_t n)
 	}
 	al_wc_ring_rearm_n(&cq->ring, n);
 	pthread_mutex_unlock(&cq->lock);
+	soft_progress_yield(cq->ca);
 	return IB_SUCCESS;
 }
 

@@ -54,6 +54,8 @@
 #define SOFT_SPIN_US_DEFAULT 50u
 /** Most of SOFT_ENV_SPIN_US. */
 #define SOFT_SPIN_US_MAX 1000000u
+/** While CQ polls take packets themselves, the progress thread looks every this many ms. */
+#define SOFT_PROGRESS_BACKOFF_MS 1
 /** How often a progress thread looks again at a ring a sender is writing, milliseconds. */
 #define SOFT_PROGRESS_PENDING_MS 2
 /** Environment: ports per soft CA (default 1, at most SOFT_MAX_PORTS). */
@@ -198,6 +200,9 @@ struct soft_ca {
 	int evfd;                    /**< eventfd that wakes the thread. */
 	volatile int stop;           /**< Set to stop the thread. */
 	int sleeping;                /**< The thread is (about to be) in epoll: wake it (atomic). */
+	pthread_mutex_t rx_lock;     /**< Held by whoever takes packets from the ports (outermost). */
+	uint8_t *rx_buf;             /**< Packet buffer of that holder. */
+	uint64_t inline_ns;          /**< Last time a CQ poll took packets itself; 0: none lately (atomic). */
 	uint64_t spin_ns;            /**< How long it polls with nothing to do before sleeping. */
 	pthread_mutex_t ev_lock;     /**< ev_list, busy_obj. */
 	pthread_cond_t ev_cond;      /**< Signaled when busy_obj clears. */
@@ -617,6 +622,22 @@ void soft_ud_recv(soft_port_t *port, soft_qp_t *qp, const soft_pkt_t *pkt);
 ib_api_status_t soft_progress_start(soft_ca_t *ca);
 /** Stops it and drops pending upcalls. @param ca the CA. */
 void soft_progress_stop(soft_ca_t *ca);
+/**
+ * Takes the packets waiting at the CA's ports on the calling thread (a CQ
+ * poll that found nothing), unless another thread is taking them. While
+ * an application polls (@p polling: a CQ not armed, polled from another
+ * thread than the progress thread), the progress thread only looks every
+ * SOFT_PROGRESS_BACKOFF_MS, so the two do not compete for the processor.
+ * No lock may be held.
+ * @param ca the CA.
+ * @param polling the caller polls on rather than wait for an event.
+ */
+void soft_progress_inline(soft_ca_t *ca, boolean_t polling);
+/**
+ * The application will wait for a completion event (a CQ was rearmed): the
+ * progress thread takes the ports back at once. @param ca the CA.
+ */
+void soft_progress_yield(soft_ca_t *ca);
 /**
  * Queues an upcall for the progress thread.
  * @param ca the CA. @param prov_obj object concerned. @param al_obj core context.

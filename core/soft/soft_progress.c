@@ -18,6 +18,7 @@
  * wait out a running one.
  */
 #include <errno.h>
+#include <poll.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,13 +169,63 @@ static unsigned drain_port(soft_port_t *port, uint8_t *buf)
 	}
 }
 
-static unsigned drain_all(soft_ca_t *ca, uint8_t *buf)
+static unsigned drain_all(soft_ca_t *ca)
 {
 	unsigned i, n = 0;
 
+	pthread_mutex_lock(&ca->rx_lock);
 	for (i = 0; i < ca->num_ports; i++)
-		n += drain_port(&ca->port[i], buf);
+		n += drain_port(&ca->port[i], ca->rx_buf);
+	pthread_mutex_unlock(&ca->rx_lock);
 	return n;
+}
+
+void soft_progress_inline(soft_ca_t *ca, boolean_t polling)
+{
+	unsigned i;
+
+	if (pthread_mutex_trylock(&ca->rx_lock))
+		return;
+	/* Polls from callbacks (on the progress thread) do not count. */
+	if (polling && !cl_is_current_thread(&ca->thread))
+		__atomic_store_n(&ca->inline_ns, soft_now_ns(), __ATOMIC_RELAXED);
+	for (i = 0; i < ca->num_ports; i++)
+		drain_port(&ca->port[i], ca->rx_buf);
+	pthread_mutex_unlock(&ca->rx_lock);
+}
+
+void soft_progress_yield(soft_ca_t *ca)
+{
+	if (!__atomic_load_n(&ca->inline_ns, __ATOMIC_RELAXED))
+		return;
+	__atomic_store_n(&ca->inline_ns, 0, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&ca->sleeping, __ATOMIC_RELAXED))
+		wake(ca);
+}
+
+/* Did CQ polls take packets themselves within the last backoff period? */
+static boolean_t polled_inline(soft_ca_t *ca, uint64_t now)
+{
+	uint64_t t = __atomic_load_n(&ca->inline_ns, __ATOMIC_RELAXED);
+
+	return t && now - t < (uint64_t)SOFT_PROGRESS_BACKOFF_MS * 1000000u;
+}
+
+/* Sleeps for the backoff period with only upcalls able to wake it. */
+static void backoff(soft_ca_t *ca)
+{
+	struct pollfd pfd = { .fd = ca->evfd, .events = POLLIN };
+	uint64_t cnt;
+	size_t n;
+
+	__atomic_store_n(&ca->sleeping, 1, __ATOMIC_SEQ_CST);
+	pthread_mutex_lock(&ca->ev_lock);
+	n = cl_qlist_count(&ca->ev_list);
+	pthread_mutex_unlock(&ca->ev_lock);
+	if (!n && poll(&pfd, 1, SOFT_PROGRESS_BACKOFF_MS) > 0 && read(ca->evfd, &cnt, sizeof(cnt)) < 0)
+		n = 0;
+	__atomic_store_n(&ca->sleeping, 0, __ATOMIC_RELAXED);
 }
 
 /*
@@ -192,6 +243,8 @@ static int arm_all(soft_ca_t *ca)
 	if (cl_qlist_count(&ca->ev_list))
 		timeout = 0;
 	pthread_mutex_unlock(&ca->ev_lock);
+	/* The rings' read positions belong to whoever holds rx_lock. */
+	pthread_mutex_lock(&ca->rx_lock);
 	for (i = 0; i < ca->num_ports && timeout; i++) {
 		ib_api_status_t st = soft_fabric_port_arm(ca->port[i].fp);
 
@@ -200,6 +253,7 @@ static int arm_all(soft_ca_t *ca)
 		else if (st == IB_PENDING)
 			timeout = SOFT_PROGRESS_PENDING_MS;
 	}
+	pthread_mutex_unlock(&ca->rx_lock);
 	return timeout;
 }
 
@@ -214,7 +268,7 @@ static void disarm_all(soft_ca_t *ca)
 
 /* Reads what woke the thread: the eventfd's count and the ports' doorbells
  * (which drain_all reads with the packets). */
-static void wait_events(soft_ca_t *ca, int timeout, uint8_t *buf)
+static void wait_events(soft_ca_t *ca, int timeout)
 {
 	struct epoll_event evs[SOFT_MAX_PORTS + 1];
 	soft_port_t *port;
@@ -232,33 +286,36 @@ static void wait_events(soft_ca_t *ca, int timeout, uint8_t *buf)
 		}
 		/* A doorbell or datagrams: empty the socket, handling what the ring has too. */
 		port = &ca->port[evs[i].data.u32 - 1];
+		pthread_mutex_lock(&ca->rx_lock);
 		do {
-			st = soft_fabric_recv(port->fp, buf, SOFT_FABRIC_MAX_PACKET, &len);
+			st = soft_fabric_recv(port->fp, ca->rx_buf, SOFT_FABRIC_MAX_PACKET, &len);
 			if (st == IB_SUCCESS)
-				soft_progress_packet(port, buf, len);
+				soft_progress_packet(port, ca->rx_buf, len);
 		} while (st == IB_SUCCESS || st == IB_OVERFLOW);
+		pthread_mutex_unlock(&ca->rx_lock);
 	}
 }
 
 static void progress_main(void *context)
 {
 	soft_ca_t *ca = context;
-	uint8_t *buf = malloc(SOFT_FABRIC_MAX_PACKET);
-	uint64_t idle_since = 0;
+	uint64_t idle_since = 0, now;
 	int timeout;
 
-	if (!buf)
-		return;
 	while (!__atomic_load_n(&ca->stop, __ATOMIC_ACQUIRE)) {
-		if (drain_all(ca, buf)) {
+		if (drain_all(ca)) {
+			idle_since = 0;
+		} else if (polled_inline(ca, now = soft_now_ns())) {
+			/* The application polls its CQs: they take the packets. */
+			backoff(ca);
 			idle_since = 0;
 		} else if (!idle_since) {
-			idle_since = soft_now_ns();
-		} else if (soft_now_ns() - idle_since >= ca->spin_ns) {
+			idle_since = now;
+		} else if (now - idle_since >= ca->spin_ns) {
 			/* Idle for the whole spin: sleep until a doorbell or an upcall. */
 			timeout = arm_all(ca);
 			if (timeout)
-				wait_events(ca, timeout, buf);
+				wait_events(ca, timeout);
 			disarm_all(ca);
 			idle_since = 0;
 		} else {
@@ -266,7 +323,6 @@ static void progress_main(void *context)
 		}
 		deliver(ca);
 	}
-	free(buf);
 }
 
 ib_api_status_t soft_progress_start(soft_ca_t *ca)
@@ -276,7 +332,8 @@ ib_api_status_t soft_progress_start(soft_ca_t *ca)
 
 	ca->epfd = epoll_create1(EPOLL_CLOEXEC);
 	ca->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (ca->epfd < 0 || ca->evfd < 0)
+	ca->rx_buf = malloc(SOFT_FABRIC_MAX_PACKET);
+	if (ca->epfd < 0 || ca->evfd < 0 || !ca->rx_buf)
 		goto fail;
 	memset(&ev, 0, sizeof(ev));
 	ev.events = EPOLLIN;
@@ -297,6 +354,8 @@ fail:
 	if (ca->evfd >= 0)
 		close(ca->evfd);
 	ca->epfd = ca->evfd = -1;
+	free(ca->rx_buf);
+	ca->rx_buf = NULL;
 	return IB_ERROR;
 }
 
@@ -312,6 +371,8 @@ void soft_progress_stop(soft_ca_t *ca)
 	close(ca->epfd);
 	close(ca->evfd);
 	ca->epfd = ca->evfd = -1;
+	free(ca->rx_buf);
+	ca->rx_buf = NULL;
 	while ((it = cl_qlist_remove_head(&ca->ev_list)) != cl_qlist_end(&ca->ev_list))
 		free(it);
 }

@@ -25,8 +25,8 @@
 
 /** Read/atomic responder resources remembered for duplicate requests. */
 #define SOFT_RC_RD_RES 16u
-/** RC send window: packets beyond the first unacknowledged PSN (the fabric queues ~10). */
-#define SOFT_RC_WINDOW 8u
+/** RC send window: packets beyond the first unacknowledged PSN (a ring holds 1 MiB). */
+#define SOFT_RC_WINDOW 32u
 /** Shortest retransmission timeout, milliseconds (timer granularity and fabric waits). */
 #define SOFT_RC_MIN_TIMEOUT_MS 8u
 

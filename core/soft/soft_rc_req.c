@@ -23,8 +23,8 @@
  * the transport retries run out with an ARMED alternate path, the QP
  * migrates and starts over on the new path (soft_apm.c, IBA 17.2.8). UC
  * completes a WQE once its last packet is sent. RC keeps at most
- * SOFT_RC_WINDOW packets unacknowledged (AckReq every half window), so that
- * go-back-N bursts fit the fabric's socket queues.
+ * SOFT_RC_WINDOW packets unacknowledged (AckReq every quarter window), so
+ * that go-back-N bursts of several QPs fit a port's receive ring.
  *
  * SQD: no new message starts; those begun are finished and retransmitted
  * as needed, and when none is outstanding the QP reports the drain
@@ -270,7 +270,7 @@ static boolean_t send_data(soft_rc_t *rc, soft_rc_wqe_t *w, uint32_t i)
 	memset(&pkt, 0, sizeof(pkt));
 	pkt.bth.opcode = SOFT_OPCODE(tr, op);
 	pkt.bth.psn = soft_psn_add(w->psn, i);
-	pkt.bth.ack_req = !rc->uc && (last || (i + 1) % (SOFT_RC_WINDOW / 2) == 0);
+	pkt.bth.ack_req = !rc->uc && (last || (i + 1) % (SOFT_RC_WINDOW / 4) == 0);
 	pkt.bth.se = last && (w->wr.send_opt & IB_SEND_OPT_SOLICITED) ? 1 : 0;
 	pkt.payload_len = last ? w->len - off : rc->path.mtu;
 	if (imm && last)

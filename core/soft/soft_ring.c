@@ -4,6 +4,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
@@ -34,6 +36,72 @@ static ring_rec_t *rec_at(const soft_ring_t *ring, uint64_t pos)
 	return (ring_rec_t *)(void *)(ring->data + (pos & RING_MASK));
 }
 
+/*
+ * The rings this process has mapped, by file: a ring is mapped once per
+ * process, so that its producers and its consumer in one process use the
+ * same addresses (thread sanitizers then see their synchronization).
+ */
+typedef struct ring_map {
+	struct ring_map *next;
+	dev_t dev;
+	ino_t ino;
+	void *map;
+	unsigned refs;
+} ring_map_t;
+
+static pthread_mutex_t maps_lock = PTHREAD_MUTEX_INITIALIZER;
+static ring_map_t *maps;
+
+/* maps_lock held: the mapping of a file, with one more reference, or NULL. */
+static void *map_find(dev_t dev, ino_t ino)
+{
+	ring_map_t *m;
+
+	for (m = maps; m; m = m->next) {
+		if (m->dev == dev && m->ino == ino) {
+			m->refs++;
+			return m->map;
+		}
+	}
+	return NULL;
+}
+
+/* maps_lock held: records a new mapping (not recorded if out of memory). */
+static void map_add(dev_t dev, ino_t ino, void *map)
+{
+	ring_map_t *m = (ring_map_t *)calloc(1, sizeof(*m));
+
+	if (!m)
+		return;
+	m->dev = dev;
+	m->ino = ino;
+	m->map = map;
+	m->refs = 1;
+	m->next = maps;
+	maps = m;
+}
+
+/* Drops a reference; unmaps with the last one. */
+static void map_put(void *map)
+{
+	ring_map_t **pp, *m;
+
+	pthread_mutex_lock(&maps_lock);
+	for (pp = &maps; (m = *pp); pp = &m->next) {
+		if (m->map == map) {
+			if (!--m->refs) {
+				*pp = m->next;
+				free(m);
+				munmap(map, SOFT_RING_FILE_BYTES);
+			}
+			pthread_mutex_unlock(&maps_lock);
+			return;
+		}
+	}
+	pthread_mutex_unlock(&maps_lock);
+	munmap(map, SOFT_RING_FILE_BYTES);
+}
+
 static void set_view(soft_ring_t *ring, void *map)
 {
 	memset(ring, 0, sizeof(*ring));
@@ -44,6 +112,7 @@ static void set_view(soft_ring_t *ring, void *map)
 
 int soft_ring_create(const char *path, uint64_t gen, soft_ring_t *ring)
 {
+	struct stat st;
 	soft_ring_hdr_t *h;
 	void *map;
 	int fd, err;
@@ -63,11 +132,18 @@ int soft_ring_create(const char *path, uint64_t gen, soft_ring_t *ring)
 	}
 	map = mmap(NULL, SOFT_RING_FILE_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	err = map == MAP_FAILED ? errno : 0;
+	if (!err && fstat(fd, &st) < 0)
+		err = errno;
 	close(fd);
 	if (err) {
+		if (map != MAP_FAILED)
+			munmap(map, SOFT_RING_FILE_BYTES);
 		unlink(path);
 		return err;
 	}
+	pthread_mutex_lock(&maps_lock);
+	map_add(st.st_dev, st.st_ino, map);
+	pthread_mutex_unlock(&maps_lock);
 	set_view(ring, map);
 	h = ring->hdr;
 	h->version = SOFT_RING_VERSION;
@@ -79,8 +155,9 @@ int soft_ring_create(const char *path, uint64_t gen, soft_ring_t *ring)
 	return 0;
 }
 
-/* Opens a ring file of ours and maps @p len bytes of it; NULL with errno set. */
-static void *map_file(const char *path, size_t len)
+/* Opens a ring file of ours and maps it (the process's mapping of it if
+ * there is one, with one more reference); NULL with errno set. */
+static void *map_file(const char *path)
 {
 	struct stat st;
 	void *map;
@@ -95,11 +172,20 @@ static void *map_file(const char *path, size_t len)
 		errno = EPROTO;
 		return NULL;
 	}
-	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	pthread_mutex_lock(&maps_lock);
+	map = map_find(st.st_dev, st.st_ino);
+	if (!map) {
+		map = mmap(NULL, SOFT_RING_FILE_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (map == MAP_FAILED)
+			map = NULL;
+		else
+			map_add(st.st_dev, st.st_ino, map);
+	}
 	err = errno;
+	pthread_mutex_unlock(&maps_lock);
 	close(fd);
 	errno = err;
-	return map == MAP_FAILED ? NULL : map;
+	return map;
 }
 
 static int hdr_ok(const soft_ring_hdr_t *h)
@@ -111,12 +197,12 @@ static int hdr_ok(const soft_ring_hdr_t *h)
 
 int soft_ring_attach(const char *path, soft_ring_t *ring)
 {
-	void *map = map_file(path, SOFT_RING_FILE_BYTES);
+	void *map = map_file(path);
 
 	if (!map)
 		return errno;
 	if (!hdr_ok((const soft_ring_hdr_t *)map)) {
-		munmap(map, SOFT_RING_FILE_BYTES);
+		map_put(map);
 		return EPROTO;
 	}
 	set_view(ring, map);
@@ -125,20 +211,20 @@ int soft_ring_attach(const char *path, soft_ring_t *ring)
 
 void soft_ring_retire(const char *path, uint64_t gen)
 {
-	soft_ring_hdr_t *h = (soft_ring_hdr_t *)map_file(path, SOFT_RING_HDR_BYTES);
+	soft_ring_hdr_t *h = (soft_ring_hdr_t *)map_file(path);
 
 	if (!h)
 		return;
 	if (hdr_ok(h) &&
 	    __atomic_compare_exchange_n(&h->gen, &gen, 0, FALSE, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
 		unlink(path);
-	munmap(h, SOFT_RING_HDR_BYTES);
+	map_put(h);
 }
 
 void soft_ring_unmap(soft_ring_t *ring)
 {
 	if (ring->hdr)
-		munmap(ring->hdr, SOFT_RING_FILE_BYTES);
+		map_put(ring->hdr);
 	ring->hdr = NULL;
 	ring->data = NULL;
 }
