@@ -153,9 +153,17 @@ static ib_api_status_t qp_alloc(soft_pd_t *pd, const ib_qp_create_t *c, soft_cq_
 	qp->sq_sge = c->sq_sge;
 	qp->max_inline = c->sq_max_inline;
 	soft_qp_attr_init(&qp->attr, qp->type, port);
-	qp->pkt = malloc(SOFT_MAX_PKT_LEN);
-	qp->sq = c->sq_depth ? calloc(c->sq_depth, sizeof(*qp->sq)) : NULL;
-	if (!qp->pkt || (c->sq_depth && !qp->sq) ||
+	/* The datagram send path's packet buffer and SQD queue; the connected
+	 * transports keep their own, smaller state (soft_rc.c). */
+	if (soft_qp_class(qp->type) >= SOFT_QPC_UD) {
+		qp->pkt = malloc(SOFT_MAX_PKT_LEN);
+		qp->sq = c->sq_depth ? calloc(c->sq_depth, sizeof(*qp->sq)) : NULL;
+		if (!qp->pkt || (c->sq_depth && !qp->sq)) {
+			qp_free(qp);
+			return IB_INSUFFICIENT_MEMORY;
+		}
+	}
+	if (
 	    soft_rq_init(&qp->rq, srq ? 0 : c->rq_depth, srq ? 0 : c->rq_sge) != IB_SUCCESS) {
 		qp_free(qp);
 		return IB_INSUFFICIENT_MEMORY;

@@ -38,6 +38,9 @@ ib_qp_state_t soft_rc_state(soft_rc_t *rc)
 	return s;
 }
 
+/* Every thread builds its packets in its own buffer: none per QP. */
+static __thread uint8_t thread_pkt[SOFT_MAX_PKT_LEN] __attribute__((aligned(64)));
+
 uint8_t *soft_rc_hdrs(soft_rc_t *rc, soft_pkt_t *pkt)
 {
 	const soft_rc_path_t *p = &rc->path;
@@ -55,6 +58,7 @@ uint8_t *soft_rc_hdrs(soft_rc_t *rc, soft_pkt_t *pkt)
 	pkt->bth.pkey = p->pkey;
 	pkt->bth.mig = p->mig;
 	pkt->bth.dest_qp = p->dest_qpn;
+	rc->buf = thread_pkt;
 	if (soft_pkt_build_hdrs(pkt, rc->buf, SOFT_MAX_PKT_LEN, &hdr_len) != SOFT_WIRE_OK)
 		return NULL;
 	return rc->buf + hdr_len;
@@ -276,13 +280,15 @@ static void rc_free(soft_rc_t *rc)
 	cl_timer_destroy(&rc->timer);
 	pthread_mutex_destroy(&rc->lock);
 	free(rc->sq);
-	free(rc->buf);
+	free(rc->ds_pool);
+	free(rc->inl_pool);
 	free(rc->rwqe);
 	free(rc);
 }
 
 static soft_rc_t *rc_new(soft_qp_t *qp)
 {
+	uint32_t i, sge;
 	soft_rc_t *rc = calloc(1, sizeof(*rc));
 
 	if (!rc)
@@ -293,13 +299,17 @@ static soft_rc_t *rc_new(soft_qp_t *qp)
 	rc->uc = soft_qp_class(qp->type) == SOFT_QPC_UC;
 	rc->depth = qp->sq_depth ? qp->sq_depth : 1;
 	rc->sq = calloc(rc->depth, sizeof(*rc->sq));
-	rc->buf = malloc(SOFT_MAX_PKT_LEN);
+	/* WQEs hold what the QP was created for, not the CA's maximum. */
+	sge = qp->sq_sge ? qp->sq_sge : 1;
+	rc->ds_pool = calloc((size_t)rc->depth * sge, sizeof(*rc->ds_pool));
 	rc->rwqe = malloc(SOFT_RWQE_SIZE(SOFT_MAX_SGES));
-	if (!rc->sq || !rc->buf || !rc->rwqe ||
+	if (!rc->sq || !rc->ds_pool || !rc->rwqe ||
 	    cl_timer_init(&rc->timer, timer_cb, rc) != CL_SUCCESS) {
 		rc_free(rc);
 		return NULL;
 	}
+	for (i = 0; i < rc->depth; i++)
+		rc->sq[i].ds = rc->ds_pool + (size_t)i * sge;
 	return rc;
 }
 

@@ -33,8 +33,8 @@
 /** A send work request as the requester keeps it. */
 typedef struct soft_rc_wqe {
 	ib_send_wr_t wr;                 /**< Copy; ds_array points at @c ds. */
-	ib_local_ds_t ds[SOFT_MAX_SGES]; /**< Segments. */
-	uint8_t inl[SOFT_MAX_INLINE];    /**< Inline data copied at post time. */
+	ib_local_ds_t *ds;               /**< Segments: the QP's sq_sge slots of soft_rc_t.ds_pool. */
+	uint8_t *inl;                    /**< Inline data copied at post time: max_inline bytes of soft_rc_t.inl_pool. */
 	boolean_t inline_data;           /**< Payload comes from @c inl. */
 	uint32_t len;                    /**< Message bytes. */
 	boolean_t psn_valid;             /**< PSNs were assigned (first transmission began). */
@@ -79,7 +79,9 @@ typedef struct soft_rc {
 	boolean_t uc;                    /**< Unreliable connection. */
 	boolean_t dead;                  /**< The QP is being destroyed. */
 	soft_rc_path_t path;             /**< Current path. */
-	uint8_t *buf;                    /**< Packet buffer (SOFT_MAX_PKT_LEN). */
+	uint8_t *buf;                    /**< The packet being built: the building thread's own buffer (soft_rc_hdrs). */
+	ib_local_ds_t *ds_pool;          /**< depth x sq_sge segments of the WQEs. */
+	uint8_t *inl_pool;               /**< depth x max_inline bytes of inline data, made at the first inline send. */
 	cl_timer_t timer;                /**< Retransmission and RNR timer (soft_rc_timer_*). */
 	uint64_t t_due;                  /**< When the timer is due (monotonic ns); 0: not running. */
 	uint64_t t_fire;                 /**< When @c timer fires, if @c t_armed. */

@@ -84,6 +84,22 @@ static ib_api_status_t check_wr(soft_rc_t *rc, const ib_send_wr_t *wr, uint64_t 
 	return IB_SUCCESS;
 }
 
+/* The WQEs' inline buffers, made at the first inline send (most QPs never
+ * send inline data: they carry none). */
+static boolean_t inline_pool(soft_rc_t *rc)
+{
+	uint32_t i, n = rc->qp->max_inline;
+
+	if (rc->inl_pool || !n)
+		return TRUE;
+	rc->inl_pool = malloc((size_t)rc->depth * n);
+	if (!rc->inl_pool)
+		return FALSE;
+	for (i = 0; i < rc->depth; i++)
+		rc->sq[i].inl = rc->inl_pool + (size_t)i * n;
+	return TRUE;
+}
+
 static void enqueue(soft_rc_t *rc, const ib_send_wr_t *wr, uint32_t len)
 {
 	soft_rc_wqe_t *w = soft_rc_wqe(rc, rc->tail++);
@@ -141,6 +157,8 @@ ib_api_status_t soft_rc_post_send(soft_qp_t *qp, ib_send_wr_t *p_wr, ib_send_wr_
 		st = check_wr(rc, p_wr, &len);
 		if (st == IB_SUCCESS && rc->tail - rc->head >= rc->depth)
 			st = IB_INSUFFICIENT_RESOURCES;
+		if (st == IB_SUCCESS && (p_wr->send_opt & IB_SEND_OPT_INLINE) && !inline_pool(rc))
+			st = IB_INSUFFICIENT_MEMORY;
 		if (st != IB_SUCCESS)
 			break;
 		enqueue(rc, p_wr, (uint32_t)len);

@@ -27,6 +27,7 @@
  * target and the returned value are host-order 64-bit words in memory, as
  * soft and rxe both do.
  */
+#include <malloc.h>
 #include "dp_fixture.h"
 
 /* ---- Shared checks ---- */
@@ -1404,6 +1405,41 @@ static void test_rc_throughput(void)
 	dp_down();
 }
 
+/* Heap bytes in use (glibc's count; 0 where a sanitizer replaces malloc). */
+static size_t heap_in_use(void)
+{
+	struct mallinfo2 mi = mallinfo2();
+
+	return mi.uordblks + mi.hblkhd;
+}
+
+/* The memory an idle connected RC QP costs (16 deep each way, 4 SGEs, as
+ * dp_qp makes them), through the access layer: at most 8 KiB on the soft
+ * provider. Printed on any provider. */
+static void test_rc_memory_per_qp(void)
+{
+	dp_qp_t *q[DP_MAX_QPS];
+	dp_cq_t *cq;
+	size_t before, after, per;
+	int i, n = DP_MAX_QPS;
+
+	dp_up();
+	cq = dp_cq(64, 1);
+	before = heap_in_use();
+	for (i = 0; i < n; i++)
+		q[i] = dp_qp(IB_QPT_RELIABLE_CONN, cq, cq);
+	for (i = 0; i < n; i += 2)
+		dp_connect(q[i], q[i + 1], &dp_link_default);
+	after = heap_in_use();
+	if (before && after > before) {
+		per = (after - before) / (size_t)n;
+		printf("\n    %zu bytes per connected RC QP\n  ", per);
+		if (D.soft)
+			CU_ASSERT_TRUE(per <= 8192);
+	}
+	dp_down();
+}
+
 static const test_entry_t tests[] = {
 	TEST_ENTRY(test_ca_attributes),
 	TEST_ENTRY(test_rc_transitions),
@@ -1420,6 +1456,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_cq_rearm_n),
 	TEST_ENTRY(test_cq_waitobj),
 	TEST_ENTRY(test_rc_throughput),
+	TEST_ENTRY(test_rc_memory_per_qp),
 };
 
 int main(void)
