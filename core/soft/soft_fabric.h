@@ -238,6 +238,29 @@ void soft_fabric_port_stats(const soft_fabric_port_t *port, soft_fabric_stats_t 
  */
 ib_api_status_t soft_fabric_send(soft_fabric_port_t *port, const void *pkt, size_t len);
 
+/** soft_fabric_send_flags(): the packet's ICRC and VCRC were not computed. */
+#define SOFT_FABRIC_NO_CRC 1u
+
+/**
+ * soft_fabric_send() of a packet whose CRC fields may not hold CRCs. With
+ * SOFT_FABRIC_NO_CRC the receiver is told (through its ring) not to check
+ * them; where the packet is captured, or must travel as a datagram, the
+ * fabric computes them first on a copy.
+ * @param port the sending port. @param pkt the packet. @param len its length.
+ * @param flags SOFT_FABRIC_NO_CRC or 0.
+ * @return as soft_fabric_send().
+ */
+ib_api_status_t soft_fabric_send_flags(soft_fabric_port_t *port, const void *pkt, size_t len,
+				       uint32_t flags);
+
+/**
+ * The flags the packet soft_fabric_recv() or soft_fabric_poll() returned last
+ * came with (SOFT_FABRIC_NO_CRC: its CRCs were not computed: do not check
+ * them). Only the thread that received it may ask.
+ * @param port the port. @return the flags.
+ */
+uint32_t soft_fabric_rx_flags(const soft_fabric_port_t *port);
+
 /**
  * Sends a packet to the port holding @p dest_lid, whatever the DLID of its
  * LRH (directed-route SMPs carry the permissive DLID 0xFFFF). Injection,

@@ -90,6 +90,7 @@ typedef struct soft_delayed {
 	uint64_t due_ns;
 	uint16_t dest_lid; /* the DLID to route by (or the explicit destination) */
 	boolean_t explicit_dest;
+	uint32_t flags;
 	size_t len;
 	uint8_t data[];
 } soft_delayed_t;
@@ -142,6 +143,7 @@ struct soft_fabric_port {
 	soft_ring_t ring; /* the port's receive ring (consumer side) */
 	uint64_t ring_seen_drops; /* ring.dropped already added to the stats */
 	uint64_t next_sock_ns;    /* soft_fabric_poll looks at the socket again then */
+	uint32_t rx_flags;        /* flags of the packet received last */
 	soft_fabric_stats_t stats; /* fields updated atomically */
 };
 
@@ -185,7 +187,7 @@ SOFT_PRIVATE void soft_reg_ring_path(const soft_fabric_t *fab, ib_net64_t port_g
 
 /* Places one packet at the port holding lid (its ring, else its socket), or counts why not. */
 SOFT_PRIVATE void soft_link_deliver(soft_fabric_port_t *port, uint16_t lid, const void *pkt,
-				    size_t len);
+				    size_t len, uint32_t flags);
 /* Forgets every peer mapping (fabric teardown). */
 SOFT_PRIVATE void soft_link_free_all(soft_fabric_t *fab);
 /* Counts why a datagram could not be sent to lid (reclaiming a dead holder). */

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <sys/socket.h>
 #include "soft_fabric_int.h"
+#include "soft_wire.h"
 
 #define RINGLESS_TTL_NS 100000000ull /* 100 ms */
 #define LIVENESS_NS 100000000ull     /* 100 ms */
@@ -211,14 +212,16 @@ static void check_full_peer(soft_fabric_port_t *port, soft_peer_t *p)
 		soft_reg_reclaim(port->fab, p->lid);
 }
 
-void soft_link_deliver(soft_fabric_port_t *port, uint16_t lid, const void *pkt, size_t len)
+void soft_link_deliver(soft_fabric_port_t *port, uint16_t lid, const void *pkt, size_t len,
+		       uint32_t flags)
 {
+	uint8_t sealed[SOFT_FABRIC_MAX_PACKET];
 	soft_peer_t *p = peer_get(port->fab, lid);
 	boolean_t wake;
 	int err;
 
 	if (p && p->ring.hdr) {
-		if (soft_ring_put(&p->ring, pkt, len, &wake) == SOFT_RING_OK) {
+		if (soft_ring_put(&p->ring, pkt, len, flags, &wake) == SOFT_RING_OK) {
 			err = wake ? ring_doorbell(port, lid) : 0;
 			if (err)
 				soft_link_count_failure(port, lid, err);
@@ -233,6 +236,12 @@ void soft_link_deliver(soft_fabric_port_t *port, uint16_t lid, const void *pkt, 
 	}
 	if (p)
 		peer_put(port->fab, p);
+	/* A datagram has no room for flags: it carries its CRCs. */
+	if (flags & SOFT_FABRIC_NO_CRC) {
+		memcpy(sealed, pkt, len);
+		soft_pkt_seal(sealed, len);
+		pkt = sealed;
+	}
 	err = send_dgram(port, lid, pkt, len);
 	if (err)
 		soft_link_count_failure(port, lid, err);

@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <complib/cl_memory.h>
 #include "soft_fabric_int.h"
+#include "soft_wire.h"
 
 #define LID_PERMISSIVE 0xFFFFu
 #define MCAST_LO 0xC000u
@@ -69,7 +70,8 @@ static boolean_t inject_drop(soft_fabric_port_t *port, const void *pkt, size_t l
 
 /* ---- Delivery ---- */
 
-static void deliver_mcast(soft_fabric_port_t *port, uint16_t mlid, const void *pkt, size_t len)
+static void deliver_mcast(soft_fabric_port_t *port, uint16_t mlid, const void *pkt, size_t len,
+			  uint32_t flags)
 {
 	uint16_t members[MCAST_CHUNK], next = 0;
 	size_t i, n, total = 0;
@@ -77,7 +79,7 @@ static void deliver_mcast(soft_fabric_port_t *port, uint16_t mlid, const void *p
 	do {
 		n = soft_reg_mcast_members(port->fab, mlid, &next, members, MCAST_CHUNK);
 		for (i = 0; i < n; i++)
-			soft_link_deliver(port, members[i], pkt, len);
+			soft_link_deliver(port, members[i], pkt, len, flags);
 		total += n;
 	} while (next);
 	if (!total)
@@ -86,12 +88,12 @@ static void deliver_mcast(soft_fabric_port_t *port, uint16_t mlid, const void *p
 
 /* Delivers by destination: an explicit port, else the DLID's meaning. */
 static void route(soft_fabric_port_t *port, uint16_t dlid, boolean_t explicit_dest,
-		  const void *pkt, size_t len)
+		  const void *pkt, size_t len, uint32_t flags)
 {
 	if (explicit_dest || (dlid && dlid <= SOFT_FABRIC_LID_UNICAST_MAX))
-		soft_link_deliver(port, dlid, pkt, len);
+		soft_link_deliver(port, dlid, pkt, len, flags);
 	else if (dlid >= MCAST_LO && dlid != LID_PERMISSIVE)
-		deliver_mcast(port, dlid, pkt, len);
+		deliver_mcast(port, dlid, pkt, len, flags);
 	else
 		SOFT_STAT_ADD(port, drop_unknown, 1); /* LID 0, or permissive without a port */
 }
@@ -127,7 +129,7 @@ static void delay_thread(void *context)
 		/* Closing the port waits for send_lock, so the port outlives this send. */
 		cl_mutex_acquire(&fab->send_lock);
 		cl_mutex_release(&fab->q_lock);
-		route(e->port, e->dest_lid, e->explicit_dest, e->data, e->len);
+		route(e->port, e->dest_lid, e->explicit_dest, e->data, e->len, e->flags);
 		cl_mutex_release(&fab->send_lock);
 		cl_free(e);
 		cl_mutex_acquire(&fab->q_lock);
@@ -137,7 +139,7 @@ static void delay_thread(void *context)
 
 /* Queues a packet until now + delay; FALSE if it could not be queued. */
 static boolean_t delay_enqueue(soft_fabric_port_t *port, uint16_t dlid, boolean_t explicit_dest,
-			       const void *pkt, size_t len)
+			       const void *pkt, size_t len, uint32_t flags)
 {
 	soft_fabric_t *fab = port->fab;
 	soft_delayed_t *e = (soft_delayed_t *)cl_malloc(sizeof(*e) + len);
@@ -147,6 +149,7 @@ static boolean_t delay_enqueue(soft_fabric_port_t *port, uint16_t dlid, boolean_
 	e->port = port;
 	e->dest_lid = dlid;
 	e->explicit_dest = explicit_dest;
+	e->flags = flags;
 	e->len = len;
 	memcpy(e->data, pkt, len);
 	cl_mutex_acquire(&fab->q_lock);
@@ -205,8 +208,9 @@ void soft_delay_shutdown(soft_fabric_t *fab)
 /* ---- Sending and receiving ---- */
 
 static ib_api_status_t send_common(soft_fabric_port_t *port, uint16_t dest_lid,
-				   boolean_t explicit_dest, const void *pkt, size_t len)
+				   boolean_t explicit_dest, const void *pkt, size_t len, uint32_t flags)
 {
+	uint8_t sealed[SOFT_FABRIC_MAX_PACKET];
 	soft_fabric_t *fab;
 	const uint8_t *b = (const uint8_t *)pkt;
 	boolean_t dropped;
@@ -215,6 +219,14 @@ static ib_api_status_t send_common(soft_fabric_port_t *port, uint16_t dest_lid,
 	if (!port || !pkt || len < SOFT_FABRIC_MIN_PACKET || len > SOFT_FABRIC_MAX_PACKET)
 		return IB_INVALID_PARAMETER;
 	fab = port->fab;
+	/* A captured packet carries its CRCs, as on a wire: computed here. */
+	if ((flags & SOFT_FABRIC_NO_CRC) && fab->pcap) {
+		memcpy(sealed, pkt, len);
+		if (soft_pkt_seal(sealed, len) == SOFT_WIRE_OK) {
+			pkt = b = sealed;
+			flags &= ~SOFT_FABRIC_NO_CRC;
+		}
+	}
 	SOFT_STAT_ADD(port, tx_packets, 1);
 	SOFT_STAT_ADD(port, tx_bytes, len);
 	dropped = inject_drop(port, pkt, len);
@@ -226,15 +238,26 @@ static ib_api_status_t send_common(soft_fabric_port_t *port, uint16_t dest_lid,
 	}
 	/* LRH bytes 2-3: the destination LID, big endian. */
 	dlid = explicit_dest ? dest_lid : (uint16_t)((b[2] << 8) | b[3]);
-	if (fab->cfg.delay_us && delay_enqueue(port, dlid, explicit_dest, pkt, len))
+	if (fab->cfg.delay_us && delay_enqueue(port, dlid, explicit_dest, pkt, len, flags))
 		return IB_SUCCESS;
-	route(port, dlid, explicit_dest, pkt, len);
+	route(port, dlid, explicit_dest, pkt, len, flags);
 	return IB_SUCCESS;
 }
 
 ib_api_status_t soft_fabric_send(soft_fabric_port_t *port, const void *pkt, size_t len)
 {
-	return send_common(port, 0, FALSE, pkt, len);
+	return send_common(port, 0, FALSE, pkt, len, 0);
+}
+
+ib_api_status_t soft_fabric_send_flags(soft_fabric_port_t *port, const void *pkt, size_t len,
+				       uint32_t flags)
+{
+	return send_common(port, 0, FALSE, pkt, len, flags & SOFT_FABRIC_NO_CRC);
+}
+
+uint32_t soft_fabric_rx_flags(const soft_fabric_port_t *port)
+{
+	return port->rx_flags;
 }
 
 ib_api_status_t soft_fabric_send_to(soft_fabric_port_t *port, uint16_t dest_lid, const void *pkt,
@@ -242,7 +265,7 @@ ib_api_status_t soft_fabric_send_to(soft_fabric_port_t *port, uint16_t dest_lid,
 {
 	if (dest_lid == 0 || dest_lid > SOFT_FABRIC_LID_UNICAST_MAX)
 		return port && pkt ? IB_INVALID_LID : IB_INVALID_PARAMETER;
-	return send_common(port, dest_lid, TRUE, pkt, len);
+	return send_common(port, dest_lid, TRUE, pkt, len, 0);
 }
 
 /* Datagrams on the socket: packets of senders that had no ring for us;
@@ -290,7 +313,8 @@ static ib_api_status_t take(soft_fabric_port_t *port, void *buf, size_t cap, siz
 		return IB_INVALID_PARAMETER;
 	if (port->ring.hdr) {
 		now = soft_mono_ns();
-		switch (soft_ring_get(&port->ring, buf, cap, p_len, now)) {
+		port->rx_flags = 0;
+		switch (soft_ring_get(&port->ring, buf, cap, p_len, &port->rx_flags, now)) {
 		case SOFT_RING_GOT:
 			status = IB_SUCCESS;
 			break;
@@ -307,8 +331,10 @@ static ib_api_status_t take(soft_fabric_port_t *port, void *buf, size_t cap, siz
 			return status;
 		port->next_sock_ns = now + SOCK_POLL_NS;
 	}
-	if (status == IB_NOT_FOUND)
+	if (status == IB_NOT_FOUND) {
+		port->rx_flags = 0; /* datagrams always carry their CRCs */
 		status = recv_dgram(port, buf, cap, p_len);
+	}
 	if (status == IB_SUCCESS) {
 		SOFT_STAT_ADD(port, rx_packets, 1);
 		SOFT_STAT_ADD(port, rx_bytes, *p_len);

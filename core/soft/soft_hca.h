@@ -48,6 +48,8 @@
 #define SOFT_MAX_PORTS 2
 /** Environment: number of soft CAs in the process (default 1). */
 #define SOFT_ENV_CAS "IBAL_SOFT_CAS"
+/** Environment: compute (and so check) the ICRC and VCRC of every data packet (default: only captured ones). */
+#define SOFT_ENV_ICRC "IBAL_SOFT_ICRC"
 /** Environment: how long a progress thread polls idle before it sleeps, microseconds. */
 #define SOFT_ENV_SPIN_US "IBAL_SOFT_SPIN_US"
 /** Default of SOFT_ENV_SPIN_US. */
@@ -84,6 +86,8 @@
 
 /** IBAL_SOFT_SPIN_US in nanoseconds (soft_prov.c). */
 extern uint64_t soft_spin_ns;
+/** IBAL_SOFT_ICRC: TRUE when data packets get their ICRC and VCRC computed (soft_prov.c). */
+extern boolean_t soft_data_crc;
 
 /** Monotonic clock in nanoseconds. */
 static inline uint64_t soft_now_ns(void)
@@ -415,6 +419,29 @@ static inline void soft_port_xmit(soft_port_t *port, const void *pkt, size_t len
 	if (__atomic_load_n(&port->link_state, __ATOMIC_ACQUIRE) == IB_LINK_ACTIVE)
 		soft_fabric_send(port->fp, pkt, len);
 }
+/**
+ * Seals a data packet (RC, UC, UD) and sends it like soft_port_xmit(). Its
+ * ICRC and VCRC are computed only with IBAL_SOFT_ICRC=1; otherwise they are
+ * left zero and the fabric tells the receiver so (shared memory does not
+ * corrupt packets), and computes them itself for a packet it captures.
+ * @param port the port. @param pkt the packet, headers, payload and pad in
+ * place. @param len its bytes, ICRC and VCRC included.
+ * @return FALSE if the packet is malformed (not sent).
+ */
+static inline boolean_t soft_port_xmit_data(soft_port_t *port, uint8_t *pkt, size_t len)
+{
+	if (soft_data_crc) {
+		if (soft_pkt_seal(pkt, len) != SOFT_WIRE_OK)
+			return FALSE;
+		soft_port_xmit(port, pkt, len);
+		return TRUE;
+	}
+	if (soft_pkt_seal_none(pkt, len) != SOFT_WIRE_OK)
+		return FALSE;
+	if (__atomic_load_n(&port->link_state, __ATOMIC_ACQUIRE) == IB_LINK_ACTIVE)
+		soft_fabric_send_flags(port->fp, pkt, len, SOFT_FABRIC_NO_CRC);
+	return TRUE;
+}
 /** The port's LID, host order. @param port the port. @return the LID. */
 static inline uint16_t soft_port_lid(const soft_port_t *port)
 {
@@ -657,6 +684,13 @@ void soft_ca_purge(soft_ca_t *ca, void *prov_obj);
  * @param port the receiving port. @param buf the bytes. @param len their number.
  */
 void soft_progress_packet(soft_port_t *port, const uint8_t *buf, size_t len);
+/**
+ * soft_progress_packet() of a packet that came with fabric flags
+ * (SOFT_FABRIC_NO_CRC: its CRCs are not checked).
+ * @param port the receiving port. @param buf the bytes. @param len their
+ * number. @param flags soft_fabric_rx_flags() of it.
+ */
+void soft_progress_packet_flags(soft_port_t *port, const uint8_t *buf, size_t len, uint32_t flags);
 
 /* soft_mcast.c */
 ib_api_status_t soft_attach_mcast(void *qp, const ib_gid_t *p_mgid, ib_net16_t mlid);

@@ -110,13 +110,19 @@ static soft_qp_t *find_qp(soft_port_t *port, uint32_t qpn)
 
 void soft_progress_packet(soft_port_t *port, const uint8_t *buf, size_t len)
 {
+	soft_progress_packet_flags(port, buf, len, 0);
+}
+
+void soft_progress_packet_flags(soft_port_t *port, const uint8_t *buf, size_t len, uint32_t flags)
+{
 	soft_ca_t *ca = port->ca;
 	soft_pkt_t pkt;
 	soft_qp_t *qp;
 	uint8_t tr, state;
 	uint16_t dlid;
 
-	if (soft_pkt_parse(buf, len, &pkt) != SOFT_WIRE_OK) {
+	if (soft_pkt_parse_flags(buf, len, (flags & SOFT_FABRIC_NO_CRC) ? SOFT_PARSE_NO_CRC : 0,
+				 &pkt) != SOFT_WIRE_OK) {
 		__atomic_add_fetch(&port->mgmt.rcv_errors, 1, __ATOMIC_RELAXED);
 		return;
 	}
@@ -161,7 +167,7 @@ static unsigned drain_port(soft_port_t *port, uint8_t *buf)
 	for (;;) {
 		st = soft_fabric_poll(port->fp, buf, SOFT_FABRIC_MAX_PACKET, &len);
 		if (st == IB_SUCCESS) {
-			soft_progress_packet(port, buf, len);
+			soft_progress_packet_flags(port, buf, len, soft_fabric_rx_flags(port->fp));
 			n++;
 		} else if (st != IB_OVERFLOW) {
 			return n;
@@ -290,7 +296,8 @@ static void wait_events(soft_ca_t *ca, int timeout)
 		do {
 			st = soft_fabric_recv(port->fp, ca->rx_buf, SOFT_FABRIC_MAX_PACKET, &len);
 			if (st == IB_SUCCESS)
-				soft_progress_packet(port, ca->rx_buf, len);
+				soft_progress_packet_flags(port, ca->rx_buf, len,
+							   soft_fabric_rx_flags(port->fp));
 		} while (st == IB_SUCCESS || st == IB_OVERFLOW);
 		pthread_mutex_unlock(&ca->rx_lock);
 	}

@@ -29,6 +29,8 @@ static uint8_t soft_n_ports;
 static uint32_t soft_pid;
 /* IBAL_SOFT_SPIN_US in nanoseconds, read at soft_init. */
 uint64_t soft_spin_ns;
+/* IBAL_SOFT_ICRC, read at soft_init. */
+boolean_t soft_data_crc;
 /* Per CA index: 1 while unplugged (soft_prov_set_present); atomic. */
 static uint8_t soft_absent[SOFT_MAX_CAS];
 
@@ -86,6 +88,7 @@ static ib_api_status_t soft_init(const al_prov_upcalls_t *up)
 	soft_n_cas = env_uint(SOFT_ENV_CAS, 1, 1, SOFT_MAX_CAS);
 	soft_n_ports = (uint8_t)env_uint(SOFT_ENV_PORTS, 1, 1, SOFT_MAX_PORTS);
 	soft_pid = (uint32_t)getpid();
+	soft_data_crc = env_uint(SOFT_ENV_ICRC, 0, 0, 1) != 0;
 	soft_spin_ns = (uint64_t)env_uint(SOFT_ENV_SPIN_US, SOFT_SPIN_US_DEFAULT, 0,
 					  SOFT_SPIN_US_MAX) * 1000u;
 	memset(soft_absent, 0, sizeof(soft_absent));

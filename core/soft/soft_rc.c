@@ -69,8 +69,7 @@ void soft_rc_send(soft_rc_t *rc, const soft_pkt_t *pkt)
 	size_t total = soft_pkt_len(pkt), hdr_len = soft_pkt_hdr_len(pkt);
 
 	memset(rc->buf + hdr_len + pkt->payload_len, 0, total - hdr_len - pkt->payload_len);
-	if (soft_pkt_seal(rc->buf, total) == SOFT_WIRE_OK)
-		soft_port_xmit(rc->path.port, rc->buf, total);
+	soft_port_xmit_data(rc->path.port, rc->buf, total);
 }
 
 void soft_rc_send_ack(soft_rc_t *rc, uint32_t psn, uint8_t syndrome)

@@ -23,7 +23,7 @@ _Static_assert(SOFT_RING_SPILL >= SOFT_RING_REC_HDR + SOFT_RING_MAX_PKT + SOFT_R
 typedef struct ring_rec {
 	uint64_t stamp; /* position + 1 once published */
 	uint32_t len;
-	uint32_t reserved;
+	uint32_t flags;
 } ring_rec_t;
 
 static size_t rec_bytes(size_t len)
@@ -229,7 +229,8 @@ void soft_ring_unmap(soft_ring_t *ring)
 	ring->data = NULL;
 }
 
-soft_ring_put_t soft_ring_put(soft_ring_t *ring, const void *pkt, size_t len, boolean_t *p_ring)
+soft_ring_put_t soft_ring_put(soft_ring_t *ring, const void *pkt, size_t len, uint32_t flags,
+			      boolean_t *p_ring)
 {
 	soft_ring_hdr_t *h = ring->hdr;
 	size_t need = rec_bytes(len);
@@ -249,6 +250,7 @@ soft_ring_put_t soft_ring_put(soft_ring_t *ring, const void *pkt, size_t len, bo
 	}
 	r = rec_at(ring, t);
 	__atomic_store_n(&r->len, (uint32_t)len, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->flags, flags, __ATOMIC_RELAXED);
 	memcpy((uint8_t *)r + SOFT_RING_REC_HDR, pkt, len);
 	__atomic_store_n(&r->stamp, t + 1, __ATOMIC_RELEASE);
 	/* Pairs with soft_ring_arm: either it sees the stamp or we see it asleep. */
@@ -300,7 +302,7 @@ static soft_ring_get_t not_ready(soft_ring_t *ring, uint64_t now_ns)
 }
 
 soft_ring_get_t soft_ring_get(soft_ring_t *ring, void *buf, size_t cap, size_t *p_len,
-			      uint64_t now_ns)
+			      uint32_t *p_flags, uint64_t now_ns)
 {
 	for (;;) {
 		uint64_t pos = ring->head;
@@ -315,6 +317,7 @@ soft_ring_get_t soft_ring_get(soft_ring_t *ring, void *buf, size_t cap, size_t *
 			continue;
 		}
 		*p_len = len;
+		*p_flags = __atomic_load_n(&r->flags, __ATOMIC_RELAXED);
 		if (len > cap) {
 			advance(ring, len);
 			return SOFT_RING_BIG;

@@ -12,7 +12,7 @@
  * **Layout.** A header page, then `SOFT_RING_BYTES` of records, then
  * `SOFT_RING_SPILL` bytes into which the last record of a lap may run on
  * (records are written and read contiguously, never split). A record is a
- * 16-byte head (stamp, length) and the packet, padded to
+ * 16-byte head (stamp, length, flags) and the packet, padded to
  * `SOFT_RING_ALIGN`. Positions grow without wrapping (64 bits); a record at
  * position p lives at offset p % SOFT_RING_BYTES.
  *
@@ -164,10 +164,12 @@ static inline void soft_ring_set_gen(soft_ring_t *ring, uint64_t gen)
  * @param ring a producer's mapping.
  * @param pkt the packet.
  * @param len its length, 1..SOFT_RING_MAX_PKT.
+ * @param flags carried with it (SOFT_FABRIC_NO_CRC), untrusted by the consumer.
  * @param p_ring set TRUE when the consumer was asleep and must be woken.
  * @return SOFT_RING_OK, or SOFT_RING_FULL (dropped).
  */
-soft_ring_put_t soft_ring_put(soft_ring_t *ring, const void *pkt, size_t len, boolean_t *p_ring);
+soft_ring_put_t soft_ring_put(soft_ring_t *ring, const void *pkt, size_t len, uint32_t flags,
+			      boolean_t *p_ring);
 
 /**
  * Takes the packet at the head, if any.
@@ -175,11 +177,12 @@ soft_ring_put_t soft_ring_put(soft_ring_t *ring, const void *pkt, size_t len, bo
  * @param buf where to copy it.
  * @param cap size of @p buf.
  * @param p_len receives its length (also for SOFT_RING_BIG).
+ * @param p_flags receives the flags its producer gave.
  * @param now_ns the monotonic time (for stuck records).
  * @return a soft_ring_get_t.
  */
 soft_ring_get_t soft_ring_get(soft_ring_t *ring, void *buf, size_t cap, size_t *p_len,
-			      uint64_t now_ns);
+			      uint32_t *p_flags, uint64_t now_ns);
 
 /**
  * Tells whether the consumer may sleep, and if so marks it asleep.

@@ -156,7 +156,7 @@ static ib_wc_status_t build_av(soft_qp_t *qp, const ib_send_wr_t *wr, soft_av_t 
 	if (ws != IB_WCS_SUCCESS)
 		return ws;
 	memset(qp->pkt + hdr_len + len, 0, total - hdr_len - len);
-	if (soft_pkt_seal(qp->pkt, total) != SOFT_WIRE_OK)
+	if (soft_pkt_seal_none(qp->pkt, total) != SOFT_WIRE_OK) /* sealed as it leaves */
 		return IB_WCS_LOCAL_OP_ERR;
 	*p_len = total;
 	*pp_port = port;
@@ -196,7 +196,7 @@ void soft_ud_execute(soft_qp_t *qp, const ib_send_wr_t *wr, const uint8_t *p_inl
 				     : build(qp, wr, p_inl, inl_len, (uint32_t)len, &pkt_len,
 					   &port);
 	if (ws == IB_WCS_SUCCESS) {
-		soft_port_xmit(port, qp->pkt, pkt_len);
+		soft_port_xmit_data(port, qp->pkt, pkt_len);
 		if (!(wr->send_opt & IB_SEND_OPT_SIGNALED) && !qp->sq_signaled)
 			return;
 	}

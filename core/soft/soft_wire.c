@@ -553,6 +553,14 @@ soft_wire_status_t soft_pkt_seal(uint8_t *pkt, size_t len)
 	return SOFT_WIRE_OK;
 }
 
+soft_wire_status_t soft_pkt_seal_none(uint8_t *pkt, size_t len)
+{
+	if (!pkt || len < SOFT_MIN_PKT_LEN)
+		return SOFT_WIRE_ERR_ARG;
+	memset(pkt + len - SOFT_VCRC_LEN - SOFT_ICRC_LEN, 0, SOFT_VCRC_LEN + SOFT_ICRC_LEN);
+	return SOFT_WIRE_OK;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Whole packets                                                             */
 /* ------------------------------------------------------------------------ */
@@ -702,6 +710,12 @@ soft_wire_status_t soft_pkt_build(const soft_pkt_t *pkt, uint8_t *buf, size_t bu
 
 soft_wire_status_t soft_pkt_parse(const uint8_t *buf, size_t len, soft_pkt_t *pkt)
 {
+	return soft_pkt_parse_flags(buf, len, 0, pkt);
+}
+
+soft_wire_status_t soft_pkt_parse_flags(const uint8_t *buf, size_t len, unsigned flags,
+					soft_pkt_t *pkt)
+{
 	const soft_opcode_info_t *info;
 	size_t route, off, end, area;
 	uint32_t icrc;
@@ -723,11 +737,13 @@ soft_wire_status_t soft_pkt_parse(const uint8_t *buf, size_t len, soft_pkt_t *pk
 	end = len - SOFT_VCRC_LEN - SOFT_ICRC_LEN; /* end of headers + payload + pad */
 	pkt->vcrc = (uint16_t)(buf[len - 2] | (buf[len - 1] << 8));
 	pkt->icrc = load_le32(buf + end);
-	packet_crcs(buf, end, &icrc, &vcrc);
-	if (soft_crc16(vcrc, buf + end, SOFT_ICRC_LEN) != pkt->vcrc)
-		return SOFT_WIRE_ERR_VCRC;
-	if (icrc != pkt->icrc)
-		return SOFT_WIRE_ERR_ICRC;
+	if (!(flags & SOFT_PARSE_NO_CRC)) {
+		packet_crcs(buf, end, &icrc, &vcrc);
+		if (soft_crc16(vcrc, buf + end, SOFT_ICRC_LEN) != pkt->vcrc)
+			return SOFT_WIRE_ERR_VCRC;
+		if (icrc != pkt->icrc)
+			return SOFT_WIRE_ERR_ICRC;
+	}
 
 	soft_hdr_unpack(SOFT_HDR_LRH, buf, &pkt->lrh);
 	if (route > SOFT_LRH_LEN) {

@@ -566,6 +566,14 @@ uint16_t soft_vcrc(const uint8_t *pkt, size_t vcrc_off);
  */
 soft_wire_status_t soft_pkt_seal(uint8_t *pkt, size_t len);
 
+/**
+ * Stores zero in a packet's ICRC and VCRC instead of computing them: for a
+ * packet whose link says it carries no CRCs (see soft_fabric_send_flags()).
+ * @param pkt the packet. @param len its total length.
+ * @return as soft_pkt_seal().
+ */
+soft_wire_status_t soft_pkt_seal_none(uint8_t *pkt, size_t len);
+
 /* ------------------------------------------------------------------------ */
 /* Whole packets                                                             */
 /* ------------------------------------------------------------------------ */
@@ -648,6 +656,19 @@ soft_wire_status_t soft_pkt_build(const soft_pkt_t *pkt, uint8_t *buf, size_t bu
  *         if a pointer is NULL.
  */
 soft_wire_status_t soft_pkt_parse(const uint8_t *buf, size_t len, soft_pkt_t *pkt);
+
+/** soft_pkt_parse_flags(): the ICRC and VCRC were not computed (a link that cannot corrupt). */
+#define SOFT_PARSE_NO_CRC 1u
+
+/**
+ * soft_pkt_parse() with options: with SOFT_PARSE_NO_CRC the VCRC and ICRC are
+ * not checked (their fields are still unpacked).
+ * @param buf the packet. @param len its length. @param flags SOFT_PARSE_*.
+ * @param pkt receives the headers.
+ * @return as soft_pkt_parse().
+ */
+soft_wire_status_t soft_pkt_parse_flags(const uint8_t *buf, size_t len, unsigned flags,
+					soft_pkt_t *pkt);
 
 /* ------------------------------------------------------------------------ */
 /* Fast accessors on wire images                                             */

@@ -24,6 +24,7 @@
 #include "soft_fabric.h"
 #include "soft_pcap.h"
 #include "soft_ring.h"
+#include "soft_wire.h"
 #include "../common/cl_test.h"
 #include "../common/fab_dir.h"
 
@@ -701,7 +702,7 @@ static void test_ring_bad_length(void)
 	map_ring_of(2, &evil);
 	memset(pkt, 0xEE, sizeof(pkt));
 	t = __atomic_load_n(&evil.hdr->tail, __ATOMIC_ACQUIRE);
-	CU_ASSERT_EQUAL(soft_ring_put(&evil, pkt, sizeof(pkt), &wake), SOFT_RING_OK);
+	CU_ASSERT_EQUAL(soft_ring_put(&evil, pkt, sizeof(pkt), 0, &wake), SOFT_RING_OK);
 	/* Its length word, after the 8-byte stamp. */
 	*(uint32_t *)(void *)(evil.data + (t & (SOFT_RING_BYTES - 1)) + 8) = 0x7FFFFFFF;
 	send_seq(a, 2, 2);
@@ -1541,6 +1542,50 @@ static void test_pcap_capture(void)
 	fabric_end();
 }
 
+/* A packet sent without CRCs says so to its receiver, unless it is captured:
+ * then it is captured, and delivered, with its CRCs computed. */
+static void test_no_crc_flag(void)
+{
+	uint8_t pkt[256], got[SOFT_FABRIC_MAX_PACKET];
+	soft_fabric_port_t *a, *b;
+	soft_pkt_t parsed;
+	char path[512];
+	size_t len, n = 0;
+
+	fabric_begin();
+	a = open_port(1);
+	b = open_port(2);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	len = make_pkt(pkt, 2, soft_fabric_port_lid(a), OP_UD_SEND_ONLY, 7, 16);
+	CU_ASSERT_EQUAL(soft_fabric_send_flags(a, pkt, len, SOFT_FABRIC_NO_CRC), IB_SUCCESS);
+	CU_ASSERT_EQUAL(wait_recv(b, got, sizeof(got), &n, WAIT_MS), IB_SUCCESS);
+	CU_ASSERT_EQUAL(soft_fabric_rx_flags(b), SOFT_FABRIC_NO_CRC);
+	CU_ASSERT_EQUAL(n, len);
+	CU_ASSERT_EQUAL(soft_pkt_parse(got, n, &parsed), SOFT_WIRE_ERR_VCRC);
+	CU_ASSERT_EQUAL(soft_pkt_parse_flags(got, n, SOFT_PARSE_NO_CRC, &parsed), SOFT_WIRE_OK);
+	send_seq(a, 2, 8);
+	CU_ASSERT_EQUAL(recv_seq(b), 8);
+	CU_ASSERT_EQUAL(soft_fabric_rx_flags(b), 0);
+	soft_fabric_port_close(a);
+	soft_fabric_port_close(b);
+	fabric_end();
+
+	fabric_begin();
+	snprintf(path, sizeof(path), "%s/cap.pcap", fab_dir);
+	setenv(SOFT_FABRIC_ENV_PCAP, path, 1);
+	a = open_port(1);
+	b = open_port(2);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	len = make_pkt(pkt, 2, soft_fabric_port_lid(a), OP_UD_SEND_ONLY, 9, 16);
+	CU_ASSERT_EQUAL(soft_fabric_send_flags(a, pkt, len, SOFT_FABRIC_NO_CRC), IB_SUCCESS);
+	CU_ASSERT_EQUAL(wait_recv(b, got, sizeof(got), &n, WAIT_MS), IB_SUCCESS);
+	CU_ASSERT_EQUAL(soft_fabric_rx_flags(b), 0);
+	CU_ASSERT_EQUAL(soft_pkt_parse(got, n, &parsed), SOFT_WIRE_OK);
+	soft_fabric_port_close(a);
+	soft_fabric_port_close(b);
+	fabric_end();
+}
+
 static void test_pcap_linktype_247(void)
 {
 	soft_fabric_port_t *a;
@@ -1606,6 +1651,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_ring_bad_length),
 	TEST_ENTRY(test_ring_abandoned_claim),
 	TEST_ENTRY(test_ring_bogus_indexes),
+	TEST_ENTRY(test_no_crc_flag),
 	TEST_ENTRY(test_threads),
 	TEST_ENTRY(test_two_processes),
 	TEST_ENTRY(test_concurrent_processes),
