@@ -177,6 +177,7 @@ static void ca_free(soft_ca_t *ca)
 	for (i = 0; i < ca->num_ports; i++)
 		soft_fabric_port_close(ca->port[i].fp);
 	pthread_mutex_destroy(&ca->rx_lock);
+	pthread_mutex_destroy(&ca->pend_lock);
 	free(ca->attr);
 	free(ca->qp_tab);
 	free(ca->keys);
@@ -245,6 +246,7 @@ ib_api_status_t soft_open_ca(ib_net64_t ca_guid, void *al_ca, void **pp_ca)
 	ca->next_key = 1;
 	ca->spin_ns = soft_spin_ns;
 	pthread_mutex_init(&ca->rx_lock, NULL);
+	pthread_mutex_init(&ca->pend_lock, NULL);
 	ca->attr_size = attr_size(n_ports);
 	ca->attr = calloc(1, ca->attr_size);
 	ca->qp_tab = calloc(SOFT_MAX_QPS, sizeof(*ca->qp_tab));

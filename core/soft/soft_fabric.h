@@ -254,6 +254,17 @@ ib_api_status_t soft_fabric_send_flags(soft_fabric_port_t *port, const void *pkt
 				       uint32_t flags);
 
 /**
+ * Tells whether a packet of @p len bytes sent to @p dlid now would find room
+ * at its receiver (its ring is not too full). A sender that can wait (a
+ * responder pacing a long read response) asks before each packet rather
+ * than have packets dropped; another sender may take the room meanwhile.
+ * @param port the sending port. @param dlid the destination LID, host order.
+ * @param len the packet's length.
+ * @return TRUE if it fits, or if @p dlid has no ring (the send decides).
+ */
+boolean_t soft_fabric_room(soft_fabric_port_t *port, uint16_t dlid, size_t len);
+
+/**
  * The flags the packet soft_fabric_recv() or soft_fabric_poll() returned last
  * came with (SOFT_FABRIC_NO_CRC: its CRCs were not computed: do not check
  * them). Only the thread that received it may ask.

@@ -212,6 +212,22 @@ static void check_full_peer(soft_fabric_port_t *port, soft_peer_t *p)
 		soft_reg_reclaim(port->fab, p->lid);
 }
 
+boolean_t soft_fabric_room(soft_fabric_port_t *port, uint16_t dlid, size_t len)
+{
+	soft_peer_t *p;
+	boolean_t room = TRUE;
+
+	if (!port || !dlid || dlid > SOFT_FABRIC_LID_UNICAST_MAX)
+		return TRUE;
+	p = peer_get(port->fab, dlid);
+	if (p) {
+		if (p->ring.hdr)
+			room = soft_ring_room(&p->ring, len);
+		peer_put(port->fab, p);
+	}
+	return room;
+}
+
 void soft_link_deliver(soft_fabric_port_t *port, uint16_t lid, const void *pkt, size_t len,
 		       uint32_t flags)
 {

@@ -207,6 +207,10 @@ struct soft_ca {
 	pthread_mutex_t rx_lock;     /**< Held by whoever takes packets from the ports (outermost). */
 	uint8_t *rx_buf;             /**< Packet buffer of that holder. */
 	uint64_t inline_ns;          /**< Last time a CQ poll took packets itself; 0: none lately (atomic). */
+	pthread_mutex_t pend_lock;   /**< pend, n_pend, cap_pend. */
+	uint32_t *pend;              /**< QPNs with responses waiting for room at their peers. */
+	uint32_t n_pend;             /**< Their number (atomic reads outside pend_lock). */
+	uint32_t cap_pend;           /**< Room in @c pend. */
 	uint64_t spin_ns;            /**< How long it polls with nothing to do before sleeping. */
 	pthread_mutex_t ev_lock;     /**< ev_list, busy_obj. */
 	pthread_cond_t ev_cond;      /**< Signaled when busy_obj clears. */
@@ -330,6 +334,8 @@ typedef struct soft_qp_hooks {
 	void (*state_changed)(soft_qp_t *qp, ib_qp_state_t old_state, ib_qp_state_t new_state);
 	/** The QP is being destroyed: free qp->rc. */
 	void (*destroy)(soft_qp_t *qp);
+	/** Send responses that waited for room (soft_ca_pend), tab_lock held for reading. */
+	void (*resume)(soft_qp_t *qp);
 } soft_qp_hooks_t;
 
 /** The connected transports' hooks (soft_qp.c defines it, set to soft_rc_*). */
@@ -660,6 +666,13 @@ void soft_progress_stop(soft_ca_t *ca);
  * @param polling the caller polls on rather than wait for an event.
  */
 void soft_progress_inline(soft_ca_t *ca, boolean_t polling);
+/**
+ * Queues a QP whose responses wait for room at its peer: the progress thread
+ * calls soft_qp_hooks.resume for it soon (and keeps calling while it stays
+ * queued). @param ca the CA. @param qpn the QP's number.
+ * @return FALSE if it could not be queued (out of memory).
+ */
+boolean_t soft_ca_pend(soft_ca_t *ca, uint32_t qpn);
 /**
  * The application will wait for a completion event (a CQ was rearmed): the
  * progress thread takes the ports back at once. @param ca the CA.

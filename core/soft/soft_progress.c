@@ -210,6 +210,52 @@ void soft_progress_yield(soft_ca_t *ca)
 		wake(ca);
 }
 
+boolean_t soft_ca_pend(soft_ca_t *ca, uint32_t qpn)
+{
+	uint32_t *p;
+
+	pthread_mutex_lock(&ca->pend_lock);
+	if (ca->n_pend == ca->cap_pend) {
+		p = realloc(ca->pend, (ca->cap_pend ? 2 * ca->cap_pend : 16) * sizeof(*p));
+		if (!p) {
+			pthread_mutex_unlock(&ca->pend_lock);
+			return FALSE;
+		}
+		ca->pend = p;
+		ca->cap_pend = ca->cap_pend ? 2 * ca->cap_pend : 16;
+	}
+	ca->pend[ca->n_pend] = qpn;
+	__atomic_store_n(&ca->n_pend, ca->n_pend + 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&ca->pend_lock);
+	wake(ca);
+	return TRUE;
+}
+
+/* Resumes the QPs whose responses wait for room; they queue themselves again
+ * if they must wait on. By QP number: a QP destroyed meanwhile is skipped. */
+static void resume_pending(soft_ca_t *ca)
+{
+	uint32_t *list, n, i;
+	soft_qp_t *qp;
+
+	if (!__atomic_load_n(&ca->n_pend, __ATOMIC_ACQUIRE))
+		return;
+	pthread_mutex_lock(&ca->pend_lock);
+	list = ca->pend;
+	n = ca->n_pend;
+	ca->pend = NULL;
+	ca->n_pend = ca->cap_pend = 0;
+	pthread_mutex_unlock(&ca->pend_lock);
+	pthread_rwlock_rdlock(&ca->tab_lock);
+	for (i = 0; i < n; i++) {
+		qp = list[i] < SOFT_MAX_QPS ? ca->qp_tab[list[i]] : NULL;
+		if (qp && soft_qp_hooks.resume)
+			soft_qp_hooks.resume(qp);
+	}
+	pthread_rwlock_unlock(&ca->tab_lock);
+	free(list);
+}
+
 /* Did CQ polls take packets themselves within the last backoff period? */
 static boolean_t polled_inline(soft_ca_t *ca, uint64_t now)
 {
@@ -249,6 +295,9 @@ static int arm_all(soft_ca_t *ca)
 	if (cl_qlist_count(&ca->ev_list))
 		timeout = 0;
 	pthread_mutex_unlock(&ca->ev_lock);
+	/* Responses waiting for room: look again soon, whatever wakes us. */
+	if (timeout && __atomic_load_n(&ca->n_pend, __ATOMIC_ACQUIRE))
+		timeout = SOFT_PROGRESS_PENDING_MS;
 	/* The rings' read positions belong to whoever holds rx_lock. */
 	pthread_mutex_lock(&ca->rx_lock);
 	for (i = 0; i < ca->num_ports && timeout; i++) {
@@ -310,6 +359,7 @@ static void progress_main(void *context)
 	int timeout;
 
 	while (!__atomic_load_n(&ca->stop, __ATOMIC_ACQUIRE)) {
+		resume_pending(ca);
 		if (drain_all(ca)) {
 			idle_since = 0;
 		} else if (polled_inline(ca, now = soft_now_ns())) {
@@ -380,6 +430,9 @@ void soft_progress_stop(soft_ca_t *ca)
 	ca->epfd = ca->evfd = -1;
 	free(ca->rx_buf);
 	ca->rx_buf = NULL;
+	free(ca->pend);
+	ca->pend = NULL;
+	ca->n_pend = ca->cap_pend = 0;
 	while ((it = cl_qlist_remove_head(&ca->ev_list)) != cl_qlist_end(&ca->ev_list))
 		free(it);
 }

@@ -35,6 +35,7 @@ soft_qp_hooks_t soft_qp_hooks = {
 	.recv = soft_rc_recv,
 	.state_changed = soft_rc_state_changed,
 	.destroy = soft_rc_destroy,
+	.resume = soft_rc_resume,
 };
 
 boolean_t soft_qp_state_receives(ib_qp_state_t s)

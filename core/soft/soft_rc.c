@@ -221,6 +221,8 @@ static void resp_reset(soft_rc_t *rc)
 	rc->roff = 0;
 	memset(rc->rd, 0, sizeof(rc->rd));
 	rc->rd_next = 0;
+	rc->pend_first = rc->pend_n = rc->pend_pkt = 0;
+	rc->pend_nak = FALSE;
 }
 
 static void arm_at(soft_rc_t *rc, uint64_t now, uint64_t due)
@@ -360,6 +362,24 @@ void soft_rc_state_changed(soft_qp_t *qp, ib_qp_state_t old_state, ib_qp_state_t
 	}
 	pthread_mutex_unlock(&rc->lock);
 	pthread_rwlock_unlock(&ca->tab_lock);
+}
+
+void soft_rc_resume(soft_qp_t *qp)
+{
+	soft_rc_t *rc = qp->rc;
+	ib_qp_state_t s;
+
+	if (!rc)
+		return;
+	pthread_mutex_lock(&rc->lock);
+	s = soft_rc_state(rc);
+	if (rc->dead || !soft_qp_state_receives(s)) {
+		rc->pend_n = 0; /* reset or failed: nothing more is sent */
+		rc->pend_nak = FALSE;
+	} else {
+		soft_rc_resp_resume(rc);
+	}
+	pthread_mutex_unlock(&rc->lock);
 }
 
 void soft_rc_destroy(soft_qp_t *qp)

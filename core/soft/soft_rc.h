@@ -116,6 +116,11 @@ typedef struct soft_rc {
 	uint32_t wlen;                   /**< RDMA write: DMALen. */
 	soft_rc_rd_res_t rd[SOFT_RC_RD_RES]; /**< Executed reads and atomics. */
 	uint32_t rd_next;                /**< Next entry of @c rd to use. */
+	/* Read responses paced to the requester's receive ring (soft_rc_resp.c). */
+	uint32_t pend_first;             /**< Entry of @c rd whose response is being sent. */
+	uint32_t pend_n;                 /**< Reads whose responses wait (consecutive entries from pend_first). */
+	uint32_t pend_pkt;               /**< Next response packet of the first. */
+	boolean_t pend_nak;              /**< A request was dropped meanwhile: NAK (PSN sequence) when done. */
 	/* Path migration (soft_apm.c). */
 	boolean_t apm_err;               /**< IB_AE_QP_APM_ERROR raised since the path was loaded. */
 } soft_rc_t;
@@ -231,6 +236,13 @@ void soft_rc_req_migrated(soft_rc_t *rc);
 /* soft_rc_resp.c */
 /** Handles a request packet (tab_lock read, rc->lock held). @param rc state. @param pkt it. */
 void soft_rc_resp_recv(soft_rc_t *rc, const soft_pkt_t *pkt);
+/**
+ * Sends what it can of the read responses that wait for room at the
+ * requester (tab_lock read and rc->lock held); queues the QP again with
+ * soft_ca_pend() if some still wait.
+ * @param rc the QP's state.
+ */
+void soft_rc_resp_resume(soft_rc_t *rc);
 
 /* soft_apm.c */
 /**
@@ -266,6 +278,12 @@ void soft_apm_modified(soft_qp_t *qp, ib_apm_state_t old_apm, boolean_t old_alt)
 /* Hooks (soft_rc.c), installed in soft_qp_hooks by soft_qp.c. */
 /** The recv hook. @param qp QP. @param port port. @param pkt packet. */
 void soft_rc_recv(soft_qp_t *qp, soft_port_t *port, const soft_pkt_t *pkt);
+/**
+ * soft_qp_hooks.resume: sends the QP's read responses that waited for room
+ * (tab_lock held for reading).
+ * @param qp the QP.
+ */
+void soft_rc_resume(soft_qp_t *qp);
 /** The state_changed hook. @param qp QP. @param old_state before. @param new_state after. */
 void soft_rc_state_changed(soft_qp_t *qp, ib_qp_state_t old_state, ib_qp_state_t new_state);
 /** The destroy hook. @param qp QP. */

@@ -321,10 +321,14 @@ static boolean_t send_rd(soft_rc_t *rc, soft_rc_wqe_t *w)
 	pkt.bth.psn = w->psn;
 	pkt.bth.ack_req = 1;
 	if (w->wr.wr_type == WR_RDMA_READ) {
+		/* Asked again: only for what has not arrived yet. */
+		uint32_t off = w->rd_got * rc->path.mtu;
+
 		op = SOFT_OP_READ_REQUEST;
-		pkt.reth.va = w->wr.remote_ops.vaddr;
+		pkt.bth.psn = soft_psn_add(w->psn, w->rd_got);
+		pkt.reth.va = w->wr.remote_ops.vaddr + off;
 		pkt.reth.rkey = cl_ntoh32(w->wr.remote_ops.rkey);
-		pkt.reth.dma_len = w->len;
+		pkt.reth.dma_len = w->len - off;
 	} else {
 		op = w->wr.wr_type == WR_COMPARE_SWAP ? SOFT_OP_COMPARE_SWAP : SOFT_OP_FETCH_ADD;
 		pkt.atomic_eth.va = w->wr.remote_ops.vaddr;

@@ -29,7 +29,9 @@
 #include "soft_rc.h"
 
 /* What executing a request came to. */
-enum { R_OK, R_RNR, R_NAK_INV, R_NAK_ACC, R_NAK_OP };
+enum { R_OK, R_RNR, R_NAK_INV, R_NAK_ACC, R_NAK_OP, R_DROP };
+
+static void rc_error(soft_rc_t *rc, int r);
 
 /* Copies into the receive WQE at rc->roff (tab_lock held). */
 static ib_wc_status_t rq_scatter(soft_rc_t *rc, const uint8_t *src, uint32_t n)
@@ -174,18 +176,25 @@ static uint32_t read_npkt(const soft_rc_t *rc, uint32_t len)
 	return len ? (len + rc->path.mtu - 1) / rc->path.mtu : 1;
 }
 
-/* Sends the responses of a read (tab_lock held); FALSE on an access error. */
-static boolean_t read_respond(soft_rc_t *rc, const soft_rc_rd_res_t *r)
+/*
+ * Sends the response packets of @p r from packet @p i on, while the
+ * requester's receive ring has room for them (tab_lock and rc->lock held);
+ * returns the next packet to send (r->npkt when all went). Waiting for room
+ * instead of sending into a full ring keeps a long response from being
+ * dropped and asked for again.
+ */
+static uint32_t read_send(soft_rc_t *rc, const soft_rc_rd_res_t *r, uint32_t i)
 {
-	uint32_t i, off, n;
+	uint32_t off, n;
 	soft_pkt_t pkt;
 	uint8_t op, *dst;
 
-	if (r->len && remote_check(rc, r->rkey, r->va, r->len, IB_AC_RDMA_READ) != R_OK)
-		return FALSE;
-	for (i = 0; i < r->npkt; i++) {
+	for (; i < r->npkt; i++) {
 		off = i * rc->path.mtu;
 		n = r->len - off < rc->path.mtu ? r->len - off : rc->path.mtu;
+		if (rc->path.port &&
+		    !soft_fabric_room(rc->path.port->fp, rc->path.dlid, n + SOFT_MAX_HDR_LEN + 8))
+			return i;
 		op = r->npkt == 1 ? SOFT_OP_READ_RESPONSE_ONLY
 		     : i == 0     ? SOFT_OP_READ_RESPONSE_FIRST
 		     : i + 1 == r->npkt ? SOFT_OP_READ_RESPONSE_LAST
@@ -198,12 +207,81 @@ static boolean_t read_respond(soft_rc_t *rc, const soft_rc_rd_res_t *r)
 		pkt.payload_len = n;
 		dst = soft_rc_hdrs(rc, &pkt);
 		if (!dst)
-			return TRUE;
+			return r->npkt;
 		if (n)
 			memcpy(dst, (const void *)(uintptr_t)(r->va + off), n);
 		soft_rc_send(rc, &pkt);
 	}
+	return i;
+}
+
+/* Queues the QP with its CA until the waiting responses are sent. */
+static void pend_queue(soft_rc_t *rc)
+{
+	if (!soft_ca_pend(rc->qp->ca, rc->qp->qpn)) {
+		/* No memory to wait with: send the rest now and let RC recover. */
+		rc->pend_n = 0;
+		rc->pend_nak = FALSE;
+	}
+}
+
+/*
+ * Starts the response of read @p r, an entry of rc->rd just made (or
+ * remade for a duplicate): now if nothing waits before it, else after what
+ * waits. FALSE on an access error.
+ */
+static boolean_t read_respond(soft_rc_t *rc, soft_rc_rd_res_t *r)
+{
+	uint32_t i;
+
+	if (r->len && remote_check(rc, r->rkey, r->va, r->len, IB_AC_RDMA_READ) != R_OK)
+		return FALSE;
+	if (rc->pend_n) {
+		rc->pend_n++;
+		return TRUE;
+	}
+	i = read_send(rc, r, 0);
+	if (i < r->npkt) {
+		rc->pend_first = (uint32_t)(r - rc->rd);
+		rc->pend_n = 1;
+		rc->pend_pkt = i;
+		pend_queue(rc);
+	}
 	return TRUE;
+}
+
+void soft_rc_resp_resume(soft_rc_t *rc)
+{
+	soft_rc_rd_res_t *r;
+	uint32_t i, off;
+
+	while (rc->pend_n) {
+		r = &rc->rd[rc->pend_first];
+		off = rc->pend_pkt * rc->path.mtu;
+		/* The region may have gone since the response began. */
+		if (r->len > off &&
+		    remote_check(rc, r->rkey, r->va + off, r->len - off, IB_AC_RDMA_READ) != R_OK) {
+			rc->pend_n = 0;
+			rc->pend_nak = FALSE;
+			rc_error(rc, R_NAK_ACC);
+			return;
+		}
+		i = read_send(rc, r, rc->pend_pkt);
+		if (i < r->npkt) {
+			rc->pend_pkt = i;
+			pend_queue(rc);
+			return;
+		}
+		rc->pend_first = (rc->pend_first + 1) % SOFT_RC_RD_RES;
+		rc->pend_n--;
+		rc->pend_pkt = 0;
+	}
+	/* Requests dropped while the responses waited: have them sent again now. */
+	if (rc->pend_nak) {
+		rc->pend_nak = FALSE;
+		soft_rc_send_ack(rc, rc->epsn, soft_aeth_encode(SOFT_AETH_NAK, SOFT_NAK_PSN_SEQ_ERR));
+		rc->nak_sent = TRUE;
+	}
 }
 
 static void atomic_respond(soft_rc_t *rc, const soft_rc_rd_res_t *r)
@@ -242,6 +320,11 @@ static int do_read(soft_rc_t *rc, const soft_pkt_t *pkt)
 		return chk;
 	if (pkt->reth.dma_len > 0x80000000u)
 		return R_NAK_INV;
+	/* Every entry holds a read still being answered: asked again later. */
+	if (rc->pend_n >= SOFT_RC_RD_RES) {
+		rc->pend_nak = TRUE;
+		return R_DROP;
+	}
 	r = res_new(rc);
 	r->op = SOFT_OP_READ_REQUEST;
 	r->psn = pkt->bth.psn;
@@ -311,19 +394,51 @@ static int execute(soft_rc_t *rc, const soft_pkt_t *pkt, uint16_t flags)
 	return R_NAK_INV;
 }
 
+/*
+ * A read asked for again from packet @p psn of @p r on (the requester got the
+ * packets before it): @p r becomes that tail, with the request's own RETH
+ * (checked again), and is answered anew. Ignored unless the tail ends where
+ * @p r did.
+ */
+static void read_again(soft_rc_t *rc, soft_rc_rd_res_t *r, const soft_pkt_t *pkt)
+{
+	uint32_t end = soft_psn_add(r->psn, r->npkt), npkt = read_npkt(rc, pkt->reth.dma_len);
+
+	if (pkt->bth.psn != r->psn) {
+		if (soft_psn_add(pkt->bth.psn, npkt) != end || pkt->reth.dma_len > r->len ||
+		    (pkt->reth.dma_len &&
+		     remote_check(rc, pkt->reth.rkey, pkt->reth.va, pkt->reth.dma_len,
+				  IB_AC_RDMA_READ) != R_OK))
+			return;
+		r->psn = pkt->bth.psn;
+		r->va = pkt->reth.va;
+		r->rkey = pkt->reth.rkey;
+		r->len = pkt->reth.dma_len;
+		r->npkt = npkt;
+	}
+	read_respond(rc, r);
+}
+
 static void duplicate(soft_rc_t *rc, const soft_pkt_t *pkt, uint16_t flags)
 {
 	unsigned i;
 
+	/* While responses wait, an older one is not answered in between (and
+	 * no ACK may pass them): the requester asks again. */
+	if (rc->pend_n)
+		return;
 	if (flags & (SOFT_OPF_READ | SOFT_OPF_ATOMIC)) {
 		for (i = 0; i < SOFT_RC_RD_RES; i++) {
 			soft_rc_rd_res_t *r = &rc->rd[i];
 
-			if (!r->valid || r->psn != pkt->bth.psn)
+			if (!r->valid ||
+			    !soft_psn_in_range(pkt->bth.psn, r->psn,
+					       soft_psn_add(r->psn, r->npkt - 1)))
 				continue;
 			if (r->op == SOFT_OP_READ_REQUEST && (flags & SOFT_OPF_READ))
-				read_respond(rc, r);
-			else if (r->op != SOFT_OP_READ_REQUEST && (flags & SOFT_OPF_ATOMIC))
+				read_again(rc, r, pkt);
+			else if (r->op != SOFT_OP_READ_REQUEST && (flags & SOFT_OPF_ATOMIC) &&
+				 r->psn == pkt->bth.psn)
 				atomic_respond(rc, r);
 			return;
 		}
@@ -387,6 +502,10 @@ void soft_rc_resp_recv(soft_rc_t *rc, const soft_pkt_t *pkt)
 		duplicate(rc, pkt, flags);
 		return;
 	case SOFT_PSN_INVALID:
+		if (rc->pend_n) {
+			rc->pend_nak = TRUE; /* the NAK must not pass the waiting responses */
+			return;
+		}
 		if (!rc->nak_sent)
 			soft_rc_send_ack(rc, rc->epsn,
 					 soft_aeth_encode(SOFT_AETH_NAK, SOFT_NAK_PSN_SEQ_ERR));
@@ -395,8 +514,17 @@ void soft_rc_resp_recv(soft_rc_t *rc, const soft_pkt_t *pkt)
 	default:
 		break;
 	}
+	/* Read responses wait for room: only reads may queue behind them (a
+	 * write, send or atomic now could change what they return, or its ACK
+	 * pass them). The others are dropped and NAKed once the reads are out. */
+	if (rc->pend_n && !(flags & SOFT_OPF_READ)) {
+		rc->pend_nak = TRUE;
+		return;
+	}
 	rc->nak_sent = FALSE;
 	r = execute(rc, pkt, flags);
+	if (r == R_DROP)
+		return;
 	if (r != R_OK) {
 		rc_error(rc, r);
 		return;

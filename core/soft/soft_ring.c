@@ -235,17 +235,25 @@ soft_ring_put_t soft_ring_put(soft_ring_t *ring, const void *pkt, size_t len, ui
 	soft_ring_hdr_t *h = ring->hdr;
 	size_t need = rec_bytes(len);
 	uint64_t t, hd;
+	unsigned tries;
 	ring_rec_t *r;
 
 	*p_ring = FALSE;
-	t = __atomic_load_n(&h->tail, __ATOMIC_RELAXED);
-	for (;;) {
+	t = __atomic_load_n(&h->tail, __ATOMIC_ACQUIRE);
+	for (tries = 0;; tries++) {
 		hd = __atomic_load_n(&h->head, __ATOMIC_ACQUIRE);
-		/* The consumer's head is untrusted: one ahead of the tail is "full". */
-		if (hd > t || t - hd + need > SOFT_RING_BYTES)
+		if (hd > t) {
+			/* Our tail is stale (the consumer passed it meanwhile), or the
+			 * untrusted head is past every tail: then the ring is "full". */
+			if (tries > 16)
+				return SOFT_RING_FULL;
+			t = __atomic_load_n(&h->tail, __ATOMIC_ACQUIRE);
+			continue;
+		}
+		if (t - hd + need > SOFT_RING_BYTES)
 			return SOFT_RING_FULL;
 		if (__atomic_compare_exchange_n(&h->tail, &t, t + need, TRUE, __ATOMIC_ACQ_REL,
-						__ATOMIC_RELAXED))
+						__ATOMIC_ACQUIRE))
 			break;
 	}
 	r = rec_at(ring, t);
@@ -259,6 +267,15 @@ soft_ring_put_t soft_ring_put(soft_ring_t *ring, const void *pkt, size_t len, ui
 	    __atomic_exchange_n(&h->sleeping, 0, __ATOMIC_ACQ_REL))
 		*p_ring = TRUE;
 	return SOFT_RING_OK;
+}
+
+boolean_t soft_ring_room(const soft_ring_t *ring, size_t len)
+{
+	uint64_t t = __atomic_load_n(&ring->hdr->tail, __ATOMIC_ACQUIRE);
+	uint64_t hd = __atomic_load_n(&ring->hdr->head, __ATOMIC_ACQUIRE);
+
+	/* A head past the tail is stale or bogus: let the put decide. */
+	return hd > t || t - hd + rec_bytes(len) <= SOFT_RING_BYTES;
 }
 
 /* Drops everything up to the tail as it is now (a bad or abandoned record). */

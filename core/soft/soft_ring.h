@@ -192,6 +192,14 @@ soft_ring_get_t soft_ring_get(soft_ring_t *ring, void *buf, size_t cap, size_t *
  */
 soft_ring_get_t soft_ring_arm(soft_ring_t *ring);
 
+/**
+ * Would a packet of @p len bytes fit now? (A producer's look: another may
+ * take the room before it puts.)
+ * @param ring a producer's mapping. @param len the packet's length.
+ * @return TRUE if it fits.
+ */
+boolean_t soft_ring_room(const soft_ring_t *ring, size_t len);
+
 /** Marks the consumer awake again. */
 static inline void soft_ring_disarm(soft_ring_t *ring)
 {
