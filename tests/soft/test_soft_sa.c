@@ -1,5 +1,5 @@
 /*
- * ibal tests: the soft SA (core/soft/soft_sa*.c) called directly, with a capture send and a fake clock.
+ * ibal tests: the soft SA (core/soft/subnet/soft_sa*.c) called directly, with a capture send and a fake clock.
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  */
 /* Records, paths, services, multicast and InformInfo; the RMPP, malformed-input and thread tests

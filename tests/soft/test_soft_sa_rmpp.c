@@ -1,5 +1,5 @@
 /*
- * ibal tests: the soft SA (core/soft/soft_sa*.c) as an RMPP sender, on malformed input and under threads.
+ * ibal tests: the soft SA (core/soft/subnet/soft_sa*.c) as an RMPP sender, on malformed input and under threads.
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  */
 /* RMPP windows, retransmission, abort/stop, ACK styles and repeated requests; garbage and
