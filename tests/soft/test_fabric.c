@@ -976,6 +976,66 @@ static pid_t spawn_child(unsigned child_guid, boolean_t answer, int *p_to_child,
 	return pid;
 }
 
+/*
+ * A peer that stops draining its ring, and one whose process is killed, hold
+ * nobody up: packets to them are dropped and counted at once (the senders
+ * never wait), and traffic between other ports goes on, every packet
+ * delivered in order. The dead one's record is reclaimed once a full ring
+ * makes a sender look (at most every 100 ms).
+ */
+static void test_stuck_and_dead_peers(void)
+{
+	soft_fabric_port_t *a, *b, *c;
+	soft_fabric_port_info_t info;
+	soft_fabric_stats_t s;
+	long i, n = SOFT_RING_BYTES / SOFT_RING_ALIGN + 100, got = 0;
+	int to_child, from_child, status;
+	uint16_t dead_lid = 0;
+	uint64_t end;
+	pid_t pid;
+
+	fabric_begin();
+	a = open_port(1);
+	b = open_port(2); /* never drained */
+	c = open_port(3);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	pid = spawn_child(4, FALSE, &to_child, &from_child);
+	CU_ASSERT_FATAL(pid > 0);
+	CU_ASSERT_EQUAL_FATAL(read_pipe(from_child, &dead_lid, sizeof(dead_lid)), 0);
+	CU_ASSERT_EQUAL(kill(pid, SIGKILL), 0);
+	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+	/* Each round: one packet to the stuck port, one to the dead one, one to c. */
+	for (i = 0; i < n; i++) {
+		send_seq(a, 2, (uint32_t)i);
+		send_seq(a, dead_lid, (uint32_t)i);
+		send_seq(a, 3, (uint32_t)i);
+		if (recv_seq(c) == i)
+			got++;
+	}
+	CU_ASSERT_EQUAL(got, n);
+	s = stats_of(a);
+	CU_ASSERT_TRUE(s.drop_busy > 0); /* the stuck port's ring filled */
+	CU_ASSERT_TRUE(s.drop_busy + s.drop_dead + s.drop_unknown > (uint64_t)n / 2);
+	/* The dead port goes from the registry once a sender has looked. */
+	end = test_now_ms() + WAIT_MS;
+	while (soft_fabric_port_by_lid(a, dead_lid, &info) == IB_SUCCESS && test_now_ms() < end)
+		send_seq(a, dead_lid, 0); /* each full ring is a reason to look (100 ms apart) */
+	CU_ASSERT_EQUAL(soft_fabric_port_by_lid(a, dead_lid, &info), IB_NOT_FOUND);
+	/* The stuck port is still there, and gets packets again once it drains. */
+	CU_ASSERT_EQUAL(soft_fabric_port_by_lid(a, 2, &info), IB_SUCCESS);
+	for (i = 0; !nothing_waiting(b); i++)
+		;
+	CU_ASSERT_TRUE(i > 0);
+	send_seq(a, 2, 7);
+	CU_ASSERT_EQUAL(recv_seq(b), 7);
+	close(to_child);
+	close(from_child);
+	soft_fabric_port_close(a);
+	soft_fabric_port_close(b);
+	soft_fabric_port_close(c);
+	fabric_end();
+}
+
 static void test_two_processes(void)
 {
 	soft_fabric_port_t *a, *c;
@@ -1654,6 +1714,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_no_crc_flag),
 	TEST_ENTRY(test_threads),
 	TEST_ENTRY(test_two_processes),
+	TEST_ENTRY(test_stuck_and_dead_peers),
 	TEST_ENTRY(test_concurrent_processes),
 	TEST_ENTRY(test_fork_inherited_port),
 	TEST_ENTRY(test_dead_process_reclaimed_on_open),
