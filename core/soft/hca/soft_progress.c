@@ -175,6 +175,8 @@ static unsigned drain_port(soft_port_t *port, uint8_t *buf)
 	}
 }
 
+static void resume_pending(soft_ca_t *ca);
+
 static unsigned drain_all(soft_ca_t *ca)
 {
 	unsigned i, n = 0;
@@ -198,6 +200,7 @@ void soft_progress_inline(soft_ca_t *ca, boolean_t polling)
 	for (i = 0; i < ca->num_ports; i++)
 		drain_port(&ca->port[i], ca->rx_buf);
 	pthread_mutex_unlock(&ca->rx_lock);
+	resume_pending(ca); /* the progress thread may be backing off */
 }
 
 void soft_progress_yield(soft_ca_t *ca)

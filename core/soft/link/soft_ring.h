@@ -65,7 +65,7 @@ extern "C" {
 /** Size of a ring file. */
 #define SOFT_RING_FILE_BYTES (SOFT_RING_HDR_BYTES + SOFT_RING_BYTES + SOFT_RING_SPILL)
 /** How long a claimed record may stay unpublished before it is skipped. */
-#define SOFT_RING_STUCK_MS 200u
+#define SOFT_RING_STUCK_MS 1000u
 
 /** The shared header of a ring file. */
 typedef struct soft_ring_hdr {
