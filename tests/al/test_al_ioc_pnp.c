@@ -426,6 +426,10 @@ static void test_ioc_pnp_initial(void)
 	(void)make_ioc(2, h_svc);
 	h1 = reg(IB_PNP_IOC | IB_PNP_FLAG_REG_SYNC | IB_PNP_FLAG_REG_COMPLETE, NULL);
 	CU_ASSERT_EQUAL_FATAL(wait_count(IB_PNP_IOC_ADD, h1, 1), 1);
+	/* A sweep whose path query for one port was slow reports the IOC with
+	 * one path and the other at the next sweep: the snapshot below must
+	 * see both, so both must be known first. */
+	CU_ASSERT_EQUAL_FATAL(wait_count(IB_PNP_IOC_PATH_ADD, h1, 2), 2);
 	h2 = reg(IB_PNP_IOC | IB_PNP_FLAG_REG_SYNC | IB_PNP_FLAG_REG_COMPLETE, NULL);
 	/* Delivered before ib_reg_pnp() returned. */
 	CU_ASSERT_EQUAL(count(IB_PNP_IOC_ADD, h2), 1);

@@ -247,7 +247,8 @@ static void resume_pending(soft_ca_t *ca)
 	list = ca->pend;
 	n = ca->n_pend;
 	ca->pend = NULL;
-	ca->n_pend = ca->cap_pend = 0;
+	ca->cap_pend = 0;
+	__atomic_store_n(&ca->n_pend, 0, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&ca->pend_lock);
 	pthread_rwlock_rdlock(&ca->tab_lock);
 	for (i = 0; i < n; i++) {
@@ -435,7 +436,8 @@ void soft_progress_stop(soft_ca_t *ca)
 	ca->rx_buf = NULL;
 	free(ca->pend);
 	ca->pend = NULL;
-	ca->n_pend = ca->cap_pend = 0;
+	ca->cap_pend = 0;
+	__atomic_store_n(&ca->n_pend, 0, __ATOMIC_RELEASE);
 	while ((it = cl_qlist_remove_head(&ca->ev_list)) != cl_qlist_end(&ca->ev_list))
 		free(it);
 }
