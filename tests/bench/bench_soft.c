@@ -1,5 +1,5 @@
 /*
- * ibal bench: soft-fabric RDMA write bandwidth as a ratio to memcpy, and the small-message rate.
+ * ibal bench: soft-fabric RDMA write bandwidth against memcpy, small-message rate and latency.
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  *
  * Public API only (<iba/ib_al.h>, <complib/comp_lib.h>). In a private fabric
@@ -10,8 +10,11 @@
  *   rdma_write_1_process   RC RDMA writes between two soft CAs of this process
  *   rdma_write_2_process   RC RDMA writes to a forked child process
  *
- * and for each size of -m the rate of RC sends to the child
- * (send_rate_2_process). A bandwidth row also gives its ratio to memcpy's
+ * for each size of -m the rate of RC sends to the child
+ * (send_rate_2_process), and for each size of -l the one-way latency, half
+ * the round trip of an RC send ping-pong with the child, which answers each
+ * message with one of the same size from its completion callback
+ * (latency_2_process). A bandwidth row also gives its ratio to memcpy's
  * bandwidth at that size, measured in the same run: figures are meant to be
  * compared within a run, never against a fixed threshold.
  *
@@ -23,9 +26,10 @@
  *
  * Every wait is bounded (WAIT_US per completion or reply; an alarm() for the
  * whole run as a backstop); on any failure the program prints why and exits
- * with status 1. Output: tab-separated rows under '#' comment lines.
+ * with status 1. Output: tab-separated rows under '#' comment lines, or
+ * with -p only lines "ROW BYTES VALUE UNIT" for scripts (bench_soft_ucx.sh).
  *
- * usage: bench_soft [-s SIZES] [-m SIZES] [-t SECONDS] [-r RUNS] [-h]
+ * usage: bench_soft [-s SIZES] [-m SIZES] [-l SIZES] [-t SECONDS] [-r RUNS] [-p] [-e] [-h]
  * (`make bench` runs it with $(BENCH_SOFT_ARGS); see docs/bench-soft.md)
  */
 #include <dirent.h>
@@ -50,13 +54,14 @@
 #define MAX_SIZES 8u
 #define MAX_RDMA (64u << 20)        /* largest RDMA size (-s) */
 #define MIN_MSG 8u                  /* a message carries its 64-bit sequence number */
-#define MAX_MSG 4096u               /* largest message size (-m): one packet */
+#define MAX_MSG 4096u               /* largest message size (-m, -l): one packet */
 #define RDMA_INFLIGHT (4u << 20)    /* bytes of RDMA writes in flight, at most */
 #define RDMA_MAX_WINDOW 64u         /* RDMA writes in flight, at most */
 #define MSG_WINDOW 128u             /* sends in flight */
 #define MSG_GROUP 16u               /* work requests per posted chain */
 #define SQ_DEPTH 128u               /* send queue of the requesting QPs */
 #define CHILD_RQ 1024u              /* the child's receive queue */
+#define PP_WARMUP 16u               /* untimed round trips before a latency measurement */
 #define WAIT_US 10000000u           /* bound of one wait: a completion or a reply */
 #define SLICE_US 100000u            /* a bounded wait wakes up this often */
 #define MAGIC 0x42534F46u
@@ -68,11 +73,15 @@ typedef struct opts {
 	unsigned n_sizes;
 	uint32_t msgs[MAX_SIZES];   /* message sizes, bytes */
 	unsigned n_msgs;
+	uint32_t lats[MAX_SIZES];   /* ping-pong message sizes, bytes */
+	unsigned n_lats;
 	double secs;                /* per measurement */
 	unsigned runs;              /* a row keeps its best run */
+	boolean_t parseable;        /* -p: "ROW BYTES VALUE UNIT" lines only */
 } opts_t;
 
 static char g_fab_dir[64];          /* the private fabric directory */
+static boolean_t g_poll = TRUE;     /* the parent polls its CQ (-e: waits for events) */
 static pid_t g_child;               /* parent: the child's pid, 0 once reaped */
 static int g_fd = -1;               /* the out-of-band socket */
 static int g_is_child;
@@ -151,21 +160,30 @@ typedef struct dirent_raw {
 } dirent_raw_t;
 
 /*
- * The backstop: something did not return within the limit of the run.
- * Async-signal-safe only: write, kill, and the fabric directory emptied
- * with raw getdents64/unlinkat (opendir and friends are not safe here).
+ * The backstop: something did not return within the limit of the run
+ * (SIGALRM), or the run was stopped (SIGTERM, SIGINT: `timeout`, ^C). The
+ * parent kills the child and removes the fabric directory; the child just
+ * exits. Async-signal-safe only: write, kill, waitpid, and the fabric directory
+ * emptied with raw getdents64/unlinkat (opendir and friends are not safe here).
  */
 static void on_alarm(int sig)
 {
-	static const char msg[] = "bench_soft: the run exceeded its time limit; aborting\n";
+	static const char late[] = "bench_soft: the run exceeded its time limit; aborting\n";
+	static const char stopped[] = "bench_soft: stopped by a signal; aborting\n";
 	uint64_t buf[512];   /* records are 8-byte aligned */
 	long n, off;
 	int fd;
 
-	(void)sig;
-	n = write(2, msg, sizeof(msg) - 1);
-	if (g_child > 0)
+	if (g_is_child)
+		_exit(1);
+	if (sig == SIGALRM)
+		n = write(2, late, sizeof(late) - 1);
+	else
+		n = write(2, stopped, sizeof(stopped) - 1);
+	if (g_child > 0) {
 		kill(g_child, SIGKILL);
+		waitpid(g_child, NULL, 0);
+	}
 	fd = g_fab_dir[0] ? open(g_fab_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 	while (fd >= 0 && (n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0)
 		for (off = 0; off < n; off += ((dirent_raw_t *)((char *)buf + off))->reclen) {
@@ -183,7 +201,7 @@ static void on_alarm(int sig)
 
 /* ---- Out-of-band channel (a socket pair made before the fork) ---- */
 
-enum { CTL_HELLO = 1, CTL_READY, CTL_CHECK, CTL_COUNT, CTL_OK, CTL_BYE, CTL_ERROR };
+enum { CTL_HELLO = 1, CTL_READY, CTL_CHECK, CTL_COUNT, CTL_OK, CTL_BYE, CTL_ERROR, CTL_ECHO };
 
 typedef struct ctl {
 	uint32_t magic;
@@ -312,6 +330,9 @@ typedef struct end {
 	ib_net32_t qpn, psn;
 	uint64_t seq;                   /* next send work request id */
 	uint64_t msg_seq;               /* next message number (sends) */
+	uint64_t recv_seq;              /* next receive work request id (polled ends) */
+	uint64_t recv_done;             /* receive work request id after the last one completed */
+	uint32_t recv_len;              /* bytes of the last receive completed */
 } end_t;
 
 /* Reads port 1 of a CA: its LID and MTU. */
@@ -463,8 +484,9 @@ static void ctl_hello(ctl_t *m, const end_t *e)
 /* ---- Requester: streams of writes or sends ---- */
 
 /*
- * Waits (bounded) for completions on a polled end's CQ; returns the work
- * request id after the last one completed (at least `done`). Polls, rearms,
+ * Waits (bounded) for completions on a polled end's CQ; returns the send
+ * work request id after the last one completed (at least `done`). A receive
+ * completion sets e->recv_done and e->recv_len instead. Polls, rearms,
  * polls again, then waits on the wait object.
  */
 static uint64_t cq_wait(end_t *e, uint64_t done, const char *what)
@@ -489,10 +511,21 @@ static uint64_t cq_wait(end_t *e, uint64_t done, const char *what)
 					die("%s: %s completion failed: %s", what,
 					    ib_get_wc_type_str(w->wc_type),
 					    ib_get_wc_status_str(w->status));
-				if (w->wr_id + 1 > done)
+				if (w->wc_type == IB_WC_RECV) {
+					if (w->wr_id + 1 > e->recv_done)
+						e->recv_done = w->wr_id + 1;
+					e->recv_len = w->length;
+				} else if (w->wr_id + 1 > done) {
 					done = w->wr_id + 1;
+				}
 			}
 			return done;
+		}
+		if (g_poll) {
+			/* Busy polling, as ucx_perftest and perftest do. */
+			if (now_ns() > end)
+				die("%s: no completion within %u s", what, WAIT_US / 1000000u);
+			continue;
 		}
 		if (!armed) {
 			CHECK(ib_rearm_cq(e->cq, FALSE));
@@ -591,6 +624,8 @@ typedef struct child {
 	cl_event_t ev;                  /* signalled when count reaches want, or on a failure */
 	uint64_t count;                 /* messages received in order (under lock) */
 	uint64_t want;
+	boolean_t echo;                 /* answer each message (ping-pong; under lock) */
+	uint64_t replies;               /* answers posted (the callback's own) */
 	boolean_t failed;
 	char err[160];
 } child_t;
@@ -631,16 +666,43 @@ static void post_recvs(end_t *e, const uint64_t *ids, uint32_t n, ib_api_status_
 }
 
 /*
+ * Ping-pong: answers message seq with a send of len bytes that carries the
+ * same number, from the slot after the receive slots. One message is in
+ * flight at a time, so that slot is free again when the next one arrives.
+ * Every MSG_GROUP-th answer is signaled; its completion retires the ones
+ * before it.
+ */
+static ib_api_status_t child_reply(child_t *c, uint64_t seq, uint32_t len)
+{
+	ib_send_wr_t wr, *bad;
+	ib_local_ds_t ds;
+	uint8_t *p = c->e.slots + (uint64_t)CHILD_RQ * c->e.slot_len;
+
+	memcpy(p, &seq, 8);
+	ds.vaddr = (uintptr_t)p;
+	ds.length = len;
+	ds.lkey = c->e.slot_lkey;
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = c->replies;
+	wr.wr_type = WR_SEND;
+	wr.send_opt = c->replies % MSG_GROUP == MSG_GROUP - 1 ? IB_SEND_OPT_SIGNALED : 0;
+	wr.num_ds = 1;
+	wr.ds_array = &ds;
+	c->replies++;
+	return ib_post_send(c->e.qp, &wr, &bad);
+}
+
+/*
  * The child's completion callback (one CQ: never concurrent with itself):
- * checks that each message carries the next number, reposts the receives,
- * counts. Drains, rearms, drains again.
+ * checks that each message carries the next number, answers it in echo
+ * mode, reposts the receives, counts. Drains, rearms, drains again.
  */
 static void AL_API child_cq_cb(const ib_cq_handle_t h_cq, void *context)
 {
 	child_t *c = (child_t *)context;
 	ib_wc_t wcs[32], *free_l, *list, *w;
 	uint64_t ids[32], seq, count;
-	boolean_t rearmed = FALSE, wake;
+	boolean_t rearmed = FALSE, wake, echo;
 	ib_api_status_t st;
 	uint32_t i, n;
 
@@ -666,7 +728,14 @@ static void AL_API child_cq_cb(const ib_cq_handle_t h_cq, void *context)
 			return;
 		}
 		rearmed = FALSE;
+		/* Read after the poll: the parent switches echo mode (CTL_ECHO) only
+		 * with no message in flight, so these messages were sent after it. */
+		cl_spinlock_acquire(&c->lock);
+		echo = c->echo;
+		cl_spinlock_release(&c->lock);
 		for (n = 0, w = list; w; w = w->p_next) {
+			if (w->status == IB_WCS_SUCCESS && w->wc_type == IB_WC_SEND)
+				continue;   /* a signaled answer arrived */
 			if (w->status != IB_WCS_SUCCESS || w->wc_type != IB_WC_RECV) {
 				child_fail(c, "%s completion: %s", ib_get_wc_type_str(w->wc_type),
 					   ib_get_wc_status_str(w->status));
@@ -676,6 +745,11 @@ static void AL_API child_cq_cb(const ib_cq_handle_t h_cq, void *context)
 			if (w->length < MIN_MSG || seq != count) {
 				child_fail(c, "message %" PRIu64 " (%u bytes) arrived as number %" PRIu64,
 					   count, w->length, seq);
+				return;
+			}
+			if (echo && (st = child_reply(c, seq, w->length)) != IB_SUCCESS) {
+				child_fail(c, "answering message %" PRIu64 ": %s", seq,
+					   ib_get_err_str(st));
 				return;
 			}
 			count++;
@@ -743,6 +817,8 @@ static int child_main(pid_t parent, const opts_t *o)
 		max_rdma = o->sizes[i] > max_rdma ? o->sizes[i] : max_rdma;
 	for (i = 0; i < o->n_msgs; i++)
 		max_msg = o->msgs[i] > max_msg ? o->msgs[i] : max_msg;
+	for (i = 0; i < o->n_lats; i++)
+		max_msg = o->lats[i] > max_msg ? o->lats[i] : max_msg;
 
 	memset(&c, 0, sizeof(c));
 	cl_spinlock_construct(&c.lock);
@@ -752,7 +828,8 @@ static int child_main(pid_t parent, const opts_t *o)
 	CHECK(ib_open_al(&al));
 	CHECK(ib_get_ca_guids(al, &guid, &n));
 	CHECK(ib_open_ca(al, guid, NULL, NULL, &ca));
-	end_open(&c.e, ca, child_cq_cb, &c, 1, CHILD_RQ, max_rdma, TRUE, CHILD_RQ,
+	/* CHILD_RQ receive slots and the slot of the ping-pong answers */
+	end_open(&c.e, ca, child_cq_cb, &c, SQ_DEPTH, CHILD_RQ, max_rdma, TRUE, CHILD_RQ + 1,
 		 (max_msg + 63u) & ~63u);
 	qp_init(&c.e, TRUE);
 	for (i = 0; i < CHILD_RQ; i += k) {
@@ -775,6 +852,13 @@ static int child_main(pid_t parent, const opts_t *o)
 			break;
 		if (m.type == CTL_COUNT) {
 			child_count(&c, m.arg0);
+		} else if (m.type == CTL_ECHO) {
+			/* no message is in flight: the callback sees the change with the next one */
+			cl_spinlock_acquire(&c.lock);
+			c.echo = m.arg0 != 0;
+			cl_spinlock_release(&c.lock);
+			memset(&m, 0, sizeof(m));
+			ctl_send(&m, CTL_OK);
 		} else if (m.type == CTL_CHECK) {
 			if (m.arg0 > c.e.buf_len || !pattern_ok(c.e.buf, m.arg0, m.arg1))
 				die("the RDMA-written %" PRIu64 " bytes are not what was sent", m.arg0);
@@ -803,11 +887,18 @@ typedef struct results {
 	double local_mbs[MAX_SIZES];
 	double remote_mbs[MAX_SIZES];
 	double rate[MAX_SIZES];         /* messages per second */
+	double lat_us[MAX_SIZES];       /* one-way latency, us (lowest kept; 0: none yet) */
 } results_t;
 
 static void keep_max(double *p, double v)
 {
 	if (v > *p)
+		*p = v;
+}
+
+static void keep_min(double *p, double v)
+{
+	if (*p == 0 || v < *p)
 		*p = v;
 }
 
@@ -871,14 +962,122 @@ static double send_rate(end_t *a, uint32_t len, double secs)
 	return (double)count * 1e9 / (double)ns;
 }
 
+/*
+ * One latency measurement: a ping-pong of len-byte RC sends with the child,
+ * which answers each message in echo mode. Before each message a receive
+ * for the answer is posted (so the answer never meets an empty receive
+ * queue); the answer must carry the message's number. Every MSG_GROUP-th
+ * message is signaled, and the last one, so that at the end all are
+ * retired. PP_WARMUP untimed round trips first. Returns the one-way latency
+ * in us: half the mean round trip.
+ */
+static double pingpong_us(end_t *a, uint32_t len, double secs)
+{
+	ib_send_wr_t wr, *bad;
+	ib_recv_wr_t rwr, *rbad;
+	ib_local_ds_t ds, rds;
+	uint8_t *ping = a->slots, *pong = a->slots + a->slot_len;
+	uint64_t posted = a->seq, done = a->seq, t0 = 0, t_end = 0, t, rounds = 0, seq, got;
+	boolean_t timing = FALSE, last = FALSE;
+	ctl_t m;
+
+	memset(&m, 0, sizeof(m));
+	m.arg0 = 1;
+	ctl_send(&m, CTL_ECHO);
+	ctl_recv(&m, CTL_OK, WAIT_US / 1000);
+	while (!last) {
+		t = now_ns();
+		if (!timing && rounds == PP_WARMUP) {
+			timing = TRUE;
+			rounds = 0;
+			t0 = t;
+			t_end = t0 + (uint64_t)(secs * 1e9);
+		}
+		last = timing && t >= t_end;
+		/* unsignaled sends are retired by a later signaled one: keep the SQ from filling */
+		while (posted - done + MSG_GROUP >= SQ_DEPTH)
+			done = cq_wait(a, done, "RC ping-pong");
+
+		seq = a->msg_seq++;
+		memset(pong, 0xFF, 8);
+		rds.vaddr = (uintptr_t)pong;
+		rds.length = a->slot_len;
+		rds.lkey = a->slot_lkey;
+		memset(&rwr, 0, sizeof(rwr));
+		rwr.wr_id = a->recv_seq++;
+		rwr.num_ds = 1;
+		rwr.ds_array = &rds;
+		CHECK(ib_post_recv(a->qp, &rwr, &rbad));
+
+		memcpy(ping, &seq, 8);
+		ds.vaddr = (uintptr_t)ping;
+		ds.length = len;
+		ds.lkey = a->slot_lkey;
+		memset(&wr, 0, sizeof(wr));
+		wr.wr_id = posted;
+		wr.wr_type = WR_SEND;
+		wr.send_opt = last || posted % MSG_GROUP == MSG_GROUP - 1 ? IB_SEND_OPT_SIGNALED : 0;
+		wr.num_ds = 1;
+		wr.ds_array = &ds;
+		CHECK(ib_post_send(a->qp, &wr, &bad));
+		posted++;
+
+		while (a->recv_done < a->recv_seq)
+			done = cq_wait(a, done, "RC ping-pong");
+		memcpy(&got, pong, 8);
+		if (a->recv_len != len || got != seq)
+			die("ping-pong: message %" PRIu64 " of %u bytes answered by number %" PRIu64
+			    " of %u bytes", seq, len, got, a->recv_len);
+		rounds++;
+	}
+	t = now_ns() - t0;
+	while (done < posted)
+		done = cq_wait(a, done, "RC ping-pong");
+	a->seq = posted;
+
+	memset(&m, 0, sizeof(m));
+	ctl_send(&m, CTL_ECHO);
+	ctl_recv(&m, CTL_OK, WAIT_US / 1000);
+	memset(&m, 0, sizeof(m));
+	m.arg0 = a->msg_seq;
+	ctl_send(&m, CTL_COUNT);
+	ctl_recv(&m, CTL_OK, WAIT_US / 1000 + 1000);
+	if (m.arg0 != a->msg_seq)
+		die("the child received %" PRIu64 " of %" PRIu64 " messages", m.arg0, a->msg_seq);
+	return (double)t / (double)rounds / 2e3;
+}
+
+/* -p: one line per figure, "ROW BYTES VALUE UNIT", for scripts. */
+static void print_parseable(const opts_t *o, const results_t *r)
+{
+	unsigned i;
+
+	for (i = 0; i < o->n_sizes; i++)
+		printf("memcpy %u %.3f MB/s\n", o->sizes[i], r->memcpy_mbs[i]);
+	for (i = 0; i < o->n_sizes; i++)
+		printf("rdma_write_1_process %u %.3f MB/s\n", o->sizes[i], r->local_mbs[i]);
+	for (i = 0; i < o->n_sizes; i++)
+		printf("rdma_write_2_process %u %.3f MB/s\n", o->sizes[i], r->remote_mbs[i]);
+	for (i = 0; i < o->n_msgs; i++)
+		printf("send_rate_2_process %u %.3f msg/s\n", o->msgs[i], r->rate[i]);
+	for (i = 0; i < o->n_lats; i++)
+		printf("latency_2_process %u %.3f us\n", o->lats[i], r->lat_us[i]);
+}
+
 static void print_results(const opts_t *o, const results_t *r, uint8_t mtu)
 {
 	unsigned i;
+
+	if (o->parseable) {
+		print_parseable(o, r);
+		return;
+	}
 
 	printf("# bench_soft: soft fabric, RC, path MTU %u B; best of %u run(s) of %.2f s each\n",
 	       128u << mtu, o->runs, o->secs);
 	printf("# ratio = RDMA write bandwidth / memcpy bandwidth of that size, both from this run;"
 	       " MB = 10^6 bytes\n");
+	printf("# latency = half the round trip of an RC send ping-pong with the child (lowest run)\n");
 	printf("# %-22s\t%8s\t%12s\t%-5s\t%12s\t%s\n", "test", "bytes", "result", "unit",
 	       "memcpy MB/s", "ratio");
 	for (i = 0; i < o->n_sizes; i++)
@@ -894,6 +1093,9 @@ static void print_results(const opts_t *o, const results_t *r, uint8_t mtu)
 	for (i = 0; i < o->n_msgs; i++)
 		printf("%-24s\t%8u\t%12.0f\t%-5s\n", "send_rate_2_process", o->msgs[i], r->rate[i],
 		       "msg/s");
+	for (i = 0; i < o->n_lats; i++)
+		printf("%-24s\t%8u\t%12.2f\t%-5s\n", "latency_2_process", o->lats[i], r->lat_us[i],
+		       "us");
 }
 
 /* Waits (bounded) for the child's exit after its CTL_BYE; SIGCHLD is blocked. */
@@ -933,6 +1135,8 @@ static int parent_main(const opts_t *o, const sigset_t *chld)
 		max_rdma = o->sizes[i] > max_rdma ? o->sizes[i] : max_rdma;
 	for (i = 0; i < o->n_msgs; i++)
 		max_msg = o->msgs[i] > max_msg ? o->msgs[i] : max_msg;
+	for (i = 0; i < o->n_lats; i++)
+		max_msg = o->lats[i] > max_msg ? o->lats[i] : max_msg;
 	setenv("IBAL_SOFT_CAS", "2", 1);
 	CHECK(ib_open_al(&al));
 	CHECK(ib_get_ca_guids(al, guids, &n));
@@ -949,7 +1153,7 @@ static int parent_main(const opts_t *o, const sigset_t *chld)
 	qp_connect(&a_loc, b_loc.lid, b_loc.qpn, b_loc.psn, b_loc.mtu);
 	qp_connect(&b_loc, a_loc.lid, a_loc.qpn, a_loc.psn, a_loc.mtu);
 
-	/* Two processes: CA 0 writes and sends to the child. */
+	/* Two processes: CA 0 writes and sends to the child (one receive: ping-pong answers). */
 	end_open(&a_rem, ca[0], NULL, NULL, SQ_DEPTH, 1, max_rdma, FALSE, MSG_WINDOW,
 		 (max_msg + 63u) & ~63u);
 	qp_init(&a_rem, FALSE);
@@ -989,6 +1193,8 @@ static int parent_main(const opts_t *o, const sigset_t *chld)
 		}
 		for (i = 0; i < o->n_msgs; i++)
 			keep_max(&res.rate[i], send_rate(&a_rem, o->msgs[i], o->secs));
+		for (i = 0; i < o->n_lats; i++)
+			keep_min(&res.lat_us[i], pingpong_us(&a_rem, o->lats[i], o->secs));
 	}
 	print_results(o, &res, a_loc.mtu < peer.mtu ? a_loc.mtu : peer.mtu);
 
@@ -1009,15 +1215,19 @@ static int parent_main(const opts_t *o, const sigset_t *chld)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: bench_soft [-s SIZES] [-m SIZES] [-t SECONDS] [-r RUNS]\n"
+		"usage: bench_soft [-s SIZES] [-m SIZES] [-l SIZES] [-t SECONDS] [-r RUNS] [-p] [-e]\n"
 		"  -s SIZES    RDMA write (and memcpy) sizes, comma-separated, suffix k or m\n"
-		"              for KiB/MiB, 1..64m (default 64,4k,1m)\n"
+		"              for KiB/MiB, 1..64m (default 64,4k,64k,1m)\n"
 		"  -m SIZES    message sizes of the send rate, %u..%u (default 8,64)\n"
+		"  -l SIZES    message sizes of the ping-pong latency, %u..%u (default 8,64)\n"
 		"  -t SECONDS  per measurement (default 0.3)\n"
 		"  -r RUNS     runs; each row keeps its best (default 3)\n"
+		"  -p          parseable output: only lines \"ROW BYTES VALUE UNIT\"\n"
+		"  -e          the parent waits for completion events (a wait object)\n"
+		"              instead of polling its CQ\n"
 		"  -h          this help\n"
 		"Runs in a private soft fabric directory (IBAL_SOFT_FABRIC is set to it).\n",
-		MIN_MSG, MAX_MSG);
+		MIN_MSG, MAX_MSG, MIN_MSG, MAX_MSG);
 }
 
 /* Parses "64,4k,1m" into sizes[] (at most MAX_SIZES), each in lo..hi. */
@@ -1056,15 +1266,19 @@ static boolean_t parse_sizes(const char *arg, uint32_t lo, uint32_t hi, uint32_t
 
 int main(int argc, char **argv)
 {
-	opts_t o = { { 64, 4096, 1u << 20 }, 3, { 8, 64 }, 2, 0.3, 3 };
+	opts_t o = { { 64, 4096, 64u << 10, 1u << 20 }, 4, { 8, 64 }, 2, { 8, 64 }, 2, 0.3, 3,
+		     FALSE };
 	char *end;
 	int opt, sv[2], rc;
 	unsigned measurements;
 	sigset_t chld, old_mask;
 	pid_t parent = getpid();
 
-	while ((opt = getopt(argc, argv, "s:m:t:r:h")) != -1) {
+	while ((opt = getopt(argc, argv, "s:m:l:t:r:peh")) != -1) {
 		switch (opt) {
+		case 'e':
+			g_poll = FALSE;
+			break;
 		case 's':
 			if (!parse_sizes(optarg, 1, MAX_RDMA, o.sizes, &o.n_sizes))
 				goto bad;
@@ -1072,6 +1286,13 @@ int main(int argc, char **argv)
 		case 'm':
 			if (!parse_sizes(optarg, MIN_MSG, MAX_MSG, o.msgs, &o.n_msgs))
 				goto bad;
+			break;
+		case 'l':
+			if (!parse_sizes(optarg, MIN_MSG, MAX_MSG, o.lats, &o.n_lats))
+				goto bad;
+			break;
+		case 'p':
+			o.parseable = TRUE;
 			break;
 		case 't':
 			o.secs = strtod(optarg, &end);
@@ -1095,9 +1316,11 @@ int main(int argc, char **argv)
 
 	/* A generous bound of the whole run: two minutes plus 5 s and twice
 	 * the measured time per measurement. */
-	measurements = o.runs * (3 * o.n_sizes + o.n_msgs);
+	measurements = o.runs * (3 * o.n_sizes + o.n_msgs + o.n_lats);
 	g_limit_s = 120u + (unsigned)(measurements * (5.0 + 2 * o.secs));
 	signal(SIGALRM, on_alarm);
+	signal(SIGTERM, on_alarm);
+	signal(SIGINT, on_alarm);
 	alarm(g_limit_s);
 
 	strcpy(g_fab_dir, "/tmp/ibal-benchsoft-XXXXXX");

@@ -260,6 +260,13 @@ static void resume_pending(soft_ca_t *ca)
 	free(list);
 }
 
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
 /* Did CQ polls take packets themselves within the last backoff period? */
 static boolean_t polled_inline(soft_ca_t *ca, uint64_t now)
 {
@@ -360,6 +367,7 @@ static void progress_main(void *context)
 {
 	soft_ca_t *ca = context;
 	uint64_t idle_since = 0, now;
+	unsigned spins = 0;
 	int timeout;
 
 	while (!__atomic_load_n(&ca->stop, __ATOMIC_ACQUIRE)) {
@@ -379,8 +387,10 @@ static void progress_main(void *context)
 				wait_events(ca, timeout);
 			disarm_all(ca);
 			idle_since = 0;
+		} else if (++spins % 16) {
+			cpu_relax(); /* a spin costs no system call... */
 		} else {
-			sched_yield();
+			sched_yield(); /* ...but lets a thread that shares the processor run */
 		}
 		deliver(ca);
 	}

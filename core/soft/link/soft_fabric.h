@@ -304,7 +304,7 @@ ib_api_status_t soft_fabric_recv(soft_fabric_port_t *port, void *buf, size_t cap
 
 /**
  * soft_fabric_recv() without arming, and without a system call for an empty
- * socket more than once a millisecond: for a receiver that polls on (spins)
+ * socket but once in 1024 empty polls: for a receiver that polls on (spins)
  * before it sleeps, and arms with soft_fabric_port_arm() only then.
  * @return as soft_fabric_recv().
  */

@@ -80,7 +80,7 @@ typedef struct soft_peer {
 	soft_ring_t ring;     /* hdr NULL: the port has no ring (socket only) */
 	uint64_t expires_ns;  /* ring-less entries are looked up again after this */
 	uint64_t checked_ns;  /* last liveness check after a full ring */
-	unsigned refs;        /* the table's and each sender's (under peer_lock) */
+	unsigned refs;        /* the table's and each sender's (atomic; the table's changes under peer_lock) */
 } soft_peer_t;
 
 /* A packet waiting in the delay queue. */
@@ -142,7 +142,7 @@ struct soft_fabric_port {
 	uint64_t rng_ctr; /* atomic */
 	soft_ring_t ring; /* the port's receive ring (consumer side) */
 	uint64_t ring_seen_drops; /* ring.dropped already added to the stats */
-	uint64_t next_sock_ns;    /* soft_fabric_poll looks at the socket again then */
+	uint32_t empty_polls;     /* soft_fabric_poll's empty polls since it looked at the socket */
 	uint32_t rx_flags;        /* flags of the packet received last */
 	soft_fabric_stats_t stats; /* fields updated atomically */
 };

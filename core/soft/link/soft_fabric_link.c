@@ -37,7 +37,9 @@ uint64_t soft_mono_ns(void)
 
 static void peer_unref(soft_peer_t *p)
 {
-	if (--p->refs)
+	/* The table's reference goes only under peer_lock, so the last one
+	 * dropped is never that of a peer still in the table. */
+	if (__atomic_sub_fetch(&p->refs, 1, __ATOMIC_ACQ_REL))
 		return;
 	soft_ring_unmap(&p->ring);
 	free(p);
@@ -93,7 +95,7 @@ static soft_peer_t *peer_get(soft_fabric_t *fab, uint16_t lid)
 		fab->peers = (soft_peer_t **)calloc(SOFT_FABRIC_LID_UNICAST_MAX + 1, sizeof(*fab->peers));
 	p = fab->peers ? fab->peers[lid] : NULL;
 	if (p && peer_current(p, now)) {
-		p->refs++;
+		__atomic_add_fetch(&p->refs, 1, __ATOMIC_RELAXED);
 		pthread_mutex_unlock(&fab->peer_lock);
 		return p;
 	}
@@ -110,7 +112,7 @@ static soft_peer_t *peer_get(soft_fabric_t *fab, uint16_t lid)
 	if (fab->peers) {
 		p = fab->peers[lid];
 		fab->peers[lid] = fresh;
-		fresh->refs++;
+		__atomic_add_fetch(&fresh->refs, 1, __ATOMIC_RELAXED);
 		if (p)
 			peer_unref(p);
 	}
@@ -120,9 +122,8 @@ static soft_peer_t *peer_get(soft_fabric_t *fab, uint16_t lid)
 
 static void peer_put(soft_fabric_t *fab, soft_peer_t *p)
 {
-	pthread_mutex_lock(&fab->peer_lock);
+	(void)fab;
 	peer_unref(p);
-	pthread_mutex_unlock(&fab->peer_lock);
 }
 
 void soft_link_free_all(soft_fabric_t *fab)

@@ -15,7 +15,7 @@
 #define LID_PERMISSIVE 0xFFFFu
 #define MCAST_LO 0xC000u
 #define MCAST_CHUNK 64 /* multicast members resolved per registry lock */
-#define SOCK_POLL_NS 1000000u /* a polling receiver looks at its socket every 1 ms */
+#define SOCK_POLL_EVERY 1024u /* a polling receiver looks at its socket once in this many empty polls */
 
 /* The drop filter: called under filter_lock; filter_armed says whether to look. */
 static pthread_mutex_t filter_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -307,14 +307,12 @@ static ib_api_status_t take(soft_fabric_port_t *port, void *buf, size_t cap, siz
 			    boolean_t sock)
 {
 	ib_api_status_t status = IB_NOT_FOUND;
-	uint64_t now = 0;
 
 	if (!port || !buf || !p_len)
 		return IB_INVALID_PARAMETER;
 	if (port->ring.hdr) {
-		now = soft_mono_ns();
 		port->rx_flags = 0;
-		switch (soft_ring_get(&port->ring, buf, cap, p_len, &port->rx_flags, now)) {
+		switch (soft_ring_get(&port->ring, buf, cap, p_len, &port->rx_flags)) {
 		case SOFT_RING_GOT:
 			status = IB_SUCCESS;
 			break;
@@ -326,10 +324,11 @@ static ib_api_status_t take(soft_fabric_port_t *port, void *buf, size_t cap, siz
 			break;
 		}
 		count_ring_drops(port);
-		/* A polling receiver makes no system call for an empty socket. */
-		if (status == IB_NOT_FOUND && !sock && now < port->next_sock_ns)
+		/* A polling receiver makes no system call for an empty socket (it
+		 * looks once every SOCK_POLL_EVERY empty polls). */
+		if (status == IB_NOT_FOUND && !sock && ++port->empty_polls < SOCK_POLL_EVERY)
 			return status;
-		port->next_sock_ns = now + SOCK_POLL_NS;
+		port->empty_polls = 0;
 	}
 	if (status == IB_NOT_FOUND) {
 		port->rx_flags = 0; /* datagrams always carry their CRCs */

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -296,10 +297,18 @@ static void advance(soft_ring_t *ring, size_t len)
 	__atomic_store_n(&ring->hdr->head, ring->head, __ATOMIC_RELEASE);
 }
 
-/* The head record is not published: empty, or claimed and not yet written. */
-static soft_ring_get_t not_ready(soft_ring_t *ring, uint64_t now_ns)
+static uint64_t mono_ns(void)
 {
-	uint64_t t = __atomic_load_n(&ring->hdr->tail, __ATOMIC_ACQUIRE);
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The head record is not published: empty, or claimed and not yet written. */
+static soft_ring_get_t not_ready(soft_ring_t *ring)
+{
+	uint64_t t = __atomic_load_n(&ring->hdr->tail, __ATOMIC_ACQUIRE), now_ns;
 
 	if (t == ring->head)
 		return SOFT_RING_EMPTY;
@@ -307,6 +316,7 @@ static soft_ring_get_t not_ready(soft_ring_t *ring, uint64_t now_ns)
 		skip_to_tail(ring); /* a tail no producer could have made */
 		return SOFT_RING_EMPTY;
 	}
+	now_ns = mono_ns();
 	if (ring->stuck_pos != ring->head) {
 		ring->stuck_pos = ring->head;
 		ring->stuck_ns = now_ns;
@@ -319,7 +329,7 @@ static soft_ring_get_t not_ready(soft_ring_t *ring, uint64_t now_ns)
 }
 
 soft_ring_get_t soft_ring_get(soft_ring_t *ring, void *buf, size_t cap, size_t *p_len,
-			      uint32_t *p_flags, uint64_t now_ns)
+			      uint32_t *p_flags)
 {
 	for (;;) {
 		uint64_t pos = ring->head;
@@ -327,7 +337,7 @@ soft_ring_get_t soft_ring_get(soft_ring_t *ring, void *buf, size_t cap, size_t *
 		uint32_t len;
 
 		if (__atomic_load_n(&r->stamp, __ATOMIC_ACQUIRE) != pos + 1)
-			return not_ready(ring, now_ns);
+			return not_ready(ring);
 		len = __atomic_load_n(&r->len, __ATOMIC_RELAXED);
 		if (!len || len > SOFT_RING_MAX_PKT) {
 			skip_to_tail(ring);

@@ -178,11 +178,10 @@ soft_ring_put_t soft_ring_put(soft_ring_t *ring, const void *pkt, size_t len, ui
  * @param cap size of @p buf.
  * @param p_len receives its length (also for SOFT_RING_BIG).
  * @param p_flags receives the flags its producer gave.
- * @param now_ns the monotonic time (for stuck records).
  * @return a soft_ring_get_t.
  */
 soft_ring_get_t soft_ring_get(soft_ring_t *ring, void *buf, size_t cap, size_t *p_len,
-			      uint32_t *p_flags, uint64_t now_ns);
+			      uint32_t *p_flags);
 
 /**
  * Tells whether the consumer may sleep, and if so marks it asleep.

@@ -1,0 +1,251 @@
+#!/bin/bash
+# ibal bench: the soft fabric next to UCX's shared-memory transports (ucx_perftest) and memcpy, two processes on one host.
+# Copyright (c) 2026 The ibal authors. BSD-2-Clause.
+#
+# usage: tests/bench/bench_soft_ucx.sh [path/to/bench_soft]
+#   (default: $BENCH_SOFT, else ./tests/bench/bench_soft, ./bench_soft, or next to this script)
+# environment:
+#   BENCH_SOFT_ARGS    more bench_soft options, e.g. "-t 1 -r 5" (the sizes are this script's)
+#   BENCH_UCX_TLS      UCX_TLS for ucx_perftest (default shm: posix, sysv and cma here)
+#   BENCH_UCX_RUNS     runs of each ucx_perftest test; each row keeps its best (default 3)
+#   BENCH_UCX_TIMEOUT  seconds allowed to each ucx_perftest process (default 30)
+#   BENCH_UCX_NETNS    1 (default): server and client in a private network namespace when
+#                      unshare permits it; 0: in this one, on a free port (the client
+#                      connects to 127.0.0.1; the server listens on all addresses)
+#   UCX_PERFTEST       the program (default ucx_perftest, Debian package ucx-utils)
+#
+# In one run: bench_soft -p (two processes, parent and forked child, over the soft fabric) and
+# ucx_perftest (server and client processes, client to 127.0.0.1), each measurement alone:
+#   latency_2_process     8, 64 B   bench_soft: half the round trip of an RC send ping-pong
+#                                   UCX: -t tag_lat (reports half the round trip), mean
+#   send_rate_2_process   8, 64 B   bench_soft: RC sends, 128 in flight; UCX: -t tag_bw msg/s
+#   rdma_write_2_process  4 KiB, 64 KiB, 1 MiB
+#                                   bench_soft: RC RDMA writes; UCX: -t ucp_put_bw
+# and prints one table: both figures, ibal/UCX and the goal of issue 16 (latency <= 3;
+# send rate >= 0.3; RDMA write >= 0.3 at 1 MiB), and RDMA writes against memcpy.
+# MB = 10^6 bytes (ucx_perftest's MB/s are MiB/s: converted).
+# The ucx_perftest server listens on all addresses of its network namespace: by default that
+# is a private one (unshare -n, or -rn when not root) whose only interface is lo.
+# Exit: 0 done (also when ucx_perftest is missing or fails: the table says so), 1 bench_soft
+# failed, 2 usage.
+set -uo pipefail
+
+SELF=$(readlink -f "$0")
+HERE=$(dirname "$SELF")
+UCXP=${UCX_PERFTEST:-ucx_perftest}
+T=${BENCH_UCX_TIMEOUT:-30}
+case $T in '' | *[!0-9]*) T=30 ;; esac
+
+# pair DIR NETNS TEST SIZE ITERS: one ucx_perftest server and client; prints the client's CSV
+# (-f -v: a header line, then the final figures). Runs as its own process (--pair) so that its
+# trap stops the background server on every exit path; in a private network namespace when
+# NETNS is 1. Every process is bounded by `timeout`.
+pair() {
+	local dir=$1 netns=$2 test=$3 size=$4 n=$5 port srv_rc='' rc=1
+	local srv='' cli=''
+	trap '[ -n "$cli" ] && kill "$cli" 2>/dev/null; [ -n "$srv" ] && kill "$srv" 2>/dev/null; wait' EXIT
+	trap 'exit 143' TERM
+	trap 'exit 130' INT
+	export UCX_TLS=${BENCH_UCX_TLS:-shm} UCX_WARN_UNUSED_ENV_VARS=n
+	: >"$dir/client.err"
+	if [ "$netns" = 1 ]; then
+		ip link set lo up || { echo "cannot bring lo up in the network namespace" >&2; exit 1; }
+	fi
+	# Up to three servers: outside a namespace the port may be taken meanwhile.
+	for _ in 1 2 3; do
+		port=13337
+		[ "$netns" = 1 ] || port=$(free_port)
+		timeout -k 2 "$T" "$UCXP" -p "$port" >"$dir/server.log" 2>&1 &
+		srv=$!
+		# Connect until the server listens (refused until then), at most 200 tries.
+		for _ in $(seq 1 200); do
+			if ! kill -0 "$srv" 2>/dev/null; then
+				break   # the server ended: port taken, or broken
+			fi
+			timeout -k 2 "$T" "$UCXP" 127.0.0.1 -p "$port" -t "$test" -s "$size" -n "$n" \
+				-w $((n / 10 < 10000 ? n / 10 : 10000)) -f -v >"$dir/client.out" 2>"$dir/client.err" &
+			cli=$!
+			wait "$cli"
+			rc=$?
+			cli=''
+			# (UCX logs to stdout)
+			[ "$rc" != 0 ] && cat "$dir/client.out" "$dir/client.err" | grep -q 'connect() failed' || break
+			sleep 0.05
+		done
+		if [ "$rc" = 0 ]; then
+			wait "$srv"
+			srv_rc=$?
+			srv=''
+			[ "$srv_rc" = 0 ] || { echo "server exit status $srv_rc" >&2; sed 's/^/  server: /' "$dir/server.log" | tail -5 >&2; exit 1; }
+			cat "$dir/client.out"
+			exit 0
+		fi
+		if kill -0 "$srv" 2>/dev/null; then
+			break   # the server runs: the client itself failed
+		fi
+		wait "$srv"
+		srv_rc=$?
+		srv=''
+		[ "$netns" != 1 ] && grep -qi 'address already in use\|bind' "$dir/server.log" || break
+	done
+	[ -z "$srv_rc" ] || echo "server exit status $srv_rc" >&2
+	echo "client exit status $rc" >&2
+	cat "$dir/client.out" "$dir/client.err" 2>/dev/null | sed 's/^/  client: /' | tail -5 >&2
+	sed 's/^/  server: /' "$dir/server.log" | grep -v '^  server: [|+]' | tail -5 >&2
+	exit 1
+}
+
+# A TCP port in 20000..60999 that nothing listens on (when ss can tell).
+free_port() {
+	local p used
+	used=$(ss -Htan 2>/dev/null | awk '{ n = split($4, a, ":"); print a[n] }')
+	for _ in $(seq 1 50); do
+		p=$((20000 + RANDOM % 41000))
+		printf '%s\n' "$used" | grep -qx "$p" || break
+	done
+	echo "$p"
+}
+
+if [ "${1:-}" = --pair ]; then
+	shift
+	pair "$@"
+fi
+
+PROG=${1:-${BENCH_SOFT:-}}
+if [ -z "$PROG" ]; then
+	for c in ./tests/bench/bench_soft ./bench_soft "$HERE/bench_soft"; do
+		[ -x "$c" ] && { PROG=$c; break; }
+	done
+fi
+[ -n "$PROG" ] && [ -x "$PROG" ] || { echo "bench_soft_ucx: bench_soft not found (make bench builds it)" >&2; exit 2; }
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ibal-bench-ucx.XXXXXX") || exit 1
+child=''
+cleanup() {
+	[ -n "$child" ] && kill "$child" 2>/dev/null && wait "$child" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 143' TERM
+trap 'exit 130' INT
+
+# run OUT ERR CMD...: in the background, so that a signal reaches the trap at once.
+run() {
+	local out=$1 err=$2 rc
+	shift 2
+	"$@" >"$out" 2>"$err" &
+	child=$!
+	wait "$child"
+	rc=$?
+	child=''
+	return $rc
+}
+
+# 1. bench_soft: its own alarm bounds it (two minutes and more); `timeout` (SIGTERM: it
+# cleans up) is the backstop.
+# shellcheck disable=SC2086
+if ! run "$tmp/soft" "$tmp/soft.err" timeout -k 10 3600 "$PROG" ${BENCH_SOFT_ARGS:-} \
+	-p -s 4k,64k,1m -m 8,64 -l 8,64; then
+	echo "bench_soft_ucx: bench_soft failed:" >&2
+	cat "$tmp/soft.err" >&2
+	exit 1
+fi
+
+# 2. ucx_perftest: tests and iterations (-n; -w a tenth, at most 10,000).
+tests="latency_2_process:tag_lat:8:100000 latency_2_process:tag_lat:64:100000
+send_rate_2_process:tag_bw:8:1000000 send_rate_2_process:tag_bw:64:1000000
+rdma_write_2_process:ucp_put_bw:4096:262144 rdma_write_2_process:ucp_put_bw:65536:16384
+rdma_write_2_process:ucp_put_bw:1048576:1024"
+runs=${BENCH_UCX_RUNS:-3}
+case $runs in '' | *[!0-9]* | 0) runs=3 ;; esac
+: >"$tmp/ucx"
+ucx_note=''
+if ! command -v "$UCXP" >/dev/null 2>&1; then
+	ucx_note="ucx_perftest not found (Debian package ucx-utils): ibal's figures alone"
+else
+	netns=0 U=''
+	if [ "${BENCH_UCX_NETNS:-1}" = 1 ] && command -v unshare >/dev/null 2>&1 && command -v ip >/dev/null 2>&1; then
+		for u in "unshare -n" "unshare -rn"; do
+			if $u ip link set lo up 2>/dev/null; then
+				netns=1 U=$u
+				break
+			fi
+		done
+	fi
+	where="client to 127.0.0.1, $([ "$netns" = 1 ] && echo "private network namespace ($U)" || echo "free port of this host")"
+	ucx_note="UCX $(ucx_info -v 2>/dev/null | sed -n 's/^# Version //p') UCX_TLS=${BENCH_UCX_TLS:-shm}, $where; best of $runs"
+	for spec in $tests; do
+		IFS=: read -r row test size n <<<"$spec"
+		r=1
+		while [ "$r" -le "$runs" ]; do
+			# shellcheck disable=SC2086
+			if run "$tmp/csv" "$tmp/pair.err" timeout -k 5 $((2 * T + 20)) $U bash "$SELF" --pair "$tmp" "$netns" "$test" "$size" "$n"; then
+				# The line after the header "iterations,...": the columns it names overall_lat
+				# (us), overall_mr (msg/s), overall_bw (MiB/s). UCX logs to stdout: other lines.
+				awk -F, -v row="$row" -v size="$size" -v test="$test" '
+				/^iterations,/ { for (i = 1; i <= NF; i++) col[$i] = i; cols = 1; next }
+				!cols || !/^[0-9]/ { next }
+				test == "tag_lat" && col["overall_lat"] { print row, size, $col["overall_lat"], "us"; ok = 1 }
+				test == "tag_bw" && col["overall_mr"] { print row, size, $col["overall_mr"], "msg/s"; ok = 1 }
+				test == "ucp_put_bw" && col["overall_bw"] {
+					printf "%s %s %.3f MB/s\n", row, size, $col["overall_bw"] * 1.048576; ok = 1
+				}
+				END { exit !ok }' "$tmp/csv" >>"$tmp/ucx" ||
+					{ echo "bench_soft_ucx: no figures in the output of ucx_perftest -t $test -s $size:" >&2
+					  cat "$tmp/csv" >&2; ucx_note="$ucx_note; some UCX runs failed (see above)"; }
+			else
+				echo "bench_soft_ucx: ucx_perftest -t $test -s $size failed:" >&2
+				cat "$tmp/pair.err" >&2
+				ucx_note="$ucx_note; some UCX runs failed (see above)"
+			fi
+			r=$((r + 1))
+		done
+	done
+fi
+
+# 3. The table: best figure of each row (lowest latency, highest rate or bandwidth).
+awk -v note="$ucx_note" '
+function best(arr, k, v, unit) {
+	if (!(k in arr) || (unit == "us" ? v < arr[k] : v > arr[k])) arr[k] = v
+}
+function human(b) {
+	return b >= 1048576 ? b / 1048576 " MiB" : b >= 1024 ? b / 1024 " KiB" : b " B"
+}
+function fig(v, unit) {
+	return unit == "us" ? sprintf("%.2f us", v) : sprintf("%.0f %s", v, unit)
+}
+FNR == 1 { file++ }
+$3 + 0 <= 0 { next }
+file == 1 { best(ibal, $1 " " $2, $3 + 0, $4) }
+file == 2 { best(ucx, $1 " " $2, $3 + 0, $4) }
+END {
+	split("latency_2_process 8|latency_2_process 64|send_rate_2_process 8|send_rate_2_process 64|" \
+	      "rdma_write_2_process 4096|rdma_write_2_process 65536|rdma_write_2_process 1048576", keys, "|")
+	print "# soft fabric (bench_soft) against UCX shared memory (ucx_perftest), two processes on this host"
+	print "# " note
+	print "# ratio = ibal / UCX, both from this run; memcpy = bench_soft'"'"'s memcpy at that size; MB = 10^6 bytes"
+	printf "%-22s %8s %14s %14s %9s %6s %4s %12s %12s\n", "row", "size", "ibal", "UCX", "ratio", "goal", "met", \
+	       "ibal/memcpy", "UCX/memcpy"
+	for (i = 1; i <= 7; i++) {
+		k = keys[i]
+		split(k, a, " ")
+		u = a[1] == "latency_2_process" ? "us" : a[1] == "send_rate_2_process" ? "msg/s" : "MB/s"
+		goal = a[1] == "latency_2_process" ? "<= 3" : a[1] == "send_rate_2_process" ? ">= 0.3" : \
+		       a[2] == 1048576 ? ">= 0.3" : "-"
+		fi = k in ibal ? fig(ibal[k], u) : "n/a"
+		fu = k in ucx ? fig(ucx[k], u) : "n/a"
+		r = "-"; met = "-"
+		if ((k in ibal) && (k in ucx)) {
+			r = sprintf("%.3g", ibal[k] / ucx[k])
+			if (goal != "-")
+				met = (u == "us" ? ibal[k] / ucx[k] <= 3 : ibal[k] / ucx[k] >= 0.3) ? "yes" : "no"
+		}
+		m = "memcpy " a[2]; mi = mu = ""
+		if (u == "MB/s" && (m in ibal)) {
+			mi = (k in ibal) ? sprintf("%.3g", ibal[k] / ibal[m]) : "n/a"
+			mu = (k in ucx) ? sprintf("%.3g", ucx[k] / ibal[m]) : "n/a"
+		}
+		printf "%-22s %8s %14s %14s %9s %6s %4s %12s %12s\n", a[1], human(a[2]), fi, fu, r, goal, met, mi, mu
+	}
+}' "$tmp/soft" "$tmp/ucx"
+exit 0
