@@ -172,10 +172,10 @@ act() { # TAG: what the program asked for
 	# applied the change: SIGHUP makes it sweep again until its log shows H3 gone or back;
 	# it then reports trap 65 or 64 to the subscribers.
 	link_down)
-		if ibsim_change 'Unlink "H3"' 'Removed port .*of node:H3' 5; then ok "OpenSM saw H3's link go down"
+		if ibsim_change 'Unlink "H3"' 'Removed port .*of node:H3' 10; then ok "OpenSM saw H3's link go down"
 		else bad "OpenSM did not see H3's link go down"; osm_excerpt; fi ;;
 	link_up)
-		if ibsim_change 'ReLink "H3"' 'Discovered new port .*of node: *H3' 5; then ok "OpenSM saw H3's link come back"
+		if ibsim_change 'ReLink "H3"' 'Discovered new port .*of node: *H3' 10; then ok "OpenSM saw H3's link come back"
 		else bad "OpenSM did not see H3's link come back"; osm_excerpt; fi ;;
 	stop_sm) compare; ibsim_stop_sm; echo "OpenSM stopped" ;;
 	*) bad "unknown SYNC tag '$1'" ;;
