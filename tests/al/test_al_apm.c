@@ -120,10 +120,13 @@ static int get_count(end_t *e, int *p)
 /* Polls one completion, waiting (bounded) for one to come. */
 static int wait_wc(end_t *e, ib_wc_t *wc)
 {
+	uint64_t end = test_now_ms() + TEST_WAIT_US / 1000u;
 	ib_wc_t *p_free, *p_done;
-	int seen, round;
+	int seen;
 
-	for (round = 0; round < 2; round++) {
+	/* A completion event may be for a completion already polled (one that
+	 * came between the poll and the rearm): look again until the bound. */
+	for (;;) {
 		wc->p_next = NULL;
 		p_free = wc;
 		if (ib_poll_cq(e->cq, &p_free, &p_done) == IB_SUCCESS)
@@ -134,9 +137,10 @@ static int wait_wc(end_t *e, ib_wc_t *wc)
 		p_free = wc;
 		if (ib_poll_cq(e->cq, &p_free, &p_done) == IB_SUCCESS)
 			return 1;
+		if (test_now_ms() >= end)
+			return 0;
 		wait_count(e, &e->n_comp, seen + 1);
 	}
-	return 0;
 }
 
 /* ---- Fixture ---- */

@@ -315,10 +315,13 @@ static ib_qp_attr_t query(end_t *e)
 /* Polls one completion, waiting (bounded) for it. */
 static int wait_wc(end_t *e, ib_wc_t *wc)
 {
+	uint64_t end = test_now_ms() + TEST_WAIT_US / 1000u;
 	ib_wc_t *p_free, *p_done;
-	unsigned n, round;
+	unsigned n;
 
-	for (round = 0; round < 2; round++) {
+	/* A completion event may be for a completion already polled (one that
+	 * came between the poll and the rearm): look again until the bound. */
+	for (;;) {
 		wc->p_next = NULL;
 		p_free = wc;
 		if (ops->poll_cq(e->cq, &p_free, &p_done) == IB_SUCCESS)
@@ -329,9 +332,10 @@ static int wait_wc(end_t *e, ib_wc_t *wc)
 		p_free = wc;
 		if (ops->poll_cq(e->cq, &p_free, &p_done) == IB_SUCCESS)
 			return 1;
+		if (test_now_ms() >= end)
+			return 0;
 		wait_count(&e->n_comp, n + 1);
 	}
-	return 0;
 }
 
 /* One message from @p s to @p r, both completions successful, data intact. */
