@@ -661,7 +661,8 @@ void soft_progress_stop(soft_ca_t *ca);
  * an application polls (@p polling: a CQ not armed, polled from another
  * thread than the progress thread), the progress thread only looks every
  * SOFT_PROGRESS_BACKOFF_MS, so the two do not compete for the processor.
- * No lock may be held.
+ * Only rings are read here: datagrams and doorbells on the ports' sockets
+ * are left to the progress thread. No lock may be held.
  * @param ca the CA.
  * @param polling the caller polls on rather than wait for an event.
  */

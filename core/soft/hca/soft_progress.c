@@ -126,6 +126,7 @@ void soft_progress_packet_flags(soft_port_t *port, const uint8_t *buf, size_t le
 		__atomic_add_fetch(&port->mgmt.rcv_errors, 1, __ATOMIC_RELAXED);
 		return;
 	}
+	pkt.link_flags = flags;
 	tr = pkt.bth.opcode & SOFT_TRANSPORT_MASK;
 	dlid = pkt.lrh.dlid;
 	/* Management datagrams meet the port's agents first (soft_mad_agent.c);
@@ -157,15 +158,20 @@ void soft_progress_packet_flags(soft_port_t *port, const uint8_t *buf, size_t le
 	pthread_rwlock_unlock(&ca->tab_lock);
 }
 
-/* Handles what waits at a port; how many packets there were. */
-static unsigned drain_port(soft_port_t *port, uint8_t *buf)
+/*
+ * Handles what waits at a port; how many packets there were. Only the
+ * progress thread reads the port's socket (@p sock): a doorbell taken
+ * from it by a CQ poll would leave that thread asleep while packets wait.
+ */
+static unsigned drain_port(soft_port_t *port, uint8_t *buf, boolean_t sock)
 {
 	unsigned n = 0;
 	size_t len;
 	ib_api_status_t st;
 
 	for (;;) {
-		st = soft_fabric_poll(port->fp, buf, SOFT_FABRIC_MAX_PACKET, &len);
+		st = sock ? soft_fabric_poll(port->fp, buf, SOFT_FABRIC_MAX_PACKET, &len)
+			  : soft_fabric_poll_ring(port->fp, buf, SOFT_FABRIC_MAX_PACKET, &len);
 		if (st == IB_SUCCESS) {
 			soft_progress_packet_flags(port, buf, len, soft_fabric_rx_flags(port->fp));
 			n++;
@@ -183,7 +189,7 @@ static unsigned drain_all(soft_ca_t *ca)
 
 	pthread_mutex_lock(&ca->rx_lock);
 	for (i = 0; i < ca->num_ports; i++)
-		n += drain_port(&ca->port[i], ca->rx_buf);
+		n += drain_port(&ca->port[i], ca->rx_buf, TRUE);
 	pthread_mutex_unlock(&ca->rx_lock);
 	return n;
 }
@@ -198,7 +204,7 @@ void soft_progress_inline(soft_ca_t *ca, boolean_t polling)
 	if (polling && !cl_is_current_thread(&ca->thread))
 		__atomic_store_n(&ca->inline_ns, soft_now_ns(), __ATOMIC_RELAXED);
 	for (i = 0; i < ca->num_ports; i++)
-		drain_port(&ca->port[i], ca->rx_buf);
+		drain_port(&ca->port[i], ca->rx_buf, FALSE);
 	pthread_mutex_unlock(&ca->rx_lock);
 	resume_pending(ca); /* the progress thread may be backing off */
 }

@@ -311,6 +311,16 @@ ib_api_status_t soft_fabric_recv(soft_fabric_port_t *port, void *buf, size_t cap
 ib_api_status_t soft_fabric_poll(soft_fabric_port_t *port, void *buf, size_t cap, size_t *p_len);
 
 /**
+ * soft_fabric_poll() of the port's ring only: never reads its socket, so
+ * that a doorbell meant for a receiver sleeping on the socket stays there
+ * to wake it. For threads that take packets besides that receiver (an
+ * application polling its CQ); datagrams wait for the receiver.
+ * @return as soft_fabric_recv(); IB_NOT_FOUND for a port without a ring.
+ */
+ib_api_status_t soft_fabric_poll_ring(soft_fabric_port_t *port, void *buf, size_t cap,
+				      size_t *p_len);
+
+/**
  * Says that the port's receiver is about to wait on its socket, so that the
  * next sender rings it; checks the ring once more after saying so.
  * @param port the port.

@@ -302,9 +302,12 @@ static void count_ring_drops(soft_fabric_port_t *port)
 	}
 }
 
-/* Ring first; the socket always when @p sock, else at most every SOCK_POLL_NS. */
+/* How take() looks at the socket after the ring. */
+enum { SOCK_ALWAYS, SOCK_SOMETIMES, SOCK_NEVER };
+
+/* Ring first; then the socket always, once in SOCK_POLL_EVERY empty polls, or never. */
 static ib_api_status_t take(soft_fabric_port_t *port, void *buf, size_t cap, size_t *p_len,
-			    boolean_t sock)
+			    int sock)
 {
 	ib_api_status_t status = IB_NOT_FOUND;
 
@@ -326,7 +329,9 @@ static ib_api_status_t take(soft_fabric_port_t *port, void *buf, size_t cap, siz
 		count_ring_drops(port);
 		/* A polling receiver makes no system call for an empty socket (it
 		 * looks once every SOCK_POLL_EVERY empty polls). */
-		if (status == IB_NOT_FOUND && !sock && ++port->empty_polls < SOCK_POLL_EVERY)
+		if (status == IB_NOT_FOUND &&
+		    (sock == SOCK_NEVER ||
+		     (sock == SOCK_SOMETIMES && ++port->empty_polls < SOCK_POLL_EVERY)))
 			return status;
 		port->empty_polls = 0;
 	}
@@ -343,7 +348,15 @@ static ib_api_status_t take(soft_fabric_port_t *port, void *buf, size_t cap, siz
 
 ib_api_status_t soft_fabric_poll(soft_fabric_port_t *port, void *buf, size_t cap, size_t *p_len)
 {
-	return take(port, buf, cap, p_len, FALSE);
+	return take(port, buf, cap, p_len, SOCK_SOMETIMES);
+}
+
+ib_api_status_t soft_fabric_poll_ring(soft_fabric_port_t *port, void *buf, size_t cap,
+				      size_t *p_len)
+{
+	if (port && !port->ring.hdr)
+		return IB_NOT_FOUND;
+	return take(port, buf, cap, p_len, SOCK_NEVER);
 }
 
 ib_api_status_t soft_fabric_port_arm(soft_fabric_port_t *port)
@@ -370,11 +383,11 @@ void soft_fabric_port_disarm(soft_fabric_port_t *port)
 
 ib_api_status_t soft_fabric_recv(soft_fabric_port_t *port, void *buf, size_t cap, size_t *p_len)
 {
-	ib_api_status_t status = take(port, buf, cap, p_len, TRUE);
+	ib_api_status_t status = take(port, buf, cap, p_len, SOCK_ALWAYS);
 
 	/* Nothing: the caller is about to wait on the socket, so ask for a doorbell. */
 	if (status == IB_NOT_FOUND && soft_fabric_port_arm(port) == IB_NOT_DONE)
-		status = take(port, buf, cap, p_len, TRUE);
+		status = take(port, buf, cap, p_len, SOCK_ALWAYS);
 	else if (status == IB_SUCCESS)
 		soft_fabric_port_disarm(port);
 	return status;

@@ -3,6 +3,7 @@
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -41,9 +42,14 @@ static ring_rec_t *rec_at(const soft_ring_t *ring, uint64_t pos)
  * The rings this process has mapped, by file: a ring is mapped once per
  * process, so that its producers and its consumer in one process use the
  * same addresses (thread sanitizers then see their synchronization).
+ * An entry is trusted only in the process that made it (a forked child
+ * inherits the list with the mappings of files that may since have been
+ * removed) and only while the mapping still shows the file's header (a
+ * removed file's inode number is soon reused by a new file).
  */
 typedef struct ring_map {
 	struct ring_map *next;
+	pid_t pid;
 	dev_t dev;
 	ino_t ino;
 	void *map;
@@ -53,13 +59,25 @@ typedef struct ring_map {
 static pthread_mutex_t maps_lock = PTHREAD_MUTEX_INITIALIZER;
 static ring_map_t *maps;
 
-/* maps_lock held: the mapping of a file, with one more reference, or NULL. */
-static void *map_find(dev_t dev, ino_t ino)
+/* The header bytes that tell one ring file from another: layout, generation, owner. */
+#define ID_BYTES (offsetof(soft_ring_hdr_t, owner_pid) + sizeof(int32_t))
+
+/* Does @p map show the file @p fd is open on (the same identifying header bytes)? */
+static int map_shows(const void *map, int fd)
 {
+	uint8_t id[ID_BYTES];
+
+	return pread(fd, id, sizeof(id), 0) == (ssize_t)sizeof(id) && !memcmp(id, map, sizeof(id));
+}
+
+/* maps_lock held: the mapping of the file open on @p fd, with one more reference, or NULL. */
+static void *map_find(dev_t dev, ino_t ino, int fd)
+{
+	pid_t self = getpid();
 	ring_map_t *m;
 
 	for (m = maps; m; m = m->next) {
-		if (m->dev == dev && m->ino == ino) {
+		if (m->pid == self && m->dev == dev && m->ino == ino && map_shows(m->map, fd)) {
 			m->refs++;
 			return m->map;
 		}
@@ -74,6 +92,7 @@ static void map_add(dev_t dev, ino_t ino, void *map)
 
 	if (!m)
 		return;
+	m->pid = getpid();
 	m->dev = dev;
 	m->ino = ino;
 	m->map = map;
@@ -174,7 +193,7 @@ static void *map_file(const char *path)
 		return NULL;
 	}
 	pthread_mutex_lock(&maps_lock);
-	map = map_find(st.st_dev, st.st_ino);
+	map = map_find(st.st_dev, st.st_ino, fd);
 	if (!map) {
 		map = mmap(NULL, SOFT_RING_FILE_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 		if (map == MAP_FAILED)
