@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "soft_direct.h"
 #include "soft_hca.h"
 #include "soft_mad_agent.h"
 
@@ -89,6 +90,7 @@ static ib_api_status_t soft_init(const al_prov_upcalls_t *up)
 	soft_n_ports = (uint8_t)env_uint(SOFT_ENV_PORTS, 1, 1, SOFT_MAX_PORTS);
 	soft_pid = (uint32_t)getpid();
 	soft_data_crc = env_uint(SOFT_ENV_ICRC, 0, 0, 1) != 0;
+	soft_direct_min = env_uint(SOFT_ENV_DIRECT, SOFT_DIRECT_MIN_DEFAULT, 0, 0x80000000u);
 	soft_spin_ns = (uint64_t)env_uint(SOFT_ENV_SPIN_US, SOFT_SPIN_US_DEFAULT, 0,
 					  SOFT_SPIN_US_MAX) * 1000u;
 	memset(soft_absent, 0, sizeof(soft_absent));

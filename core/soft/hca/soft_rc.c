@@ -72,6 +72,20 @@ void soft_rc_send(soft_rc_t *rc, const soft_pkt_t *pkt)
 	soft_port_xmit_data(rc->path.port, rc->buf, total);
 }
 
+ib_api_status_t soft_rc_send_direct(soft_rc_t *rc, const soft_pkt_t *pkt)
+{
+	soft_port_t *port = rc->path.port;
+	size_t total = soft_pkt_len(pkt), hdr_len = soft_pkt_hdr_len(pkt);
+
+	memset(rc->buf + hdr_len + pkt->payload_len, 0, total - hdr_len - pkt->payload_len);
+	if (soft_pkt_seal_none(rc->buf, total) != SOFT_WIRE_OK)
+		return IB_ERROR;
+	if (__atomic_load_n(&port->link_state, __ATOMIC_ACQUIRE) != IB_LINK_ACTIVE)
+		return IB_SUCCESS; /* lost, as any packet on a link that is down */
+	return soft_fabric_send_flags(port->fp, rc->buf, total,
+				      SOFT_FABRIC_NO_CRC | SOFT_FABRIC_DIRECT);
+}
+
 void soft_rc_send_ack(soft_rc_t *rc, uint32_t psn, uint8_t syndrome)
 {
 	soft_pkt_t pkt;
@@ -82,6 +96,22 @@ void soft_rc_send_ack(soft_rc_t *rc, uint32_t psn, uint8_t syndrome)
 	pkt.aeth.syndrome = syndrome;
 	pkt.aeth.msn = rc->msn & SOFT_MSN_MASK;
 	if (soft_rc_hdrs(rc, &pkt))
+		soft_rc_send(rc, &pkt);
+}
+
+void soft_rc_refuse_direct(soft_rc_t *rc)
+{
+	soft_pkt_t pkt;
+
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.bth.opcode = SOFT_OPCODE(SOFT_TRANSPORT_RC, SOFT_OP_ACKNOWLEDGE);
+	pkt.bth.psn = rc->epsn & SOFT_PSN_MASK;
+	pkt.aeth.syndrome = soft_aeth_encode(SOFT_AETH_NAK, SOFT_NAK_PSN_SEQ_ERR);
+	pkt.aeth.msn = rc->msn & SOFT_MSN_MASK;
+	/* Sent as a plain NAK if it cannot carry the flag: the requester then
+	 * sends the write directly again, and is refused again. */
+	if (soft_rc_hdrs(rc, &pkt) && soft_rc_send_direct(rc, &pkt) == IB_NOT_DONE &&
+	    soft_rc_hdrs(rc, &pkt))
 		soft_rc_send(rc, &pkt);
 }
 

@@ -21,6 +21,7 @@
 #define SOFT_RC_H
 
 #include <complib/cl_timer.h>
+#include "soft_direct.h"
 #include "soft_hca.h"
 
 /** Read/atomic responder resources remembered for duplicate requests. */
@@ -55,6 +56,7 @@ typedef struct soft_rc_rd_res {
 	uint32_t rkey;                   /**< Read: R_Key. */
 	uint32_t len;                    /**< Read: length. */
 	uint64_t orig;                   /**< Atomic: the original value returned. */
+	boolean_t direct;                /**< Read: answered with one direct-placement packet (soft_direct.h). */
 } soft_rc_rd_res_t;
 
 /** The path packets go out on, snapshotted from the QP attributes. */
@@ -102,6 +104,7 @@ typedef struct soft_rc {
 	uint8_t rnr_left;                /**< RNR retries left (7: infinite). */
 	boolean_t rnr_wait;              /**< Waiting out an RNR NAK timer. */
 	boolean_t req_err;               /**< The send queue failed: everything is flushed. */
+	boolean_t no_direct;             /**< A direct placement failed: RDMA data travels in packets (soft_direct.h). */
 	/* Responder. */
 	uint32_t epsn;                   /**< Expected PSN. */
 	uint32_t msn;                    /**< Message sequence number. */
@@ -150,6 +153,21 @@ uint8_t *soft_rc_hdrs(soft_rc_t *rc, soft_pkt_t *pkt);
  * @param rc the transport state. @param pkt the same packet.
  */
 void soft_rc_send(soft_rc_t *rc, const soft_pkt_t *pkt);
+/**
+ * Pads and sends the packet soft_rc_hdrs() began as a direct-placement
+ * packet (SOFT_FABRIC_DIRECT, soft_direct.h).
+ * @param rc the transport state. @param pkt the same packet.
+ * @return IB_SUCCESS (sent, or lost on a link that is down); IB_NOT_DONE if
+ * it cannot travel as one now (nothing sent: send packets instead).
+ */
+ib_api_status_t soft_rc_send_direct(soft_rc_t *rc, const soft_pkt_t *pkt);
+/**
+ * Refuses a direct write (rc->lock held): a PSN sequence error NAK of the
+ * expected PSN, sent with SOFT_FABRIC_DIRECT so that the requester sends
+ * the data again in packets.
+ * @param rc the transport state.
+ */
+void soft_rc_refuse_direct(soft_rc_t *rc);
 /**
  * Sends an ACK, NAK or RNR NAK (rc->lock held).
  * @param rc the transport state. @param psn its PSN. @param syndrome AETH syndrome.

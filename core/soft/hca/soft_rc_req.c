@@ -311,6 +311,62 @@ static boolean_t send_data(soft_rc_t *rc, soft_rc_wqe_t *w, uint32_t i)
 	return TRUE;
 }
 
+/* May the WQE's data be placed directly (soft_direct.h)? It must be an RC
+ * RDMA write of more than one packet, at least soft_direct_min bytes. */
+static boolean_t write_direct_ok(const soft_rc_t *rc, const soft_rc_wqe_t *w)
+{
+	return !rc->uc && !rc->no_direct && soft_direct_min && w->wr.wr_type == WR_RDMA_WRITE &&
+	       !w->inline_data && w->len >= soft_direct_min && w->npkt > 1;
+}
+
+/*
+ * Sends an RDMA write as one direct-placement packet: 1 if sent, 0 if it
+ * must go in packets, -1 if the QP failed (a segment's L_Key does not
+ * allow the read).
+ */
+static int send_write_direct(soft_rc_t *rc, soft_rc_wqe_t *w)
+{
+	soft_direct_seg_t seg[SOFT_DIRECT_MAX_SEGS];
+	boolean_t imm = (w->wr.send_opt & IB_SEND_OPT_IMMEDIATE) != 0;
+	soft_pkt_t pkt;
+	uint8_t *dst;
+	uint32_t i, n = 0;
+
+	if (!soft_fabric_direct_pid(rc->path.port->fp, rc->path.dlid))
+		return 0;
+	for (i = 0; i < w->wr.num_ds && n < SOFT_DIRECT_MAX_SEGS; i++) {
+		const ib_local_ds_t *ds = &w->ds[i];
+
+		if (!ds->length)
+			continue;
+		if (soft_mr_check(rc->qp->pd, cl_ntoh32(ds->lkey), ds->vaddr, ds->length, 0) !=
+		    IB_SUCCESS) {
+			soft_rc_fail(rc, w, IB_WCS_LOCAL_PROTECTION_ERR, SOFT_QP_EV_SEND_ERR);
+			return -1;
+		}
+		seg[n].addr = ds->vaddr;
+		seg[n].len = ds->length;
+		n++;
+	}
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.bth.opcode = SOFT_OPCODE(SOFT_TRANSPORT_RC,
+				     imm ? SOFT_OP_WRITE_ONLY_IMM : SOFT_OP_WRITE_ONLY);
+	pkt.bth.psn = w->psn;
+	pkt.bth.ack_req = 1;
+	pkt.bth.se = (w->wr.send_opt & IB_SEND_OPT_SOLICITED) ? 1 : 0;
+	if (imm)
+		pkt.immdt.data = cl_ntoh32(w->wr.immediate_data);
+	pkt.reth.va = w->wr.remote_ops.vaddr;
+	pkt.reth.rkey = cl_ntoh32(w->wr.remote_ops.rkey);
+	pkt.reth.dma_len = w->len;
+	pkt.payload_len = soft_direct_desc_len(n);
+	dst = soft_rc_hdrs(rc, &pkt);
+	if (!dst)
+		return 0;
+	soft_direct_encode(dst, seg, n);
+	return soft_rc_send_direct(rc, &pkt) == IB_SUCCESS ? 1 : 0;
+}
+
 /* Sends a read or atomic request. */
 static boolean_t send_rd(soft_rc_t *rc, soft_rc_wqe_t *w)
 {
@@ -345,6 +401,12 @@ static boolean_t send_rd(soft_rc_t *rc, soft_rc_wqe_t *w)
 		soft_rc_fail(rc, w, IB_WCS_LOCAL_OP_ERR, SOFT_QP_EV_SEND_ERR);
 		return FALSE;
 	}
+	/* A whole long read may be answered directly (soft_direct.h). */
+	if (op == SOFT_OP_READ_REQUEST && !w->rd_got && !rc->no_direct && soft_direct_min &&
+	    w->len >= soft_direct_min && w->npkt > 1 &&
+	    soft_fabric_direct_pid(rc->path.port->fp, rc->path.dlid) &&
+	    soft_rc_send_direct(rc, &pkt) == IB_SUCCESS)
+		return TRUE;
 	soft_rc_send(rc, &pkt);
 	return TRUE;
 }
@@ -392,6 +454,14 @@ void soft_rc_pump(soft_rc_t *rc)
 			}
 			w->sent = w->npkt;
 		} else {
+			if (!w->sent && write_direct_ok(rc, w) && in_window(rc, w->psn)) {
+				int d = send_write_direct(rc, w);
+
+				if (d < 0)
+					return;
+				if (d)
+					w->sent = w->npkt;
+			}
 			for (; w->sent < w->npkt; w->sent++) {
 				if (!in_window(rc, soft_psn_add(w->psn, w->sent)))
 					break;
@@ -527,6 +597,9 @@ static boolean_t on_ack(soft_rc_t *rc, const soft_pkt_t *pkt)
 		set_una(rc, psn);
 		ack_upto(rc, psn, FALSE);
 		if (soft_aeth_value(syn) == SOFT_NAK_PSN_SEQ_ERR) {
+			/* Sent with SOFT_FABRIC_DIRECT: a direct write was refused. */
+			if (pkt->link_flags & SOFT_FABRIC_DIRECT)
+				rc->no_direct = TRUE;
 			rewind_to(rc, psn);
 			return TRUE;
 		}
@@ -538,6 +611,58 @@ static boolean_t on_ack(soft_rc_t *rc, const soft_pkt_t *pkt)
 	default:
 		return TRUE;
 	}
+}
+
+/* The read @p w is complete: every response packet arrived. */
+static void read_done(soft_rc_t *rc, soft_rc_wqe_t *w)
+{
+	set_una(rc, soft_psn_add(w->psn, w->npkt));
+	rc->retry_left = rc->retry_cnt;
+	soft_rc_complete(rc, w, IB_WCS_SUCCESS);
+	advance(rc);
+}
+
+/*
+ * Places a read response that describes the responder's memory
+ * (soft_direct.h) by pulling it into the WQE's segments; returns FALSE if
+ * the QP failed. A pull that fails asks for the read again in packets.
+ */
+static boolean_t on_read_direct(soft_rc_t *rc, soft_rc_wqe_t *w, const soft_pkt_t *pkt,
+				uint16_t flags)
+{
+	soft_direct_seg_t src[SOFT_DIRECT_MAX_SEGS], dst[SOFT_DIRECT_MAX_SEGS];
+	uint32_t i, nd = 0, ns;
+	uint64_t total;
+
+	ns = soft_direct_decode(pkt->payload, pkt->payload_len, src, &total);
+	if (w->rd_got || !(flags & SOFT_OPF_ONLY) || !ns || total != w->len) {
+		soft_rc_fail(rc, w, IB_WCS_BAD_RESP_ERR, SOFT_QP_EV_SEND_ERR);
+		return FALSE;
+	}
+	for (i = 0; i < w->wr.num_ds && nd < SOFT_DIRECT_MAX_SEGS; i++) {
+		const ib_local_ds_t *ds = &w->ds[i];
+
+		if (!ds->length)
+			continue;
+		if (soft_mr_check(rc->qp->pd, cl_ntoh32(ds->lkey), ds->vaddr, ds->length,
+				  IB_AC_LOCAL_WRITE) != IB_SUCCESS) {
+			soft_rc_fail(rc, w, IB_WCS_LOCAL_PROTECTION_ERR, SOFT_QP_EV_SEND_ERR);
+			return FALSE;
+		}
+		dst[nd].addr = ds->vaddr;
+		dst[nd].len = ds->length;
+		nd++;
+	}
+	if (pkt->lrh.slid != rc->path.dlid ||
+	    !soft_direct_pull(soft_fabric_direct_pid(rc->path.port->fp, pkt->lrh.slid), dst, nd,
+			      src, ns)) {
+		rc->no_direct = TRUE;
+		rewind_to(rc, w->psn);
+		return TRUE;
+	}
+	w->rd_got = w->npkt;
+	read_done(rc, w);
+	return TRUE;
 }
 
 /* Places a read response; returns FALSE if the QP failed. */
@@ -552,6 +677,8 @@ static boolean_t on_read_resp(soft_rc_t *rc, const soft_pkt_t *pkt, uint16_t fla
 	if (rc->head == rc->tail || !w->psn_valid || w->wr.wr_type != WR_RDMA_READ ||
 	    pkt->bth.psn != soft_psn_add(w->psn, w->rd_got))
 		return TRUE; /* duplicate or out of sequence: the timer recovers */
+	if (pkt->link_flags & SOFT_FABRIC_DIRECT)
+		return on_read_direct(rc, w, pkt, flags);
 	off = w->rd_got * rc->path.mtu;
 	if (((flags & (SOFT_OPF_LAST | SOFT_OPF_ONLY)) != 0) != (w->rd_got + 1 == w->npkt) ||
 	    (uint64_t)off + pkt->payload_len > w->len ||
@@ -568,10 +695,8 @@ static boolean_t on_read_resp(soft_rc_t *rc, const soft_pkt_t *pkt, uint16_t fla
 	w->rd_got++;
 	set_una(rc, soft_psn_add(pkt->bth.psn, 1));
 	rc->retry_left = rc->retry_cnt;
-	if (w->rd_got == w->npkt) {
-		soft_rc_complete(rc, w, IB_WCS_SUCCESS);
-		advance(rc);
-	}
+	if (w->rd_got == w->npkt)
+		read_done(rc, w);
 	return TRUE;
 }
 

@@ -28,8 +28,9 @@
 #include <string.h>
 #include "soft_rc.h"
 
-/* What executing a request came to. */
-enum { R_OK, R_RNR, R_NAK_INV, R_NAK_ACC, R_NAK_OP, R_DROP };
+/* What executing a request came to (R_NO_DIRECT: a direct write could not
+ * be pulled; the requester is asked for packets). */
+enum { R_OK, R_RNR, R_NAK_INV, R_NAK_ACC, R_NAK_OP, R_DROP, R_NO_DIRECT };
 
 static void rc_error(soft_rc_t *rc, int r);
 
@@ -132,9 +133,47 @@ static int remote_check(soft_rc_t *rc, uint32_t rkey, uint64_t va, uint64_t len,
 	return soft_mr_check(rc->qp->pd, rkey, va, len, need) == IB_SUCCESS ? R_OK : R_NAK_ACC;
 }
 
+/*
+ * A write whose payload describes the requester's memory (soft_direct.h):
+ * checked as the packets it stands for, then pulled into the region from
+ * the process holding the QP's remote LID.
+ */
+static int do_write_direct(soft_rc_t *rc, const soft_pkt_t *pkt, uint16_t flags)
+{
+	soft_direct_seg_t src[SOFT_DIRECT_MAX_SEGS], dst;
+	uint64_t total;
+	uint32_t n;
+	int r;
+
+	if (!(flags & SOFT_OPF_ONLY) || rc->uc)
+		return R_NAK_INV;
+	r = remote_check(rc, pkt->reth.rkey, pkt->reth.va, pkt->reth.dma_len, IB_AC_RDMA_WRITE);
+	if (r != R_OK)
+		return r;
+	n = soft_direct_decode(pkt->payload, pkt->payload_len, src, &total);
+	if (!n || total != pkt->reth.dma_len)
+		return R_NAK_INV;
+	if ((flags & SOFT_OPF_IMM) && !take_rwqe(rc))
+		return R_RNR;
+	dst.addr = pkt->reth.va;
+	dst.len = total;
+	if (!soft_direct_min || pkt->lrh.slid != rc->path.dlid ||
+	    !soft_direct_pull(soft_fabric_direct_pid(rc->path.port->fp, pkt->lrh.slid), &dst, 1,
+			      src, n))
+		return R_NO_DIRECT;
+	rc->in_op = 0;
+	if (flags & SOFT_OPF_IMM)
+		recv_done(rc, IB_WC_RECV_RDMA_WRITE, (uint32_t)total, pkt, TRUE);
+	rc->msn++;
+	return R_OK;
+}
+
 static int do_write(soft_rc_t *rc, const soft_pkt_t *pkt, uint16_t flags)
 {
 	boolean_t end = (flags & (SOFT_OPF_LAST | SOFT_OPF_ONLY)) != 0;
+
+	if (pkt->link_flags & SOFT_FABRIC_DIRECT)
+		return do_write_direct(rc, pkt, flags);
 
 	if (flags & (SOFT_OPF_FIRST | SOFT_OPF_ONLY)) {
 		int r = remote_check(rc, pkt->reth.rkey, pkt->reth.va, pkt->reth.dma_len,
@@ -189,6 +228,25 @@ static uint32_t read_send(soft_rc_t *rc, const soft_rc_rd_res_t *r, uint32_t i)
 	soft_pkt_t pkt;
 	uint8_t op, *dst;
 
+	if (r->direct && i == 0 && r->len) {
+		soft_direct_seg_t seg = { r->va, r->len };
+
+		if (rc->path.port && !soft_fabric_room(rc->path.port->fp, rc->path.dlid,
+						       SOFT_MAX_HDR_LEN + 64))
+			return 0;
+		memset(&pkt, 0, sizeof(pkt));
+		pkt.bth.opcode = SOFT_OPCODE(SOFT_TRANSPORT_RC, SOFT_OP_READ_RESPONSE_ONLY);
+		pkt.bth.psn = r->psn;
+		pkt.aeth.syndrome = soft_aeth_encode(SOFT_AETH_ACK, SOFT_AETH_CREDITS_INVALID);
+		pkt.aeth.msn = rc->msn & SOFT_MSN_MASK;
+		pkt.payload_len = soft_direct_desc_len(1);
+		dst = soft_rc_hdrs(rc, &pkt);
+		if (!dst)
+			return r->npkt;
+		soft_direct_encode(dst, &seg, 1);
+		if (soft_rc_send_direct(rc, &pkt) == IB_SUCCESS)
+			return r->npkt;
+	}
 	for (; i < r->npkt; i++) {
 		off = i * rc->path.mtu;
 		n = r->len - off < rc->path.mtu ? r->len - off : rc->path.mtu;
@@ -308,6 +366,13 @@ static soft_rc_rd_res_t *res_new(soft_rc_t *rc)
 	return r;
 }
 
+/* May a read of @p npkt response packets be answered with one direct-placement packet? */
+static boolean_t direct_read(const soft_rc_t *rc, const soft_pkt_t *pkt, uint32_t npkt)
+{
+	return (pkt->link_flags & SOFT_FABRIC_DIRECT) && soft_direct_min && npkt > 1 &&
+	       pkt->lrh.slid == rc->path.dlid;
+}
+
 static int do_read(soft_rc_t *rc, const soft_pkt_t *pkt)
 {
 	soft_rc_rd_res_t *r;
@@ -332,6 +397,7 @@ static int do_read(soft_rc_t *rc, const soft_pkt_t *pkt)
 	r->rkey = pkt->reth.rkey;
 	r->len = pkt->reth.dma_len;
 	r->npkt = read_npkt(rc, r->len);
+	r->direct = direct_read(rc, pkt, r->npkt);
 	rc->epsn = soft_psn_add(r->psn, r->npkt);
 	rc->msn++;
 	read_respond(rc, r);
@@ -416,6 +482,7 @@ static void read_again(soft_rc_t *rc, soft_rc_rd_res_t *r, const soft_pkt_t *pkt
 		r->len = pkt->reth.dma_len;
 		r->npkt = npkt;
 	}
+	r->direct = direct_read(rc, pkt, r->npkt);
 	read_respond(rc, r);
 }
 
@@ -525,14 +592,24 @@ void soft_rc_resp_recv(soft_rc_t *rc, const soft_pkt_t *pkt)
 	r = execute(rc, pkt, flags);
 	if (r == R_DROP)
 		return;
+	if (r == R_NO_DIRECT) {
+		soft_rc_refuse_direct(rc);
+		rc->nak_sent = TRUE;
+		return;
+	}
 	if (r != R_OK) {
 		rc_error(rc, r);
 		return;
 	}
 	if (flags & (SOFT_OPF_SEND | SOFT_OPF_WRITE)) {
-		rc->epsn = soft_psn_add(pkt->bth.psn, 1);
+		/* A direct write consumed the PSNs of the packets it stands for. */
+		uint32_t last = (pkt->link_flags & SOFT_FABRIC_DIRECT)
+					? soft_psn_add(pkt->bth.psn, read_npkt(rc, pkt->reth.dma_len) - 1)
+					: pkt->bth.psn;
+
+		rc->epsn = soft_psn_add(last, 1);
 		if (pkt->bth.ack_req)
-			soft_rc_send_ack(rc, pkt->bth.psn,
+			soft_rc_send_ack(rc, last,
 					 soft_aeth_encode(SOFT_AETH_ACK, SOFT_AETH_CREDITS_INVALID));
 	}
 }

@@ -242,16 +242,48 @@ ib_api_status_t soft_fabric_send(soft_fabric_port_t *port, const void *pkt, size
 #define SOFT_FABRIC_NO_CRC 1u
 
 /**
+ * soft_fabric_send_flags(): the packet stands for data its receiver places
+ * directly (an RDMA write or read response whose payload describes memory
+ * of the sending or receiving process; see soft_fabric_direct_pid()). Such
+ * a packet travels only through its receiver's ring and only while nothing
+ * observes or perturbs packets (capture, loss or delay injection, a drop
+ * filter); otherwise it is not sent (IB_NOT_DONE) and the sender sends the
+ * data as packets. Its receiver sees the flag with soft_fabric_rx_flags().
+ */
+#define SOFT_FABRIC_DIRECT 2u
+
+/**
  * soft_fabric_send() of a packet whose CRC fields may not hold CRCs. With
  * SOFT_FABRIC_NO_CRC the receiver is told (through its ring) not to check
  * them; where the packet is captured, or must travel as a datagram, the
  * fabric computes them first on a copy.
  * @param port the sending port. @param pkt the packet. @param len its length.
- * @param flags SOFT_FABRIC_NO_CRC or 0.
- * @return as soft_fabric_send().
+ * @param flags SOFT_FABRIC_NO_CRC, SOFT_FABRIC_DIRECT, both or 0.
+ * @return as soft_fabric_send(); IB_NOT_DONE for a SOFT_FABRIC_DIRECT packet
+ * that cannot travel as one now (nothing was sent).
  */
 ib_api_status_t soft_fabric_send_flags(soft_fabric_port_t *port, const void *pkt, size_t len,
 				       uint32_t flags);
+
+/**
+ * Writes one diagnostic line of the soft provider to stderr.
+ * @param fmt printf format. @param ... its arguments.
+ */
+void soft_fabric_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/**
+ * Whether the data of RDMA operations with the port holding @p lid may be
+ * placed directly now instead of travelling in packets: that port is
+ * reached through its ring, and nothing captures packets or injects loss
+ * or delay on this fabric. Both ends ask: the sender before it sends a
+ * SOFT_FABRIC_DIRECT packet, its receiver before it reaches into the
+ * sender's memory (process_vm_readv(2)), so that the process it reaches
+ * into is the one the registry names for the packet's SLID, never one a
+ * packet names.
+ * @param port the asking port. @param lid the other port's LID, host order.
+ * @return the process holding @p lid, or 0 if data must travel in packets.
+ */
+int32_t soft_fabric_direct_pid(soft_fabric_port_t *port, uint16_t lid);
 
 /**
  * Tells whether a packet of @p len bytes sent to @p dlid now would find room
@@ -267,7 +299,8 @@ boolean_t soft_fabric_room(soft_fabric_port_t *port, uint16_t dlid, size_t len);
 /**
  * The flags the packet soft_fabric_recv() or soft_fabric_poll() returned last
  * came with (SOFT_FABRIC_NO_CRC: its CRCs were not computed: do not check
- * them). Only the thread that received it may ask.
+ * them; SOFT_FABRIC_DIRECT: see there). Only packets taken from the port's
+ * ring carry flags. Only the thread that received it may ask.
  * @param port the port. @return the flags.
  */
 uint32_t soft_fabric_rx_flags(const soft_fabric_port_t *port);

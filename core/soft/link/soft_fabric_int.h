@@ -77,6 +77,7 @@ typedef struct soft_fab_cfg {
 typedef struct soft_peer {
 	uint16_t lid;         /* the LID it was found at */
 	uint64_t gen;         /* the registry generation it was found with */
+	int32_t pid;          /* the process holding it then */
 	soft_ring_t ring;     /* hdr NULL: the port has no ring (socket only) */
 	uint64_t expires_ns;  /* ring-less entries are looked up again after this */
 	uint64_t checked_ns;  /* last liveness check after a full ring */
@@ -197,6 +198,9 @@ SOFT_PRIVATE uint64_t soft_mono_ns(void);
 
 /* ---- soft_fabric_xfer.c ---- */
 
+/* Nothing observes or perturbs packets on fab (no capture, loss, delay or drop filter). */
+SOFT_PRIVATE boolean_t soft_link_plain(const soft_fabric_t *fab);
+
 /* Stops the delay thread and frees what it still held (fabric teardown). */
 SOFT_PRIVATE void soft_delay_shutdown(soft_fabric_t *fab);
 /* Discards the port's delayed packets and waits out a send of one (port close). */
@@ -206,8 +210,6 @@ SOFT_PRIVATE uint64_t soft_rng_key(uint64_t seed, ib_net64_t port_guid, uint8_t 
 
 /* ---- soft_fabric.c ---- */
 
-/* Writes one diagnostic line to stderr. */
-SOFT_PRIVATE void soft_fabric_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Registry lock held, the port's GUID free: creates its receive ring (a
  * warning and no ring if that fails: peers then send it datagrams). */
 SOFT_PRIVATE void soft_fabric_ring_create(soft_fabric_port_t *port);

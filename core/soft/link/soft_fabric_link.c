@@ -60,12 +60,14 @@ static soft_peer_t *peer_lookup(soft_fabric_t *fab, uint16_t lid, uint64_t now)
 	ib_net64_t guid = 0;
 	soft_peer_t *p;
 	uint64_t gen = 0;
+	int32_t pid = 0;
 
 	if (soft_reg_lock(fab) != IB_SUCCESS)
 		return NULL;
 	if (fab->recs[lid].state == SOFT_REC_ACTIVE) {
 		guid = fab->recs[lid].port_guid;
 		gen = fab->recs[lid].gen;
+		pid = fab->recs[lid].owner_pid;
 	}
 	soft_reg_unlock(fab);
 	if (!guid)
@@ -75,6 +77,7 @@ static soft_peer_t *peer_lookup(soft_fabric_t *fab, uint16_t lid, uint64_t now)
 		return NULL;
 	p->lid = lid;
 	p->gen = gen;
+	p->pid = pid > 0 ? pid : 0;
 	p->refs = 1;
 	soft_reg_ring_path(fab, guid, path, sizeof(path));
 	if (soft_ring_attach(path, &p->ring) != 0 || soft_ring_gen(&p->ring) != gen) {
@@ -213,6 +216,22 @@ static void check_full_peer(soft_fabric_port_t *port, soft_peer_t *p)
 		soft_reg_reclaim(port->fab, p->lid);
 }
 
+int32_t soft_fabric_direct_pid(soft_fabric_port_t *port, uint16_t lid)
+{
+	soft_peer_t *p;
+	int32_t pid = 0;
+
+	if (!port || !lid || lid > SOFT_FABRIC_LID_UNICAST_MAX || !soft_link_plain(port->fab))
+		return 0;
+	p = peer_get(port->fab, lid);
+	if (p) {
+		if (p->ring.hdr)
+			pid = p->pid;
+		peer_put(port->fab, p);
+	}
+	return pid;
+}
+
 boolean_t soft_fabric_room(soft_fabric_port_t *port, uint16_t dlid, size_t len)
 {
 	soft_peer_t *p;
@@ -253,6 +272,11 @@ void soft_link_deliver(soft_fabric_port_t *port, uint16_t lid, const void *pkt, 
 	}
 	if (p)
 		peer_put(port->fab, p);
+	/* Data placed directly stands for packets that were not built. */
+	if (flags & SOFT_FABRIC_DIRECT) {
+		SOFT_STAT_ADD(port, drop_error, 1);
+		return;
+	}
 	/* A datagram has no room for flags: it carries its CRCs. */
 	if (flags & SOFT_FABRIC_NO_CRC) {
 		memcpy(sealed, pkt, len);

@@ -68,6 +68,12 @@ static boolean_t inject_drop(soft_fabric_port_t *port, const void *pkt, size_t l
 	return (double)(r >> 11) * (1.0 / 9007199254740992.0) * 100.0 < pct;
 }
 
+boolean_t soft_link_plain(const soft_fabric_t *fab)
+{
+	return !fab->pcap && fab->cfg.drop_pct <= 0.0 && !fab->cfg.delay_us &&
+	       !__atomic_load_n(&filter_armed, __ATOMIC_ACQUIRE);
+}
+
 /* ---- Delivery ---- */
 
 static void deliver_mcast(soft_fabric_port_t *port, uint16_t mlid, const void *pkt, size_t len,
@@ -219,6 +225,8 @@ static ib_api_status_t send_common(soft_fabric_port_t *port, uint16_t dest_lid,
 	if (!port || !pkt || len < SOFT_FABRIC_MIN_PACKET || len > SOFT_FABRIC_MAX_PACKET)
 		return IB_INVALID_PARAMETER;
 	fab = port->fab;
+	if ((flags & SOFT_FABRIC_DIRECT) && (explicit_dest || !soft_link_plain(fab)))
+		return IB_NOT_DONE;
 	/* A captured packet carries its CRCs, as on a wire: computed here. */
 	if ((flags & SOFT_FABRIC_NO_CRC) && fab->pcap) {
 		memcpy(sealed, pkt, len);
@@ -252,7 +260,8 @@ ib_api_status_t soft_fabric_send(soft_fabric_port_t *port, const void *pkt, size
 ib_api_status_t soft_fabric_send_flags(soft_fabric_port_t *port, const void *pkt, size_t len,
 				       uint32_t flags)
 {
-	return send_common(port, 0, FALSE, pkt, len, flags & SOFT_FABRIC_NO_CRC);
+	return send_common(port, 0, FALSE, pkt, len,
+			   flags & (SOFT_FABRIC_NO_CRC | SOFT_FABRIC_DIRECT));
 }
 
 uint32_t soft_fabric_rx_flags(const soft_fabric_port_t *port)

@@ -594,6 +594,7 @@ typedef struct soft_pkt {
 	uint32_t payload_len;             /**< Payload length, pad excluded. */
 	uint32_t icrc;                    /**< Parse: the ICRC received. */
 	uint16_t vcrc;                    /**< Parse: the VCRC received. */
+	uint32_t link_flags;              /**< Receive: soft_fabric_rx_flags() it came with (set by the receiver after parsing; 0 from the parser). */
 } soft_pkt_t;
 
 /**

@@ -1,0 +1,561 @@
+/*
+ * ibal tests: long RDMA writes and reads between two processes on the soft fabric, placed
+ * directly (one copy, no packet per MTU) or, when the kernel refuses that, in packets.
+ * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
+ *
+ * A forked child and the parent each open their own soft CA on one fabric
+ * directory, register a 4 MiB buffer for remote reads and writes, and
+ * connect N_QP RC QPs pairwise by hand. The parent then drives the child
+ * through a socket pair: RDMA writes and reads of 1 MiB from and into
+ * several segments in both directions, and a write with immediate data
+ * into a posted receive, each checked byte for byte. The port counters
+ * (PerfMgt PortCounters through ib_local_mad) show how the data went:
+ * directly, a 1 MiB write is one packet, in packets at least 256 (MTU
+ * 4096). In the second test the child's kernel refuses process_vm_readv
+ * (a seccomp filter), so that every pull by the child fails: the same data
+ * must arrive, in packets. The third test sends requests the responder
+ * must refuse (a bad R_Key, a range past the region, a bad L_Key) and
+ * expects the completion statuses of the packet path. Every wait is
+ * bounded.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* process_vm_readv */
+#endif
+#include <errno.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <iba/ib_al.h>
+#include "../common/cl_test.h"
+#include "../common/fab_dir.h"
+#include "../common/al_procs.h"
+
+#define BIG (1u << 20)
+#define BUF_LEN (4u * BIG)
+#define N_QP 5
+#define OOB_WAIT_MS 20000
+#define WC_WAIT_MS 20000
+#define IMM_LEN (256u * 1024u)
+#define IMM_DATA 0x12345678u
+
+/* PortCounters (IBA 16.1.3.5): PortXmitPkts at this offset of the MAD's data. */
+#define PC_XMIT_PKTS 32
+
+typedef struct peer {
+	ib_net16_t lid;
+	net32_t qpn[N_QP];
+	uint64_t va;
+	net32_t rkey;
+} peer_t;
+
+typedef struct side {
+	ib_al_handle_t al;
+	ib_ca_handle_t ca;
+	ib_pd_handle_t pd;
+	ib_cq_handle_t cq;
+	ib_mr_handle_t mr;
+	net32_t lkey;
+	uint8_t *buf;
+	ib_qp_handle_t qp[N_QP];
+	peer_t me, peer;
+} side_t;
+
+static char fab_dir[64];
+
+static void AL_API on_comp(const ib_cq_handle_t h_cq, void *context)
+{
+	(void)h_cq;
+	(void)context;
+}
+
+/* The byte at offset i of the pattern with seed s. */
+static uint8_t pat(uint32_t s, size_t i)
+{
+	return (uint8_t)((i * 131u + (i >> 12) * 7u + s) & 0xFF);
+}
+
+static void fill(uint8_t *p, size_t n, uint32_t s)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		p[i] = pat(s, i);
+}
+
+static int same(const uint8_t *p, size_t n, uint32_t s)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (p[i] != pat(s, i))
+			return 0;
+	return 1;
+}
+
+/* PortXmitPkts of port 1 through the PMA, or -1. */
+static long xmit_pkts(ib_ca_handle_t ca)
+{
+	uint8_t in[256], out[256];
+	ib_net16_t attr = IB_MAD_ATTR_PORT_CNTRS;
+	const uint8_t *p = out + 64 + PC_XMIT_PKTS;
+
+	memset(in, 0, sizeof(in));
+	in[0] = 1;
+	in[1] = IB_MCLASS_PERF;
+	in[2] = 1;
+	in[3] = IB_MAD_METHOD_GET;
+	memcpy(in + 16, &attr, sizeof(attr));
+	in[8 + 7] = 0x5D;
+	in[64 + 1] = 1; /* PortSelect */
+	if (ib_local_mad(ca, 1, in, out) != IB_SUCCESS || out[4] || out[5])
+		return -1;
+	return (long)(((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3]);
+}
+
+static int open_side(side_t *s)
+{
+	ib_port_attr_t port;
+	ib_gid_t gid;
+	ib_cq_create_t cc;
+	ib_qp_create_t qc;
+	ib_qp_attr_t qa;
+	ib_mr_create_t mc;
+	net32_t rkey;
+	uint32_t i;
+
+	if (test_open_first_port(&s->al, &s->ca, &port, &gid) != IB_SUCCESS ||
+	    port.link_state != IB_LINK_ACTIVE)
+		return 1;
+	s->me.lid = port.lid;
+	if (ib_alloc_pd(s->ca, IB_PDT_NORMAL, NULL, &s->pd) != IB_SUCCESS)
+		return 2;
+	memset(&cc, 0, sizeof(cc));
+	cc.size = 64;
+	cc.pfn_comp_cb = on_comp;
+	if (ib_create_cq(s->ca, &cc, NULL, NULL, &s->cq) != IB_SUCCESS)
+		return 3;
+	s->buf = (uint8_t *)calloc(1, BUF_LEN);
+	if (!s->buf)
+		return 4;
+	memset(&mc, 0, sizeof(mc));
+	mc.vaddr = s->buf;
+	mc.length = BUF_LEN;
+	mc.access_ctrl = IB_AC_LOCAL_WRITE | IB_AC_RDMA_WRITE | IB_AC_RDMA_READ;
+	if (ib_reg_mem(s->pd, &mc, &s->lkey, &rkey, &s->mr) != IB_SUCCESS)
+		return 5;
+	s->me.va = (uintptr_t)s->buf;
+	s->me.rkey = rkey;
+	memset(&qc, 0, sizeof(qc));
+	qc.qp_type = IB_QPT_RELIABLE_CONN;
+	qc.sq_depth = qc.rq_depth = 8;
+	qc.sq_sge = qc.rq_sge = 4;
+	qc.h_sq_cq = qc.h_rq_cq = s->cq;
+	qc.sq_signaled = TRUE;
+	for (i = 0; i < N_QP; i++) {
+		if (ib_create_qp(s->pd, &qc, NULL, NULL, &s->qp[i]) != IB_SUCCESS ||
+		    ib_query_qp(s->qp[i], &qa) != IB_SUCCESS)
+			return 6;
+		s->me.qpn[i] = qa.num;
+	}
+	return 0;
+}
+
+static int connect_qp(side_t *s, uint32_t i)
+{
+	ib_qp_mod_t m;
+
+	memset(&m, 0, sizeof(m));
+	m.req_state = IB_QPS_INIT;
+	m.state.init.primary_port = 1;
+	m.state.init.access_ctrl = IB_AC_LOCAL_WRITE | IB_AC_RDMA_WRITE | IB_AC_RDMA_READ;
+	if (ib_modify_qp(s->qp[i], &m) != IB_SUCCESS)
+		return -1;
+	memset(&m, 0, sizeof(m));
+	m.req_state = IB_QPS_RTR;
+	m.state.rtr.rq_psn = CL_HTON32(0x200);
+	m.state.rtr.dest_qp = s->peer.qpn[i];
+	m.state.rtr.primary_av.port_num = 1;
+	m.state.rtr.primary_av.dlid = s->peer.lid;
+	m.state.rtr.primary_av.conn.path_mtu = IB_MTU_LEN_4096;
+	m.state.rtr.primary_av.conn.local_ack_timeout = 18;
+	m.state.rtr.primary_av.conn.seq_err_retry_cnt = 7;
+	m.state.rtr.primary_av.conn.rnr_retry_cnt = 7;
+	m.state.rtr.resp_res = 4;
+	m.state.rtr.rnr_nak_timeout = 1;
+	if (ib_modify_qp(s->qp[i], &m) != IB_SUCCESS)
+		return -2;
+	memset(&m, 0, sizeof(m));
+	m.req_state = IB_QPS_RTS;
+	m.state.rts.sq_psn = CL_HTON32(0x200);
+	m.state.rts.retry_cnt = 7;
+	m.state.rts.rnr_retry_cnt = 7;
+	m.state.rts.local_ack_timeout = 18;
+	m.state.rts.init_depth = 4;
+	return ib_modify_qp(s->qp[i], &m) == IB_SUCCESS ? 0 : -3;
+}
+
+/* The next completion (bounded wait); its status, or -1 on timeout. */
+static int wait_wc(side_t *s, ib_wc_t *out)
+{
+	uint64_t end = test_now_ms() + WC_WAIT_MS;
+	ib_wc_t wc, *p_free, *p_done;
+
+	while (test_now_ms() < end) {
+		wc.p_next = NULL;
+		p_free = &wc;
+		if (ib_poll_cq(s->cq, &p_free, &p_done) == IB_SUCCESS) {
+			if (out)
+				*out = wc;
+			return (int)wc.status;
+		}
+	}
+	return -1;
+}
+
+/*
+ * Posts one RDMA write or read of @p len bytes between local offset @p loff
+ * (cut into @p nseg segments) and remote offset @p roff on QP @p q; returns
+ * the completion status. @p lkey_bad and @p rkey_bad spoil a key.
+ */
+static int rdma(side_t *s, uint32_t q, ib_wr_type_t type, size_t loff, uint64_t roff, uint32_t len,
+		uint32_t nseg, int lkey_bad, int rkey_bad, int imm)
+{
+	ib_local_ds_t ds[4];
+	ib_send_wr_t wr, *bad;
+	uint32_t i, off = 0, k;
+
+	memset(&wr, 0, sizeof(wr));
+	for (i = 0; i < nseg; i++) {
+		k = i + 1 == nseg ? len - off : len / nseg + i * 4096u;
+		ds[i].vaddr = (uintptr_t)(s->buf + loff + off);
+		ds[i].length = k;
+		ds[i].lkey = lkey_bad ? s->lkey ^ CL_HTON32(0x5A00) : s->lkey;
+		off += k;
+	}
+	wr.wr_id = 7;
+	wr.wr_type = type;
+	wr.send_opt = imm ? IB_SEND_OPT_IMMEDIATE | IB_SEND_OPT_SIGNALED : IB_SEND_OPT_SIGNALED;
+	wr.immediate_data = CL_HTON32(IMM_DATA);
+	wr.num_ds = nseg;
+	wr.ds_array = ds;
+	wr.remote_ops.vaddr = s->peer.va + roff;
+	wr.remote_ops.rkey = rkey_bad ? s->peer.rkey ^ CL_HTON32(0x00A5) : s->peer.rkey;
+	if (ib_post_send(s->qp[q], &wr, &bad) != IB_SUCCESS)
+		return -2;
+	return wait_wc(s, NULL);
+}
+
+static int post_recv(side_t *s, uint32_t q)
+{
+	ib_local_ds_t ds = { (uintptr_t)s->buf, 64, 0 };
+	ib_recv_wr_t wr, *bad;
+
+	ds.lkey = s->lkey;
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 9;
+	wr.num_ds = 1;
+	wr.ds_array = &ds;
+	return ib_post_recv(s->qp[q], &wr, &bad) == IB_SUCCESS ? 0 : -1;
+}
+
+/* Denies process_vm_readv(2) to this process (EPERM), as a hardened kernel would. */
+static int deny_pulls(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_process_vm_readv, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { (unsigned short)(sizeof(f) / sizeof(f[0])), f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -1;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+}
+
+/* Opens a side and connects its QPs with the peer's over @p fd; 0 or a step code. */
+static int setup(side_t *s, int fd)
+{
+	uint32_t i;
+	int rc = open_side(s);
+
+	if (rc)
+		return rc;
+	if (write(fd, &s->me, sizeof(s->me)) != (ssize_t)sizeof(s->me) ||
+	    test_oob_read(fd, &s->peer, sizeof(s->peer), OOB_WAIT_MS))
+		return 10;
+	for (i = 0; i < N_QP; i++)
+		if (connect_qp(s, i))
+			return 11;
+	return 0;
+}
+
+/*
+ * The child: sets up, then obeys one-letter commands until 'q', answering
+ * each with a result byte (0: done and checked).
+ *  r: post a receive on QP 0 and check the write with immediate that fills it
+ *  w: RDMA write 1 MiB (seed 3) from its offset 3 MiB to the parent's at 3 MiB
+ *  d: RDMA read 1 MiB from the parent's offset 0 (seed 1) into its 2 MiB
+ *  c: check its buffer at 4 KiB holds 1 MiB of seed 1
+ */
+static int child(int fd, int deny)
+{
+	static side_t s;
+	ib_wc_t wc;
+	char cmd;
+	uint8_t res;
+	int rc;
+
+	if (deny && deny_pulls())
+		return 90;
+	rc = setup(&s, fd);
+	if (!rc)
+		fill(s.buf + 3 * BIG, BIG, 3);
+	res = (uint8_t)rc;
+	if (write(fd, &res, 1) != 1 || rc)
+		return rc ? rc : 12;
+	while (!test_oob_read(fd, &cmd, 1, OOB_WAIT_MS) && cmd != 'q') {
+		res = 0;
+		switch (cmd) {
+		case 'r':
+			if (post_recv(&s, 0) || write(fd, &res, 1) != 1)
+				return 20;
+			if (wait_wc(&s, &wc) != IB_WCS_SUCCESS || wc.wc_type != IB_WC_RECV_RDMA_WRITE ||
+			    wc.length != IMM_LEN || !(wc.recv.conn.recv_opt & IB_RECV_OPT_IMMEDIATE) ||
+			    wc.recv.conn.immediate_data != CL_HTON32(IMM_DATA) ||
+			    !same(s.buf + 2 * BIG + BIG / 2, IMM_LEN, 5))
+				res = 21;
+			break;
+		case 'w':
+			res = rdma(&s, 0, WR_RDMA_WRITE, 3 * BIG, 3 * BIG, BIG, 3, 0, 0, 0) ? 22 : 0;
+			break;
+		case 'd':
+			res = rdma(&s, 0, WR_RDMA_READ, 2 * BIG, 0, BIG, 2, 0, 0, 0) ||
+					      !same(s.buf + 2 * BIG, BIG, 1)
+				      ? 23
+				      : 0;
+			break;
+		case 'c':
+			res = same(s.buf + 4096, BIG, 1) ? 0 : 24;
+			break;
+		default:
+			res = 25;
+			break;
+		}
+		if (write(fd, &res, 1) != 1)
+			return 26;
+	}
+	ib_close_al(s.al);
+	free(s.buf);
+	return 0;
+}
+
+/* Sends a command to the child; its result byte, or 99 if it did not answer. */
+static int ask(int fd, char cmd)
+{
+	uint8_t res = 99;
+
+	if (write(fd, &cmd, 1) != 1 || test_oob_read(fd, &res, 1, OOB_WAIT_MS))
+		return 99;
+	return res;
+}
+
+typedef struct run {
+	side_t s;
+	int fd;
+	pid_t pid;
+} run_t;
+
+/* Makes a fabric, forks the child (denied pulls if @p deny), sets the parent up. */
+static int start(run_t *r, int deny)
+{
+	int sv[2];
+	uint8_t res = 99;
+
+	memset(r, 0, sizeof(*r));
+	strcpy(fab_dir, "/tmp/ibal-direct-XXXXXX");
+	if (!mkdtemp(fab_dir))
+		return -1;
+	setenv("IBAL_SOFT_FABRIC", fab_dir, 1);
+	setenv("IBAL_SOFT_CAS", "1", 1);
+	setenv("IBAL_PROVIDERS", "soft", 1);
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
+		return -2;
+	fflush(stdout);
+	r->pid = fork();
+	if (r->pid < 0)
+		return -3;
+	if (r->pid == 0) {
+		close(sv[0]);
+		_exit(child(sv[1], deny));
+	}
+	close(sv[1]);
+	r->fd = sv[0];
+	if (setup(&r->s, r->fd))
+		return -4;
+	if (test_oob_read(r->fd, &res, 1, OOB_WAIT_MS) || res)
+		return -5 - res;
+	return 0;
+}
+
+static void finish(run_t *r)
+{
+	int status = -1;
+	char q = 'q';
+
+	if (r->pid > 0) {
+		if (write(r->fd, &q, 1) != 1)
+			kill(r->pid, SIGKILL);
+		CU_ASSERT_EQUAL(waitpid(r->pid, &status, 0), r->pid);
+		CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+	if (r->fd > 0)
+		close(r->fd);
+	if (r->s.al)
+		ib_close_al(r->s.al);
+	free(r->s.buf);
+	test_rm_tree(fab_dir);
+	unsetenv("IBAL_SOFT_FABRIC");
+}
+
+/* Can this process read a child's memory with process_vm_readv (no seccomp, no Yama)? */
+static int pulls_allowed(void)
+{
+	static const char probe[] = "probe";
+	char got[sizeof(probe)] = "";
+	int sv[2], ok = 0;
+	pid_t pid;
+	char c;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
+		return 0;
+	pid = fork();
+	if (pid == 0) {
+		close(sv[0]);
+		if (write(sv[1], "r", 1) == 1)
+			test_oob_read(sv[1], &c, 1, OOB_WAIT_MS);
+		_exit(0);
+	}
+	close(sv[1]);
+	if (pid > 0 && !test_oob_read(sv[0], &c, 1, OOB_WAIT_MS)) {
+		struct iovec l = { got, sizeof(got) }, rv = { (void *)probe, sizeof(probe) };
+
+		ok = process_vm_readv(pid, &l, 1, &rv, 1, 0) == (ssize_t)sizeof(probe) &&
+		     !memcmp(got, probe, sizeof(probe));
+		if (write(sv[0], "x", 1) != 1)
+			kill(pid, SIGKILL);
+	}
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+	close(sv[0]);
+	return ok;
+}
+
+/* Is direct placement left on (IBAL_SOFT_DIRECT unset, or not 0)? */
+static int direct_on(void)
+{
+	const char *v = getenv("IBAL_SOFT_DIRECT");
+
+	return !v || !*v || strtoul(v, NULL, 0) != 0;
+}
+
+/* The exchanges of both tests: returns the parent's packets sent for its 1 MiB write and read. */
+static long exchanges(run_t *r)
+{
+	side_t *s = &r->s;
+	long before, after;
+	uint8_t res;
+
+	fill(s->buf, BIG, 1);
+	before = xmit_pkts(s->ca);
+	/* Parent -> child: write 1 MiB from three segments to the child's 4 KiB. */
+	CU_ASSERT_EQUAL(rdma(s, 0, WR_RDMA_WRITE, 0, 4096, BIG, 3, 0, 0, 0), IB_WCS_SUCCESS);
+	/* Read it back into two segments at 1 MiB. */
+	CU_ASSERT_EQUAL(rdma(s, 0, WR_RDMA_READ, BIG, 4096, BIG, 2, 0, 0, 0), IB_WCS_SUCCESS);
+	after = xmit_pkts(s->ca);
+	CU_ASSERT_TRUE(same(s->buf + BIG, BIG, 1));
+	CU_ASSERT_EQUAL(ask(r->fd, 'c'), 0);
+	/* A write with immediate data into the child's posted receive. */
+	fill(s->buf + 2 * BIG, IMM_LEN, 5);
+	CU_ASSERT_EQUAL(ask(r->fd, 'r'), 0);
+	CU_ASSERT_EQUAL(rdma(s, 0, WR_RDMA_WRITE, 2 * BIG, 2 * BIG + BIG / 2, IMM_LEN, 1, 0, 0, 1),
+			IB_WCS_SUCCESS);
+	res = 99;
+	CU_ASSERT_EQUAL(test_oob_read(r->fd, &res, 1, OOB_WAIT_MS), 0);
+	CU_ASSERT_EQUAL(res, 0);
+	/* Child -> parent: a write into the parent's 3 MiB, then a read of its 0. */
+	CU_ASSERT_EQUAL(ask(r->fd, 'w'), 0);
+	CU_ASSERT_TRUE(same(s->buf + 3 * BIG, BIG, 3));
+	CU_ASSERT_EQUAL(ask(r->fd, 'd'), 0);
+	return before < 0 || after < 0 ? -1 : after - before;
+}
+
+static void test_direct_both_ways(void)
+{
+	static run_t r;
+	int allowed = pulls_allowed();
+	long pkts;
+
+	CU_ASSERT_EQUAL_FATAL(start(&r, 0), 0);
+	pkts = exchanges(&r);
+	printf("\n    pulls %s; 1 MiB write and read: %ld packets sent\n  ",
+	       allowed ? "allowed" : "refused here", pkts);
+	CU_ASSERT_TRUE(pkts >= 0);
+	/* Directly: a packet for each request and a few ACKs; in packets: 256 for the write. */
+	if (allowed && direct_on())
+		CU_ASSERT_TRUE(pkts < 32);
+	finish(&r);
+}
+
+/* The child may not pull: its writes in and reads out must fall back to packets. */
+static void test_direct_refused_falls_back(void)
+{
+	static run_t r;
+	long pkts;
+
+	CU_ASSERT_EQUAL_FATAL(start(&r, 1), 0);
+	pkts = exchanges(&r);
+	printf("\n    child denied process_vm_readv; 1 MiB write and read: %ld packets sent\n  ",
+	       pkts);
+	CU_ASSERT_TRUE(pkts >= (long)(BIG / 4096));
+	finish(&r);
+}
+
+/* Requests the responder refuses get the statuses of the packet path. */
+static void test_direct_errors(void)
+{
+	static run_t r;
+	side_t *s = &r.s;
+
+	CU_ASSERT_EQUAL_FATAL(start(&r, 0), 0);
+	CU_ASSERT_EQUAL(rdma(s, 1, WR_RDMA_WRITE, 0, 0, BIG, 2, 0, 1, 0), IB_WCS_REM_ACCESS_ERR);
+	CU_ASSERT_EQUAL(rdma(s, 2, WR_RDMA_WRITE, 0, BUF_LEN - BIG / 2, BIG, 1, 0, 0, 0),
+			IB_WCS_REM_ACCESS_ERR);
+	CU_ASSERT_EQUAL(rdma(s, 3, WR_RDMA_READ, 0, 0, BIG, 1, 0, 1, 0), IB_WCS_REM_ACCESS_ERR);
+	CU_ASSERT_EQUAL(rdma(s, 4, WR_RDMA_WRITE, 0, 0, BIG, 1, 1, 0, 0),
+			IB_WCS_LOCAL_PROTECTION_ERR);
+	/* QP 0 is untouched by the others' errors. */
+	fill(s->buf, BIG, 1);
+	CU_ASSERT_EQUAL(rdma(s, 0, WR_RDMA_WRITE, 0, 4096, BIG, 1, 0, 0, 0), IB_WCS_SUCCESS);
+	CU_ASSERT_EQUAL(ask(r.fd, 'c'), 0);
+	finish(&r);
+}
+
+static const test_entry_t tests[] = {
+	TEST_ENTRY(test_direct_both_ways),
+	TEST_ENTRY(test_direct_refused_falls_back),
+	TEST_ENTRY(test_direct_errors),
+};
+
+TEST_MAIN("al_direct", tests)
