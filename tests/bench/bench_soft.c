@@ -13,8 +13,8 @@
  * for each size of -m the rate of RC sends to the child
  * (send_rate_2_process), and for each size of -l the one-way latency, half
  * the round trip of an RC send ping-pong with the child, which answers each
- * message with one of the same size from its completion callback
- * (latency_2_process). A bandwidth row also gives its ratio to memcpy's
+ * message with one of the same size, polling its CQ as the parent does (with
+ * -e: from its completion callback) (latency_2_process). A bandwidth row also gives its ratio to memcpy's
  * bandwidth at that size, measured in the same run: figures are meant to be
  * compared within a run, never against a fixed threshold.
  *
@@ -625,6 +625,7 @@ typedef struct child {
 	uint64_t count;                 /* messages received in order (under lock) */
 	uint64_t want;
 	boolean_t echo;                 /* answer each message (ping-pong; under lock) */
+	boolean_t busy;                 /* the main thread polls the CQ (busy ping-pong): no callbacks */
 	uint64_t replies;               /* answers posted (the callback's own) */
 	boolean_t failed;
 	char err[160];
@@ -693,16 +694,17 @@ static ib_api_status_t child_reply(child_t *c, uint64_t seq, uint32_t len)
 }
 
 /*
- * The child's completion callback (one CQ: never concurrent with itself):
- * checks that each message carries the next number, answers it in echo
- * mode, reposts the receives, counts. Drains, rearms, drains again.
+ * Takes what the child's CQ holds (one poller at a time: the callback, or
+ * the main thread in busy ping-pong): checks that each message carries the
+ * next number, answers it in echo mode, reposts the receives, counts.
+ * With @p rearm (the callback) it rearms when the CQ is empty and drains
+ * again. Returns FALSE once the child failed.
  */
-static void AL_API child_cq_cb(const ib_cq_handle_t h_cq, void *context)
+static boolean_t child_drain(child_t *c, ib_cq_handle_t h_cq, boolean_t rearm)
 {
-	child_t *c = (child_t *)context;
 	ib_wc_t wcs[32], *free_l, *list, *w;
 	uint64_t ids[32], seq, count;
-	boolean_t rearmed = FALSE, wake, echo;
+	boolean_t rearmed = !rearm, wake, echo;
 	ib_api_status_t st;
 	uint32_t i, n;
 
@@ -722,12 +724,12 @@ static void AL_API child_cq_cb(const ib_cq_handle_t h_cq, void *context)
 				continue;
 		}
 		if (st == IB_NOT_FOUND)
-			return;
+			return TRUE;
 		if (st != IB_SUCCESS) {
 			child_fail(c, "polling or rearming the CQ: %s", ib_get_err_str(st));
-			return;
+			return FALSE;
 		}
-		rearmed = FALSE;
+		rearmed = !rearm;
 		/* Read after the poll: the parent switches echo mode (CTL_ECHO) only
 		 * with no message in flight, so these messages were sent after it. */
 		cl_spinlock_acquire(&c->lock);
@@ -739,18 +741,18 @@ static void AL_API child_cq_cb(const ib_cq_handle_t h_cq, void *context)
 			if (w->status != IB_WCS_SUCCESS || w->wc_type != IB_WC_RECV) {
 				child_fail(c, "%s completion: %s", ib_get_wc_type_str(w->wc_type),
 					   ib_get_wc_status_str(w->status));
-				return;
+				return FALSE;
 			}
 			memcpy(&seq, c->e.slots + w->wr_id * c->e.slot_len, 8);
 			if (w->length < MIN_MSG || seq != count) {
 				child_fail(c, "message %" PRIu64 " (%u bytes) arrived as number %" PRIu64,
 					   count, w->length, seq);
-				return;
+				return FALSE;
 			}
 			if (echo && (st = child_reply(c, seq, w->length)) != IB_SUCCESS) {
 				child_fail(c, "answering message %" PRIu64 ": %s", seq,
 					   ib_get_err_str(st));
-				return;
+				return FALSE;
 			}
 			count++;
 			ids[n++] = w->wr_id;
@@ -758,7 +760,7 @@ static void AL_API child_cq_cb(const ib_cq_handle_t h_cq, void *context)
 		post_recvs(&c->e, ids, n, &st);
 		if (st != IB_SUCCESS) {
 			child_fail(c, "reposting receives: %s", ib_get_err_str(st));
-			return;
+			return FALSE;
 		}
 		cl_spinlock_acquire(&c->lock);
 		c->count = count;
@@ -767,6 +769,42 @@ static void AL_API child_cq_cb(const ib_cq_handle_t h_cq, void *context)
 		if (wake)
 			cl_event_signal(&c->ev);
 	}
+}
+
+/* The child's completion callback (one CQ: never concurrent with itself). */
+static void AL_API child_cq_cb(const ib_cq_handle_t h_cq, void *context)
+{
+	child_t *c = (child_t *)context;
+	boolean_t busy;
+
+	cl_spinlock_acquire(&c->lock);
+	busy = c->busy;
+	cl_spinlock_release(&c->lock);
+	if (!busy) /* else the main thread polls; the CQ stays unarmed */
+		child_drain(c, h_cq, TRUE);
+}
+
+/*
+ * Busy ping-pong (CTL_ECHO with arg1): the main thread polls the CQ and
+ * answers, as ucx_perftest's and perftest's latency tests do, until the
+ * next out-of-band message arrives (looked for every 1024 empty polls);
+ * then the CQ is rearmed for the callback and drained once more.
+ */
+static void child_busy_echo(child_t *c)
+{
+	struct pollfd p = { .fd = g_fd, .events = POLLIN, .revents = 0 };
+	unsigned idle = 0;
+
+	while (child_drain(c, c->e.cq, FALSE)) {
+		if (++idle % 1024)
+			continue;
+		if (poll(&p, 1, 0) > 0)
+			break;
+	}
+	cl_spinlock_acquire(&c->lock);
+	c->busy = FALSE;
+	cl_spinlock_release(&c->lock);
+	child_drain(c, c->e.cq, TRUE);
 }
 
 /* CTL_COUNT: waits (bounded) until want messages arrived; answers with the count. */
@@ -854,11 +892,16 @@ static int child_main(pid_t parent, const opts_t *o)
 			child_count(&c, m.arg0);
 		} else if (m.type == CTL_ECHO) {
 			/* no message is in flight: the callback sees the change with the next one */
+			boolean_t busy = m.arg0 && m.arg1;
+
 			cl_spinlock_acquire(&c.lock);
 			c.echo = m.arg0 != 0;
+			c.busy = busy;
 			cl_spinlock_release(&c.lock);
 			memset(&m, 0, sizeof(m));
 			ctl_send(&m, CTL_OK);
+			if (busy)
+				child_busy_echo(&c);
 		} else if (m.type == CTL_CHECK) {
 			if (m.arg0 > c.e.buf_len || !pattern_ok(c.e.buf, m.arg0, m.arg1))
 				die("the RDMA-written %" PRIu64 " bytes are not what was sent", m.arg0);
@@ -983,6 +1026,7 @@ static double pingpong_us(end_t *a, uint32_t len, double secs)
 
 	memset(&m, 0, sizeof(m));
 	m.arg0 = 1;
+	m.arg1 = g_poll; /* the child polls too, or answers from its callback (-e) */
 	ctl_send(&m, CTL_ECHO);
 	ctl_recv(&m, CTL_OK, WAIT_US / 1000);
 	while (!last) {
