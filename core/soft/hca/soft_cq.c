@@ -111,6 +111,29 @@ ib_api_status_t soft_peek_cq(void *h, uint32_t *p_n)
 	return IB_SUCCESS;
 }
 
+/* cq->lock held: publishes the entry count and arming for lock-free readers. */
+static void publish(soft_cq_t *cq)
+{
+	__atomic_store_n(&cq->avail, cq->ring.count, __ATOMIC_RELEASE);
+	__atomic_store_n(&cq->arm, cq->ring.arm, __ATOMIC_RELAXED);
+}
+
+/* Takes entries; an empty CQ (as last published) costs no lock. */
+static ib_api_status_t take(soft_cq_t *cq, ib_wc_t **pp_free, ib_wc_t **pp_done)
+{
+	ib_api_status_t st;
+
+	if (!__atomic_load_n(&cq->avail, __ATOMIC_ACQUIRE)) {
+		*pp_done = NULL;
+		return IB_NOT_FOUND;
+	}
+	pthread_mutex_lock(&cq->lock);
+	st = al_wc_ring_take(&cq->ring, pp_free, pp_done);
+	publish(cq);
+	pthread_mutex_unlock(&cq->lock);
+	return st;
+}
+
 ib_api_status_t soft_poll_cq(void *h, ib_wc_t **pp_free, ib_wc_t **pp_done)
 {
 	soft_cq_t *cq = h;
@@ -119,21 +142,16 @@ ib_api_status_t soft_poll_cq(void *h, ib_wc_t **pp_free, ib_wc_t **pp_done)
 
 	if (!pp_free || !pp_done || !*pp_free)
 		return IB_INVALID_PARAMETER;
-	pthread_mutex_lock(&cq->lock);
-	st = al_wc_ring_take(&cq->ring, pp_free, pp_done);
-	armed = cq->ring.arm != AL_WC_ARM_NONE;
-	pthread_mutex_unlock(&cq->lock);
+	st = take(cq, pp_free, pp_done);
 	if (st != IB_NOT_FOUND)
 		return st;
 	/* Nothing yet: take what waits at the ports here rather than wait for
 	 * the progress thread (no thread hop for a polling application). An
 	 * armed CQ's owner is about to wait for its event: the progress
 	 * thread must not back off for it. */
+	armed = __atomic_load_n(&cq->arm, __ATOMIC_RELAXED) != AL_WC_ARM_NONE;
 	soft_progress_inline(cq->ca, !armed);
-	pthread_mutex_lock(&cq->lock);
-	st = al_wc_ring_take(&cq->ring, pp_free, pp_done);
-	pthread_mutex_unlock(&cq->lock);
-	return st;
+	return take(cq, pp_free, pp_done);
 }
 
 ib_api_status_t soft_rearm_cq(void *h, boolean_t solicited)
@@ -142,6 +160,7 @@ ib_api_status_t soft_rearm_cq(void *h, boolean_t solicited)
 
 	pthread_mutex_lock(&cq->lock);
 	al_wc_ring_rearm(&cq->ring, solicited);
+	publish(cq);
 	pthread_mutex_unlock(&cq->lock);
 	soft_progress_yield(cq->ca);
 	return IB_SUCCESS;
@@ -157,6 +176,7 @@ ib_api_status_t soft_rearm_n_cq(void *h, uint32_t n)
 		return IB_INVALID_PARAMETER;
 	}
 	al_wc_ring_rearm_n(&cq->ring, n);
+	publish(cq);
 	pthread_mutex_unlock(&cq->lock);
 	soft_progress_yield(cq->ca);
 	return IB_SUCCESS;
@@ -170,6 +190,7 @@ void soft_cq_add(soft_cq_t *cq, const ib_wc_t *p_wc, boolean_t solicited)
 		return;
 	pthread_mutex_lock(&cq->lock);
 	al_wc_ring_put(&cq->ring, p_wc, solicited, &fire, &overrun);
+	publish(cq);
 	pthread_mutex_unlock(&cq->lock);
 	if (overrun)
 		soft_ca_defer(cq->ca, cq, cq->al_cq, 0, IB_AE_CQ_ERROR, 0);

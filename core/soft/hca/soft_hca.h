@@ -89,14 +89,6 @@ extern uint64_t soft_spin_ns;
 /** IBAL_SOFT_ICRC: TRUE when data packets get their ICRC and VCRC computed (soft_prov.c). */
 extern boolean_t soft_data_crc;
 
-/** Monotonic clock in nanoseconds. */
-static inline uint64_t soft_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 typedef struct soft_ca soft_ca_t;
 typedef struct soft_qp soft_qp_t;
@@ -206,7 +198,8 @@ struct soft_ca {
 	int sleeping;                /**< The thread is (about to be) in epoll: wake it (atomic). */
 	pthread_mutex_t rx_lock;     /**< Held by whoever takes packets from the ports (outermost). */
 	uint8_t *rx_buf;             /**< Packet buffer of that holder. */
-	uint64_t inline_ns;          /**< Last time a CQ poll took packets itself; 0: none lately (atomic). */
+	uint64_t inline_seq;         /**< CQ polls that took packets themselves, counted (atomic; written under rx_lock). */
+	uint64_t inline_ack;         /**< inline_seq when the last such poller rearmed its CQ (atomic): polls up to there are over. */
 	pthread_mutex_t pend_lock;   /**< pend, n_pend, cap_pend. */
 	uint32_t *pend;              /**< QPNs with responses waiting for room at their peers. */
 	uint32_t n_pend;             /**< Their number (atomic reads outside pend_lock). */
@@ -258,6 +251,8 @@ struct soft_cq {
 	pthread_mutex_t lock;        /**< Everything below. */
 	al_wc_ring_t ring;           /**< Entries, arming, overrun (al_wc_ring.h). */
 	uint32_t n_qp;               /**< QPs using it. */
+	uint32_t avail;              /**< ring.count as last changed (atomic): a poll that reads 0 takes no lock. */
+	int arm;                     /**< ring.arm as last changed (atomic). */
 };
 
 /** A receive work request as queued. */
@@ -306,6 +301,7 @@ struct soft_qp {
 	ib_qp_type_t type;           /**< Type. */
 	uint32_t qpn;                /**< Number (0/1 for special QPs). */
 	uint8_t spl_port;            /**< Special QPs: the port; else 0. */
+	int state;                   /**< attr.state as last changed (atomic; written under @c lock): read without the lock by the data path. */
 	soft_cq_t *scq;              /**< Send CQ. */
 	soft_cq_t *rcq;              /**< Receive CQ. */
 	soft_srq_t *srq;             /**< SRQ or NULL. */

@@ -202,7 +202,7 @@ void soft_progress_inline(soft_ca_t *ca, boolean_t polling)
 		return;
 	/* Polls from callbacks (on the progress thread) do not count. */
 	if (polling && !cl_is_current_thread(&ca->thread))
-		__atomic_store_n(&ca->inline_ns, soft_now_ns(), __ATOMIC_RELAXED);
+		__atomic_store_n(&ca->inline_seq, ca->inline_seq + 1, __ATOMIC_RELAXED);
 	for (i = 0; i < ca->num_ports; i++)
 		drain_port(&ca->port[i], ca->rx_buf, FALSE);
 	pthread_mutex_unlock(&ca->rx_lock);
@@ -211,9 +211,11 @@ void soft_progress_inline(soft_ca_t *ca, boolean_t polling)
 
 void soft_progress_yield(soft_ca_t *ca)
 {
-	if (!__atomic_load_n(&ca->inline_ns, __ATOMIC_RELAXED))
+	uint64_t seq = __atomic_load_n(&ca->inline_seq, __ATOMIC_RELAXED);
+
+	if (__atomic_load_n(&ca->inline_ack, __ATOMIC_RELAXED) == seq)
 		return;
-	__atomic_store_n(&ca->inline_ns, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&ca->inline_ack, seq, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&ca->sleeping, __ATOMIC_RELAXED))
 		wake(ca);
@@ -273,12 +275,18 @@ static inline void cpu_relax(void)
 #endif
 }
 
-/* Did CQ polls take packets themselves within the last backoff period? */
-static boolean_t polled_inline(soft_ca_t *ca, uint64_t now)
+/*
+ * Did CQ polls take packets themselves since the thread last looked (and
+ * their poller has not rearmed since)? @p seen: the count it saw last.
+ */
+static boolean_t polled_inline(soft_ca_t *ca, uint64_t *seen)
 {
-	uint64_t t = __atomic_load_n(&ca->inline_ns, __ATOMIC_RELAXED);
+	uint64_t seq = __atomic_load_n(&ca->inline_seq, __ATOMIC_RELAXED);
 
-	return t && now - t < (uint64_t)SOFT_PROGRESS_BACKOFF_MS * 1000000u;
+	if (seq == *seen || seq == __atomic_load_n(&ca->inline_ack, __ATOMIC_RELAXED))
+		return FALSE;
+	*seen = seq;
+	return TRUE;
 }
 
 /* Sleeps for the backoff period with only upcalls able to wake it. */
@@ -372,7 +380,7 @@ static void wait_events(soft_ca_t *ca, int timeout)
 static void progress_main(void *context)
 {
 	soft_ca_t *ca = context;
-	uint64_t idle_since = 0, now;
+	uint64_t idle_since = 0, seen = 0;
 	unsigned spins = 0;
 	int timeout;
 
@@ -380,21 +388,21 @@ static void progress_main(void *context)
 		resume_pending(ca);
 		if (drain_all(ca)) {
 			idle_since = 0;
-		} else if (polled_inline(ca, now = soft_now_ns())) {
+		} else if (polled_inline(ca, &seen)) {
 			/* The application polls its CQs: they take the packets. */
 			backoff(ca);
 			idle_since = 0;
 		} else if (!idle_since) {
-			idle_since = now;
-		} else if (now - idle_since >= ca->spin_ns) {
+			idle_since = soft_mono_ns();
+		} else if (++spins % 16) {
+			cpu_relax(); /* a spin costs no system call... */
+		} else if (soft_mono_ns() - idle_since >= ca->spin_ns) {
 			/* Idle for the whole spin: sleep until a doorbell or an upcall. */
 			timeout = arm_all(ca);
 			if (timeout)
 				wait_events(ca, timeout);
 			disarm_all(ca);
 			idle_since = 0;
-		} else if (++spins % 16) {
-			cpu_relax(); /* a spin costs no system call... */
 		} else {
 			sched_yield(); /* ...but lets a thread that shares the processor run */
 		}

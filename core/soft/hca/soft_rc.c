@@ -30,12 +30,7 @@
 
 ib_qp_state_t soft_rc_state(soft_rc_t *rc)
 {
-	ib_qp_state_t s;
-
-	pthread_mutex_lock(&rc->qp->lock);
-	s = rc->qp->attr.state;
-	pthread_mutex_unlock(&rc->qp->lock);
-	return s;
+	return (ib_qp_state_t)__atomic_load_n(&rc->qp->state, __ATOMIC_ACQUIRE);
 }
 
 /* Every thread builds its packets in its own buffer: none per QP. */
@@ -266,7 +261,7 @@ static void arm_at(soft_rc_t *rc, uint64_t now, uint64_t due)
 
 void soft_rc_timer_start(soft_rc_t *rc, uint32_t ms)
 {
-	uint64_t now = soft_now_ns();
+	uint64_t now = soft_mono_ns();
 
 	rc->t_due = now + (uint64_t)ms * 1000000u;
 	if (!rc->t_armed || rc->t_fire > rc->t_due)
@@ -275,7 +270,7 @@ void soft_rc_timer_start(soft_rc_t *rc, uint32_t ms)
 
 void soft_rc_timer_trim(soft_rc_t *rc, uint32_t ms)
 {
-	if (!rc->t_due || rc->t_due > soft_now_ns() + (uint64_t)ms * 1000000u)
+	if (!rc->t_due || rc->t_due > soft_mono_ns() + (uint64_t)ms * 1000000u)
 		soft_rc_timer_start(rc, ms);
 }
 
@@ -293,7 +288,7 @@ static void timer_cb(void *context)
 	pthread_rwlock_rdlock(&qp->ca->tab_lock);
 	pthread_mutex_lock(&rc->lock);
 	rc->t_armed = FALSE;
-	now = soft_now_ns();
+	now = soft_mono_ns();
 	if (rc->dead || !rc->t_due) {
 		/* stopped since it was started */
 	} else if (now < rc->t_due) {

@@ -211,7 +211,7 @@ static inline boolean_t soft_rc_pkey_match(uint16_t pkt_pkey, uint16_t mine)
 	return (pkt_pkey & 0x7FFF) == (mine & 0x7FFF) && ((pkt_pkey | mine) & 0x8000);
 }
 /**
- * The QP's state (takes qp->lock briefly).
+ * The QP's state (soft_qp_t.state: no lock).
  * @param rc the transport state. @return the state.
  */
 ib_qp_state_t soft_rc_state(soft_rc_t *rc);

@@ -93,6 +93,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 #include <iba/ib_types.h>
 
 #ifdef __cplusplus
@@ -237,6 +238,19 @@ void soft_fabric_port_stats(const soft_fabric_port_t *port, soft_fabric_stats_t 
  * IB_INVALID_PARAMETER if @p port or @p pkt is NULL or @p len is out of range.
  */
 ib_api_status_t soft_fabric_send(soft_fabric_port_t *port, const void *pkt, size_t len);
+
+/**
+ * The monotonic clock in nanoseconds: the one clock of the soft provider
+ * (timers, liveness checks, ring stall detection, delay injection).
+ * @return CLOCK_MONOTONIC now.
+ */
+static inline uint64_t soft_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 /** soft_fabric_send_flags(): the packet's ICRC and VCRC were not computed. */
 #define SOFT_FABRIC_NO_CRC 1u

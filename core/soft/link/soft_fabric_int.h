@@ -193,8 +193,6 @@ SOFT_PRIVATE void soft_link_deliver(soft_fabric_port_t *port, uint16_t lid, cons
 SOFT_PRIVATE void soft_link_free_all(soft_fabric_t *fab);
 /* Counts why a datagram could not be sent to lid (reclaiming a dead holder). */
 SOFT_PRIVATE void soft_link_count_failure(soft_fabric_port_t *port, uint16_t lid, int err);
-/* Monotonic clock, nanoseconds. */
-SOFT_PRIVATE uint64_t soft_mono_ns(void);
 
 /* ---- soft_fabric_xfer.c ---- */
 

@@ -27,14 +27,6 @@
 #define RINGLESS_TTL_NS 100000000ull /* 100 ms */
 #define LIVENESS_NS 100000000ull     /* 100 ms */
 
-uint64_t soft_mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static void peer_unref(soft_peer_t *p)
 {
 	/* The table's reference goes only under peer_lock, so the last one
@@ -121,12 +113,6 @@ static soft_peer_t *peer_get(soft_fabric_t *fab, uint16_t lid)
 	}
 	pthread_mutex_unlock(&fab->peer_lock);
 	return fresh;
-}
-
-static void peer_put(soft_fabric_t *fab, soft_peer_t *p)
-{
-	(void)fab;
-	peer_unref(p);
 }
 
 void soft_link_free_all(soft_fabric_t *fab)
@@ -227,7 +213,7 @@ int32_t soft_fabric_direct_pid(soft_fabric_port_t *port, uint16_t lid)
 	if (p) {
 		if (p->ring.hdr)
 			pid = p->pid;
-		peer_put(port->fab, p);
+		peer_unref(p);
 	}
 	return pid;
 }
@@ -243,7 +229,7 @@ boolean_t soft_fabric_room(soft_fabric_port_t *port, uint16_t dlid, size_t len)
 	if (p) {
 		if (p->ring.hdr)
 			room = soft_ring_room(&p->ring, len);
-		peer_put(port->fab, p);
+		peer_unref(p);
 	}
 	return room;
 }
@@ -267,11 +253,11 @@ void soft_link_deliver(soft_fabric_port_t *port, uint16_t lid, const void *pkt, 
 			SOFT_STAT_ADD(port, drop_busy, 1);
 			check_full_peer(port, p);
 		}
-		peer_put(port->fab, p);
+		peer_unref(p);
 		return;
 	}
 	if (p)
-		peer_put(port->fab, p);
+		peer_unref(p);
 	/* Data placed directly stands for packets that were not built. */
 	if (flags & SOFT_FABRIC_DIRECT) {
 		SOFT_STAT_ADD(port, drop_error, 1);

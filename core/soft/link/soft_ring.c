@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include "soft_fabric.h"
 #include "soft_ring.h"
 
 _Static_assert(sizeof(soft_ring_hdr_t) == SOFT_RING_HDR_BYTES, "ring header size");
@@ -58,6 +59,9 @@ typedef struct ring_map {
 
 static pthread_mutex_t maps_lock = PTHREAD_MUTEX_INITIALIZER;
 static ring_map_t *maps;
+
+/* Polls of an unpublished record before the stall clock starts. */
+#define STUCK_POLLS 1024u
 
 /* The header bytes that tell one ring file from another: layout, generation, owner. */
 #define ID_BYTES (offsetof(soft_ring_hdr_t, owner_pid) + sizeof(int32_t))
@@ -316,14 +320,6 @@ static void advance(soft_ring_t *ring, size_t len)
 	__atomic_store_n(&ring->hdr->head, ring->head, __ATOMIC_RELEASE);
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* The head record is not published: empty, or claimed and not yet written. */
 static soft_ring_get_t not_ready(soft_ring_t *ring)
 {
@@ -335,12 +331,19 @@ static soft_ring_get_t not_ready(soft_ring_t *ring)
 		skip_to_tail(ring); /* a tail no producer could have made */
 		return SOFT_RING_EMPTY;
 	}
-	now_ns = mono_ns();
+	/* A record being written is normally published within a few polls:
+	 * the clock is read only after STUCK_POLLS polls found it unpublished. */
 	if (ring->stuck_pos != ring->head) {
 		ring->stuck_pos = ring->head;
-		ring->stuck_ns = now_ns;
+		ring->stuck_polls = 0;
+		ring->stuck_ns = 0;
 		return SOFT_RING_WAIT;
 	}
+	if (++ring->stuck_polls < STUCK_POLLS)
+		return SOFT_RING_WAIT;
+	now_ns = soft_mono_ns();
+	if (!ring->stuck_ns)
+		ring->stuck_ns = now_ns;
 	if (now_ns - ring->stuck_ns < (uint64_t)SOFT_RING_STUCK_MS * 1000000u)
 		return SOFT_RING_WAIT;
 	skip_to_tail(ring);

@@ -97,7 +97,8 @@ typedef struct soft_ring {
 	/* Consumer only. */
 	uint64_t head;           /**< Next position to read (the trusted copy). */
 	uint64_t stuck_pos;      /**< Position found claimed but unpublished, or UINT64_MAX. */
-	uint64_t stuck_ns;       /**< When it was first found so. */
+	uint64_t stuck_ns;       /**< When it was first found so after stuck_polls polls (0: not yet). */
+	uint32_t stuck_polls;    /**< Polls that found it so. */
 	uint64_t dropped;        /**< Records skipped (bad, stuck, overwritten). */
 } soft_ring_t;
 
