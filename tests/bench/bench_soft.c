@@ -29,13 +29,19 @@
  * with status 1. Output: tab-separated rows under '#' comment lines, or
  * with -p only lines "ROW BYTES VALUE UNIT" for scripts (bench_soft_ucx.sh).
  *
- * usage: bench_soft [-s SIZES] [-m SIZES] [-l SIZES] [-t SECONDS] [-r RUNS] [-p] [-e] [-h]
+ * With -P PAIRS it measures instead, for each number of pairs, the aggregate
+ * RDMA write bandwidth of that many pairs (a process and its child) writing
+ * at once on one fabric (rdma_write_N_pairs, the last -s size); with -Q N
+ * the heap an idle connected RC QP costs (memory_per_rc_qp).
+ *
+ * usage: bench_soft [-s SIZES] [-m SIZES] [-l SIZES] [-t SECONDS] [-r RUNS] [-p] [-e] [-P PAIRS | -Q N] [-h]
  * (`make bench` runs it with $(BENCH_SOFT_ARGS); see docs/bench-soft.md)
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -78,6 +84,9 @@ typedef struct opts {
 	double secs;                /* per measurement */
 	unsigned runs;              /* a row keeps its best run */
 	boolean_t parseable;        /* -p: "ROW BYTES VALUE UNIT" lines only */
+	uint32_t pairs[MAX_SIZES];  /* -P: numbers of process pairs writing at once */
+	unsigned n_pairs;
+	uint32_t mem_qps;           /* -Q: connected QP pairs for the memory row */
 } opts_t;
 
 static char g_fab_dir[64];          /* the private fabric directory */
@@ -1254,12 +1263,273 @@ static int parent_main(const opts_t *o, const sigset_t *chld)
 	return 0;
 }
 
+/* ---- Scale: several pairs of processes at once (-P) ---- */
+
+#define MAX_PAIRS 8u
+
+/*
+ * One pair's parent (its child runs child_main): one CA, a QP to the child,
+ * then, when the whole set is ready (a byte on @p ready_fd, then one read
+ * from @p go_fd), RDMA writes of @p len bytes for o->secs; its MB/s go to
+ * @p res_fd.
+ */
+static int pair_main(const opts_t *o, const sigset_t *chld, uint32_t len, int ready_fd, int go_fd,
+		     int res_fd)
+{
+	ib_al_handle_t al;
+	ib_ca_handle_t ca;
+	ib_net64_t guid;
+	size_t n = 1;
+	end_t a;
+	ctl_t m, peer;
+	double mbs;
+	char c = 'r';
+
+	CHECK(ib_open_al(&al));
+	CHECK(ib_get_ca_guids(al, &guid, &n));
+	CHECK(ib_open_ca(al, guid, NULL, NULL, &ca));
+	end_open(&a, ca, NULL, NULL, SQ_DEPTH, 1, len, FALSE, MSG_WINDOW, 64);
+	qp_init(&a, FALSE);
+	ctl_recv(&peer, CTL_HELLO, WAIT_US / 1000);
+	if (peer.arg0 < len)
+		die("the child's buffer is too small");
+	ctl_hello(&m, &a);
+	ctl_send(&m, CTL_HELLO);
+	qp_connect(&a, peer.lid, peer.qpn, peer.psn, peer.mtu);
+	ctl_recv(&m, CTL_READY, WAIT_US / 1000);
+	pattern(a.buf, len, 7);
+	if (write(ready_fd, &c, 1) != 1 || read(go_fd, &c, 1) != 1)
+		die("the scale run's start failed");
+	mbs = rdma_mbs(&a, peer.va, peer.rkey, len, o->secs, "RDMA write, pairs at once");
+	if (write(res_fd, &mbs, sizeof(mbs)) != (ssize_t)sizeof(mbs))
+		die("reporting the result failed");
+	memset(&m, 0, sizeof(m));
+	ctl_send(&m, CTL_BYE);
+	ctl_recv(&m, CTL_BYE, WAIT_US / 1000);
+	reap_child(chld);
+	CHECK(ib_close_al(al));
+	end_free(&a);
+	close(g_fd);
+	return 0;
+}
+
+static int spawn_pair(const opts_t *o, const sigset_t *chld, const sigset_t *old_mask);
+
+/* Reads exactly @p len bytes from @p fd within WAIT_US; 0 on success. */
+static int read_all(int fd, void *buf, size_t len)
+{
+	struct pollfd p = { fd, POLLIN, 0 };
+	size_t got = 0;
+	ssize_t r;
+
+	while (got < len) {
+		if (poll(&p, 1, (int)(WAIT_US / 1000)) != 1)
+			return -1;
+		r = read(fd, (char *)buf + got, len - got);
+		if (r <= 0)
+			return -1;
+		got += (size_t)r;
+	}
+	return 0;
+}
+
+static int g_ready[2], g_go[2], g_res[2];
+
+/*
+ * -P: for each number of pairs, best of o->runs: that many pairs (each a
+ * process and its child, all on the fabric directory) write at once for
+ * o->secs, started together; the row is the sum of their bandwidths.
+ */
+static int scale_main(const opts_t *o, const sigset_t *chld, const sigset_t *old_mask)
+{
+	double best[MAX_SIZES], mbs, sum;
+	uint32_t len = o->sizes[o->n_sizes - 1];
+	pid_t pids[MAX_PAIRS];
+	unsigned i, k, r;
+	int st;
+	char go[MAX_PAIRS], c;
+
+	memset(go, 'g', sizeof(go));
+	for (i = 0; i < o->n_pairs; i++) {
+		best[i] = 0;
+		for (r = 0; r < o->runs; r++) {
+			if (pipe(g_ready) || pipe(g_go) || pipe(g_res))
+				die("pipe: %s", strerror(errno));
+			for (k = 0; k < o->pairs[i]; k++) {
+				fflush(stdout);
+				pids[k] = fork();
+				if (pids[k] < 0)
+					die("fork: %s", strerror(errno));
+				if (pids[k] == 0)
+					_exit(spawn_pair(o, chld, old_mask));
+			}
+			for (k = 0; k < o->pairs[i]; k++)
+				if (read_all(g_ready[0], &c, 1))
+					die("pair %u of %u did not get ready", k + 1, o->pairs[i]);
+			if (write(g_go[1], go, o->pairs[i]) != (ssize_t)o->pairs[i])
+				die("starting the pairs failed");
+			for (sum = 0, k = 0; k < o->pairs[i]; k++) {
+				if (read_all(g_res[0], &mbs, sizeof(mbs)))
+					die("a pair of %u gave no result", o->pairs[i]);
+				sum += mbs;
+			}
+			for (k = 0; k < o->pairs[i]; k++)
+				if (waitpid(pids[k], &st, 0) != pids[k] || !WIFEXITED(st) ||
+				    WEXITSTATUS(st))
+					die("a pair of %u failed", o->pairs[i]);
+			close(g_ready[0]);
+			close(g_ready[1]);
+			close(g_go[0]);
+			close(g_go[1]);
+			close(g_res[0]);
+			close(g_res[1]);
+			keep_max(&best[i], sum);
+		}
+	}
+	if (!o->parseable) {
+		printf("# bench_soft -P: pairs of processes (a process and its child) each doing RC RDMA"
+		       " writes at once on one soft fabric; best of %u run(s) of %.2f s\n",
+		       o->runs, o->secs);
+		printf("# aggregate = the sum of the pairs' bandwidths; ratio = aggregate / the first"
+		       " row's; MB = 10^6 bytes\n");
+		printf("# %-22s\t%8s\t%12s\t%-5s\t%s\n", "test", "bytes", "aggregate", "unit",
+		       "ratio");
+	}
+	for (i = 0; i < o->n_pairs; i++) {
+		char row[32];
+
+		snprintf(row, sizeof(row), "rdma_write_%u_pairs", o->pairs[i]);
+		if (o->parseable)
+			printf("%s %u %.3f MB/s\n", row, len, best[i]);
+		else
+			printf("%-24s\t%8u\t%12.2f\t%-5s\t%.3g\n", row, len, best[i], "MB/s",
+			       best[0] > 0 ? best[i] / best[0] : 0.0);
+	}
+	return 0;
+}
+
+/* A pair for scale_main: forks the pair's child, then runs pair_main. */
+static int spawn_pair(const opts_t *o, const sigset_t *chld, const sigset_t *old_mask)
+{
+	pid_t parent = getpid();
+	int sv[2];
+
+	close(g_ready[0]);
+	close(g_go[1]);
+	close(g_res[0]);
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		die("socketpair: %s", strerror(errno));
+	g_fab_dir[0] = 0; /* the run's directory is the caller's to remove */
+	fflush(stdout);
+	g_child = fork();
+	if (g_child < 0)
+		die("fork: %s", strerror(errno));
+	if (g_child == 0) {
+		sigprocmask(SIG_SETMASK, old_mask, NULL);
+		close(sv[0]);
+		g_fd = sv[1];
+		_exit(child_main(parent, o));
+	}
+	close(sv[1]);
+	g_fd = sv[0];
+	return pair_main(o, chld, o->sizes[o->n_sizes - 1], g_ready[1], g_go[0], g_res[1]);
+}
+
+/* ---- Memory per connected RC QP (-Q) ---- */
+
+static void AL_API idle_cq_cb(const ib_cq_handle_t h_cq, void *context)
+{
+	(void)h_cq;
+	(void)context;
+}
+
+/* Heap bytes in use (glibc's count). */
+static size_t heap_in_use(void)
+{
+	struct mallinfo2 mi = mallinfo2();
+
+	return mi.uordblks + mi.hblkhd;
+}
+
+/*
+ * -Q N: N RC QPs on soft CA 0 connected to N on CA 1 (one process; 16 work
+ * requests each way, 4 segments, as an application's QP), idle; the heap
+ * they added, per QP (glibc's mallinfo2: the access layer's and the
+ * provider's allocations).
+ */
+static int qp_memory_main(const opts_t *o)
+{
+	ib_al_handle_t al;
+	ib_ca_handle_t ca[2];
+	ib_net64_t guids[2];
+	ib_pd_handle_t pd[2];
+	ib_cq_handle_t cq[2];
+	ib_qp_handle_t *qp;
+	ib_qp_create_t qc;
+	ib_qp_attr_t qa;
+	ib_cq_create_t cc;
+	ib_net16_t lid[2];
+	uint8_t mtu[2];
+	size_t n = 2, before, after;
+	uint32_t i, k, nq = o->mem_qps;
+	end_t e;
+
+	setenv("IBAL_SOFT_CAS", "2", 1);
+	CHECK(ib_open_al(&al));
+	CHECK(ib_get_ca_guids(al, guids, &n));
+	if (n < 2)
+		die("two soft CAs wanted, %zu found", n);
+	qp = (ib_qp_handle_t *)calloc(2 * (size_t)nq, sizeof(*qp));
+	if (!qp)
+		die("out of memory");
+	for (k = 0; k < 2; k++) {
+		CHECK(ib_open_ca(al, guids[k], NULL, NULL, &ca[k]));
+		CHECK(ib_alloc_pd(ca[k], IB_PDT_NORMAL, NULL, &pd[k]));
+		memset(&cc, 0, sizeof(cc));
+		cc.size = 64;
+		cc.pfn_comp_cb = idle_cq_cb;
+		CHECK(ib_create_cq(ca[k], &cc, NULL, NULL, &cq[k]));
+		port_info(ca[k], &lid[k], &mtu[k]);
+	}
+	before = heap_in_use();
+	memset(&qc, 0, sizeof(qc));
+	qc.qp_type = IB_QPT_RELIABLE_CONN;
+	qc.sq_depth = qc.rq_depth = 16;
+	qc.sq_sge = qc.rq_sge = 4;
+	qc.sq_signaled = TRUE;
+	for (i = 0; i < 2 * nq; i++) {
+		k = i % 2;
+		qc.h_sq_cq = qc.h_rq_cq = cq[k];
+		CHECK(ib_create_qp(pd[k], &qc, NULL, NULL, &qp[i]));
+	}
+	for (i = 0; i < 2 * nq; i++) {
+		memset(&e, 0, sizeof(e));
+		e.qp = qp[i];
+		e.mtu = mtu[i % 2];
+		e.psn = CL_HTON32(0x10);
+		CHECK(ib_query_qp(qp[i ^ 1], &qa));
+		qp_init(&e, TRUE);
+		qp_connect(&e, lid[(i % 2) ^ 1], qa.num, e.psn, mtu[(i % 2) ^ 1]);
+	}
+	after = heap_in_use();
+	if (o->parseable)
+		printf("memory_per_rc_qp %u %.0f B\n", nq, (double)(after - before) / (2.0 * nq));
+	else
+		printf("# memory of an idle connected RC QP: heap added by %u connected pairs, per QP;"
+		       " goal 8192 B\n%-24s\t%8u\t%12.0f\t%-5s\n", nq, "memory_per_rc_qp", nq,
+		       (double)(after - before) / (2.0 * nq), "B");
+	CHECK(ib_close_al(al));
+	free(qp);
+	return 0;
+}
+
 /* ---- Options and main ---- */
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: bench_soft [-s SIZES] [-m SIZES] [-l SIZES] [-t SECONDS] [-r RUNS] [-p] [-e]\n"
+		"                  [-P PAIRS | -Q N]\n"
 		"  -s SIZES    RDMA write (and memcpy) sizes, comma-separated, suffix k or m\n"
 		"              for KiB/MiB, 1..64m (default 64,4k,64k,1m)\n"
 		"  -m SIZES    message sizes of the send rate, %u..%u (default 8,64)\n"
@@ -1269,6 +1539,11 @@ static void usage(FILE *f)
 		"  -p          parseable output: only lines \"ROW BYTES VALUE UNIT\"\n"
 		"  -e          the parent waits for completion events (a wait object)\n"
 		"              instead of polling its CQ\n"
+		"  -P PAIRS    scale instead: for each number (1..8) that many pairs of\n"
+		"              processes do RDMA writes of the last -s size at once;\n"
+		"              rows give the sum of their bandwidths\n"
+		"  -Q N        memory instead: heap bytes per idle connected RC QP, over N\n"
+		"              connected pairs in this process (1..4096)\n"
 		"  -h          this help\n"
 		"Runs in a private soft fabric directory (IBAL_SOFT_FABRIC is set to it).\n",
 		MIN_MSG, MAX_MSG, MIN_MSG, MAX_MSG);
@@ -1311,15 +1586,24 @@ static boolean_t parse_sizes(const char *arg, uint32_t lo, uint32_t hi, uint32_t
 int main(int argc, char **argv)
 {
 	opts_t o = { { 64, 4096, 64u << 10, 1u << 20 }, 4, { 8, 64 }, 2, { 8, 64 }, 2, 0.3, 3,
-		     FALSE };
+		     FALSE, { 0 }, 0, 0 };
 	char *end;
 	int opt, sv[2], rc;
 	unsigned measurements;
 	sigset_t chld, old_mask;
 	pid_t parent = getpid();
 
-	while ((opt = getopt(argc, argv, "s:m:l:t:r:peh")) != -1) {
+	while ((opt = getopt(argc, argv, "s:m:l:t:r:P:Q:peh")) != -1) {
 		switch (opt) {
+		case 'P':
+			if (!parse_sizes(optarg, 1, MAX_PAIRS, o.pairs, &o.n_pairs))
+				goto bad;
+			break;
+		case 'Q':
+			o.mem_qps = (uint32_t)strtoul(optarg, &end, 10);
+			if (end == optarg || *end || o.mem_qps < 1 || o.mem_qps > 4096)
+				goto bad;
+			break;
 		case 'e':
 			g_poll = FALSE;
 			break;
@@ -1360,7 +1644,7 @@ int main(int argc, char **argv)
 
 	/* A generous bound of the whole run: two minutes plus 5 s and twice
 	 * the measured time per measurement. */
-	measurements = o.runs * (3 * o.n_sizes + o.n_msgs + o.n_lats);
+	measurements = o.runs * (3 * o.n_sizes + o.n_msgs + o.n_lats + o.n_pairs);
 	g_limit_s = 120u + (unsigned)(measurements * (5.0 + 2 * o.secs));
 	signal(SIGALRM, on_alarm);
 	signal(SIGTERM, on_alarm);
@@ -1380,6 +1664,13 @@ int main(int argc, char **argv)
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &chld, &old_mask);
+	if (o.n_pairs || o.mem_qps) {
+		close(sv[0]);
+		close(sv[1]);
+		rc = o.mem_qps ? qp_memory_main(&o) : scale_main(&o, &chld, &old_mask);
+		rm_tree(g_fab_dir);
+		return rc;
+	}
 	fflush(stdout);
 	g_child = fork();
 	if (g_child < 0)

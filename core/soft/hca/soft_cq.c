@@ -6,6 +6,7 @@
  * verbs provider); here they are locked, sized and turned into upcalls:
  * IB_AE_CQ_ERROR once per overrun, cq_comp when an arming fires.
  */
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include "soft_hca.h"
@@ -111,6 +112,9 @@ ib_api_status_t soft_peek_cq(void *h, uint32_t *p_n)
 	return IB_SUCCESS;
 }
 
+/* Empty polls in a row on this thread (soft_poll_cq). */
+static __thread unsigned empty_polls;
+
 /* cq->lock held: publishes the entry count and arming for lock-free readers. */
 static void publish(soft_cq_t *cq)
 {
@@ -151,7 +155,15 @@ ib_api_status_t soft_poll_cq(void *h, ib_wc_t **pp_free, ib_wc_t **pp_done)
 	 * thread must not back off for it. */
 	armed = __atomic_load_n(&cq->arm, __ATOMIC_RELAXED) != AL_WC_ARM_NONE;
 	soft_progress_inline(cq->ca, !armed);
-	return take(cq, pp_free, pp_done);
+	st = take(cq, pp_free, pp_done);
+	/* A thread polling an empty CQ lends its processor now and then: the
+	 * thread that must produce what it waits for (a peer's progress
+	 * thread placing data) may be waiting for one. */
+	if (st == IB_NOT_FOUND && ++empty_polls % SOFT_POLL_YIELD_EVERY == 0)
+		sched_yield();
+	else if (st != IB_NOT_FOUND)
+		empty_polls = 0;
+	return st;
 }
 
 ib_api_status_t soft_rearm_cq(void *h, boolean_t solicited)

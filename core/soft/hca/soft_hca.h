@@ -58,6 +58,8 @@
 #define SOFT_SPIN_US_MAX 1000000u
 /** While CQ polls take packets themselves, the progress thread looks every this many ms. */
 #define SOFT_PROGRESS_BACKOFF_MS 1
+/** A thread that polls an empty CQ this many times in a row yields its processor (sched_yield). */
+#define SOFT_POLL_YIELD_EVERY 256u
 /** How often a progress thread looks again at a ring a sender is writing, milliseconds. */
 #define SOFT_PROGRESS_PENDING_MS 2
 /** Environment: ports per soft CA (default 1, at most SOFT_MAX_PORTS). */
