@@ -60,6 +60,8 @@
 #define SOFT_PROGRESS_BACKOFF_MS 1
 /** A thread that polls an empty CQ this many times in a row yields its processor (sched_yield). */
 #define SOFT_POLL_YIELD_EVERY 256u
+/** Packets a drain of one port handles before the queued responses (coalesced ACKs) go out. */
+#define SOFT_DRAIN_BATCH 64u
 /** How often a progress thread looks again at a ring a sender is writing, milliseconds. */
 #define SOFT_PROGRESS_PENDING_MS 2
 /** Environment: ports per soft CA (default 1, at most SOFT_MAX_PORTS). */
@@ -666,12 +668,16 @@ void soft_progress_stop(soft_ca_t *ca);
  */
 void soft_progress_inline(soft_ca_t *ca, boolean_t polling);
 /**
- * Queues a QP whose responses wait for room at its peer: the progress thread
- * calls soft_qp_hooks.resume for it soon (and keeps calling while it stays
- * queued). @param ca the CA. @param qpn the QP's number.
+ * Queues a QP that has responses to send later (read responses waiting for
+ * room at its peer, coalesced ACKs): soft_qp_hooks.resume is called for it
+ * after the current batch of received packets (by whoever drains the ports:
+ * the progress thread, or a CQ poll), and again while it stays queued.
+ * @param ca the CA. @param qpn the QP's number.
+ * @param wake wake the progress thread if it sleeps (not needed from the
+ * receive path, whose drainer resumes the queue itself).
  * @return FALSE if it could not be queued (out of memory).
  */
-boolean_t soft_ca_pend(soft_ca_t *ca, uint32_t qpn);
+boolean_t soft_ca_pend(soft_ca_t *ca, uint32_t qpn, boolean_t wake);
 /**
  * The application will wait for a completion event (a CQ was rearmed): the
  * progress thread takes the ports back at once. @param ca the CA.

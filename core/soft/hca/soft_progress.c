@@ -108,9 +108,12 @@ static soft_qp_t *find_qp(soft_port_t *port, uint32_t qpn)
 	return qpn < SOFT_MAX_QPS ? port->ca->qp_tab[qpn] : NULL;
 }
 
+static void resume_pending(soft_ca_t *ca);
+
 void soft_progress_packet(soft_port_t *port, const uint8_t *buf, size_t len)
 {
 	soft_progress_packet_flags(port, buf, len, 0);
+	resume_pending(port->ca); /* what the packet queued (a coalesced ACK) goes out */
 }
 
 void soft_progress_packet_flags(soft_port_t *port, const uint8_t *buf, size_t len, uint32_t flags)
@@ -159,7 +162,8 @@ void soft_progress_packet_flags(soft_port_t *port, const uint8_t *buf, size_t le
 }
 
 /*
- * Handles what waits at a port; how many packets there were. Only the
+ * Handles what waits at a port, at most SOFT_DRAIN_BATCH packets (then the
+ * caller sends the queued responses); how many there were. Only the
  * progress thread reads the port's socket (@p sock): a doorbell taken
  * from it by a CQ poll would leave that thread asleep while packets wait.
  */
@@ -169,7 +173,7 @@ static unsigned drain_port(soft_port_t *port, uint8_t *buf, boolean_t sock)
 	size_t len;
 	ib_api_status_t st;
 
-	for (;;) {
+	while (n < SOFT_DRAIN_BATCH) {
 		st = sock ? soft_fabric_poll(port->fp, buf, SOFT_FABRIC_MAX_PACKET, &len)
 			  : soft_fabric_poll_ring(port->fp, buf, SOFT_FABRIC_MAX_PACKET, &len);
 		if (st == IB_SUCCESS) {
@@ -179,9 +183,8 @@ static unsigned drain_port(soft_port_t *port, uint8_t *buf, boolean_t sock)
 			return n;
 		}
 	}
+	return n;
 }
-
-static void resume_pending(soft_ca_t *ca);
 
 static unsigned drain_all(soft_ca_t *ca)
 {
@@ -221,7 +224,7 @@ void soft_progress_yield(soft_ca_t *ca)
 		wake(ca);
 }
 
-boolean_t soft_ca_pend(soft_ca_t *ca, uint32_t qpn)
+boolean_t soft_ca_pend(soft_ca_t *ca, uint32_t qpn, boolean_t do_wake)
 {
 	uint32_t *p;
 
@@ -238,7 +241,8 @@ boolean_t soft_ca_pend(soft_ca_t *ca, uint32_t qpn)
 	ca->pend[ca->n_pend] = qpn;
 	__atomic_store_n(&ca->n_pend, ca->n_pend + 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&ca->pend_lock);
-	wake(ca);
+	if (do_wake)
+		wake(ca);
 	return TRUE;
 }
 

@@ -85,6 +85,7 @@ void soft_rc_send_ack(soft_rc_t *rc, uint32_t psn, uint8_t syndrome)
 {
 	soft_pkt_t pkt;
 
+	soft_rc_flush_ack(rc);
 	memset(&pkt, 0, sizeof(pkt));
 	pkt.bth.opcode = SOFT_OPCODE(SOFT_TRANSPORT_RC, SOFT_OP_ACKNOWLEDGE);
 	pkt.bth.psn = psn & SOFT_PSN_MASK;
@@ -98,6 +99,7 @@ void soft_rc_refuse_direct(soft_rc_t *rc)
 {
 	soft_pkt_t pkt;
 
+	soft_rc_flush_ack(rc);
 	memset(&pkt, 0, sizeof(pkt));
 	pkt.bth.opcode = SOFT_OPCODE(SOFT_TRANSPORT_RC, SOFT_OP_ACKNOWLEDGE);
 	pkt.bth.psn = rc->epsn & SOFT_PSN_MASK;
@@ -401,6 +403,7 @@ void soft_rc_resume(soft_qp_t *qp)
 	if (rc->dead || !soft_qp_state_receives(s)) {
 		rc->pend_n = 0; /* reset or failed: nothing more is sent */
 		rc->pend_nak = FALSE;
+		rc->ack_due = FALSE;
 	} else {
 		soft_rc_resp_resume(rc);
 	}

@@ -124,6 +124,9 @@ typedef struct soft_rc {
 	uint32_t pend_n;                 /**< Reads whose responses wait (consecutive entries from pend_first). */
 	uint32_t pend_pkt;               /**< Next response packet of the first. */
 	boolean_t pend_nak;              /**< A request was dropped meanwhile: NAK (PSN sequence) when done. */
+	/* ACK coalescing (soft_rc_resp.c). */
+	boolean_t ack_due;               /**< An ACK of @c ack_psn waits for the end of the receive batch. */
+	uint32_t ack_psn;                /**< The last PSN it acknowledges. */
 	/* Path migration (soft_apm.c). */
 	boolean_t apm_err;               /**< IB_AE_QP_APM_ERROR raised since the path was loaded. */
 } soft_rc_t;
@@ -255,12 +258,19 @@ void soft_rc_req_migrated(soft_rc_t *rc);
 /** Handles a request packet (tab_lock read, rc->lock held). @param rc state. @param pkt it. */
 void soft_rc_resp_recv(soft_rc_t *rc, const soft_pkt_t *pkt);
 /**
- * Sends what it can of the read responses that wait for room at the
- * requester (tab_lock read and rc->lock held); queues the QP again with
- * soft_ca_pend() if some still wait.
+ * Sends the coalesced ACK if one is due, then what it can of the read
+ * responses that wait for room at the requester (tab_lock read and
+ * rc->lock held); queues the QP again with soft_ca_pend() if some still
+ * wait.
  * @param rc the QP's state.
  */
 void soft_rc_resp_resume(soft_rc_t *rc);
+/**
+ * Sends the coalesced ACK now if one is due (rc->lock held): before any
+ * other response of the QP, so that responses leave in PSN order.
+ * @param rc the QP's state.
+ */
+void soft_rc_flush_ack(soft_rc_t *rc);
 
 /* soft_apm.c */
 /**

@@ -228,6 +228,7 @@ static uint32_t read_send(soft_rc_t *rc, const soft_rc_rd_res_t *r, uint32_t i)
 	soft_pkt_t pkt;
 	uint8_t op, *dst;
 
+	soft_rc_flush_ack(rc);
 	if (r->direct && i == 0 && r->len) {
 		soft_direct_seg_t seg = { r->va, r->len };
 
@@ -273,10 +274,33 @@ static uint32_t read_send(soft_rc_t *rc, const soft_rc_rd_res_t *r, uint32_t i)
 	return i;
 }
 
+void soft_rc_flush_ack(soft_rc_t *rc)
+{
+	if (!rc->ack_due)
+		return;
+	rc->ack_due = FALSE;
+	soft_rc_send_ack(rc, rc->ack_psn, soft_aeth_encode(SOFT_AETH_ACK, SOFT_AETH_CREDITS_INVALID));
+}
+
+/*
+ * Acknowledges PSN @p psn at the end of the receive batch: one ACK then
+ * covers every request up to the last one that asked (IBA 9.7.5.1.2: an
+ * ACK acknowledges all earlier PSNs). Sent at once if the QP cannot wait.
+ */
+static void ack_later(soft_rc_t *rc, uint32_t psn)
+{
+	rc->ack_psn = psn;
+	if (rc->ack_due)
+		return;
+	rc->ack_due = TRUE;
+	if (!soft_ca_pend(rc->qp->ca, rc->qp->qpn, FALSE))
+		soft_rc_flush_ack(rc);
+}
+
 /* Queues the QP with its CA until the waiting responses are sent. */
 static void pend_queue(soft_rc_t *rc)
 {
-	if (!soft_ca_pend(rc->qp->ca, rc->qp->qpn)) {
+	if (!soft_ca_pend(rc->qp->ca, rc->qp->qpn, TRUE)) {
 		/* No memory to wait with: send the rest now and let RC recover. */
 		rc->pend_n = 0;
 		rc->pend_nak = FALSE;
@@ -313,6 +337,7 @@ void soft_rc_resp_resume(soft_rc_t *rc)
 	soft_rc_rd_res_t *r;
 	uint32_t i, off;
 
+	soft_rc_flush_ack(rc);
 	while (rc->pend_n) {
 		r = &rc->rd[rc->pend_first];
 		off = rc->pend_pkt * rc->path.mtu;
@@ -346,6 +371,7 @@ static void atomic_respond(soft_rc_t *rc, const soft_rc_rd_res_t *r)
 {
 	soft_pkt_t pkt;
 
+	soft_rc_flush_ack(rc);
 	memset(&pkt, 0, sizeof(pkt));
 	pkt.bth.opcode = SOFT_OPCODE(SOFT_TRANSPORT_RC, SOFT_OP_ATOMIC_ACKNOWLEDGE);
 	pkt.bth.psn = r->psn;
@@ -609,7 +635,6 @@ void soft_rc_resp_recv(soft_rc_t *rc, const soft_pkt_t *pkt)
 
 		rc->epsn = soft_psn_add(last, 1);
 		if (pkt->bth.ack_req)
-			soft_rc_send_ack(rc, last,
-					 soft_aeth_encode(SOFT_AETH_ACK, SOFT_AETH_CREDITS_INVALID));
+			ack_later(rc, last);
 	}
 }
