@@ -3,12 +3,18 @@
  * directly (one copy, no packet per MTU) or, when the kernel refuses that, in packets.
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  *
- * A forked child and the parent each open their own soft CA on one fabric
- * directory, register a 4 MiB buffer for remote reads and writes, and
- * connect N_QP RC QPs pairwise by hand. The parent then drives the child
- * through a socket pair: RDMA writes and reads of 1 MiB from and into
+ * Each test forks a process for the parent role (the test process itself
+ * never opens the access layer, so every fork is of a process without its
+ * threads), which forks the child. Each opens its own soft CA on a fresh
+ * fabric directory, registers a 5 MiB buffer for remote reads and writes,
+ * and connects N_QP RC QPs pairwise by hand. The parent then drives the
+ * child through a socket pair: RDMA writes and reads of 1 MiB from and into
  * several segments in both directions, and a write with immediate data
- * into a posted receive, each checked byte for byte. The port counters
+ * into a posted receive, each checked byte for byte (a written buffer only
+ * after the writer's following send arrived: RC orders them, and the
+ * receive completion orders the check after the placement, for
+ * ThreadSanitizer too). The parent role reports the first step that failed
+ * and its packet count through a pipe. The port counters
  * (PerfMgt PortCounters through ib_local_mad) show how the data went:
  * directly, a 1 MiB write is one packet, in packets at least 256 (MTU
  * 4096). In the second test the child's kernel refuses process_vm_readv
@@ -41,7 +47,7 @@
 #include "../common/al_procs.h"
 
 #define BIG (1u << 20)
-#define BUF_LEN (4u * BIG)
+#define BUF_LEN (5u * BIG) /* four 1 MiB areas, then notifications in the last bytes */
 #define N_QP 5
 #define OOB_WAIT_MS 20000
 #define WC_WAIT_MS 20000
@@ -68,6 +74,8 @@ typedef struct side {
 	uint8_t *buf;
 	ib_qp_handle_t qp[N_QP];
 	peer_t me, peer;
+	unsigned early[16];    /* completions kept by wait_type, by wc_slot() */
+	ib_wc_t early_wc[16];
 } side_t;
 
 static char fab_dir[64];
@@ -204,28 +212,58 @@ static int connect_qp(side_t *s, uint32_t i)
 	return ib_modify_qp(s->qp[i], &m) == IB_SUCCESS ? 0 : -3;
 }
 
-/* The next completion (bounded wait); its status, or -1 on timeout. */
-static int wait_wc(side_t *s, ib_wc_t *out)
+/* A completion type's slot in side_t.early: send types 0..7, receive types 8..15. */
+static unsigned wc_slot(ib_wc_type_t t)
+{
+	return ((unsigned)t & 7u) | ((unsigned)t & 0x80u ? 8u : 0u);
+}
+
+/*
+ * The next completion of @p type (bounded wait): its status, or -1 on
+ * timeout. Successful completions of other types polled meanwhile are kept
+ * (counted in s->early) for later calls: nothing orders a send's completion
+ * against the peer's messages.
+ */
+static int wait_type(side_t *s, ib_wc_type_t type, ib_wc_t *out)
 {
 	uint64_t end = test_now_ms() + WC_WAIT_MS;
 	ib_wc_t wc, *p_free, *p_done;
+	unsigned k = wc_slot(type);
 
+	if (s->early[k]) {
+		s->early[k]--;
+		if (out)
+			*out = s->early_wc[k];
+		return IB_WCS_SUCCESS;
+	}
 	while (test_now_ms() < end) {
 		wc.p_next = NULL;
 		p_free = &wc;
-		if (ib_poll_cq(s->cq, &p_free, &p_done) == IB_SUCCESS) {
-			if (out)
-				*out = wc;
-			return (int)wc.status;
+		if (ib_poll_cq(s->cq, &p_free, &p_done) != IB_SUCCESS)
+			continue;
+		if (wc.status == IB_WCS_SUCCESS && wc.wc_type != type) {
+			s->early[wc_slot(wc.wc_type)]++;
+			s->early_wc[wc_slot(wc.wc_type)] = wc;
+			continue;
 		}
+		if (out)
+			*out = wc;
+		return (int)wc.status;
 	}
 	return -1;
 }
 
+/* The completion type of a send work request's type. */
+static ib_wc_type_t wc_type_of(ib_wr_type_t t)
+{
+	return t == WR_RDMA_WRITE ? IB_WC_RDMA_WRITE : t == WR_RDMA_READ ? IB_WC_RDMA_READ : IB_WC_SEND;
+}
+
 /*
- * Posts one RDMA write or read of @p len bytes between local offset @p loff
- * (cut into @p nseg segments) and remote offset @p roff on QP @p q; returns
- * the completion status. @p lkey_bad and @p rkey_bad spoil a key.
+ * Posts one RDMA write or read (or send) of @p len bytes between local
+ * offset @p loff (cut into @p nseg segments) and remote offset @p roff on
+ * QP @p q; returns the completion status. @p lkey_bad and @p rkey_bad spoil
+ * a key.
  */
 static int rdma(side_t *s, uint32_t q, ib_wr_type_t type, size_t loff, uint64_t roff, uint32_t len,
 		uint32_t nseg, int lkey_bad, int rkey_bad, int imm)
@@ -252,12 +290,13 @@ static int rdma(side_t *s, uint32_t q, ib_wr_type_t type, size_t loff, uint64_t 
 	wr.remote_ops.rkey = rkey_bad ? s->peer.rkey ^ CL_HTON32(0x00A5) : s->peer.rkey;
 	if (ib_post_send(s->qp[q], &wr, &bad) != IB_SUCCESS)
 		return -2;
-	return wait_wc(s, NULL);
+	return wait_type(s, wc_type_of(type), NULL);
 }
 
+/* A receive on QP @p q into the buffer's last 64 bytes (notifications, immediate data). */
 static int post_recv(side_t *s, uint32_t q)
 {
-	ib_local_ds_t ds = { (uintptr_t)s->buf, 64, 0 };
+	ib_local_ds_t ds = { (uintptr_t)(s->buf + BUF_LEN - 64), 64, 0 };
 	ib_recv_wr_t wr, *bad;
 
 	ds.lkey = s->lkey;
@@ -266,6 +305,19 @@ static int post_recv(side_t *s, uint32_t q)
 	wr.num_ds = 1;
 	wr.ds_array = &ds;
 	return ib_post_recv(s->qp[q], &wr, &bad) == IB_SUCCESS ? 0 : -1;
+}
+
+/*
+ * An RDMA write of 1 MiB from local offset @p loff in three segments to
+ * remote offset @p roff on QP 0, then an 8-byte send that tells the peer
+ * (RC places the write before the send completes there: the peer's receive
+ * completion orders its reads after the write, for it and for ThreadSanitizer).
+ */
+static int write_and_tell(side_t *s, size_t loff, uint64_t roff)
+{
+	int st = rdma(s, 0, WR_RDMA_WRITE, loff, roff, BIG, 3, 0, 0, 0);
+
+	return st ? st : rdma(s, 0, WR_SEND, BUF_LEN - 128, 0, 8, 1, 0, 0, 0);
 }
 
 /* Denies process_vm_readv(2) to this process (EPERM), as a hardened kernel would. */
@@ -304,10 +356,13 @@ static int setup(side_t *s, int fd)
 /*
  * The child: sets up, then obeys one-letter commands until 'q', answering
  * each with a result byte (0: done and checked).
- *  r: post a receive on QP 0 and check the write with immediate that fills it
- *  w: RDMA write 1 MiB (seed 3) from its offset 3 MiB to the parent's at 3 MiB
+ *  p: post a receive on QP 0 (for a notification or a write with immediate)
+ *  c: wait for the notification, then check its buffer at 4 KiB holds
+ *     1 MiB of seed 1
+ *  i: wait for the write with immediate data and check it
+ *  w: RDMA write 1 MiB (seed 3) from its offset 3 MiB to the parent's at
+ *     3 MiB, then notify
  *  d: RDMA read 1 MiB from the parent's offset 0 (seed 1) into its 2 MiB
- *  c: check its buffer at 4 KiB holds 1 MiB of seed 1
  */
 static int child(int fd, int deny)
 {
@@ -328,26 +383,32 @@ static int child(int fd, int deny)
 	while (!test_oob_read(fd, &cmd, 1, OOB_WAIT_MS) && cmd != 'q') {
 		res = 0;
 		switch (cmd) {
-		case 'r':
-			if (post_recv(&s, 0) || write(fd, &res, 1) != 1)
-				return 20;
-			if (wait_wc(&s, &wc) != IB_WCS_SUCCESS || wc.wc_type != IB_WC_RECV_RDMA_WRITE ||
-			    wc.length != IMM_LEN || !(wc.recv.conn.recv_opt & IB_RECV_OPT_IMMEDIATE) ||
-			    wc.recv.conn.immediate_data != CL_HTON32(IMM_DATA) ||
-			    !same(s.buf + 2 * BIG + BIG / 2, IMM_LEN, 5))
-				res = 21;
+		case 'p':
+			res = post_recv(&s, 0) ? 20 : 0;
+			break;
+		case 'c':
+			res = wait_type(&s, IB_WC_RECV, &wc) != IB_WCS_SUCCESS || wc.length != 8 ||
+					      !same(s.buf + 4096, BIG, 1)
+				      ? 21
+				      : 0;
+			break;
+		case 'i':
+			res = wait_type(&s, IB_WC_RECV_RDMA_WRITE, &wc) != IB_WCS_SUCCESS ||
+					      wc.length != IMM_LEN ||
+					      !(wc.recv.conn.recv_opt & IB_RECV_OPT_IMMEDIATE) ||
+					      wc.recv.conn.immediate_data != CL_HTON32(IMM_DATA) ||
+					      !same(s.buf + 2 * BIG + BIG / 2, IMM_LEN, 5)
+				      ? 22
+				      : 0;
 			break;
 		case 'w':
-			res = rdma(&s, 0, WR_RDMA_WRITE, 3 * BIG, 3 * BIG, BIG, 3, 0, 0, 0) ? 22 : 0;
+			res = write_and_tell(&s, 3 * BIG, 3 * BIG) ? 23 : 0;
 			break;
 		case 'd':
 			res = rdma(&s, 0, WR_RDMA_READ, 2 * BIG, 0, BIG, 2, 0, 0, 0) ||
 					      !same(s.buf + 2 * BIG, BIG, 1)
-				      ? 23
+				      ? 24
 				      : 0;
-			break;
-		case 'c':
-			res = same(s.buf + 4096, BIG, 1) ? 0 : 24;
 			break;
 		default:
 			res = 25;
@@ -377,25 +438,26 @@ typedef struct run {
 	pid_t pid;
 } run_t;
 
-/* Makes a fabric, forks the child (denied pulls if @p deny), sets the parent up. */
+/* What the parent role reports to the test: the first failed step (0: none), packets. */
+typedef struct outcome {
+	int step;
+	long pkts;
+	int child_status;
+} outcome_t;
+
+/* Forks the child (denied pulls if @p deny) and sets the parent up; 0 or a step code. */
 static int start(run_t *r, int deny)
 {
 	int sv[2];
 	uint8_t res = 99;
 
 	memset(r, 0, sizeof(*r));
-	strcpy(fab_dir, "/tmp/ibal-direct-XXXXXX");
-	if (!mkdtemp(fab_dir))
-		return -1;
-	setenv("IBAL_SOFT_FABRIC", fab_dir, 1);
-	setenv("IBAL_SOFT_CAS", "1", 1);
-	setenv("IBAL_PROVIDERS", "soft", 1);
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
-		return -2;
+		return 1;
 	fflush(stdout);
 	r->pid = fork();
 	if (r->pid < 0)
-		return -3;
+		return 2;
 	if (r->pid == 0) {
 		close(sv[0]);
 		_exit(child(sv[1], deny));
@@ -403,13 +465,14 @@ static int start(run_t *r, int deny)
 	close(sv[1]);
 	r->fd = sv[0];
 	if (setup(&r->s, r->fd))
-		return -4;
+		return 3;
 	if (test_oob_read(r->fd, &res, 1, OOB_WAIT_MS) || res)
-		return -5 - res;
+		return 4;
 	return 0;
 }
 
-static void finish(run_t *r)
+/* Ends the child; its exit status (0 if it ended well). */
+static int finish(run_t *r)
 {
 	int status = -1;
 	char q = 'q';
@@ -417,16 +480,59 @@ static void finish(run_t *r)
 	if (r->pid > 0) {
 		if (write(r->fd, &q, 1) != 1)
 			kill(r->pid, SIGKILL);
-		CU_ASSERT_EQUAL(waitpid(r->pid, &status, 0), r->pid);
-		CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		if (waitpid(r->pid, &status, 0) != r->pid)
+			status = -1;
 	}
 	if (r->fd > 0)
 		close(r->fd);
 	if (r->s.al)
 		ib_close_al(r->s.al);
 	free(r->s.buf);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 100;
+}
+
+/*
+ * Runs @p role as the parent of a pair in a process of its own (the test
+ * process never opens the access layer, so that every fork is of a process
+ * without its threads), in a fresh fabric directory; returns its outcome.
+ */
+static outcome_t run_pair(int (*role)(run_t *, long *), int deny)
+{
+	outcome_t o;
+	static run_t r;
+	int pv[2], status;
+	pid_t pid;
+
+	memset(&o, 0, sizeof(o)); /* padding too: it goes through a pipe */
+	o.step = 90;
+	o.pkts = -1;
+	o.child_status = -1;
+	strcpy(fab_dir, "/tmp/ibal-direct-XXXXXX");
+	if (!mkdtemp(fab_dir) || pipe(pv))
+		return o;
+	setenv("IBAL_SOFT_FABRIC", fab_dir, 1);
+	setenv("IBAL_SOFT_CAS", "1", 1);
+	setenv("IBAL_PROVIDERS", "soft", 1);
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		close(pv[0]);
+		o.step = start(&r, deny);
+		if (!o.step)
+			o.step = role(&r, &o.pkts);
+		o.child_status = finish(&r);
+		_exit(write(pv[1], &o, sizeof(o)) == (ssize_t)sizeof(o) ? 0 : 1);
+	}
+	close(pv[1]);
+	if (pid < 0 || test_oob_read(pv[0], &o, sizeof(o), 4 * OOB_WAIT_MS))
+		o.step = 91;
+	if (pid > 0 && (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+			WEXITSTATUS(status)))
+		o.step = o.step ? o.step : 92;
+	close(pv[0]);
 	test_rm_tree(fab_dir);
 	unsetenv("IBAL_SOFT_FABRIC");
+	return o;
 }
 
 /* Can this process read a child's memory with process_vm_readv (no seccomp, no Yama)? */
@@ -470,86 +576,107 @@ static int direct_on(void)
 	return !v || !*v || strtoul(v, NULL, 0) != 0;
 }
 
-/* The exchanges of both tests: returns the parent's packets sent for its 1 MiB write and read. */
-static long exchanges(run_t *r)
+/*
+ * The exchanges of the first two tests (parent role); 0 or the failed step.
+ * *p_pkts: the parent's packets sent for its 1 MiB write and read.
+ */
+static int exchanges(run_t *r, long *p_pkts)
 {
 	side_t *s = &r->s;
 	long before, after;
-	uint8_t res;
 
 	fill(s->buf, BIG, 1);
 	before = xmit_pkts(s->ca);
-	/* Parent -> child: write 1 MiB from three segments to the child's 4 KiB. */
-	CU_ASSERT_EQUAL(rdma(s, 0, WR_RDMA_WRITE, 0, 4096, BIG, 3, 0, 0, 0), IB_WCS_SUCCESS);
+	/* Parent -> child: write 1 MiB from three segments to the child's 4 KiB, tell it. */
+	if (ask(r->fd, 'p'))
+		return 30;
+	if (write_and_tell(s, 0, 4096))
+		return 31;
 	/* Read it back into two segments at 1 MiB. */
-	CU_ASSERT_EQUAL(rdma(s, 0, WR_RDMA_READ, BIG, 4096, BIG, 2, 0, 0, 0), IB_WCS_SUCCESS);
+	if (rdma(s, 0, WR_RDMA_READ, BIG, 4096, BIG, 2, 0, 0, 0))
+		return 32;
 	after = xmit_pkts(s->ca);
-	CU_ASSERT_TRUE(same(s->buf + BIG, BIG, 1));
-	CU_ASSERT_EQUAL(ask(r->fd, 'c'), 0);
+	*p_pkts = before < 0 || after < 0 ? -1 : after - before;
+	if (!same(s->buf + BIG, BIG, 1))
+		return 33;
+	if (ask(r->fd, 'c'))
+		return 34;
 	/* A write with immediate data into the child's posted receive. */
 	fill(s->buf + 2 * BIG, IMM_LEN, 5);
-	CU_ASSERT_EQUAL(ask(r->fd, 'r'), 0);
-	CU_ASSERT_EQUAL(rdma(s, 0, WR_RDMA_WRITE, 2 * BIG, 2 * BIG + BIG / 2, IMM_LEN, 1, 0, 0, 1),
-			IB_WCS_SUCCESS);
-	res = 99;
-	CU_ASSERT_EQUAL(test_oob_read(r->fd, &res, 1, OOB_WAIT_MS), 0);
-	CU_ASSERT_EQUAL(res, 0);
-	/* Child -> parent: a write into the parent's 3 MiB, then a read of its 0. */
-	CU_ASSERT_EQUAL(ask(r->fd, 'w'), 0);
-	CU_ASSERT_TRUE(same(s->buf + 3 * BIG, BIG, 3));
-	CU_ASSERT_EQUAL(ask(r->fd, 'd'), 0);
-	return before < 0 || after < 0 ? -1 : after - before;
+	if (ask(r->fd, 'p'))
+		return 35;
+	if (rdma(s, 0, WR_RDMA_WRITE, 2 * BIG, 2 * BIG + BIG / 2, IMM_LEN, 1, 0, 0, 1))
+		return 36;
+	if (ask(r->fd, 'i'))
+		return 37;
+	/* Child -> parent: a write into the parent's 3 MiB, told by a send; then a read. */
+	if (post_recv(s, 0))
+		return 38;
+	if (ask(r->fd, 'w'))
+		return 39;
+	if (wait_type(s, IB_WC_RECV, NULL) != IB_WCS_SUCCESS || !same(s->buf + 3 * BIG, BIG, 3))
+		return 40;
+	if (ask(r->fd, 'd'))
+		return 41;
+	return 0;
+}
+
+/* Requests the responder refuses get the statuses of the packet path (parent role). */
+static int errors(run_t *r, long *p_pkts)
+{
+	side_t *s = &r->s;
+
+	(void)p_pkts;
+	if (rdma(s, 1, WR_RDMA_WRITE, 0, 0, BIG, 2, 0, 1, 0) != IB_WCS_REM_ACCESS_ERR)
+		return 50;
+	if (rdma(s, 2, WR_RDMA_WRITE, 0, BUF_LEN - BIG / 2, BIG, 1, 0, 0, 0) !=
+	    IB_WCS_REM_ACCESS_ERR)
+		return 51;
+	if (rdma(s, 3, WR_RDMA_READ, 0, 0, BIG, 1, 0, 1, 0) != IB_WCS_REM_ACCESS_ERR)
+		return 52;
+	if (rdma(s, 4, WR_RDMA_WRITE, 0, 0, BIG, 1, 1, 0, 0) != IB_WCS_LOCAL_PROTECTION_ERR)
+		return 53;
+	/* QP 0 is untouched by the others' errors. */
+	fill(s->buf, BIG, 1);
+	if (ask(r->fd, 'p') || write_and_tell(s, 0, 4096))
+		return 54;
+	return ask(r->fd, 'c') ? 55 : 0;
 }
 
 static void test_direct_both_ways(void)
 {
-	static run_t r;
 	int allowed = pulls_allowed();
-	long pkts;
+	outcome_t o = run_pair(exchanges, 0);
 
-	CU_ASSERT_EQUAL_FATAL(start(&r, 0), 0);
-	pkts = exchanges(&r);
-	printf("\n    pulls %s; 1 MiB write and read: %ld packets sent\n  ",
-	       allowed ? "allowed" : "refused here", pkts);
-	CU_ASSERT_TRUE(pkts >= 0);
+	printf("\n    pulls %s; 1 MiB write and read: %ld packets sent; step %d, child %d\n  ",
+	       allowed ? "allowed" : "refused here", o.pkts, o.step, o.child_status);
+	CU_ASSERT_EQUAL(o.step, 0);
+	CU_ASSERT_EQUAL(o.child_status, 0);
+	CU_ASSERT_TRUE(o.pkts >= 0);
 	/* Directly: a packet for each request and a few ACKs; in packets: 256 for the write. */
 	if (allowed && direct_on())
-		CU_ASSERT_TRUE(pkts < 32);
-	finish(&r);
+		CU_ASSERT_TRUE(o.pkts < 32);
 }
 
 /* The child may not pull: its writes in and reads out must fall back to packets. */
 static void test_direct_refused_falls_back(void)
 {
-	static run_t r;
-	long pkts;
+	outcome_t o = run_pair(exchanges, 1);
 
-	CU_ASSERT_EQUAL_FATAL(start(&r, 1), 0);
-	pkts = exchanges(&r);
-	printf("\n    child denied process_vm_readv; 1 MiB write and read: %ld packets sent\n  ",
-	       pkts);
-	CU_ASSERT_TRUE(pkts >= (long)(BIG / 4096));
-	finish(&r);
+	printf("\n    child denied process_vm_readv; 1 MiB write and read: %ld packets sent; "
+	       "step %d, child %d\n  ", o.pkts, o.step, o.child_status);
+	CU_ASSERT_EQUAL(o.step, 0);
+	CU_ASSERT_EQUAL(o.child_status, 0);
+	CU_ASSERT_TRUE(o.pkts >= (long)(BIG / 4096));
 }
 
 /* Requests the responder refuses get the statuses of the packet path. */
 static void test_direct_errors(void)
 {
-	static run_t r;
-	side_t *s = &r.s;
+	outcome_t o = run_pair(errors, 0);
 
-	CU_ASSERT_EQUAL_FATAL(start(&r, 0), 0);
-	CU_ASSERT_EQUAL(rdma(s, 1, WR_RDMA_WRITE, 0, 0, BIG, 2, 0, 1, 0), IB_WCS_REM_ACCESS_ERR);
-	CU_ASSERT_EQUAL(rdma(s, 2, WR_RDMA_WRITE, 0, BUF_LEN - BIG / 2, BIG, 1, 0, 0, 0),
-			IB_WCS_REM_ACCESS_ERR);
-	CU_ASSERT_EQUAL(rdma(s, 3, WR_RDMA_READ, 0, 0, BIG, 1, 0, 1, 0), IB_WCS_REM_ACCESS_ERR);
-	CU_ASSERT_EQUAL(rdma(s, 4, WR_RDMA_WRITE, 0, 0, BIG, 1, 1, 0, 0),
-			IB_WCS_LOCAL_PROTECTION_ERR);
-	/* QP 0 is untouched by the others' errors. */
-	fill(s->buf, BIG, 1);
-	CU_ASSERT_EQUAL(rdma(s, 0, WR_RDMA_WRITE, 0, 4096, BIG, 1, 0, 0, 0), IB_WCS_SUCCESS);
-	CU_ASSERT_EQUAL(ask(r.fd, 'c'), 0);
-	finish(&r);
+	CU_ASSERT_EQUAL(o.step, 0);
+	CU_ASSERT_EQUAL(o.child_status, 0);
 }
 
 static const test_entry_t tests[] = {
