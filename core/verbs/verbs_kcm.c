@@ -81,6 +81,7 @@ typedef struct kc_conn {
 	ib_pfn_cm_drep_cb_t pfn_drep;
 	cl_event_t *p_sync;           /* IB_FLAGS_SYNC waiter */
 	uint32_t sync_kinds;
+	uint32_t cb_pending;          /* user callbacks queued and not yet returned (under kc.lock) */
 	uint32_t twait_ms;            /* time-wait: t(packet lifetime + 1) + t(packet lifetime) */
 	uint64_t twait_end_ms;        /* KC_TIMEWAIT: when the QP is free again */
 } kc_conn_t;
@@ -236,8 +237,12 @@ static void conn_destroying(al_obj_t *p_obj)
 	c->state = KC_DEAD;
 	id = c->id;
 	c->id = NULL;
-	p_sync = c->p_sync;
-	c->p_sync = NULL;
+	/* A queued callback (the REJ that ended it) releases a synchronous
+	 * caller after it returns: ib_cm_req with IB_FLAGS_SYNC returns after
+	 * its rej callback, never before. */
+	p_sync = c->cb_pending ? NULL : c->p_sync;
+	if (p_sync)
+		c->p_sync = NULL;
 	pthread_mutex_unlock(&kc.lock);
 	if (id)
 		rdma_destroy_id(id);  /* sends a DREQ or REJ as the exchange needs */
@@ -437,7 +442,11 @@ static void AL_API ev_run(void *context)
 	case KE_DREP: ((ib_pfn_cm_drep_cb_t)e->pfn)(&e->rec.drep); break;
 	}
 	pthread_mutex_lock(&kc.lock);
-	if (c->p_sync && (c->sync_kinds & (1u << e->kind))) {
+	c->cb_pending--;
+	/* The awaited callback returned; or the connection ended and its last
+	 * callback returned (conn_destroying left the waiter to it). */
+	if (c->p_sync && ((c->sync_kinds & (1u << e->kind)) ||
+			  (c->state == KC_DEAD && !c->cb_pending))) {
 		p_sync = c->p_sync;
 		c->p_sync = NULL;
 	}
@@ -467,11 +476,25 @@ static kc_ev_t *ev_new(kc_conn_t *c, int kind, void *pfn)
 
 static void ev_queue(kc_ev_t *e)
 {
-	al_obj_ref(&e->p_conn->obj);
-	if (al_obj_queue_callback(&e->p_conn->obj, ev_run, e) != IB_SUCCESS) {
+	kc_conn_t *c = e->p_conn;
+	cl_event_t *p_sync = NULL;
+
+	al_obj_ref(&c->obj);
+	pthread_mutex_lock(&kc.lock);
+	c->cb_pending++;
+	pthread_mutex_unlock(&kc.lock);
+	if (al_obj_queue_callback(&c->obj, ev_run, e) != IB_SUCCESS) {
+		pthread_mutex_lock(&kc.lock);
+		if (!--c->cb_pending && c->state == KC_DEAD) {
+			p_sync = c->p_sync;
+			c->p_sync = NULL;
+		}
+		pthread_mutex_unlock(&kc.lock);
+		if (p_sync)
+			cl_event_signal(p_sync);
 		if (e->p_listen)
 			al_obj_deref(&e->p_listen->obj);
-		al_obj_deref(&e->p_conn->obj);
+		al_obj_deref(&c->obj);
 		cl_free(e);
 	}
 }
