@@ -56,6 +56,7 @@ static boolean_t migrate_locked(soft_qp_t *qp)
 
 	if (!soft_qp_event(qp->type, &qp->attr, SOFT_QP_EV_MIGRATED, &ae))
 		return FALSE;
+	soft_qp_publish(qp);
 	if (ae)
 		soft_ca_defer(qp->ca, qp, qp->al_qp, 0, ae, 0);
 	return TRUE;
@@ -75,6 +76,10 @@ boolean_t soft_apm_recv(soft_rc_t *rc, soft_port_t *port, const soft_pkt_t *pkt)
 	soft_qp_attr_t *a = &qp->attr;
 	boolean_t alt, migrated = FALSE, drop = FALSE;
 
+	/* Without MigReq only REARM has something to do (the usual packet:
+	 * no lock). */
+	if (!pkt->bth.mig && __atomic_load_n(&qp->apm, __ATOMIC_ACQUIRE) != IB_APM_REARM)
+		return TRUE;
 	pthread_mutex_lock(&qp->lock);
 	alt = pkt->bth.mig && on_alt_path(a, port, pkt);
 	if (alt && a->apm_state == IB_APM_ARMED && alt_pkey_ok(qp, port, pkt))
@@ -91,6 +96,7 @@ boolean_t soft_apm_recv(soft_rc_t *rc, soft_port_t *port, const soft_pkt_t *pkt)
 	} else if (!migrated && !pkt->bth.mig && a->apm_state == IB_APM_REARM &&
 		   port == rc->path.port) {
 		soft_qp_event(qp->type, a, SOFT_QP_EV_APM_ARMED, NULL);
+		soft_qp_publish(qp);
 	}
 	pthread_mutex_unlock(&qp->lock);
 	if (migrated)

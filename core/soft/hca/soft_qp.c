@@ -60,7 +60,7 @@ void soft_qp_hw_event(soft_qp_t *qp, soft_qp_event_t ev)
 	ib_async_event_t ae = 0;
 	boolean_t changed = soft_qp_event(qp->type, &qp->attr, ev, &ae);
 
-	__atomic_store_n(&qp->state, (int)qp->attr.state, __ATOMIC_RELEASE);
+	soft_qp_publish(qp);
 	if (changed && ae)
 		soft_ca_defer(qp->ca, qp, qp->al_qp, 0, ae, 0);
 }
@@ -157,6 +157,7 @@ static ib_api_status_t qp_alloc(soft_pd_t *pd, const ib_qp_create_t *c, soft_cq_
 	qp->max_inline = c->sq_max_inline;
 	soft_qp_attr_init(&qp->attr, qp->type, port);
 	qp->state = (int)qp->attr.state;
+	qp->apm = (int)qp->attr.apm_state;
 	/* The datagram send path's packet buffer and SQD queue; the connected
 	 * transports keep their own, smaller state (soft_rc.c). */
 	if (soft_qp_class(qp->type) >= SOFT_QPC_UD) {
@@ -348,7 +349,7 @@ ib_api_status_t soft_modify_qp(void *h, const ib_qp_mod_t *p_mod)
 		return st;
 	}
 	now = qp->attr.state;
-	__atomic_store_n(&qp->state, (int)now, __ATOMIC_RELEASE);
+	soft_qp_publish(qp);
 	soft_apm_modified(qp, old_apm, old_alt);
 	if (now == IB_QPS_ERROR && old != IB_QPS_ERROR) {
 		soft_qp_flush_rq(qp);

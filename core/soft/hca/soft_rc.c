@@ -441,11 +441,9 @@ void soft_rc_recv(soft_qp_t *qp, soft_port_t *port, const soft_pkt_t *pkt)
 	if ((tr == SOFT_TRANSPORT_UC) != (soft_qp_class(qp->type) == SOFT_QPC_UC))
 		return;
 	pthread_mutex_lock(&rc->lock);
-	pthread_mutex_lock(&qp->lock);
-	s = qp->attr.state;
+	s = soft_rc_state(rc);
 	if (soft_qp_state_receives(s) && s != IB_QPS_RTR)
 		s = IB_QPS_RTS;
-	pthread_mutex_unlock(&qp->lock);
 	if (soft_qp_state_receives(s) && !soft_apm_recv(rc, port, pkt)) {
 		pthread_mutex_unlock(&rc->lock);
 		return;

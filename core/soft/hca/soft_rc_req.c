@@ -415,7 +415,8 @@ void soft_rc_check_drained(soft_rc_t *rc)
 {
 	soft_qp_t *qp = rc->qp;
 
-	if (rc->head != rc->tx || (rc->tx != rc->tail && soft_rc_wqe(rc, rc->tx)->psn_valid))
+	if (rc->head != rc->tx || (rc->tx != rc->tail && soft_rc_wqe(rc, rc->tx)->psn_valid) ||
+	    soft_rc_state(rc) != IB_QPS_SQD_DRAINING)
 		return;
 	pthread_mutex_lock(&qp->lock);
 	if (qp->attr.state == IB_QPS_SQD_DRAINING)
