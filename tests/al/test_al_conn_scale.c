@@ -42,11 +42,6 @@
 #define OOB_WAIT_MS 20000
 #define RUN_MS 120000 /* the whole exchange; it takes seconds */
 
-/* PortCounters (IBA 16.1.3.5): offsets in the MAD's data, after the 64-byte header. */
-#define PC_XMIT_DISCARDS 14
-#define PC_XMIT_PKTS 32
-#define PC_RCV_PKTS 36
-
 typedef struct peer {
 	ib_net16_t lid;
 	net32_t qpn[N_CONN];
@@ -96,30 +91,16 @@ static void AL_API on_comp(const ib_cq_handle_t h_cq, void *context)
 	(void)context;
 }
 
-static uint32_t be32_at(const uint8_t *p)
-{
-	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
-}
-
 /* PortXmitDiscards, PortXmitPkts and PortRcvPkts of port 1 through the PMA. */
 static int read_counters(ib_ca_handle_t ca, counters_t *c)
 {
-	uint8_t in[256], out[256];
-	ib_net16_t attr = IB_MAD_ATTR_PORT_CNTRS;
+	test_port_counters_t pc;
 
-	memset(in, 0, sizeof(in));
-	in[0] = 1;                /* base version */
-	in[1] = IB_MCLASS_PERF;   /* management class */
-	in[2] = 1;                /* class version */
-	in[3] = IB_MAD_METHOD_GET;
-	memcpy(in + 16, &attr, sizeof(attr));
-	in[8 + 7] = 0x5C;         /* transaction ID */
-	in[64 + 1] = 1;           /* PortSelect */
-	if (ib_local_mad(ca, 1, in, out) != IB_SUCCESS || out[4] || out[5])
+	if (test_port_counters(ca, &pc))
 		return -1;
-	c->discards = (uint32_t)((out[64 + PC_XMIT_DISCARDS] << 8) | out[64 + PC_XMIT_DISCARDS + 1]);
-	c->xmit = be32_at(out + 64 + PC_XMIT_PKTS);
-	c->rcv = be32_at(out + 64 + PC_RCV_PKTS);
+	c->discards = pc.xmit_discards;
+	c->xmit = pc.xmit_pkts;
+	c->rcv = pc.rcv_pkts;
 	return 0;
 }
 
@@ -176,38 +157,13 @@ static int open_side(side_t *s)
 
 static int connect_qp(side_t *s, uint32_t i, const peer_t *peer)
 {
-	ib_qp_mod_t m;
+	/* 4.3 s ACK timeout: under valgrind a packet may wait in a full ring
+	 * for most of a second; retransmissions would show in the packet
+	 * counts anyway. */
+	static const test_rc_link_t link = { IB_AC_LOCAL_WRITE, IB_MTU_LEN_2048, 20, 1,
+					     CL_HTON32(0x100) };
 
-	memset(&m, 0, sizeof(m));
-	m.req_state = IB_QPS_INIT;
-	m.state.init.primary_port = 1;
-	m.state.init.access_ctrl = IB_AC_LOCAL_WRITE;
-	if (ib_modify_qp(s->qp[i], &m) != IB_SUCCESS)
-		return -1;
-	memset(&m, 0, sizeof(m));
-	m.req_state = IB_QPS_RTR;
-	m.state.rtr.rq_psn = CL_HTON32(0x100);
-	m.state.rtr.dest_qp = peer->qpn[i];
-	m.state.rtr.primary_av.port_num = 1;
-	m.state.rtr.primary_av.dlid = peer->lid;
-	m.state.rtr.primary_av.conn.path_mtu = IB_MTU_LEN_2048;
-	m.state.rtr.primary_av.conn.local_ack_timeout = 20;
-	m.state.rtr.primary_av.conn.seq_err_retry_cnt = 7;
-	m.state.rtr.primary_av.conn.rnr_retry_cnt = 7;
-	m.state.rtr.resp_res = 1;
-	m.state.rtr.rnr_nak_timeout = 1;
-	if (ib_modify_qp(s->qp[i], &m) != IB_SUCCESS)
-		return -2;
-	memset(&m, 0, sizeof(m));
-	m.req_state = IB_QPS_RTS;
-	m.state.rts.sq_psn = CL_HTON32(0x100);
-	m.state.rts.retry_cnt = 7;
-	m.state.rts.rnr_retry_cnt = 7;
-	/* 4.3 s: under valgrind a packet may wait in a full ring for most of a
-	 * second; retransmissions would show in the packet counts anyway. */
-	m.state.rts.local_ack_timeout = 20;
-	m.state.rts.init_depth = 1;
-	return ib_modify_qp(s->qp[i], &m) == IB_SUCCESS ? 0 : -3;
+	return test_rc_connect(s->qp[i], peer->lid, peer->qpn[i], &link);
 }
 
 /* Receive slot k of QP i, after the send slots. */
@@ -276,7 +232,7 @@ static int on_wc(side_t *s, const ib_wc_t *wc)
 		return 0;
 	}
 	p = recv_slot(s, i, k);
-	if (k != s->got[i] || wc->length != MSG_LEN || be32_at(p) != s->got[i])
+	if (k != s->got[i] || wc->length != MSG_LEN || test_be32_at(p) != s->got[i])
 		s->bad++;
 	for (n = 4; n < MSG_LEN; n++)
 		if (p[n] != (uint8_t)(s->got[i] & 0xFF))

@@ -54,9 +54,6 @@
 #define IMM_LEN (256u * 1024u)
 #define IMM_DATA 0x12345678u
 
-/* PortCounters (IBA 16.1.3.5): PortXmitPkts at this offset of the MAD's data. */
-#define PC_XMIT_PKTS 32
-
 typedef struct peer {
 	ib_net16_t lid;
 	net32_t qpn[N_QP];
@@ -113,21 +110,9 @@ static int same(const uint8_t *p, size_t n, uint32_t s)
 /* PortXmitPkts of port 1 through the PMA, or -1. */
 static long xmit_pkts(ib_ca_handle_t ca)
 {
-	uint8_t in[256], out[256];
-	ib_net16_t attr = IB_MAD_ATTR_PORT_CNTRS;
-	const uint8_t *p = out + 64 + PC_XMIT_PKTS;
+	test_port_counters_t c;
 
-	memset(in, 0, sizeof(in));
-	in[0] = 1;
-	in[1] = IB_MCLASS_PERF;
-	in[2] = 1;
-	in[3] = IB_MAD_METHOD_GET;
-	memcpy(in + 16, &attr, sizeof(attr));
-	in[8 + 7] = 0x5D;
-	in[64 + 1] = 1; /* PortSelect */
-	if (ib_local_mad(ca, 1, in, out) != IB_SUCCESS || out[4] || out[5])
-		return -1;
-	return (long)(((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3]);
+	return test_port_counters(ca, &c) ? -1 : (long)c.xmit_pkts;
 }
 
 static int open_side(side_t *s)
@@ -180,36 +165,12 @@ static int open_side(side_t *s)
 
 static int connect_qp(side_t *s, uint32_t i)
 {
-	ib_qp_mod_t m;
+	static const test_rc_link_t link = {
+		IB_AC_LOCAL_WRITE | IB_AC_RDMA_WRITE | IB_AC_RDMA_READ, IB_MTU_LEN_4096, 18, 4,
+		CL_HTON32(0x200)
+	};
 
-	memset(&m, 0, sizeof(m));
-	m.req_state = IB_QPS_INIT;
-	m.state.init.primary_port = 1;
-	m.state.init.access_ctrl = IB_AC_LOCAL_WRITE | IB_AC_RDMA_WRITE | IB_AC_RDMA_READ;
-	if (ib_modify_qp(s->qp[i], &m) != IB_SUCCESS)
-		return -1;
-	memset(&m, 0, sizeof(m));
-	m.req_state = IB_QPS_RTR;
-	m.state.rtr.rq_psn = CL_HTON32(0x200);
-	m.state.rtr.dest_qp = s->peer.qpn[i];
-	m.state.rtr.primary_av.port_num = 1;
-	m.state.rtr.primary_av.dlid = s->peer.lid;
-	m.state.rtr.primary_av.conn.path_mtu = IB_MTU_LEN_4096;
-	m.state.rtr.primary_av.conn.local_ack_timeout = 18;
-	m.state.rtr.primary_av.conn.seq_err_retry_cnt = 7;
-	m.state.rtr.primary_av.conn.rnr_retry_cnt = 7;
-	m.state.rtr.resp_res = 4;
-	m.state.rtr.rnr_nak_timeout = 1;
-	if (ib_modify_qp(s->qp[i], &m) != IB_SUCCESS)
-		return -2;
-	memset(&m, 0, sizeof(m));
-	m.req_state = IB_QPS_RTS;
-	m.state.rts.sq_psn = CL_HTON32(0x200);
-	m.state.rts.retry_cnt = 7;
-	m.state.rts.rnr_retry_cnt = 7;
-	m.state.rts.local_ack_timeout = 18;
-	m.state.rts.init_depth = 4;
-	return ib_modify_qp(s->qp[i], &m) == IB_SUCCESS ? 0 : -3;
+	return test_rc_connect(s->qp[i], s->peer.lid, s->peer.qpn[i], &link);
 }
 
 /* A completion type's slot in side_t.early: send types 0..7, receive types 8..15. */

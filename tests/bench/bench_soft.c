@@ -56,6 +56,7 @@
 #include <unistd.h>
 #include <iba/ib_al.h>
 #include <complib/comp_lib.h>
+#include "../common/al_procs.h"
 
 #define MAX_SIZES 8u
 #define MAX_RDMA (64u << 20)        /* largest RDMA size (-s) */
@@ -1315,24 +1316,6 @@ static int pair_main(const opts_t *o, const sigset_t *chld, uint32_t len, int re
 
 static int spawn_pair(const opts_t *o, const sigset_t *chld, const sigset_t *old_mask);
 
-/* Reads exactly @p len bytes from @p fd within WAIT_US; 0 on success. */
-static int read_all(int fd, void *buf, size_t len)
-{
-	struct pollfd p = { fd, POLLIN, 0 };
-	size_t got = 0;
-	ssize_t r;
-
-	while (got < len) {
-		if (poll(&p, 1, (int)(WAIT_US / 1000)) != 1)
-			return -1;
-		r = read(fd, (char *)buf + got, len - got);
-		if (r <= 0)
-			return -1;
-		got += (size_t)r;
-	}
-	return 0;
-}
-
 static int g_ready[2], g_go[2], g_res[2];
 
 /*
@@ -1364,12 +1347,12 @@ static int scale_main(const opts_t *o, const sigset_t *chld, const sigset_t *old
 					_exit(spawn_pair(o, chld, old_mask));
 			}
 			for (k = 0; k < o->pairs[i]; k++)
-				if (read_all(g_ready[0], &c, 1))
+				if (test_oob_read(g_ready[0], &c, 1, (int)(WAIT_US / 1000)))
 					die("pair %u of %u did not get ready", k + 1, o->pairs[i]);
 			if (write(g_go[1], go, o->pairs[i]) != (ssize_t)o->pairs[i])
 				die("starting the pairs failed");
 			for (sum = 0, k = 0; k < o->pairs[i]; k++) {
-				if (read_all(g_res[0], &mbs, sizeof(mbs)))
+				if (test_oob_read(g_res[0], &mbs, sizeof(mbs), (int)(WAIT_US / 1000)))
 					die("a pair of %u gave no result", o->pairs[i]);
 				sum += mbs;
 			}
