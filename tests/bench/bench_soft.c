@@ -795,10 +795,11 @@ static void AL_API child_cq_cb(const ib_cq_handle_t h_cq, void *context)
 }
 
 /*
- * Busy ping-pong (CTL_ECHO with arg1): the main thread polls the CQ and
- * answers, as ucx_perftest's and perftest's latency tests do, until the
- * next out-of-band message arrives (looked for every 1024 empty polls);
- * then the CQ is rearmed for the callback and drained once more.
+ * Busy mode (CTL_ECHO with arg1: the ping-pong, or with arg0 0 the send
+ * rate): the main thread polls the CQ, reposts and answers, as
+ * ucx_perftest's and perftest's tests do, until the next out-of-band
+ * message arrives (looked for every 1024 empty polls); then the CQ is
+ * rearmed for the callback and drained once more.
  */
 static void child_busy_echo(child_t *c)
 {
@@ -902,7 +903,7 @@ static int child_main(pid_t parent, const opts_t *o)
 			child_count(&c, m.arg0);
 		} else if (m.type == CTL_ECHO) {
 			/* no message is in flight: the callback sees the change with the next one */
-			boolean_t busy = m.arg0 && m.arg1;
+			boolean_t busy = m.arg1 != 0;
 
 			cl_spinlock_acquire(&c.lock);
 			c.echo = m.arg0 != 0;
@@ -998,6 +999,12 @@ static double send_rate(end_t *a, uint32_t len, double secs)
 	uint64_t ns, count;
 	ctl_t m;
 
+	/* The child polls its CQ while the messages come (as ucx_perftest's
+	 * receiver does), or (-e) takes them in its completion callback. */
+	memset(&m, 0, sizeof(m));
+	m.arg1 = g_poll;
+	ctl_send(&m, CTL_ECHO);
+	ctl_recv(&m, CTL_OK, WAIT_US / 1000);
 	memset(&s, 0, sizeof(s));
 	s.type = WR_SEND;
 	s.len = len;
@@ -1006,6 +1013,7 @@ static double send_rate(end_t *a, uint32_t len, double secs)
 	s.secs = secs;
 	s.what = "RC sends";
 	ns = stream_run(a, &s, &count);
+	/* CTL_COUNT ends the child's polling too. */
 	memset(&m, 0, sizeof(m));
 	m.arg0 = a->msg_seq;
 	ctl_send(&m, CTL_COUNT);
