@@ -21,12 +21,15 @@
  * (a seccomp filter), so that every pull by the child fails: the same data
  * must arrive, in packets. The third test sends requests the responder
  * must refuse (a bad R_Key, a range past the region, a bad L_Key) and
- * expects the completion statuses of the packet path. Every wait is
- * bounded.
+ * expects the completion statuses of the packet path. The fourth captures
+ * a 1 MiB write and read (IBAL_SOFT_PCAP): capture turns direct placement
+ * off, and tshark must find every packet of both in the two processes'
+ * captures. Every wait is bounded.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* process_vm_readv */
 #endif
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stddef.h>
@@ -45,6 +48,7 @@
 #include "../common/cl_test.h"
 #include "../common/fab_dir.h"
 #include "../common/al_procs.h"
+#include "../soft/tshark_test.h"
 
 #define BIG (1u << 20)
 #define BUF_LEN (5u * BIG) /* four 1 MiB areas, then notifications in the last bytes */
@@ -640,10 +644,96 @@ static void test_direct_errors(void)
 	CU_ASSERT_EQUAL(o.child_status, 0);
 }
 
+/* A write and a read of 1 MiB, the write told by a send (parent role, under capture). */
+static int captured(run_t *r, long *p_pkts)
+{
+	side_t *s = &r->s;
+	long before = xmit_pkts(s->ca), after;
+
+	fill(s->buf, BIG, 1);
+	if (ask(r->fd, 'p') || write_and_tell(s, 0, 4096) || ask(r->fd, 'c'))
+		return 60;
+	if (rdma(s, 0, WR_RDMA_READ, BIG, 4096, BIG, 2, 0, 0, 0) || !same(s->buf + BIG, BIG, 1))
+		return 61;
+	after = xmit_pkts(s->ca);
+	*p_pkts = before < 0 || after < 0 ? -1 : after - before;
+	return 0;
+}
+
+#define CAP_FIELDS(X) X(C_OPCODE, "infiniband.bth.opcode") X(C_PSN, "infiniband.bth.psn")
+TSHARK_DECLARE_ROWS(CAP_FIELDS);
+
+/*
+ * A captured fabric carries every byte in packets (capture turns direct
+ * placement off): the two processes' captures (IBAL_SOFT_PCAP with %p)
+ * decode in tshark and hold the 1 MiB write as RDMA WRITE First, 254
+ * Middle and Last with consecutive PSNs, and the read's 256 responses.
+ */
+static void test_capture_holds_packets(void)
+{
+	char dir[] = "/tmp/ibal-direct-cap-XXXXXX", pattern[64], path[512];
+	int wr_first = 0, wr_mid = 0, wr_last = 0, rd_resp = 0, files = 0, bad_psn = 0, i;
+	long long op, psn, prev = -1;
+	struct dirent *e;
+	outcome_t o;
+	DIR *d;
+
+	if (system("command -v tshark >/dev/null 2>&1")) {
+		printf("\n    tshark not found: not checked\n  ");
+		return;
+	}
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	snprintf(pattern, sizeof(pattern), "%s/cap-%%p.erf", dir);
+	setenv("IBAL_SOFT_PCAP", pattern, 1);
+	o = run_pair(captured, 0);
+	unsetenv("IBAL_SOFT_PCAP");
+	CU_ASSERT_EQUAL(o.step, 0);
+	CU_ASSERT_EQUAL(o.child_status, 0);
+	CU_ASSERT_TRUE(o.pkts >= (long)(BIG / 4096));
+	d = opendir(dir);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, "cap-", 4))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		files++;
+		rows = (row_t *)tshark_run_rows(NULL, path, field_names, N_FIELDS, sizeof(row_t),
+						&n_rows);
+		CU_ASSERT_TRUE(n_rows > 0);
+		for (i = 0; i < n_rows; i++) {
+			op = tshark_num(rows[i].v[C_OPCODE] ? rows[i].v[C_OPCODE] : "");
+			psn = tshark_num(rows[i].v[C_PSN] ? rows[i].v[C_PSN] : "");
+			if (op == 6 || op == 7 || op == 8) { /* RC RDMA WRITE First, Middle, Last */
+				if (op != 6 && psn != ((prev + 1) & 0xFFFFFF))
+					bad_psn++;
+				prev = psn;
+			}
+			wr_first += op == 6;
+			wr_mid += op == 7;
+			wr_last += op == 8;
+			rd_resp += op >= 13 && op <= 15; /* RDMA READ Response First..Last */
+		}
+		tshark_free_rows(rows, n_rows, N_FIELDS, sizeof(row_t));
+		rows = NULL;
+		unlink(path);
+	}
+	closedir(d);
+	rmdir(dir);
+	printf("\n    %d captures: WRITE First %d, Middle %d, Last %d, READ responses %d\n  ",
+	       files, wr_first, wr_mid, wr_last, rd_resp);
+	CU_ASSERT_EQUAL(files, 2);
+	CU_ASSERT_EQUAL(wr_first, 1);
+	CU_ASSERT_EQUAL(wr_mid, (int)(BIG / 4096) - 2);
+	CU_ASSERT_EQUAL(wr_last, 1);
+	CU_ASSERT_EQUAL(bad_psn, 0);
+	CU_ASSERT_EQUAL(rd_resp, (int)(BIG / 4096));
+}
+
 static const test_entry_t tests[] = {
 	TEST_ENTRY(test_direct_both_ways),
 	TEST_ENTRY(test_direct_refused_falls_back),
 	TEST_ENTRY(test_direct_errors),
+	TEST_ENTRY(test_capture_holds_packets),
 };
 
 TEST_MAIN("al_direct", tests)
