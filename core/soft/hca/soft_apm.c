@@ -49,19 +49,6 @@ static boolean_t alt_pkey_ok(const soft_qp_t *qp, const soft_port_t *port,
 	       soft_rc_pkey_match(pkt->bth.pkey, mine);
 }
 
-/* ARMED to MIGRATED with its event (qp->lock held); FALSE if not applicable. */
-static boolean_t migrate_locked(soft_qp_t *qp)
-{
-	ib_async_event_t ae = 0;
-
-	if (!soft_qp_event(qp->type, &qp->attr, SOFT_QP_EV_MIGRATED, &ae))
-		return FALSE;
-	soft_qp_publish(qp);
-	if (ae)
-		soft_ca_defer(qp->ca, qp, qp->al_qp, 0, ae, 0);
-	return TRUE;
-}
-
 /* The new primary path takes over (rc->lock held, qp->lock not). */
 static void switch_path(soft_rc_t *rc)
 {
@@ -83,7 +70,7 @@ boolean_t soft_apm_recv(soft_rc_t *rc, soft_port_t *port, const soft_pkt_t *pkt)
 	pthread_mutex_lock(&qp->lock);
 	alt = pkt->bth.mig && on_alt_path(a, port, pkt);
 	if (alt && a->apm_state == IB_APM_ARMED && alt_pkey_ok(qp, port, pkt))
-		migrated = migrate_locked(qp); /* FALSE in a state that cannot migrate */
+		migrated = soft_qp_hw_event(qp, SOFT_QP_EV_MIGRATED); /* FALSE in a state that cannot migrate */
 	if (!migrated && alt && (a->apm_state == IB_APM_ARMED || port != rc->path.port)) {
 		/* A migration request this QP cannot honour. */
 		drop = TRUE;
@@ -95,8 +82,7 @@ boolean_t soft_apm_recv(soft_rc_t *rc, soft_port_t *port, const soft_pkt_t *pkt)
 		}
 	} else if (!migrated && !pkt->bth.mig && a->apm_state == IB_APM_REARM &&
 		   port == rc->path.port) {
-		soft_qp_event(qp->type, a, SOFT_QP_EV_APM_ARMED, NULL);
-		soft_qp_publish(qp);
+		soft_qp_hw_event(qp, SOFT_QP_EV_APM_ARMED);
 	}
 	pthread_mutex_unlock(&qp->lock);
 	if (migrated)
@@ -110,7 +96,7 @@ boolean_t soft_apm_retry_exhausted(soft_rc_t *rc)
 	boolean_t migrated;
 
 	pthread_mutex_lock(&qp->lock);
-	migrated = migrate_locked(qp);
+	migrated = soft_qp_hw_event(qp, SOFT_QP_EV_MIGRATED);
 	pthread_mutex_unlock(&qp->lock);
 	if (migrated)
 		switch_path(rc);

@@ -611,10 +611,12 @@ ib_api_status_t soft_post_recv(void *qp, ib_recv_wr_t *p_wr, ib_recv_wr_t **pp_f
  */
 void soft_cq_add_err(soft_cq_t *cq, uint64_t wr_id, ib_wc_type_t type, ib_wc_status_t status);
 /**
- * Applies an HCA-made transition and queues its async event.
+ * Applies an HCA-made transition, publishes the state (soft_qp_publish())
+ * and queues its async event: the one way the HCA changes a QP's state.
  * @param qp the QP (lock held). @param ev the event.
+ * @return TRUE if the event applied in the QP's state.
  */
-void soft_qp_hw_event(soft_qp_t *qp, soft_qp_event_t ev);
+boolean_t soft_qp_hw_event(soft_qp_t *qp, soft_qp_event_t ev);
 /**
  * Publishes attr.state and attr.apm_state for lock-free readers (qp->lock
  * held, after every change of either).

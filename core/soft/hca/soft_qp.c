@@ -55,7 +55,7 @@ void soft_cq_add_err(soft_cq_t *cq, uint64_t wr_id, ib_wc_type_t type, ib_wc_sta
 	soft_cq_add(cq, &wc, FALSE);
 }
 
-void soft_qp_hw_event(soft_qp_t *qp, soft_qp_event_t ev)
+boolean_t soft_qp_hw_event(soft_qp_t *qp, soft_qp_event_t ev)
 {
 	ib_async_event_t ae = 0;
 	boolean_t changed = soft_qp_event(qp->type, &qp->attr, ev, &ae);
@@ -63,6 +63,7 @@ void soft_qp_hw_event(soft_qp_t *qp, soft_qp_event_t ev)
 	soft_qp_publish(qp);
 	if (changed && ae)
 		soft_ca_defer(qp->ca, qp, qp->al_qp, 0, ae, 0);
+	return changed;
 }
 
 void soft_qp_flush_rq(soft_qp_t *qp)
@@ -156,8 +157,7 @@ static ib_api_status_t qp_alloc(soft_pd_t *pd, const ib_qp_create_t *c, soft_cq_
 	qp->sq_sge = c->sq_sge;
 	qp->max_inline = c->sq_max_inline;
 	soft_qp_attr_init(&qp->attr, qp->type, port);
-	qp->state = (int)qp->attr.state;
-	qp->apm = (int)qp->attr.apm_state;
+	soft_qp_publish(qp);
 	/* The datagram send path's packet buffer and SQD queue; the connected
 	 * transports keep their own, smaller state (soft_rc.c). */
 	if (soft_qp_class(qp->type) >= SOFT_QPC_UD) {
