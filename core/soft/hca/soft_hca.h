@@ -433,21 +433,21 @@ static inline void soft_port_xmit(soft_port_t *port, const void *pkt, size_t len
  * corrupt packets), and computes them itself for a packet it captures.
  * @param port the port. @param pkt the packet, headers, payload and pad in
  * place. @param len its bytes, ICRC and VCRC included.
- * @return FALSE if the packet is malformed (not sent).
+ * @param flags 0, or SOFT_FABRIC_DIRECT for a direct-placement packet.
+ * @return IB_SUCCESS (sent, or lost on a link that is down, as any packet);
+ * IB_ERROR if the packet is malformed; IB_NOT_DONE if a SOFT_FABRIC_DIRECT
+ * packet cannot travel as one now (nothing sent).
  */
-static inline boolean_t soft_port_xmit_data(soft_port_t *port, uint8_t *pkt, size_t len)
+static inline ib_api_status_t soft_port_xmit_data(soft_port_t *port, uint8_t *pkt, size_t len,
+						  uint32_t flags)
 {
-	if (soft_data_crc) {
-		if (soft_pkt_seal(pkt, len) != SOFT_WIRE_OK)
-			return FALSE;
-		soft_port_xmit(port, pkt, len);
-		return TRUE;
-	}
-	if (soft_pkt_seal_none(pkt, len) != SOFT_WIRE_OK)
-		return FALSE;
-	if (__atomic_load_n(&port->link_state, __ATOMIC_ACQUIRE) == IB_LINK_ACTIVE)
-		soft_fabric_send_flags(port->fp, pkt, len, SOFT_FABRIC_NO_CRC);
-	return TRUE;
+	if (soft_data_crc ? soft_pkt_seal(pkt, len) != SOFT_WIRE_OK
+			  : soft_pkt_seal_none(pkt, len) != SOFT_WIRE_OK)
+		return IB_ERROR;
+	if (__atomic_load_n(&port->link_state, __ATOMIC_ACQUIRE) != IB_LINK_ACTIVE)
+		return IB_SUCCESS;
+	return soft_fabric_send_flags(port->fp, pkt, len,
+				      flags | (soft_data_crc ? 0 : SOFT_FABRIC_NO_CRC));
 }
 /** The port's LID, host order. @param port the port. @return the LID. */
 static inline uint16_t soft_port_lid(const soft_port_t *port)

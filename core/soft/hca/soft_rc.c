@@ -59,29 +59,28 @@ uint8_t *soft_rc_hdrs(soft_rc_t *rc, soft_pkt_t *pkt)
 	return rc->buf + hdr_len;
 }
 
-void soft_rc_send(soft_rc_t *rc, const soft_pkt_t *pkt)
+/* Pads, seals and sends the packet in rc->buf with fabric @p flags. */
+static ib_api_status_t send_flags(soft_rc_t *rc, const soft_pkt_t *pkt, uint32_t flags)
 {
 	size_t total = soft_pkt_len(pkt), hdr_len = soft_pkt_hdr_len(pkt);
 
 	memset(rc->buf + hdr_len + pkt->payload_len, 0, total - hdr_len - pkt->payload_len);
-	soft_port_xmit_data(rc->path.port, rc->buf, total);
+	return soft_port_xmit_data(rc->path.port, rc->buf, total, flags);
+}
+
+void soft_rc_send(soft_rc_t *rc, const soft_pkt_t *pkt)
+{
+	send_flags(rc, pkt, 0);
 }
 
 ib_api_status_t soft_rc_send_direct(soft_rc_t *rc, const soft_pkt_t *pkt)
 {
-	soft_port_t *port = rc->path.port;
-	size_t total = soft_pkt_len(pkt), hdr_len = soft_pkt_hdr_len(pkt);
-
-	memset(rc->buf + hdr_len + pkt->payload_len, 0, total - hdr_len - pkt->payload_len);
-	if (soft_pkt_seal_none(rc->buf, total) != SOFT_WIRE_OK)
-		return IB_ERROR;
-	if (__atomic_load_n(&port->link_state, __ATOMIC_ACQUIRE) != IB_LINK_ACTIVE)
-		return IB_SUCCESS; /* lost, as any packet on a link that is down */
-	return soft_fabric_send_flags(port->fp, rc->buf, total,
-				      SOFT_FABRIC_NO_CRC | SOFT_FABRIC_DIRECT);
+	return send_flags(rc, pkt, SOFT_FABRIC_DIRECT);
 }
 
-void soft_rc_send_ack(soft_rc_t *rc, uint32_t psn, uint8_t syndrome)
+/* An ACK or NAK of @p psn; with @p direct marked SOFT_FABRIC_DIRECT, or plain
+ * where the fabric cannot carry the mark now. */
+static void send_ack(soft_rc_t *rc, uint32_t psn, uint8_t syndrome, boolean_t direct)
 {
 	soft_pkt_t pkt;
 
@@ -91,25 +90,22 @@ void soft_rc_send_ack(soft_rc_t *rc, uint32_t psn, uint8_t syndrome)
 	pkt.bth.psn = psn & SOFT_PSN_MASK;
 	pkt.aeth.syndrome = syndrome;
 	pkt.aeth.msn = rc->msn & SOFT_MSN_MASK;
-	if (soft_rc_hdrs(rc, &pkt))
-		soft_rc_send(rc, &pkt);
+	if (!soft_rc_hdrs(rc, &pkt))
+		return;
+	if (!direct || send_flags(rc, &pkt, SOFT_FABRIC_DIRECT) == IB_NOT_DONE)
+		send_flags(rc, &pkt, 0);
+}
+
+void soft_rc_send_ack(soft_rc_t *rc, uint32_t psn, uint8_t syndrome)
+{
+	send_ack(rc, psn, syndrome, FALSE);
 }
 
 void soft_rc_refuse_direct(soft_rc_t *rc)
 {
-	soft_pkt_t pkt;
-
-	soft_rc_flush_ack(rc);
-	memset(&pkt, 0, sizeof(pkt));
-	pkt.bth.opcode = SOFT_OPCODE(SOFT_TRANSPORT_RC, SOFT_OP_ACKNOWLEDGE);
-	pkt.bth.psn = rc->epsn & SOFT_PSN_MASK;
-	pkt.aeth.syndrome = soft_aeth_encode(SOFT_AETH_NAK, SOFT_NAK_PSN_SEQ_ERR);
-	pkt.aeth.msn = rc->msn & SOFT_MSN_MASK;
-	/* Sent as a plain NAK if it cannot carry the flag: the requester then
-	 * sends the write directly again, and is refused again. */
-	if (soft_rc_hdrs(rc, &pkt) && soft_rc_send_direct(rc, &pkt) == IB_NOT_DONE &&
-	    soft_rc_hdrs(rc, &pkt))
-		soft_rc_send(rc, &pkt);
+	/* Plain where the fabric observes packets now: the requester's next
+	 * direct send is refused by the fabric too, and it sends packets. */
+	send_ack(rc, rc->epsn, soft_aeth_encode(SOFT_AETH_NAK, SOFT_NAK_PSN_SEQ_ERR), TRUE);
 }
 
 static ib_wc_type_t wc_type(ib_wr_type_t t)

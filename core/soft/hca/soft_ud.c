@@ -196,7 +196,7 @@ void soft_ud_execute(soft_qp_t *qp, const ib_send_wr_t *wr, const uint8_t *p_inl
 				     : build(qp, wr, p_inl, inl_len, (uint32_t)len, &pkt_len,
 					   &port);
 	if (ws == IB_WCS_SUCCESS) {
-		soft_port_xmit_data(port, qp->pkt, pkt_len);
+		soft_port_xmit_data(port, qp->pkt, pkt_len, 0);
 		if (!(wr->send_opt & IB_SEND_OPT_SIGNALED) && !qp->sq_signaled)
 			return;
 	}
