@@ -311,12 +311,48 @@ static boolean_t send_data(soft_rc_t *rc, soft_rc_wqe_t *w, uint32_t i)
 	return TRUE;
 }
 
-/* May the WQE's data be placed directly (soft_direct.h)? It must be an RC
- * RDMA write of more than one packet, at least soft_direct_min bytes. */
-static boolean_t write_direct_ok(const soft_rc_t *rc, const soft_rc_wqe_t *w)
+/*
+ * May the WQE's data be placed directly (soft_direct.h)? It must be an RC
+ * RDMA write (not inline) or a read not begun, of more than one packet and
+ * at least soft_direct_min bytes, to a peer reached through its ring.
+ */
+static boolean_t direct_ok(const soft_rc_t *rc, const soft_rc_wqe_t *w)
 {
-	return !rc->uc && !rc->no_direct && soft_direct_min && w->wr.wr_type == WR_RDMA_WRITE &&
-	       !w->inline_data && w->len >= soft_direct_min && w->npkt > 1;
+	boolean_t kind = w->wr.wr_type == WR_RDMA_WRITE ? !w->inline_data
+			 : w->wr.wr_type == WR_RDMA_READ ? !w->rd_got
+							 : FALSE;
+
+	return kind && !rc->uc && !rc->no_direct && soft_direct_min &&
+	       w->len >= soft_direct_min && w->npkt > 1 &&
+	       soft_fabric_direct_pid(rc->path.port->fp, rc->path.dlid);
+}
+
+/*
+ * The WQE's non-empty segments, each checked against its L_Key for
+ * @p access; FALSE (the QP failed with a local protection error) if one
+ * is not allowed.
+ */
+static boolean_t wqe_segs(soft_rc_t *rc, soft_rc_wqe_t *w, ib_access_t access,
+			  soft_direct_seg_t *seg, uint32_t *p_n)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < w->wr.num_ds && n < SOFT_DIRECT_MAX_SEGS; i++) {
+		const ib_local_ds_t *ds = &w->ds[i];
+
+		if (!ds->length)
+			continue;
+		if (soft_mr_check(rc->qp->pd, cl_ntoh32(ds->lkey), ds->vaddr, ds->length,
+				  access) != IB_SUCCESS) {
+			soft_rc_fail(rc, w, IB_WCS_LOCAL_PROTECTION_ERR, SOFT_QP_EV_SEND_ERR);
+			return FALSE;
+		}
+		seg[n].addr = ds->vaddr;
+		seg[n].len = ds->length;
+		n++;
+	}
+	*p_n = n;
+	return TRUE;
 }
 
 /*
@@ -330,24 +366,10 @@ static int send_write_direct(soft_rc_t *rc, soft_rc_wqe_t *w)
 	boolean_t imm = (w->wr.send_opt & IB_SEND_OPT_IMMEDIATE) != 0;
 	soft_pkt_t pkt;
 	uint8_t *dst;
-	uint32_t i, n = 0;
+	uint32_t n;
 
-	if (!soft_fabric_direct_pid(rc->path.port->fp, rc->path.dlid))
-		return 0;
-	for (i = 0; i < w->wr.num_ds && n < SOFT_DIRECT_MAX_SEGS; i++) {
-		const ib_local_ds_t *ds = &w->ds[i];
-
-		if (!ds->length)
-			continue;
-		if (soft_mr_check(rc->qp->pd, cl_ntoh32(ds->lkey), ds->vaddr, ds->length, 0) !=
-		    IB_SUCCESS) {
-			soft_rc_fail(rc, w, IB_WCS_LOCAL_PROTECTION_ERR, SOFT_QP_EV_SEND_ERR);
-			return -1;
-		}
-		seg[n].addr = ds->vaddr;
-		seg[n].len = ds->length;
-		n++;
-	}
+	if (!wqe_segs(rc, w, 0, seg, &n))
+		return -1;
 	memset(&pkt, 0, sizeof(pkt));
 	pkt.bth.opcode = SOFT_OPCODE(SOFT_TRANSPORT_RC,
 				     imm ? SOFT_OP_WRITE_ONLY_IMM : SOFT_OP_WRITE_ONLY);
@@ -402,10 +424,7 @@ static boolean_t send_rd(soft_rc_t *rc, soft_rc_wqe_t *w)
 		return FALSE;
 	}
 	/* A whole long read may be answered directly (soft_direct.h). */
-	if (op == SOFT_OP_READ_REQUEST && !w->rd_got && !rc->no_direct && soft_direct_min &&
-	    w->len >= soft_direct_min && w->npkt > 1 &&
-	    soft_fabric_direct_pid(rc->path.port->fp, rc->path.dlid) &&
-	    soft_rc_send_direct(rc, &pkt) == IB_SUCCESS)
+	if (direct_ok(rc, w) && soft_rc_send_direct(rc, &pkt) == IB_SUCCESS)
 		return TRUE;
 	soft_rc_send(rc, &pkt);
 	return TRUE;
@@ -455,7 +474,7 @@ void soft_rc_pump(soft_rc_t *rc)
 			}
 			w->sent = w->npkt;
 		} else {
-			if (!w->sent && write_direct_ok(rc, w) && in_window(rc, w->psn)) {
+			if (!w->sent && in_window(rc, w->psn) && direct_ok(rc, w)) {
 				int d = send_write_direct(rc, w);
 
 				if (d < 0)
@@ -632,7 +651,7 @@ static boolean_t on_read_direct(soft_rc_t *rc, soft_rc_wqe_t *w, const soft_pkt_
 				uint16_t flags)
 {
 	soft_direct_seg_t src[SOFT_DIRECT_MAX_SEGS], dst[SOFT_DIRECT_MAX_SEGS];
-	uint32_t i, nd = 0, ns;
+	uint32_t nd, ns;
 	uint64_t total;
 
 	ns = soft_direct_decode(pkt->payload, pkt->payload_len, src, &total);
@@ -640,20 +659,8 @@ static boolean_t on_read_direct(soft_rc_t *rc, soft_rc_wqe_t *w, const soft_pkt_
 		soft_rc_fail(rc, w, IB_WCS_BAD_RESP_ERR, SOFT_QP_EV_SEND_ERR);
 		return FALSE;
 	}
-	for (i = 0; i < w->wr.num_ds && nd < SOFT_DIRECT_MAX_SEGS; i++) {
-		const ib_local_ds_t *ds = &w->ds[i];
-
-		if (!ds->length)
-			continue;
-		if (soft_mr_check(rc->qp->pd, cl_ntoh32(ds->lkey), ds->vaddr, ds->length,
-				  IB_AC_LOCAL_WRITE) != IB_SUCCESS) {
-			soft_rc_fail(rc, w, IB_WCS_LOCAL_PROTECTION_ERR, SOFT_QP_EV_SEND_ERR);
-			return FALSE;
-		}
-		dst[nd].addr = ds->vaddr;
-		dst[nd].len = ds->length;
-		nd++;
-	}
+	if (!wqe_segs(rc, w, IB_AC_LOCAL_WRITE, dst, &nd))
+		return FALSE;
 	if (pkt->lrh.slid != rc->path.dlid ||
 	    !soft_direct_pull(soft_fabric_direct_pid(rc->path.port->fp, pkt->lrh.slid), dst, nd,
 			      src, ns)) {
