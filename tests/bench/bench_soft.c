@@ -1180,6 +1180,38 @@ static void reap_child(const sigset_t *chld)
 		die("the child ended with status 0x%x", (unsigned)st);
 }
 
+/*
+ * Opens the parent's end on @p ca (RDMA buffer of @p rdma_len bytes,
+ * message slots of @p slot_len) and connects its QP with the child's: the
+ * HELLOs both ways, then the child's READY. *@p peer: the child's HELLO.
+ */
+static void child_connect(end_t *a, ib_ca_handle_t ca, uint64_t rdma_len, uint32_t slot_len,
+			  ctl_t *peer)
+{
+	ctl_t m;
+
+	end_open(a, ca, NULL, NULL, SQ_DEPTH, 1, rdma_len, FALSE, MSG_WINDOW, slot_len);
+	qp_init(a, FALSE);
+	ctl_recv(peer, CTL_HELLO, WAIT_US / 1000);
+	if (peer->arg0 < rdma_len)
+		die("the child's buffer is too small");
+	ctl_hello(&m, a);
+	ctl_send(&m, CTL_HELLO);
+	qp_connect(a, peer->lid, peer->qpn, peer->psn, peer->mtu);
+	ctl_recv(&m, CTL_READY, WAIT_US / 1000);
+}
+
+/* Says goodbye to the child and waits (bounded) for its exit. */
+static void child_bye(const sigset_t *chld)
+{
+	ctl_t m;
+
+	memset(&m, 0, sizeof(m));
+	ctl_send(&m, CTL_BYE);
+	ctl_recv(&m, CTL_BYE, WAIT_US / 1000);
+	reap_child(chld);
+}
+
 static int parent_main(const opts_t *o, const sigset_t *chld)
 {
 	ib_al_handle_t al;
@@ -1216,16 +1248,7 @@ static int parent_main(const opts_t *o, const sigset_t *chld)
 	qp_connect(&b_loc, a_loc.lid, a_loc.qpn, a_loc.psn, a_loc.mtu);
 
 	/* Two processes: CA 0 writes and sends to the child (one receive: ping-pong answers). */
-	end_open(&a_rem, ca[0], NULL, NULL, SQ_DEPTH, 1, max_rdma, FALSE, MSG_WINDOW,
-		 (max_msg + 63u) & ~63u);
-	qp_init(&a_rem, FALSE);
-	ctl_recv(&peer, CTL_HELLO, WAIT_US / 1000);
-	if (peer.arg0 < max_rdma)
-		die("the child's buffer is too small");
-	ctl_hello(&m, &a_rem);
-	ctl_send(&m, CTL_HELLO);
-	qp_connect(&a_rem, peer.lid, peer.qpn, peer.psn, peer.mtu);
-	ctl_recv(&m, CTL_READY, WAIT_US / 1000);
+	child_connect(&a_rem, ca[0], max_rdma, (max_msg + 63u) & ~63u, &peer);
 
 	/* Each run measures every row once; the rows of one size follow each other. */
 	memset(&res, 0, sizeof(res));
@@ -1260,10 +1283,7 @@ static int parent_main(const opts_t *o, const sigset_t *chld)
 	}
 	print_results(o, &res, a_loc.mtu < peer.mtu ? a_loc.mtu : peer.mtu);
 
-	memset(&m, 0, sizeof(m));
-	ctl_send(&m, CTL_BYE);
-	ctl_recv(&m, CTL_BYE, WAIT_US / 1000);
-	reap_child(chld);
+	child_bye(chld);
 	CHECK(ib_close_al(al));
 	end_free(&a_loc);
 	end_free(&b_loc);
@@ -1290,32 +1310,21 @@ static int pair_main(const opts_t *o, const sigset_t *chld, uint32_t len, int re
 	ib_net64_t guid;
 	size_t n = 1;
 	end_t a;
-	ctl_t m, peer;
+	ctl_t peer;
 	double mbs;
 	char c = 'r';
 
 	CHECK(ib_open_al(&al));
 	CHECK(ib_get_ca_guids(al, &guid, &n));
 	CHECK(ib_open_ca(al, guid, NULL, NULL, &ca));
-	end_open(&a, ca, NULL, NULL, SQ_DEPTH, 1, len, FALSE, MSG_WINDOW, 64);
-	qp_init(&a, FALSE);
-	ctl_recv(&peer, CTL_HELLO, WAIT_US / 1000);
-	if (peer.arg0 < len)
-		die("the child's buffer is too small");
-	ctl_hello(&m, &a);
-	ctl_send(&m, CTL_HELLO);
-	qp_connect(&a, peer.lid, peer.qpn, peer.psn, peer.mtu);
-	ctl_recv(&m, CTL_READY, WAIT_US / 1000);
+	child_connect(&a, ca, len, 64, &peer);
 	pattern(a.buf, len, 7);
 	if (write(ready_fd, &c, 1) != 1 || read(go_fd, &c, 1) != 1)
 		die("the scale run's start failed");
 	mbs = rdma_mbs(&a, peer.va, peer.rkey, len, o->secs, "RDMA write, pairs at once");
 	if (write(res_fd, &mbs, sizeof(mbs)) != (ssize_t)sizeof(mbs))
 		die("reporting the result failed");
-	memset(&m, 0, sizeof(m));
-	ctl_send(&m, CTL_BYE);
-	ctl_recv(&m, CTL_BYE, WAIT_US / 1000);
-	reap_child(chld);
+	child_bye(chld);
 	CHECK(ib_close_al(al));
 	end_free(&a);
 	close(g_fd);
