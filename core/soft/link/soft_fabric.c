@@ -208,8 +208,7 @@ static ib_api_status_t fabric_create(const char *dir, soft_fabric_t **pp_fab)
 	return IB_SUCCESS;
 }
 
-/* This process's object for the fabric directory of the environment, one more reference. */
-static ib_api_status_t fabric_get(soft_fabric_t **pp_fab)
+ib_api_status_t soft_fabric_get(soft_fabric_t **pp_fab)
 {
 	char dir[PATH_MAX];
 	ib_api_status_t status = resolve_dir(dir);
@@ -238,7 +237,7 @@ static ib_api_status_t fabric_get(soft_fabric_t **pp_fab)
 	return status;
 }
 
-static void fabric_put(soft_fabric_t *fab)
+void soft_fabric_put(soft_fabric_t *fab)
 {
 	soft_fabric_t **pp;
 
@@ -252,6 +251,21 @@ static void fabric_put(soft_fabric_t *fab)
 	*pp = fab->next;
 	pthread_mutex_unlock(&fab_list_lock);
 	fabric_free(fab);
+}
+
+ib_api_status_t soft_fabric_dir_file(const char *name, char *out, size_t cap)
+{
+	char dir[PATH_MAX];
+	ib_api_status_t status;
+	int n;
+
+	if (!name || !*name || strchr(name, '/') || !out || !cap)
+		return IB_INVALID_PARAMETER;
+	status = resolve_dir(dir);
+	if (status != IB_SUCCESS)
+		return status;
+	n = snprintf(out, cap, "%s/%s", dir, name);
+	return n > 0 && (size_t)n < cap ? IB_SUCCESS : IB_INVALID_SETTING;
 }
 
 /* ---- Ports ---- */
@@ -290,17 +304,25 @@ void soft_fabric_ring_create(soft_fabric_port_t *port)
 ib_api_status_t soft_fabric_port_open(ib_net64_t port_guid, ib_net64_t node_guid,
 				      uint8_t port_num, soft_fabric_port_t **pp_port)
 {
+	return soft_fabric_port_open_at(port_guid, node_guid, port_num, 0, pp_port);
+}
+
+ib_api_status_t soft_fabric_port_open_at(ib_net64_t port_guid, ib_net64_t node_guid,
+					 uint8_t port_num, uint16_t lid,
+					 soft_fabric_port_t **pp_port)
+{
 	soft_fabric_port_t *port;
 	ib_api_status_t status;
 	soft_fabric_t *fab;
 
-	if (!pp_port)
+	if (!pp_port || lid > SOFT_FABRIC_LID_UNICAST_MAX)
 		return IB_INVALID_PARAMETER;
 	if (!port_guid)
 		return IB_INVALID_GUID;
 	port = (soft_fabric_port_t *)cl_zalloc(sizeof(*port));
 	if (!port)
 		return IB_INSUFFICIENT_MEMORY;
+	port->want_lid = lid;
 	port->port_guid = port_guid;
 	port->node_guid = node_guid;
 	port->port_num = port_num;
@@ -309,7 +331,7 @@ ib_api_status_t soft_fabric_port_open(ib_net64_t port_guid, ib_net64_t node_guid
 		port_free(port);
 		return IB_ERROR;
 	}
-	status = fabric_get(&fab);
+	status = soft_fabric_get(&fab);
 	if (status != IB_SUCCESS) {
 		port_free(port);
 		return status;
@@ -323,7 +345,7 @@ ib_api_status_t soft_fabric_port_open(ib_net64_t port_guid, ib_net64_t node_guid
 	}
 	if (status != IB_SUCCESS) {
 		port_free(port);
-		fabric_put(fab);
+		soft_fabric_put(fab);
 		return status;
 	}
 	*pp_port = port;
@@ -348,7 +370,7 @@ void soft_fabric_port_close(soft_fabric_port_t *port)
 		soft_reg_unlock(fab);
 	}
 	port_free(port);
-	fabric_put(fab);
+	soft_fabric_put(fab);
 }
 
 uint16_t soft_fabric_port_lid(const soft_fabric_port_t *port)

@@ -13,13 +13,16 @@
  * first port opens. Each port has a receive ring in shared memory, the file
  * `ring-<port GUID>` there (soft_ring.h), and a Unix datagram socket bound
  * there as `lid-XXXX` (the port's LID in hex). A packet is the bytes an IB
- * link carries, LRH through VCRC. There is no daemon.
+ * link carries, LRH through VCRC. There is no daemon, but for the optional
+ * fabric service (ibal_soft_fabric), which reserves LIDs for the nodes of
+ * its topology (soft_fabric_reserve()) and holds them while no process is
+ * them.
  *
  * **Registry.** `registry` in that directory is a file of fixed-size records,
  * one per unicast LID, mapped by every process and changed only under an
  * exclusive `flock`. A port opening takes the LID its port GUID had if that
  * holder is gone, else the lowest LID (1..0xBFFF) that is free or whose holder
- * is gone. A holder is gone when its process no longer exists (PID checked
+ * is gone and that is not reserved for another port GUID. A holder is gone when its process no longer exists (PID checked
  * together with the process start time, so a reused PID is not mistaken for
  * it) or when its socket refuses a connection (ECONNREFUSED, ENOENT: the
  * process died, closed it without deregistering, or exec'ed). Stale records
@@ -183,6 +186,56 @@ typedef boolean_t (*soft_fabric_drop_fn_t)(void *context, const soft_fabric_port
  */
 ib_api_status_t soft_fabric_port_open(ib_net64_t port_guid, ib_net64_t node_guid,
 				      uint8_t port_num, soft_fabric_port_t **pp_port);
+
+/**
+ * soft_fabric_port_open() of a port that must have one LID (a node of the
+ * fabric service's topology, whose LIDs are fixed).
+ * @param port_guid the port GUID (network order). @param node_guid its CA's
+ * node GUID. @param port_num its number on the CA.
+ * @param lid the LID it must have (host order), or 0 for any.
+ * @param pp_port receives the port.
+ * @return as soft_fabric_port_open(); IB_INVALID_PARAMETER for a LID above
+ * 0xBFFF; IB_RESOURCE_BUSY also when a live port holds @p lid or it is
+ * reserved for another port GUID (soft_fabric_reserve()).
+ */
+ib_api_status_t soft_fabric_port_open_at(ib_net64_t port_guid, ib_net64_t node_guid,
+					 uint8_t port_num, uint16_t lid,
+					 soft_fabric_port_t **pp_port);
+
+/**
+ * Reserves LIDs of the fabric of `$IBAL_SOFT_FABRIC` for port GUIDs (the
+ * fabric service's topology): each LID is then given only to its port GUID
+ * (soft_fabric_port_open_at()), never to another port opening without a
+ * LID, and goes back to its reservation when its holder closes or dies.
+ * All or nothing.
+ * @param p_ports what to reserve: port_guid, node_guid, lid, port_num of
+ * each (owner_pid is ignored). @param n how many.
+ * @param p_bad receives, on IB_RESOURCE_BUSY, the index of the first entry
+ * whose LID a live port of another GUID holds (may be NULL).
+ * @return IB_SUCCESS; IB_INVALID_PARAMETER (NULL, a LID outside 1..0xBFFF,
+ * a GUID 0); IB_RESOURCE_BUSY; the statuses of opening the fabric
+ * directory (soft_fabric_port_open()).
+ */
+ib_api_status_t soft_fabric_reserve(const soft_fabric_port_info_t *p_ports, size_t n,
+				    size_t *p_bad);
+
+/**
+ * Lifts the reservations soft_fabric_reserve() made for these ports (a
+ * port holding such a LID keeps it while it is open).
+ * @param p_ports as given to soft_fabric_reserve(). @param n how many.
+ */
+void soft_fabric_unreserve(const soft_fabric_port_info_t *p_ports, size_t n);
+
+/**
+ * The path of a file in the fabric directory of `$IBAL_SOFT_FABRIC`
+ * (created as soft_fabric_port_open() creates it): for the fabric service's
+ * socket and topology.
+ * @param name the file's name (no '/'). @param out receives the path.
+ * @param cap size of @p out.
+ * @return IB_SUCCESS; IB_INVALID_PARAMETER; IB_INVALID_SETTING if the
+ * directory cannot be used or the path does not fit.
+ */
+ib_api_status_t soft_fabric_dir_file(const char *name, char *out, size_t cap);
 
 /**
  * Detaches a port: deregisters it (its LID becomes free), closes its socket

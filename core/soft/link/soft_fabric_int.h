@@ -37,6 +37,11 @@
 #define SOFT_REC_FREE 0u
 #define SOFT_REC_ACTIVE 1u
 
+/* soft_reg_rec_t.flags: the LID belongs to the port GUID of the record (a
+ * node of the fabric service's topology); a FREE record with this flag
+ * keeps port_guid, node_guid and port_num and is given to that GUID only. */
+#define SOFT_RECF_RESERVED 1u
+
 typedef struct soft_reg_hdr {
 	uint64_t magic;
 	uint32_t version;
@@ -56,7 +61,7 @@ typedef struct soft_reg_rec {
 	uint8_t port_num;
 	uint8_t n_mcast;
 	int32_t owner_pid;
-	uint32_t reserved0;
+	uint32_t flags;       /* SOFT_RECF_* */
 	uint64_t owner_start; /* start time of owner_pid (clock ticks since boot), 0 if unknown */
 	uint64_t gen;         /* soft_reg_hdr_t.gen of the assignment */
 	ib_net64_t port_guid;
@@ -135,6 +140,7 @@ struct soft_fabric_port {
 	soft_fabric_t *fab;
 	int fd;
 	uint16_t lid;
+	uint16_t want_lid; /* the LID the port must have (0: any), for soft_reg_attach */
 	uint8_t port_num;
 	uint64_t gen; /* registry generation of our record */
 	ib_net64_t port_guid;
@@ -158,7 +164,7 @@ SOFT_PRIVATE ib_api_status_t soft_reg_lock(soft_fabric_t *fab);
 SOFT_PRIVATE void soft_reg_unlock(soft_fabric_t *fab);
 /* Under the lock: TRUE if the record's holder still exists (frees it otherwise). */
 SOFT_PRIVATE boolean_t soft_reg_check_live(soft_fabric_t *fab, uint16_t lid);
-/* Under the lock: chooses a LID for port_guid, binds fd there and records it. */
+/* Under the lock: chooses a LID for port_guid (port->want_lid if not 0), binds fd there and records it. */
 SOFT_PRIVATE ib_api_status_t soft_reg_attach(soft_fabric_t *fab, soft_fabric_port_t *port);
 /* Under the lock: removes the port's record and socket file if still its own. */
 SOFT_PRIVATE void soft_reg_detach(soft_fabric_t *fab, soft_fabric_port_t *port);
@@ -207,6 +213,11 @@ SOFT_PRIVATE void soft_delay_purge(soft_fabric_t *fab, soft_fabric_port_t *port)
 SOFT_PRIVATE uint64_t soft_rng_key(uint64_t seed, ib_net64_t port_guid, uint8_t port_num);
 
 /* ---- soft_fabric.c ---- */
+
+/* This process's object for the fabric directory of the environment, one more reference. */
+SOFT_PRIVATE ib_api_status_t soft_fabric_get(soft_fabric_t **pp_fab);
+/* Drops a reference taken by soft_fabric_get (the last one frees the object). */
+SOFT_PRIVATE void soft_fabric_put(soft_fabric_t *fab);
 
 /* Registry lock held, the port's GUID free: creates its receive ring (a
  * warning and no ring if that fails: peers then send it datagrams). */

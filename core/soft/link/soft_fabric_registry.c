@@ -234,6 +234,27 @@ void soft_reg_ring_path(const soft_fabric_t *fab, ib_net64_t port_guid, char *ou
 		out[0] = '\0'; /* no such file: the port goes without a ring */
 }
 
+/* Empties a record; a reserved one keeps what names its port. */
+static void clear_rec(soft_reg_rec_t *rec, uint16_t lid)
+{
+	soft_reg_rec_t keep = *rec;
+
+	memset(rec, 0, sizeof(*rec));
+	if (!(keep.flags & SOFT_RECF_RESERVED))
+		return;
+	rec->flags = SOFT_RECF_RESERVED;
+	rec->lid = lid;
+	rec->port_num = keep.port_num;
+	rec->port_guid = keep.port_guid;
+	rec->node_guid = keep.node_guid;
+}
+
+/* Is the LID of this free record kept for a port GUID other than port_guid? */
+static boolean_t reserved_for_other(const soft_reg_rec_t *rec, ib_net64_t port_guid)
+{
+	return (rec->flags & SOFT_RECF_RESERVED) && rec->port_guid != port_guid;
+}
+
 static void free_rec(soft_fabric_t *fab, uint16_t lid)
 {
 	struct sockaddr_un sa;
@@ -246,7 +267,7 @@ static void free_rec(soft_fabric_t *fab, uint16_t lid)
 		soft_reg_ring_path(fab, fab->recs[lid].port_guid, path, sizeof(path));
 		soft_ring_retire(path, fab->recs[lid].gen);
 	}
-	memset(&fab->recs[lid], 0, sizeof(fab->recs[lid]));
+	clear_rec(&fab->recs[lid], lid);
 }
 
 boolean_t soft_reg_check_live(soft_fabric_t *fab, uint16_t lid)
@@ -262,28 +283,42 @@ boolean_t soft_reg_check_live(soft_fabric_t *fab, uint16_t lid)
 }
 
 /*
- * The LID for a new port with port_guid, or 0 with the reason in *p_status
- * (IB_RESOURCE_BUSY: a live port has the GUID; IB_INSUFFICIENT_RESOURCES).
+ * The LID for a new port with port_guid (want: the LID it must have, or 0),
+ * or 0 with the reason in *p_status (IB_RESOURCE_BUSY: a live port has the
+ * GUID, or holds want, or want is reserved for another GUID;
+ * IB_INSUFFICIENT_RESOURCES).
  */
-static uint16_t choose_lid(soft_fabric_t *fab, ib_net64_t port_guid, ib_api_status_t *p_status)
+static uint16_t choose_lid(soft_fabric_t *fab, ib_net64_t port_guid, uint16_t want,
+			   ib_api_status_t *p_status)
 {
 	uint32_t hwm = reg_hwm(fab), lid;
 
 	*p_status = IB_SUCCESS;
-	/* A port coming back gets its former LID, as a subnet manager keeps guid2lid. */
+	/* A port coming back gets its former LID, as a subnet manager keeps
+	 * guid2lid; a reserved LID is its GUID's former LID. */
 	for (lid = 1; lid <= hwm; lid++) {
 		soft_reg_rec_t *rec = &fab->recs[lid];
 
-		if (rec->state != SOFT_REC_ACTIVE || rec->port_guid != port_guid)
+		if (rec->port_guid != port_guid ||
+		    (rec->state != SOFT_REC_ACTIVE && !(rec->flags & SOFT_RECF_RESERVED)))
 			continue;
 		if (soft_reg_check_live(fab, (uint16_t)lid)) {
 			*p_status = IB_RESOURCE_BUSY;
 			return 0;
 		}
-		return (uint16_t)lid;
+		if (!want)
+			return (uint16_t)lid;
+	}
+	if (want) {
+		if (soft_reg_check_live(fab, want) || reserved_for_other(&fab->recs[want], port_guid)) {
+			*p_status = IB_RESOURCE_BUSY;
+			return 0;
+		}
+		return want;
 	}
 	for (lid = 1; lid <= SOFT_FABRIC_LID_UNICAST_MAX; lid++)
-		if (lid > hwm || !soft_reg_check_live(fab, (uint16_t)lid))
+		if (lid > hwm || (!soft_reg_check_live(fab, (uint16_t)lid) &&
+				  !reserved_for_other(&fab->recs[lid], port_guid)))
 			return (uint16_t)lid;
 	*p_status = IB_INSUFFICIENT_RESOURCES;
 	return 0;
@@ -295,7 +330,8 @@ ib_api_status_t soft_reg_attach(soft_fabric_t *fab, soft_fabric_port_t *port)
 	socklen_t sa_len;
 	soft_reg_rec_t *rec;
 	ib_api_status_t status;
-	uint16_t lid = choose_lid(fab, port->port_guid, &status);
+	uint16_t lid = choose_lid(fab, port->port_guid, port->want_lid, &status);
+	uint32_t flags;
 
 	if (!lid)
 		return status;
@@ -307,7 +343,9 @@ ib_api_status_t soft_reg_attach(soft_fabric_t *fab, soft_fabric_port_t *port)
 	/* The GUID is free now (a dead holder's ring was retired with its record). */
 	soft_fabric_ring_create(port);
 	rec = &fab->recs[lid];
+	flags = rec->port_guid == port->port_guid ? rec->flags & SOFT_RECF_RESERVED : 0;
 	memset(rec, 0, sizeof(*rec));
+	rec->flags = flags;
 	rec->lid = lid;
 	rec->port_num = port->port_num;
 	rec->owner_pid = (int32_t)fab->pid;
@@ -350,7 +388,8 @@ ib_api_status_t soft_reg_move(soft_fabric_t *fab, soft_fabric_port_t *port, uint
 		return IB_ERROR;
 	if (new_lid == port->lid)
 		return IB_SUCCESS;
-	if (soft_reg_check_live(fab, new_lid))
+	if (soft_reg_check_live(fab, new_lid) ||
+	    reserved_for_other(&fab->recs[new_lid], port->port_guid))
 		return IB_RESOURCE_BUSY;
 	/* A bound Unix socket is reached through its file: renaming the file
 	 * moves the port to the new LID's address, socket and queue intact. */
@@ -358,10 +397,16 @@ ib_api_status_t soft_reg_move(soft_fabric_t *fab, soft_fabric_port_t *port, uint
 	soft_reg_sockaddr(fab, new_lid, &to);
 	if (rename(from.sun_path, to.sun_path) < 0)
 		return IB_ERROR;
-	fab->recs[new_lid] = *old;
+	{
+		uint32_t flags = fab->recs[new_lid].flags;
+
+		fab->recs[new_lid] = *old;
+		/* The reservations stay with their LIDs. */
+		fab->recs[new_lid].flags = flags;
+	}
 	fab->recs[new_lid].lid = new_lid;
 	fab->recs[new_lid].gen = ++fab->hdr->gen;
-	memset(old, 0, sizeof(*old));
+	clear_rec(old, port->lid);
 	if (new_lid > fab->hdr->hwm)
 		fab->hdr->hwm = new_lid;
 	__atomic_store_n(&port->lid, new_lid, __ATOMIC_RELEASE);
@@ -571,4 +616,83 @@ ib_api_status_t soft_fabric_port_list(soft_fabric_port_t *port, soft_fabric_port
 	soft_reg_unlock(fab);
 	*p_count = n;
 	return n > cap ? IB_INSUFFICIENT_MEMORY : IB_SUCCESS;
+}
+
+/* ---- Reservations (the fabric service's topology) ---- */
+
+ib_api_status_t soft_fabric_reserve(const soft_fabric_port_info_t *p_ports, size_t n,
+				    size_t *p_bad)
+{
+	soft_fabric_t *fab;
+	ib_api_status_t status;
+	size_t i;
+
+	if (!p_ports)
+		return IB_INVALID_PARAMETER;
+	for (i = 0; i < n; i++)
+		if (!p_ports[i].lid || p_ports[i].lid > SOFT_FABRIC_LID_UNICAST_MAX ||
+		    !p_ports[i].port_guid)
+			return IB_INVALID_PARAMETER;
+	status = soft_fabric_get(&fab);
+	if (status != IB_SUCCESS)
+		return status;
+	status = soft_reg_lock(fab);
+	if (status != IB_SUCCESS) {
+		soft_fabric_put(fab);
+		return status;
+	}
+	for (i = 0; i < n && status == IB_SUCCESS; i++) {
+		const soft_reg_rec_t *rec = &fab->recs[p_ports[i].lid];
+
+		if (rec->port_guid != p_ports[i].port_guid &&
+		    soft_reg_check_live(fab, p_ports[i].lid)) {
+			status = IB_RESOURCE_BUSY;
+			if (p_bad)
+				*p_bad = i;
+		}
+	}
+	for (i = 0; i < n && status == IB_SUCCESS; i++) {
+		soft_reg_rec_t *rec = &fab->recs[p_ports[i].lid];
+
+		if (rec->state != SOFT_REC_ACTIVE) {
+			memset(rec, 0, sizeof(*rec));
+			rec->lid = p_ports[i].lid;
+			rec->port_num = p_ports[i].port_num;
+			rec->port_guid = p_ports[i].port_guid;
+			rec->node_guid = p_ports[i].node_guid;
+		}
+		rec->flags |= SOFT_RECF_RESERVED;
+		/* Scans that look for a free LID must see it. */
+		if (rec->lid > fab->hdr->hwm)
+			fab->hdr->hwm = rec->lid;
+	}
+	soft_reg_unlock(fab);
+	soft_fabric_put(fab);
+	return status;
+}
+
+void soft_fabric_unreserve(const soft_fabric_port_info_t *p_ports, size_t n)
+{
+	soft_fabric_t *fab;
+	size_t i;
+
+	if (!p_ports || soft_fabric_get(&fab) != IB_SUCCESS)
+		return;
+	if (soft_reg_lock(fab) == IB_SUCCESS) {
+		for (i = 0; i < n; i++) {
+			soft_reg_rec_t *rec;
+
+			if (!p_ports[i].lid || p_ports[i].lid > SOFT_FABRIC_LID_UNICAST_MAX)
+				continue;
+			rec = &fab->recs[p_ports[i].lid];
+			if (!(rec->flags & SOFT_RECF_RESERVED) || rec->port_guid != p_ports[i].port_guid)
+				continue;
+			if (rec->state == SOFT_REC_ACTIVE)
+				rec->flags &= ~SOFT_RECF_RESERVED;
+			else
+				memset(rec, 0, sizeof(*rec));
+		}
+		soft_reg_unlock(fab);
+	}
+	soft_fabric_put(fab);
 }
