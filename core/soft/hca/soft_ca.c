@@ -176,6 +176,8 @@ static void ca_free(soft_ca_t *ca)
 		free(it);
 	for (i = 0; i < ca->num_ports; i++)
 		soft_fabric_port_close(ca->port[i].fp);
+	/* The ports are closed: the service may open its own CA of the node. */
+	soft_node_give_back(ca->node_fd);
 	pthread_mutex_destroy(&ca->rx_lock);
 	pthread_mutex_destroy(&ca->pend_lock);
 	free(ca->attr);
@@ -205,7 +207,8 @@ static ib_api_status_t open_ports(soft_ca_t *ca)
 		p->cap.pkey_ctr = TRUE;
 		p->cap.sysguid = TRUE;
 		p->cap.apm = TRUE; /* IsAutomaticMigrationSupported: soft_apm.c */
-		st = soft_fabric_port_open(p->guid, ca->guid, p->num, &p->fp);
+		st = soft_fabric_port_open_at(p->guid, ca->guid, p->num,
+					      soft_prov_port_lid(ca->index, p->num), &p->fp);
 		if (st != IB_SUCCESS)
 			return st;
 		p->lid = soft_fabric_port_lid(p->fp);
@@ -222,6 +225,8 @@ ib_api_status_t soft_open_ca(ib_net64_t ca_guid, void *al_ca, void **pp_ca)
 	unsigned index;
 	uint8_t n_ports;
 	uint32_t wait_ms;
+	const char *node;
+	boolean_t take = FALSE;
 	ib_api_status_t st;
 
 	if (!pp_ca)
@@ -235,7 +240,7 @@ ib_api_status_t soft_open_ca(ib_net64_t ca_guid, void *al_ca, void **pp_ca)
 	ca->index = index;
 	ca->al_ca = al_ca;
 	ca->num_ports = n_ports;
-	ca->epfd = ca->evfd = -1;
+	ca->epfd = ca->evfd = ca->node_fd = -1;
 	pthread_mutex_init(&ca->lock, NULL);
 	pthread_mutex_init(&ca->ev_lock, NULL);
 	pthread_cond_init(&ca->ev_cond, NULL);
@@ -256,7 +261,10 @@ ib_api_status_t soft_open_ca(ib_net64_t ca_guid, void *al_ca, void **pp_ca)
 		return IB_INSUFFICIENT_MEMORY;
 	}
 	ca->opening = 1;
-	st = open_ports(ca);
+	node = soft_prov_node_name(index, &take);
+	st = node && take ? soft_node_take(node, &ca->node_fd) : IB_SUCCESS;
+	if (st == IB_SUCCESS)
+		st = open_ports(ca);
 	if (st == IB_SUCCESS) {
 		build_attr(ca, ca->attr);
 		st = soft_progress_start(ca);

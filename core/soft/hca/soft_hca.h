@@ -42,8 +42,10 @@
 #include "soft_qp_state.h"
 #include "soft_wire.h"
 
-/** Most soft CAs one process may have (IBAL_SOFT_CAS). */
-#define SOFT_MAX_CAS 16
+/** Most soft CAs one process may have (the fabric service: one per topology node and its own). */
+#define SOFT_MAX_CAS 64
+/** Most soft CAs IBAL_SOFT_CAS may ask for. */
+#define SOFT_MAX_CAS_ENV 16
 /** Most ports per soft CA (IBAL_SOFT_PORTS). */
 #define SOFT_MAX_PORTS 2
 /** Environment: number of soft CAs in the process (default 1). */
@@ -192,6 +194,7 @@ struct soft_ca {
 	uint32_t n_pd, n_cq, n_srq, n_av; /**< Object counts, under lock. */
 	int opening;                 /**< soft_open_ca runs: port changes are not announced (atomic). */
 	struct soft_sm *sm;          /**< The subnet manager instance of its fabric directory, or NULL. */
+	int node_fd;                 /**< A topology node: the connection to the fabric service that lends it, or -1. */
 	soft_mcast_t *mcast;         /**< Multicast attachments (tab_lock). */
 	uint32_t n_mcast;            /**< Their number (tab_lock). */
 	/* Progress. */
@@ -361,12 +364,54 @@ boolean_t soft_prov_ca_index(ib_net64_t guid, unsigned *p_index, uint8_t *p_port
  */
 ib_net64_t soft_prov_guid(unsigned index, uint8_t port);
 /**
+ * The LID a port of a CA must have (a topology node's), or 0 for any.
+ * @param index CA index. @param port port number.
+ * @return the LID, host order.
+ */
+uint16_t soft_prov_port_lid(unsigned index, uint8_t port);
+/**
+ * The topology node a CA is (IBAL_SOFT_NODE, or the fabric service's CAs).
+ * @param index CA index.
+ * @param p_take receives whether opening it asks the fabric service for the
+ * node (may be NULL).
+ * @return the node's name, or NULL for a CA that is no topology node.
+ */
+const char *soft_prov_node_name(unsigned index, boolean_t *p_take);
+struct soft_topo;
+/**
+ * Makes this process the fabric service of a topology: after init, CA 0
+ * stays the process's own and CAs 1..n become the nodes of @p p_topo
+ * (opened without asking a service). For `ibal-soft-fabric` only.
+ * @param p_topo the topology (copied).
+ * @return IB_SUCCESS; IB_INVALID_PARAMETER if the provider is not
+ * initialized or the topology is empty or too big.
+ */
+ib_api_status_t soft_prov_serve(const struct soft_topo *p_topo);
+/**
  * Plugs a CA in or out of the process: an absent CA is not enumerated and
  * cannot be opened (open ones stay usable, their ports down).
  * @param index CA index. @param present TRUE to plug in.
  * @return TRUE if the presence changed.
  */
 boolean_t soft_prov_set_present(unsigned index, boolean_t present);
+
+/* soft_node.c */
+/**
+ * Asks the fabric service for a node of its topology before a CA that is
+ * that node opens its ports (soft_topo.h has the protocol).
+ * @param name the node. @param p_fd receives the connection that holds
+ * the node (soft_node_give_back() at close), or -1 when no service runs
+ * (the node's LIDs are then used as they are).
+ * @return IB_SUCCESS; IB_RESOURCE_BUSY if another process has the node;
+ * IB_INVALID_GUID if the service's topology has no such node; IB_TIMEOUT
+ * if the service did not answer; IB_ERROR if it could not be reached.
+ */
+ib_api_status_t soft_node_take(const char *name, int *p_fd);
+/**
+ * Gives a node back to the fabric service (its CA closed).
+ * @param fd what soft_node_take() gave (-1 ignored).
+ */
+void soft_node_give_back(int fd);
 
 /* soft_ca.c */
 ib_api_status_t soft_open_ca(ib_net64_t ca_guid, void *al_ca, void **pp_ca);

@@ -14,13 +14,23 @@
  *   bits  3..0   0 for the node (CA) GUID, the port number for a port GUID.
  * The fabric gives a returning port GUID (same PID and index again, after
  * a close) its previous LID.
+ *
+ * With IBAL_SOFT_NODE=name the process has one soft CA instead: that node
+ * of the fabric service's topology (soft_topo.h; the file named by
+ * IBAL_SOFT_TOPOLOGY, else the service's copy in the fabric directory),
+ * with its GUIDs, ports and LIDs; opening it asks the service for the node
+ * (soft_node.c). The fabric service itself has its own CA (index 0, GUIDs
+ * as above) and one CA per node of its topology (soft_prov_serve()).
  */
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "soft_direct.h"
 #include "soft_hca.h"
 #include "soft_mad_agent.h"
+#include "soft_topo.h"
 
 #define SOFT_GUID_PREFIX 0x02BA1Aull
 
@@ -34,6 +44,19 @@ uint64_t soft_spin_ns;
 boolean_t soft_data_crc;
 /* Per CA index: 1 while unplugged (soft_prov_set_present); atomic. */
 static uint8_t soft_absent[SOFT_MAX_CAS];
+
+_Static_assert(SOFT_TOPO_MAX_PORTS == SOFT_MAX_PORTS, "a topology node is a soft CA");
+_Static_assert(SOFT_TOPO_MAX_NODES < SOFT_MAX_CAS, "the service has a CA per node and its own");
+
+/* What each CA of the process is; written at init (and by soft_prov_serve). */
+typedef struct soft_ident {
+	ib_net64_t node_guid;
+	uint8_t n_ports;
+	boolean_t take;                 /* a topology node: ask the fabric service at open */
+	uint16_t lid[SOFT_MAX_PORTS];   /* the LID each port must have; 0: any */
+	char name[SOFT_TOPO_NAME_SIZE]; /* the node's name, "" outside a topology */
+} soft_ident_t;
+static soft_ident_t soft_ids[SOFT_MAX_CAS];
 
 /* Reads an integer environment variable within [lo, hi], else @p dflt. */
 static unsigned env_uint(const char *name, unsigned dflt, unsigned lo, unsigned hi)
@@ -50,12 +73,36 @@ static unsigned env_uint(const char *name, unsigned dflt, unsigned lo, unsigned 
 	return (unsigned)v;
 }
 
-ib_net64_t soft_prov_guid(unsigned index, uint8_t port)
+/* The GUID scheme of this process's own CAs (file comment). */
+static ib_net64_t own_guid(unsigned index)
 {
 	uint64_t g = (SOFT_GUID_PREFIX << 40) | ((uint64_t)(soft_pid & 0xFFFFFF) << 16) |
-		     ((uint64_t)(index & 0xFFF) << 4) | (port & 0xF);
+		     ((uint64_t)(index & 0xFFF) << 4);
 
 	return cl_hton64(g);
+}
+
+ib_net64_t soft_prov_guid(unsigned index, uint8_t port)
+{
+	if (index >= SOFT_MAX_CAS)
+		return 0;
+	return cl_hton64(cl_ntoh64(soft_ids[index].node_guid) | (port & 0xF));
+}
+
+uint16_t soft_prov_port_lid(unsigned index, uint8_t port)
+{
+	if (index >= SOFT_MAX_CAS || !port || port > SOFT_MAX_PORTS)
+		return 0;
+	return soft_ids[index].lid[port - 1];
+}
+
+const char *soft_prov_node_name(unsigned index, boolean_t *p_take)
+{
+	if (index >= SOFT_MAX_CAS || !soft_ids[index].name[0])
+		return NULL;
+	if (p_take)
+		*p_take = soft_ids[index].take;
+	return soft_ids[index].name;
 }
 
 boolean_t soft_prov_ca_index(ib_net64_t guid, unsigned *p_index, uint8_t *p_ports)
@@ -63,13 +110,74 @@ boolean_t soft_prov_ca_index(ib_net64_t guid, unsigned *p_index, uint8_t *p_port
 	unsigned i;
 
 	for (i = 0; i < soft_n_cas; i++) {
-		if (soft_prov_guid(i, 0) == guid && !__atomic_load_n(&soft_absent[i], __ATOMIC_ACQUIRE)) {
+		if (soft_ids[i].node_guid == guid && !__atomic_load_n(&soft_absent[i], __ATOMIC_ACQUIRE)) {
 			*p_index = i;
-			*p_ports = soft_n_ports;
+			*p_ports = soft_ids[i].n_ports;
 			return TRUE;
 		}
 	}
 	return FALSE;
+}
+
+/* Makes CA index the topology node @p node. */
+static void ident_node(unsigned index, const soft_topo_node_t *node, boolean_t take)
+{
+	soft_ident_t *id = &soft_ids[index];
+	unsigned p;
+
+	memset(id, 0, sizeof(*id));
+	id->node_guid = node->node_guid;
+	id->n_ports = node->n_ports;
+	id->take = take;
+	for (p = 0; p < node->n_ports; p++)
+		id->lid[p] = node->lid[p];
+	memcpy(id->name, node->name, sizeof(id->name));
+}
+
+/* IBAL_SOFT_NODE: the process's one CA is that node; no CA if it cannot be. */
+static void ident_from_env(const char *name)
+{
+	char path[PATH_MAX], err[PATH_MAX + 256];
+	const char *file = getenv(SOFT_TOPO_ENV_FILE);
+	const soft_topo_node_t *node;
+	soft_topo_t *t = (soft_topo_t *)malloc(sizeof(*t));
+	ib_api_status_t st;
+
+	soft_n_cas = 0;
+	if (!t)
+		return;
+	if (file && *file)
+		snprintf(path, sizeof(path), "%s", file);
+	else if (soft_fabric_dir_file(SOFT_TOPO_DIR_FILE, path, sizeof(path)) != IB_SUCCESS)
+		path[0] = '\0';
+	st = path[0] ? soft_topo_load(path, t, err, sizeof(err)) : IB_NOT_FOUND;
+	node = st == IB_SUCCESS ? soft_topo_find(t, name) : NULL;
+	if (st == IB_NOT_FOUND && !(file && *file))
+		soft_fabric_warn("%s=%s: no topology (start ibal-soft-fabric on this fabric "
+				 "directory, or set %s): no soft CA",
+				 SOFT_TOPO_ENV_NODE, name, SOFT_TOPO_ENV_FILE);
+	else if (st != IB_SUCCESS)
+		soft_fabric_warn("%s: no soft CA", err);
+	else if (!node)
+		soft_fabric_warn("%s=%s: %s has no such node: no soft CA", SOFT_TOPO_ENV_NODE, name,
+				 path);
+	if (node) {
+		ident_node(0, node, TRUE);
+		soft_n_cas = 1;
+	}
+	free(t);
+}
+
+ib_api_status_t soft_prov_serve(const soft_topo_t *p_topo)
+{
+	unsigned i;
+
+	if (!p_topo || !p_topo->n_nodes || p_topo->n_nodes > SOFT_TOPO_MAX_NODES || !soft_n_cas)
+		return IB_INVALID_PARAMETER;
+	for (i = 0; i < p_topo->n_nodes; i++)
+		ident_node(i + 1, &p_topo->node[i], FALSE);
+	soft_n_cas = p_topo->n_nodes + 1;
+	return IB_SUCCESS;
 }
 
 boolean_t soft_prov_set_present(unsigned index, boolean_t present)
@@ -83,12 +191,23 @@ boolean_t soft_prov_set_present(unsigned index, boolean_t present)
 
 static ib_api_status_t soft_init(const al_prov_upcalls_t *up)
 {
+	const char *node;
+	unsigned i;
+
 	if (!up)
 		return IB_INVALID_PARAMETER;
 	soft_upcalls = *up;
-	soft_n_cas = env_uint(SOFT_ENV_CAS, 1, 1, SOFT_MAX_CAS);
+	soft_n_cas = env_uint(SOFT_ENV_CAS, 1, 1, SOFT_MAX_CAS_ENV);
 	soft_n_ports = (uint8_t)env_uint(SOFT_ENV_PORTS, 1, 1, SOFT_MAX_PORTS);
 	soft_pid = (uint32_t)getpid();
+	memset(soft_ids, 0, sizeof(soft_ids));
+	for (i = 0; i < soft_n_cas; i++) {
+		soft_ids[i].node_guid = own_guid(i);
+		soft_ids[i].n_ports = soft_n_ports;
+	}
+	node = getenv(SOFT_TOPO_ENV_NODE);
+	if (node && *node)
+		ident_from_env(node);
 	soft_data_crc = env_uint(SOFT_ENV_ICRC, 0, 0, 1) != 0;
 	soft_direct_min = env_uint(SOFT_ENV_DIRECT, SOFT_DIRECT_MIN_DEFAULT, 0, 0x80000000u);
 	soft_spin_ns = (uint64_t)env_uint(SOFT_ENV_SPIN_US, SOFT_SPIN_US_DEFAULT, 0,
@@ -112,7 +231,7 @@ static ib_api_status_t soft_get_ca_guids(ib_net64_t *p_guids, size_t *p_count)
 		return IB_INVALID_PARAMETER;
 	for (i = 0; i < soft_n_cas; i++)
 		if (!__atomic_load_n(&soft_absent[i], __ATOMIC_ACQUIRE))
-			g[n++] = soft_prov_guid((unsigned)i, 0);
+			g[n++] = soft_ids[i].node_guid;
 	room = *p_count;
 	*p_count = n;
 	if (room < n || (n && !p_guids))

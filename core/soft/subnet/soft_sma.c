@@ -52,9 +52,14 @@ static void node_desc(soft_port_t *port, ib_node_desc_t *nd)
 
 	gethostname(host, sizeof(host) - 1);
 	host[sizeof(host) - 1] = 0;
+	const char *name = soft_prov_node_name(port->ca->index, NULL);
+
 	memset(nd, 0, sizeof(*nd));
-	snprintf((char *)nd->description, sizeof(nd->description), "ibal-soft %s pid %d CA %u",
-		 host, (int)getpid(), port->ca->index);
+	if (name) /* a node of the fabric service's topology is known by its name */
+		snprintf((char *)nd->description, sizeof(nd->description), "%s", name);
+	else
+		snprintf((char *)nd->description, sizeof(nd->description),
+			 "ibal-soft %s pid %d CA %u", host, (int)getpid(), port->ca->index);
 }
 
 static ib_net32_t cap_mask(soft_port_t *port)

@@ -1,0 +1,681 @@
+/*
+ * ibal tests: the soft fabric's service (ibal_soft_fabric): nodes of a
+ * topology that exist before and after the processes that are them.
+ * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
+ *
+ * Each test starts the service on a fabric directory of its own with a
+ * two-node topology (server 0x10, client 0x20) and waits for its "ready"
+ * line. The processes that are nodes (IBAL_SOFT_NODE) are children forked
+ * before anything of the access layer is open in this process; each
+ * reports one node_msg_t on a socket pair and takes orders from it. The
+ * parent itself never opens the access layer. Every wait is bounded.
+ *
+ * - A node whose application has not started is in the SA: a PathRecord
+ *   query for its LID is answered, and a node's ports have the topology's
+ *   LIDs.
+ * - Server first, then client; and client first (its REQ is sent while
+ *   the server's node is only the service's, and its CM sends it again
+ *   until the server listens): both connect through the CM and a message
+ *   crosses the connection.
+ * - A node is one process's at a time; when that process is killed the
+ *   service takes the node back and lends it to the next.
+ * - The service refuses a second instance, a bad topology, and stops
+ *   cleanly on SIGTERM, removing its socket.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <iba/ib_al.h>
+#include "../common/cl_test.h"
+#include "../common/fab_dir.h"
+#include "../common/al_procs.h"
+
+#define SVC_ID CL_HTON64(0x1000000000C5E7E1ull)
+#define WAIT_MS 30000
+#define SERVER_LID 0x10
+#define CLIENT_LID 0x20
+#define MESSAGE "over a connection made in either order"
+
+static const char topology[] = "# the test's fabric\n"
+			       "node server guid=0x0002c90300a01230 lid=0x10\n"
+			       "node client guid=0x0002c90300a01240 lid=0x20\n";
+
+/* What a node's child reports. */
+typedef struct node_msg {
+	int ok;
+	ib_api_status_t status; /* of the step that failed */
+	uint16_t lid;           /* its port 1's LID, host order */
+	char why[96];
+} node_msg_t;
+
+static char fab_dir[64];
+static char topo_path[96];
+static pid_t svc_pid;
+static int svc_out = -1;
+
+/* ---- The service ---- */
+
+/* Runs the service with @p args after the program name; its stdout is *p_out. */
+static pid_t svc_spawn(const char *arg1, const char *arg2, int *p_out)
+{
+	int pfd[2];
+	pid_t pid;
+
+	if (pipe(pfd) < 0)
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		dup2(pfd[1], 1);
+		close(pfd[0]);
+		close(pfd[1]);
+		execl(SVC_PROG, SVC_PROG, arg1, arg2, (char *)NULL);
+		_exit(127);
+	}
+	close(pfd[1]);
+	*p_out = pfd[0];
+	return pid;
+}
+
+/* Reads what the service printed until its end or a line; 0 with the text in buf. */
+static int svc_read_line(int fd, char *buf, size_t cap)
+{
+	size_t n = 0;
+
+	while (n + 1 < cap) {
+		if (test_oob_read(fd, buf + n, 1, WAIT_MS))
+			break;
+		if (buf[n++] == '\n')
+			break;
+	}
+	buf[n] = '\0';
+	return n ? 0 : -1;
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig; /* interrupts waitpid */
+}
+
+/* Waits, bounded (an alarm interrupts it), for a child's exit; its status, or -1 (then killed). */
+static int svc_wait(pid_t pid)
+{
+	struct sigaction sa, old;
+	int status = 0;
+	pid_t r;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm; /* no SA_RESTART */
+	sigaction(SIGALRM, &sa, &old);
+	alarm(WAIT_MS / 1000);
+	r = waitpid(pid, &status, 0);
+	alarm(0);
+	sigaction(SIGALRM, &old, NULL);
+	if (r != pid) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		return -1;
+	}
+	return status;
+}
+
+static void fabric_setup(void)
+{
+	FILE *f;
+	char line[256];
+
+	strcpy(fab_dir, "/tmp/ibal-svc-XXXXXX");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(fab_dir));
+	setenv("IBAL_SOFT_FABRIC", fab_dir, 1);
+	setenv("IBAL_PROVIDERS", "soft", 1);
+	unsetenv("IBAL_SOFT_NODE");
+	snprintf(topo_path, sizeof(topo_path), "%s/net", fab_dir);
+	f = fopen(topo_path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs(topology, f);
+	fclose(f);
+	svc_pid = svc_spawn("-q", topo_path, &svc_out);
+	CU_ASSERT_FATAL(svc_pid > 0);
+	CU_ASSERT_EQUAL_FATAL(svc_read_line(svc_out, line, sizeof(line)), 0);
+	CU_ASSERT_EQUAL(strncmp(line, "ready ", 6), 0);
+}
+
+static void fabric_teardown(void)
+{
+	char path[128];
+	struct stat st;
+	int status;
+
+	CU_ASSERT_EQUAL(kill(svc_pid, SIGTERM), 0);
+	status = svc_wait(svc_pid);
+	CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	close(svc_out);
+	/* It took its socket and its copy of the topology with it. */
+	snprintf(path, sizeof(path), "%s/service", fab_dir);
+	CU_ASSERT_NOT_EQUAL(stat(path, &st), 0);
+	snprintf(path, sizeof(path), "%s/topology", fab_dir);
+	CU_ASSERT_NOT_EQUAL(stat(path, &st), 0);
+	test_rm_tree(fab_dir);
+	unsetenv("IBAL_SOFT_FABRIC");
+}
+
+/* ---- The nodes' children ---- */
+
+#define CHECK(m, cond, st, text)                                        \
+	do {                                                            \
+		if ((m)->ok && !(cond)) {                               \
+			(m)->ok = 0;                                    \
+			(m)->status = (st);                             \
+			strncpy((m)->why, text, sizeof((m)->why) - 1);  \
+		}                                                       \
+	} while (0)
+
+/* One end of a connection in a child. */
+typedef struct end {
+	ib_ca_handle_t ca;
+	ib_pd_handle_t pd;
+	ib_cq_handle_t cq;
+	ib_qp_handle_t qp;
+	ib_mr_handle_t mr;
+	uint32_t lkey;
+	uint8_t buf[256];
+} end_t;
+
+static end_t g_end;
+static int g_rep, g_req;
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_cond = PTHREAD_COND_INITIALIZER;
+static ib_query_rec_t g_q;
+
+static void AL_API on_comp(ib_cq_handle_t cq, void *context)
+{
+	(void)cq;
+	(void)context; /* completions are polled */
+}
+
+static ib_api_status_t end_open(end_t *e, ib_ca_handle_t ca)
+{
+	ib_cq_create_t cc;
+	ib_qp_create_t qc;
+	ib_mr_create_t mc;
+	net32_t rkey;
+	ib_api_status_t st;
+
+	memset(e, 0, sizeof(*e));
+	e->ca = ca;
+	st = ib_alloc_pd(ca, IB_PDT_NORMAL, e, &e->pd);
+	memset(&cc, 0, sizeof(cc));
+	cc.size = 16;
+	cc.pfn_comp_cb = on_comp;
+	if (st == IB_SUCCESS)
+		st = ib_create_cq(ca, &cc, e, NULL, &e->cq);
+	memset(&qc, 0, sizeof(qc));
+	qc.qp_type = IB_QPT_RELIABLE_CONN;
+	qc.sq_depth = qc.rq_depth = 4;
+	qc.sq_sge = qc.rq_sge = 1;
+	qc.h_sq_cq = qc.h_rq_cq = e->cq;
+	qc.sq_signaled = TRUE;
+	if (st == IB_SUCCESS)
+		st = ib_create_qp(e->pd, &qc, e, NULL, &e->qp);
+	mc.vaddr = e->buf;
+	mc.length = sizeof(e->buf);
+	mc.access_ctrl = IB_AC_LOCAL_WRITE;
+	if (st == IB_SUCCESS)
+		st = ib_reg_mem(e->pd, &mc, &e->lkey, &rkey, &e->mr);
+	return st;
+}
+
+/* Posts a receive or a send of the buffer's first @p len bytes. */
+static ib_api_status_t end_post(end_t *e, boolean_t send, uint32_t len)
+{
+	ib_local_ds_t ds = { .vaddr = (uintptr_t)e->buf, .length = len, .lkey = e->lkey };
+	ib_send_wr_t s;
+	ib_recv_wr_t r;
+
+	if (!send) {
+		memset(&r, 0, sizeof(r));
+		r.num_ds = 1;
+		r.ds_array = &ds;
+		return ib_post_recv(e->qp, &r, NULL);
+	}
+	memset(&s, 0, sizeof(s));
+	s.wr_type = WR_SEND;
+	s.send_opt = IB_SEND_OPT_SIGNALED;
+	s.num_ds = 1;
+	s.ds_array = &ds;
+	return ib_post_send(e->qp, &s, NULL);
+}
+
+/* Polls one completion within WAIT_MS; its status, or IB_WCS_GENERAL_ERR on none. */
+static ib_wc_status_t end_poll(end_t *e, uint32_t *p_len)
+{
+	uint64_t end = test_now_ms() + WAIT_MS;
+	ib_wc_t wc, *free_l, *done;
+
+	while (test_now_ms() < end) {
+		free_l = &wc;
+		wc.p_next = NULL;
+		if (ib_poll_cq(e->cq, &free_l, &done) == IB_SUCCESS) {
+			if (p_len)
+				*p_len = wc.length;
+			return wc.status;
+		}
+		sched_yield();
+	}
+	return IB_WCS_GENERAL_ERR;
+}
+
+static void AL_API on_query(ib_query_rec_t *p)
+{
+	g_q = *p;
+}
+
+/* A PathRecord from port @p me to LID @p dlid through the SA; IB_SUCCESS with *p_path. */
+static ib_api_status_t path_to(ib_al_handle_t al, const ib_port_attr_t *me, uint16_t dlid,
+			       ib_path_rec_t *p_path)
+{
+	ib_lid_pair_t lp = { .src_lid = me->lid, .dest_lid = cl_hton16(dlid) };
+	ib_query_req_t q;
+	ib_api_status_t st;
+
+	memset(&q, 0, sizeof(q));
+	memset(&g_q, 0, sizeof(g_q));
+	q.query_type = IB_QUERY_PATH_REC_BY_LIDS;
+	q.p_query_input = &lp;
+	q.port_guid = me->port_guid;
+	q.timeout_ms = 500;
+	q.retry_cnt = 4;
+	q.flags = IB_FLAGS_SYNC;
+	q.pfn_query_cb = on_query;
+	st = ib_query(al, &q, NULL);
+	if (st == IB_SUCCESS)
+		st = g_q.status;
+	if (st == IB_SUCCESS && g_q.result_cnt < 1)
+		st = IB_NOT_FOUND;
+	if (st == IB_SUCCESS)
+		*p_path = *ib_get_query_path_rec(g_q.p_result_mad, 0);
+	if (g_q.p_result_mad)
+		ib_put_mad(g_q.p_result_mad);
+	return st;
+}
+
+static void bump(int *p)
+{
+	pthread_mutex_lock(&g_lock);
+	(*p)++;
+	pthread_cond_broadcast(&g_cond);
+	pthread_mutex_unlock(&g_lock);
+}
+
+/* Waits, bounded, until *p is not 0. */
+static int wait_for(int *p)
+{
+	struct timespec ts;
+	int v;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += WAIT_MS / 1000;
+	pthread_mutex_lock(&g_lock);
+	while (!*p && pthread_cond_timedwait(&g_cond, &g_lock, &ts) == 0)
+		;
+	v = *p;
+	pthread_mutex_unlock(&g_lock);
+	return v;
+}
+
+static void AL_API on_rej(ib_cm_rej_rec_t *p)
+{
+	(void)p;
+}
+
+static void AL_API on_rtu(ib_cm_rtu_rec_t *p)
+{
+	(void)p;
+}
+
+static void AL_API on_dreq(ib_cm_dreq_rec_t *p)
+{
+	ib_cm_drep_t d;
+
+	memset(&d, 0, sizeof(d));
+	ib_cm_drep(p->h_cm_dreq, &d);
+}
+
+static void AL_API on_req(ib_cm_req_rec_t *p)
+{
+	ib_cm_rep_t r;
+
+	memset(&r, 0, sizeof(r));
+	r.h_qp = g_end.qp;
+	r.qp_type = IB_QPT_RELIABLE_CONN;
+	r.access_ctrl = IB_AC_LOCAL_WRITE;
+	r.rnr_retry_cnt = 7;
+	r.pfn_cm_rej_cb = on_rej;
+	r.pfn_cm_rtu_cb = on_rtu;
+	r.pfn_cm_dreq_cb = on_dreq;
+	if (ib_cm_rep(p->h_cm_req, &r) == IB_SUCCESS)
+		end_post(&g_end, FALSE, sizeof(g_end.buf));
+	bump(&g_req);
+}
+
+static void AL_API on_rep(ib_cm_rep_rec_t *p)
+{
+	ib_cm_rtu_t t;
+
+	memset(&t, 0, sizeof(t));
+	if (ib_cm_rtu(p->h_cm_rep, &t) == IB_SUCCESS)
+		bump(&g_rep);
+}
+
+/* Opens the node's CA; *p_port gets port 1. */
+static void node_open(node_msg_t *m, ib_al_handle_t *p_al, ib_ca_handle_t *p_ca,
+		      ib_port_attr_t *p_port, uint16_t lid)
+{
+	ib_gid_t gid;
+	ib_api_status_t st = test_open_first_port(p_al, p_ca, p_port, &gid);
+
+	CHECK(m, st == IB_SUCCESS, st, "open the node's CA");
+	if (!m->ok)
+		return;
+	m->lid = cl_ntoh16(p_port->lid);
+	CHECK(m, m->lid == lid, IB_ERROR, "the port has not the topology's LID");
+	CHECK(m, p_port->link_state == IB_LINK_ACTIVE, IB_ERROR, "the port is not ACTIVE");
+}
+
+typedef enum role { ROLE_PATH, ROLE_SERVER, ROLE_CLIENT, ROLE_HOLD } role_t;
+
+static void report(int fd, const node_msg_t *m)
+{
+	if (write(fd, m, sizeof(*m)) != (ssize_t)sizeof(*m))
+		_exit(3);
+}
+
+/* Looks the other node up in the SA, and holds its node until told to go. */
+static void role_path(int fd, node_msg_t *m, ib_al_handle_t al, const ib_port_attr_t *me,
+		      uint16_t peer)
+{
+	ib_path_rec_t path;
+	ib_api_status_t st = path_to(al, me, peer, &path);
+
+	CHECK(m, st == IB_SUCCESS, st, "PathRecord of the other node");
+	CHECK(m, cl_ntoh16(path.dlid) == peer, IB_ERROR, "the path's DLID");
+	report(fd, m);
+}
+
+static void role_server(int fd, node_msg_t *m, ib_al_handle_t al, ib_ca_handle_t ca)
+{
+	ib_cm_listen_t l;
+	ib_listen_handle_t hl;
+	ib_api_status_t st = end_open(&g_end, ca);
+	uint32_t len = 0;
+	node_msg_t up = *m;
+
+	CHECK(m, st == IB_SUCCESS, st, "the server's QP");
+	memset(&l, 0, sizeof(l));
+	l.svc_id = SVC_ID;
+	l.pfn_cm_req_cb = on_req;
+	st = m->ok ? ib_cm_listen(al, &l, NULL, &hl) : IB_ERROR;
+	CHECK(m, st == IB_SUCCESS, st, "ib_cm_listen");
+	up = *m;
+	report(fd, &up); /* listening */
+	if (!m->ok)
+		return;
+	CHECK(m, wait_for(&g_req), IB_TIMEOUT, "no REQ reached the server");
+	CHECK(m, end_poll(&g_end, &len) == IB_WCS_SUCCESS, IB_ERROR, "the server's receive");
+	CHECK(m, len == sizeof(MESSAGE) && !memcmp(g_end.buf, MESSAGE, len), IB_ERROR,
+	      "the message");
+}
+
+static void role_client(int fd, node_msg_t *m, ib_al_handle_t al, ib_ca_handle_t ca,
+			const ib_port_attr_t *me)
+{
+	ib_path_rec_t path;
+	ib_cm_req_t q;
+	ib_api_status_t st = end_open(&g_end, ca);
+	ib_wc_status_t wcs;
+	node_msg_t sent;
+
+	CHECK(m, st == IB_SUCCESS, st, "the client's QP");
+	st = m->ok ? path_to(al, me, SERVER_LID, &path) : IB_ERROR;
+	CHECK(m, st == IB_SUCCESS, st, "PathRecord of the server");
+	memset(&q, 0, sizeof(q));
+	q.svc_id = SVC_ID;
+	q.max_cm_retries = 15;
+	q.p_primary_path = &path;
+	q.pfn_cm_rep_cb = on_rep;
+	q.pfn_cm_rej_cb = on_rej;
+	q.qp_type = IB_QPT_RELIABLE_CONN;
+	q.h_qp = g_end.qp;
+	q.remote_resp_timeout = 18; /* 1 s between REQs: 16 s in all */
+	q.local_resp_timeout = 18;
+	q.retry_cnt = 7;
+	q.rnr_retry_cnt = 7;
+	st = m->ok ? ib_cm_req(&q) : IB_ERROR;
+	CHECK(m, st == IB_SUCCESS, st, "ib_cm_req");
+	sent = *m;
+	report(fd, &sent); /* the REQ is out */
+	if (!m->ok)
+		return;
+	CHECK(m, wait_for(&g_rep), IB_TIMEOUT, "no REP");
+	memcpy(g_end.buf, MESSAGE, sizeof(MESSAGE));
+	st = m->ok ? end_post(&g_end, TRUE, sizeof(MESSAGE)) : IB_ERROR;
+	CHECK(m, st == IB_SUCCESS, st, "the client's send");
+	wcs = m->ok ? end_poll(&g_end, NULL) : IB_WCS_SUCCESS;
+	CHECK(m, wcs == IB_WCS_SUCCESS, IB_ERROR, "the send's completion");
+	if (wcs != IB_WCS_SUCCESS)
+		snprintf(m->why, sizeof(m->why), "the send's completion: %s", ib_get_wc_status_str(wcs));
+}
+
+static void child_main(int fd, const char *node, role_t role, uint16_t lid, uint16_t peer)
+{
+	node_msg_t m;
+	ib_al_handle_t al = NULL;
+	ib_ca_handle_t ca = NULL;
+	ib_port_attr_t port;
+
+	memset(&m, 0, sizeof(m));
+	m.ok = 1;
+	setenv("IBAL_SOFT_NODE", node, 1);
+	node_open(&m, &al, &ca, &port, lid);
+	if (role == ROLE_HOLD || !m.ok) {
+		report(fd, &m);
+	} else if (role == ROLE_PATH) {
+		role_path(fd, &m, al, &port, peer);
+	} else if (role == ROLE_SERVER) {
+		role_server(fd, &m, al, ca);
+		report(fd, &m);
+	} else {
+		role_client(fd, &m, al, ca, &port);
+		report(fd, &m);
+	}
+	/* Hold on until told to go: a responder that has its receive may not
+	 * have sent the ACK yet (ACKs are coalesced), and leaving now would
+	 * leave the requester retrying into a closed port. */
+	if (m.ok) {
+		char c;
+
+		(void)test_oob_read(fd, &c, 1, WAIT_MS);
+	}
+	if (al)
+		ib_close_al(al);
+	close(fd);
+	_exit(0);
+}
+
+/* A child that is @p node; *p_fd talks to it. */
+static pid_t node_spawn(const char *node, role_t role, uint16_t lid, uint16_t peer, int *p_fd)
+{
+	int sv[2];
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0)
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(sv[0]);
+		close(svc_out);
+		child_main(sv[1], node, role, lid, peer);
+	}
+	close(sv[1]);
+	*p_fd = sv[0];
+	return pid;
+}
+
+/* Reads a child's report; its ok, with the reason printed when not. */
+static int node_report(int fd, node_msg_t *m)
+{
+	memset(m, 0, sizeof(*m));
+	if (test_oob_read(fd, m, sizeof(*m), WAIT_MS)) {
+		fprintf(stderr, "a node's child said nothing\n");
+		return 0;
+	}
+	if (!m->ok)
+		fprintf(stderr, "node child: %s (%s)\n", m->why, ib_get_err_str(m->status));
+	return m->ok;
+}
+
+/* Tells a child to go and waits for its exit; TRUE if it exited 0. */
+static int node_end(pid_t pid, int fd)
+{
+	int status;
+
+	(void)send(fd, "q", 1, MSG_NOSIGNAL); /* it may have ended already */
+	status = svc_wait(pid);
+	close(fd);
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* ---- Tests ---- */
+
+static void test_absent_node_in_sa(void)
+{
+	node_msg_t m;
+	int fd;
+	pid_t pid;
+
+	fabric_setup();
+	/* Only the client runs: the server's LID is answered all the same. */
+	pid = node_spawn("client", ROLE_PATH, CLIENT_LID, SERVER_LID, &fd);
+	CU_ASSERT_FATAL(pid > 0);
+	CU_ASSERT_TRUE(node_report(fd, &m));
+	CU_ASSERT_EQUAL(m.lid, CLIENT_LID);
+	CU_ASSERT_TRUE(node_end(pid, fd));
+	fabric_teardown();
+}
+
+/* Starts server and client in the order asked; both must connect. */
+static void connect_in_order(int server_first)
+{
+	node_msg_t ms, mc;
+	int fs = -1, fc = -1;
+	pid_t ps = -1, pc = -1;
+
+	fabric_setup();
+	if (server_first) {
+		ps = node_spawn("server", ROLE_SERVER, SERVER_LID, 0, &fs);
+		CU_ASSERT_TRUE(node_report(fs, &ms)); /* listening */
+		pc = node_spawn("client", ROLE_CLIENT, CLIENT_LID, 0, &fc);
+		CU_ASSERT_TRUE(node_report(fc, &mc)); /* REQ sent */
+	} else {
+		pc = node_spawn("client", ROLE_CLIENT, CLIENT_LID, 0, &fc);
+		/* The REQ leaves while the server's node is the service's. */
+		CU_ASSERT_TRUE(node_report(fc, &mc));
+		ps = node_spawn("server", ROLE_SERVER, SERVER_LID, 0, &fs);
+		CU_ASSERT_TRUE(node_report(fs, &ms));
+	}
+	CU_ASSERT_TRUE(node_report(fc, &mc)); /* connected, message sent */
+	CU_ASSERT_TRUE(node_report(fs, &ms)); /* message received */
+	CU_ASSERT_TRUE(node_end(pc, fc));
+	CU_ASSERT_TRUE(node_end(ps, fs));
+	fabric_teardown();
+}
+
+static void test_server_first(void)
+{
+	connect_in_order(1);
+}
+
+static void test_client_first(void)
+{
+	connect_in_order(0);
+}
+
+static void test_node_busy_then_back(void)
+{
+	node_msg_t m;
+	int fa, fb, fc, status;
+	pid_t a, b, c;
+
+	fabric_setup();
+	a = node_spawn("server", ROLE_HOLD, SERVER_LID, 0, &fa);
+	CU_ASSERT_TRUE(node_report(fa, &m));
+	/* A second process cannot be the same node. */
+	b = node_spawn("server", ROLE_HOLD, SERVER_LID, 0, &fb);
+	CU_ASSERT_FALSE(node_report(fb, &m));
+	CU_ASSERT_EQUAL(m.status, IB_RESOURCE_BUSY);
+	CU_ASSERT_TRUE(node_end(b, fb));
+	/* Killed, the first gives the node back: the next process gets it. */
+	CU_ASSERT_EQUAL(kill(a, SIGKILL), 0);
+	status = svc_wait(a);
+	CU_ASSERT(WIFSIGNALED(status));
+	close(fa);
+	c = node_spawn("server", ROLE_PATH, SERVER_LID, CLIENT_LID, &fc);
+	CU_ASSERT_TRUE(node_report(fc, &m));
+	CU_ASSERT_TRUE(node_end(c, fc));
+	fabric_teardown();
+}
+
+static void test_service_refuses(void)
+{
+	char line[512], bad[128];
+	int out, status;
+	pid_t pid;
+	FILE *f;
+
+	fabric_setup();
+	/* A second service on the same fabric directory. */
+	pid = svc_spawn(topo_path, NULL, &out);
+	status = svc_wait(pid);
+	CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 1);
+	close(out);
+	fabric_teardown();
+
+	/* A bad topology: one line on stderr, status 2 (read from a file, not the tty). */
+	strcpy(fab_dir, "/tmp/ibal-svc-XXXXXX");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(fab_dir));
+	setenv("IBAL_SOFT_FABRIC", fab_dir, 1);
+	snprintf(bad, sizeof(bad), "%s/bad", fab_dir);
+	f = fopen(bad, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs("node a guid=0x10 lid=1\nnode b guid=0x20 lid=1\n", f);
+	fclose(f);
+	pid = svc_spawn(bad, NULL, &out);
+	status = svc_wait(pid);
+	CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 2);
+	CU_ASSERT_NOT_EQUAL(svc_read_line(out, line, sizeof(line)), 0); /* nothing on stdout */
+	close(out);
+	pid = svc_spawn("--no-such-option", NULL, &out);
+	status = svc_wait(pid);
+	CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 2);
+	close(out);
+	test_rm_tree(fab_dir);
+	unsetenv("IBAL_SOFT_FABRIC");
+}
+
+static const test_entry_t tests[] = {
+	TEST_ENTRY(test_absent_node_in_sa),
+	TEST_ENTRY(test_server_first),
+	TEST_ENTRY(test_client_first),
+	TEST_ENTRY(test_node_busy_then_back),
+	TEST_ENTRY(test_service_refuses),
+};
+
+TEST_MAIN("al_service", tests)
