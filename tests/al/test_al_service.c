@@ -21,6 +21,8 @@
  *   service takes the node back and lends it to the next.
  * - The service refuses a second instance, a bad topology, and stops
  *   cleanly on SIGTERM, removing its socket.
+ * - With IBAL_SOFT_TOPOLOGY and no service running, the first node's
+ *   process starts one.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -670,12 +673,58 @@ static void test_service_refuses(void)
 	unsetenv("IBAL_SOFT_FABRIC");
 }
 
+/* With IBAL_SOFT_TOPOLOGY and no service, the first node starts one. */
+static void test_first_node_starts_service(void)
+{
+	node_msg_t m;
+	char path[128], buf[32];
+	int fd, lock, status;
+	ssize_t n;
+	pid_t pid, svc;
+	FILE *f;
+
+	strcpy(fab_dir, "/tmp/ibal-svc-XXXXXX");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(fab_dir));
+	setenv("IBAL_SOFT_FABRIC", fab_dir, 1);
+	snprintf(topo_path, sizeof(topo_path), "%s/net", fab_dir);
+	f = fopen(topo_path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs(topology, f);
+	fclose(f);
+	setenv("IBAL_SOFT_TOPOLOGY", topo_path, 1);
+	setenv("IBAL_SOFT_FABRIC_SERVICE", SVC_PROG, 1);
+	/* The service outlives the node that started it: it becomes our child. */
+	CU_ASSERT_EQUAL(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	pid = node_spawn("client", ROLE_PATH, CLIENT_LID, SERVER_LID, &fd);
+	CU_ASSERT_TRUE(node_report(fd, &m)); /* the server's node is in the SA */
+	CU_ASSERT_TRUE(node_end(pid, fd));
+	/* The service's lock file names it; it stops on SIGTERM. */
+	snprintf(path, sizeof(path), "%s/service.lock", fab_dir);
+	lock = open(path, O_RDONLY);
+	CU_ASSERT_FATAL(lock >= 0);
+	n = read(lock, buf, sizeof(buf) - 1);
+	close(lock);
+	CU_ASSERT_FATAL(n > 0);
+	buf[n] = '\0';
+	svc = (pid_t)atol(buf);
+	CU_ASSERT_FATAL(svc > 0);
+	CU_ASSERT_EQUAL(kill(svc, SIGTERM), 0);
+	status = svc_wait(svc);
+	CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CU_ASSERT_EQUAL(prctl(PR_SET_CHILD_SUBREAPER, 0), 0);
+	unsetenv("IBAL_SOFT_TOPOLOGY");
+	unsetenv("IBAL_SOFT_FABRIC_SERVICE");
+	test_rm_tree(fab_dir);
+	unsetenv("IBAL_SOFT_FABRIC");
+}
+
 static const test_entry_t tests[] = {
 	TEST_ENTRY(test_absent_node_in_sa),
 	TEST_ENTRY(test_server_first),
 	TEST_ENTRY(test_client_first),
 	TEST_ENTRY(test_node_busy_then_back),
 	TEST_ENTRY(test_service_refuses),
+	TEST_ENTRY(test_first_node_starts_service),
 };
 
 TEST_MAIN("al_service", tests)

@@ -2,19 +2,36 @@
  * ibal soft provider: a CA that is a node of the fabric service's topology
  * asks the service for it (IBAL_SOFT_NODE; the protocol is in soft_topo.h).
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
+ *
+ * When no service runs and IBAL_SOFT_TOPOLOGY names the topology, the
+ * first process that asks starts one (`ibal_soft_fabric --daemon -q`,
+ * installed in the library's bindir, or IBAL_SOFT_FABRIC_SERVICE) and
+ * asks it; of processes that race to do so, one service wins and the
+ * services the others started exit at once.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <spawn.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include "soft_hca.h"
 #include "soft_topo.h"
 
 /* How long a CA open waits for the service's answer. */
 #define SOFT_NODE_WAIT_MS 10000
+/* Environment: the fabric service program a node starts (default: the installed one). */
+#define SOFT_NODE_ENV_SERVICE "IBAL_SOFT_FABRIC_SERVICE"
+#ifndef IBAL_BINDIR
+#define IBAL_BINDIR "/usr/local/bin"
+#endif
+
+extern char **environ;
 
 /* Connects to the service's socket: the descriptor, -1 if no service runs, -2 on another failure. */
 static int svc_connect(void)
@@ -54,13 +71,51 @@ static ssize_t svc_answer(int fd, char *buf, size_t cap)
 	return n;
 }
 
+/*
+ * Starts the fabric service on the topology file and waits until it is
+ * ready (its --daemon parent exits then); TRUE if it ran to that point or
+ * lost the race to another one.
+ */
+static boolean_t svc_start(const char *topo)
+{
+	const char *prog = getenv(SOFT_NODE_ENV_SERVICE);
+	char *argv[5];
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	int rc, status = 0;
+
+	if (!prog || !*prog)
+		prog = IBAL_BINDIR "/ibal_soft_fabric";
+	argv[0] = (char *)"ibal_soft_fabric";
+	argv[1] = (char *)"--daemon";
+	argv[2] = (char *)"-q";
+	argv[3] = (char *)topo;
+	argv[4] = NULL;
+	if (posix_spawn_file_actions_init(&fa))
+		return FALSE;
+	/* It prints 'ready' on stdout: not into the application's output. */
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	rc = posix_spawn(&pid, prog, &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc) {
+		soft_fabric_warn("cannot start the fabric service %s: %s", prog, strerror(rc));
+		return FALSE;
+	}
+	while ((rc = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+		;
+	return rc == pid && WIFEXITED(status) && WEXITSTATUS(status) <= 1;
+}
+
 ib_api_status_t soft_node_take(const char *name, int *p_fd)
 {
 	char msg[SOFT_SVC_MSG_MAX + 1], ans[32];
+	const char *topo = getenv(SOFT_TOPO_ENV_FILE);
 	int fd = svc_connect();
 	int n;
 
 	*p_fd = -1;
+	if (fd == -1 && topo && *topo && svc_start(topo))
+		fd = svc_connect();
 	if (fd == -1)
 		return IB_SUCCESS; /* no service: the node's LIDs are used as they are */
 	if (fd < 0) {

@@ -172,8 +172,12 @@ ib_api_status_t soft_prov_serve(const soft_topo_t *p_topo)
 {
 	unsigned i;
 
-	if (!p_topo || !p_topo->n_nodes || p_topo->n_nodes > SOFT_TOPO_MAX_NODES || !soft_n_cas)
+	if (!p_topo || !p_topo->n_nodes || p_topo->n_nodes > SOFT_TOPO_MAX_NODES || !soft_pid)
 		return IB_INVALID_PARAMETER;
+	/* CA 0 is the service's own, whatever IBAL_SOFT_NODE it inherited. */
+	memset(&soft_ids[0], 0, sizeof(soft_ids[0]));
+	soft_ids[0].node_guid = own_guid(0);
+	soft_ids[0].n_ports = 1;
 	for (i = 0; i < p_topo->n_nodes; i++)
 		ident_node(i + 1, &p_topo->node[i], FALSE);
 	soft_n_cas = p_topo->n_nodes + 1;

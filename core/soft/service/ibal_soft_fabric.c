@@ -189,6 +189,11 @@ static int take_lock(service_t *s)
 		say(NULL, "another fabric service runs on this fabric directory (%s)", path);
 		return -1;
 	}
+	/* The lock file says who holds it (for tools and scripts). */
+	if (ftruncate(s->lock_fd, 0) < 0 || dprintf(s->lock_fd, "%ld\n", (long)getpid()) < 0) {
+		say(NULL, "%s: %s", path, strerror(errno));
+		return -1;
+	}
 	return 0;
 }
 
@@ -432,6 +437,8 @@ int main(int argc, char **argv)
 	char err[PATH_MAX + 256], dir[PATH_MAX];
 	int i, daemon = 0, quiet = 0, ready_fd = -1, rc = 1;
 
+	/* Started by a node's process, it must not hold that process's descriptors. */
+	close_range(3, ~0u, 0);
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			usage(stdout);
@@ -455,6 +462,8 @@ int main(int argc, char **argv)
 	if (!s || !(s->topo = (soft_topo_t *)calloc(1, sizeof(*s->topo))))
 		return 1;
 	s->quiet = quiet;
+	/* Started by a node's process, it inherited the node's name: not its own. */
+	unsetenv(SOFT_TOPO_ENV_NODE);
 	s->lock_fd = s->listen_fd = -1;
 	if (soft_topo_load(path, s->topo, err, sizeof(err)) != IB_SUCCESS) {
 		say(NULL, "%s", err);
