@@ -649,6 +649,11 @@ static void test_service_refuses(void)
 	status = svc_wait(pid);
 	CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 1);
 	close(out);
+	/* It left the running service's files alone. */
+	snprintf(line, sizeof(line), "%s/topology", fab_dir);
+	CU_ASSERT_EQUAL(access(line, R_OK), 0);
+	snprintf(line, sizeof(line), "%s/service", fab_dir);
+	CU_ASSERT_EQUAL(access(line, F_OK), 0);
 	fabric_teardown();
 
 	/* A bad topology: one line on stderr, status 2 (read from a file, not the tty). */

@@ -63,6 +63,8 @@ typedef struct service {
 	unsigned n_clients;
 	int quiet;
 	int stopping; /* no node is opened again */
+	int reserved; /* the topology's LIDs are reserved by us */
+	int inited;   /* the provider is initialized */
 } service_t;
 
 static void say(const service_t *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -313,8 +315,10 @@ static int start(service_t *s, const char *topo_path)
 
 	if (take_lock(s) || reserve(s, TRUE))
 		return -1;
+	s->reserved = 1;
 	memset(&up, 0, sizeof(up));
-	if (soft_prov_ops.init(&up) != IB_SUCCESS || soft_prov_serve(s->topo) != IB_SUCCESS ||
+	s->inited = soft_prov_ops.init(&up) == IB_SUCCESS;
+	if (!s->inited || soft_prov_serve(s->topo) != IB_SUCCESS ||
 	    soft_prov_ops.get_ca_guids(guids, &n) != IB_SUCCESS || n != s->topo->n_nodes + 1) {
 		say(NULL, "the soft provider did not start");
 		return -1;
@@ -395,15 +399,20 @@ static void stop(service_t *s)
 		close(s->listen_fd);
 		unlink(s->dir_sock);
 	}
-	unlink(s->dir_topo);
+	if (s->reserved) /* we hold the service lock: the copy is ours */
+		unlink(s->dir_topo);
 	for (i = 0; i < s->topo->n_nodes; i++) {
 		if (s->node_ca[i])
 			soft_prov_ops.close_ca(s->node_ca[i]);
 	}
 	if (s->own_ca)
 		soft_prov_ops.close_ca(s->own_ca);
-	soft_prov_ops.cleanup();
-	reserve(s, FALSE);
+	if (s->inited)
+		soft_prov_ops.cleanup();
+	/* Only a service that made the reservations lifts them (not one that
+	 * found another service running). */
+	if (s->reserved)
+		reserve(s, FALSE);
 	if (s->lock_fd >= 0)
 		close(s->lock_fd);
 }
@@ -459,29 +468,25 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	s = (service_t *)calloc(1, sizeof(*s));
-	if (!s || !(s->topo = (soft_topo_t *)calloc(1, sizeof(*s->topo))))
+	if (!s || !(s->topo = (soft_topo_t *)calloc(1, sizeof(*s->topo)))) {
+		free(s);
 		return 1;
+	}
 	s->quiet = quiet;
+	s->lock_fd = s->listen_fd = s->sig_fd = -1;
 	/* Started by a node's process, it inherited the node's name: not its own. */
 	unsetenv(SOFT_TOPO_ENV_NODE);
-	s->lock_fd = s->listen_fd = -1;
 	if (soft_topo_load(path, s->topo, err, sizeof(err)) != IB_SUCCESS) {
 		say(NULL, "%s", err);
-		return 2;
-	}
-	if (soft_fabric_dir_file(SOFT_TOPO_DIR_SOCKET, s->dir_sock, sizeof(s->dir_sock)) ||
-	    soft_fabric_dir_file(SOFT_TOPO_DIR_FILE, s->dir_topo, sizeof(s->dir_topo))) {
+		rc = 2;
+	} else if (soft_fabric_dir_file(SOFT_TOPO_DIR_SOCKET, s->dir_sock, sizeof(s->dir_sock)) ||
+		   soft_fabric_dir_file(SOFT_TOPO_DIR_FILE, s->dir_topo, sizeof(s->dir_topo))) {
 		say(NULL, "the fabric directory cannot be used");
-		return 1;
-	}
-	snprintf(dir, sizeof(dir), "%s", s->dir_sock);
-	*strrchr(dir, '/') = '\0';
-	s->sig_fd = signal_fd();
-	if (s->sig_fd < 0 || (daemon && daemonize(&ready_fd) < 0)) {
+	} else if ((s->sig_fd = signal_fd()) < 0 || (daemon && daemonize(&ready_fd) < 0)) {
 		say(NULL, "%s", strerror(errno));
-		return 1;
-	}
-	if (start(s, path) == 0) {
+	} else if (start(s, path) == 0) {
+		snprintf(dir, sizeof(dir), "%s", s->dir_sock);
+		*strrchr(dir, '/') = '\0';
 		printf("ready %s\n", dir);
 		fflush(stdout);
 		if (ready_fd >= 0) {
@@ -493,6 +498,8 @@ int main(int argc, char **argv)
 		rc = 0;
 	}
 	stop(s);
+	if (s->sig_fd >= 0)
+		close(s->sig_fd);
 	free(s->topo);
 	free(s);
 	return rc;
