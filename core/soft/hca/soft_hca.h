@@ -205,7 +205,7 @@ struct soft_ca {
 	int sleeping;                /**< The thread is (about to be) in epoll: wake it (atomic). */
 	pthread_mutex_t rx_lock;     /**< Held by whoever takes packets from the ports (outermost). */
 	uint8_t *rx_buf;             /**< Packet buffer of that holder. */
-	uint64_t inline_seq;         /**< CQ polls that took packets themselves, counted (atomic; written under rx_lock). */
+	uint64_t inline_seq;         /**< CQ polls that look for packets themselves, counted (atomic; it only has to move). */
 	uint64_t inline_ack;         /**< inline_seq when the last such poller rearmed its CQ (atomic): polls up to there are over. */
 	pthread_mutex_t pend_lock;   /**< pend, n_pend, cap_pend. */
 	uint32_t *pend;              /**< QPNs with responses waiting for room at their peers. */

@@ -197,15 +197,32 @@ static unsigned drain_all(soft_ca_t *ca)
 	return n;
 }
 
+/* Does any port of the CA have a packet in its ring? A look without a lock. */
+static boolean_t rx_ready(const soft_ca_t *ca)
+{
+	unsigned i;
+
+	for (i = 0; i < ca->num_ports; i++)
+		if (soft_fabric_ring_ready(ca->port[i].fp))
+			return TRUE;
+	return FALSE;
+}
+
 void soft_progress_inline(soft_ca_t *ca, boolean_t polling)
 {
 	unsigned i;
 
-	if (pthread_mutex_trylock(&ca->rx_lock))
-		return;
 	/* Polls from callbacks (on the progress thread) do not count. */
 	if (polling && !cl_is_current_thread(&ca->thread))
-		__atomic_store_n(&ca->inline_seq, ca->inline_seq + 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&ca->inline_seq, __atomic_load_n(&ca->inline_seq, __ATOMIC_RELAXED) + 1,
+				 __ATOMIC_RELAXED); /* two pollers may count once: it only has to move */
+	/* Most polls of a waiting application find nothing: no lock for them. */
+	if (!rx_ready(ca)) {
+		resume_pending(ca);
+		return;
+	}
+	if (pthread_mutex_trylock(&ca->rx_lock))
+		return;
 	for (i = 0; i < ca->num_ports; i++)
 		drain_port(&ca->port[i], ca->rx_buf, FALSE);
 	pthread_mutex_unlock(&ca->rx_lock);

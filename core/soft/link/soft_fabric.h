@@ -421,6 +421,14 @@ ib_api_status_t soft_fabric_poll_ring(soft_fabric_port_t *port, void *buf, size_
 				      size_t *p_len);
 
 /**
+ * Whether soft_fabric_poll_ring() would find a packet now, without a lock
+ * or a copy (a hint: see soft_ring_ready()). For a poller that would
+ * otherwise take its CA's receive lock to find nothing.
+ * @param port the port. @return TRUE if a packet waits in its ring.
+ */
+boolean_t soft_fabric_ring_ready(const soft_fabric_port_t *port);
+
+/**
  * Says that the port's receiver is about to wait on its socket, so that the
  * next sender rings it; checks the ring once more after saying so.
  * @param port the port.

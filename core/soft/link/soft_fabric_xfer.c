@@ -368,6 +368,11 @@ ib_api_status_t soft_fabric_poll_ring(soft_fabric_port_t *port, void *buf, size_
 	return take(port, buf, cap, p_len, SOCK_NEVER);
 }
 
+boolean_t soft_fabric_ring_ready(const soft_fabric_port_t *port)
+{
+	return port->ring.hdr && soft_ring_ready(&port->ring);
+}
+
 ib_api_status_t soft_fabric_port_arm(soft_fabric_port_t *port)
 {
 	if (!port)

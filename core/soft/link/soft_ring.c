@@ -308,14 +308,14 @@ static void skip_to_tail(soft_ring_t *ring)
 	uint64_t t = __atomic_load_n(&ring->hdr->tail, __ATOMIC_ACQUIRE);
 
 	ring->dropped++;
-	ring->head = t;
+	__atomic_store_n(&ring->head, t, __ATOMIC_RELAXED); /* soft_ring_ready reads it */
 	ring->stuck_pos = UINT64_MAX;
 	__atomic_store_n(&ring->hdr->head, t, __ATOMIC_RELEASE);
 }
 
 static void advance(soft_ring_t *ring, size_t len)
 {
-	ring->head += rec_bytes(len);
+	__atomic_store_n(&ring->head, ring->head + rec_bytes(len), __ATOMIC_RELAXED);
 	ring->stuck_pos = UINT64_MAX;
 	__atomic_store_n(&ring->hdr->head, ring->head, __ATOMIC_RELEASE);
 }
@@ -383,6 +383,13 @@ soft_ring_get_t soft_ring_get(soft_ring_t *ring, void *buf, size_t cap, size_t *
 		advance(ring, len);
 		return SOFT_RING_GOT;
 	}
+}
+
+boolean_t soft_ring_ready(const soft_ring_t *ring)
+{
+	uint64_t pos = __atomic_load_n(&ring->head, __ATOMIC_RELAXED);
+
+	return __atomic_load_n(&rec_at(ring, pos)->stamp, __ATOMIC_RELAXED) == pos + 1;
 }
 
 soft_ring_get_t soft_ring_arm(soft_ring_t *ring)

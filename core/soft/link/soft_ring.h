@@ -95,7 +95,7 @@ typedef struct soft_ring {
 	soft_ring_hdr_t *hdr;    /**< The mapping (header first); NULL when closed. */
 	uint8_t *data;           /**< First byte of the records. */
 	/* Consumer only. */
-	uint64_t head;           /**< Next position to read (the trusted copy). */
+	uint64_t head;           /**< Next position to read (the trusted copy; written atomically for soft_ring_ready). */
 	uint64_t stuck_pos;      /**< Position found claimed but unpublished, or UINT64_MAX. */
 	uint64_t stuck_ns;       /**< When it was first found so after stuck_polls polls (0: not yet). */
 	uint32_t stuck_polls;    /**< Polls that found it so. */
@@ -183,6 +183,17 @@ soft_ring_put_t soft_ring_put(soft_ring_t *ring, const void *pkt, size_t len, ui
  */
 soft_ring_get_t soft_ring_get(soft_ring_t *ring, void *buf, size_t cap, size_t *p_len,
 			      uint32_t *p_flags);
+
+/**
+ * Whether a packet is published at the head, without taking it or any
+ * lock: for pollers that would otherwise take the consumer's lock to find
+ * nothing. It may run while another thread consumes; its answer is a hint
+ * (a record claimed and not yet published reads FALSE: the consumer's next
+ * soft_ring_get handles it).
+ * @param ring the consumer's mapping.
+ * @return TRUE if soft_ring_get would find a record now.
+ */
+boolean_t soft_ring_ready(const soft_ring_t *ring);
 
 /**
  * Tells whether the consumer may sleep, and if so marks it asleep.
