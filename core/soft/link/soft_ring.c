@@ -302,6 +302,21 @@ boolean_t soft_ring_room(const soft_ring_t *ring, size_t len)
 	return hd > t || t - hd + rec_bytes(len) <= SOFT_RING_BYTES;
 }
 
+/*
+ * Tells producers how far the consumer has read. Done when the ring is
+ * found empty (or about to be slept on) and every SOFT_RING_PUBLISH_BYTES
+ * meanwhile, not for every record: the line holding the published head
+ * then stays in the producers' caches instead of moving between processors
+ * twice per packet. Producers see a little less room than there is.
+ */
+static void publish_head(soft_ring_t *ring)
+{
+	if (ring->published == ring->head)
+		return;
+	ring->published = ring->head;
+	__atomic_store_n(&ring->hdr->head, ring->head, __ATOMIC_RELEASE);
+}
+
 /* Drops everything up to the tail as it is now (a bad or abandoned record). */
 static void skip_to_tail(soft_ring_t *ring)
 {
@@ -310,14 +325,15 @@ static void skip_to_tail(soft_ring_t *ring)
 	ring->dropped++;
 	__atomic_store_n(&ring->head, t, __ATOMIC_RELAXED); /* soft_ring_ready reads it */
 	ring->stuck_pos = UINT64_MAX;
-	__atomic_store_n(&ring->hdr->head, t, __ATOMIC_RELEASE);
+	publish_head(ring);
 }
 
 static void advance(soft_ring_t *ring, size_t len)
 {
 	__atomic_store_n(&ring->head, ring->head + rec_bytes(len), __ATOMIC_RELAXED);
 	ring->stuck_pos = UINT64_MAX;
-	__atomic_store_n(&ring->hdr->head, ring->head, __ATOMIC_RELEASE);
+	if (ring->head - ring->published >= SOFT_RING_PUBLISH_BYTES)
+		publish_head(ring);
 }
 
 /* The head record is not published: empty, or claimed and not yet written. */
@@ -325,6 +341,7 @@ static soft_ring_get_t not_ready(soft_ring_t *ring)
 {
 	uint64_t t = __atomic_load_n(&ring->hdr->tail, __ATOMIC_ACQUIRE), now_ns;
 
+	publish_head(ring); /* caught up (or waiting on a producer): all the room is theirs */
 	if (t == ring->head)
 		return SOFT_RING_EMPTY;
 	if (t < ring->head || t - ring->head > SOFT_RING_BYTES) {
@@ -397,6 +414,7 @@ soft_ring_get_t soft_ring_arm(soft_ring_t *ring)
 	soft_ring_hdr_t *h = ring->hdr;
 	uint64_t pos = ring->head;
 
+	publish_head(ring);
 	__atomic_store_n(&h->sleeping, 1, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&rec_at(ring, pos)->stamp, __ATOMIC_ACQUIRE) == pos + 1) {

@@ -64,6 +64,8 @@ extern "C" {
 #define SOFT_RING_HDR_BYTES 4096u
 /** Size of a ring file. */
 #define SOFT_RING_FILE_BYTES (SOFT_RING_HDR_BYTES + SOFT_RING_BYTES + SOFT_RING_SPILL)
+/** The consumer publishes its head at least every this many bytes read (and whenever it is idle). */
+#define SOFT_RING_PUBLISH_BYTES (SOFT_RING_BYTES / 8)
 /** How long a claimed record may stay unpublished before it is skipped. */
 #define SOFT_RING_STUCK_MS 1000u
 
@@ -96,6 +98,7 @@ typedef struct soft_ring {
 	uint8_t *data;           /**< First byte of the records. */
 	/* Consumer only. */
 	uint64_t head;           /**< Next position to read (the trusted copy; written atomically for soft_ring_ready). */
+	uint64_t published;      /**< The head as last published in hdr->head. */
 	uint64_t stuck_pos;      /**< Position found claimed but unpublished, or UINT64_MAX. */
 	uint64_t stuck_ns;       /**< When it was first found so after stuck_polls polls (0: not yet). */
 	uint32_t stuck_polls;    /**< Polls that found it so. */
