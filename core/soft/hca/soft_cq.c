@@ -112,8 +112,10 @@ ib_api_status_t soft_peek_cq(void *h, uint32_t *p_n)
 	return IB_SUCCESS;
 }
 
-/* Empty polls in a row on this thread (soft_poll_cq). */
+/* Empty polls in a row on this thread (soft_poll_cq), and when the clock
+ * was first read in that streak (0: not yet). */
 static __thread unsigned empty_polls;
+static __thread uint64_t empty_since_ns;
 
 /* cq->lock held: publishes the entry count and arming for lock-free readers. */
 static void publish(soft_cq_t *cq)
@@ -159,10 +161,19 @@ ib_api_status_t soft_poll_cq(void *h, ib_wc_t **pp_free, ib_wc_t **pp_done)
 	/* A thread polling an empty CQ lends its processor now and then: the
 	 * thread that must produce what it waits for (a peer's progress
 	 * thread placing data) may be waiting for one. */
-	if (st == IB_NOT_FOUND && ++empty_polls % SOFT_POLL_YIELD_EVERY == 0)
-		sched_yield();
-	else if (st != IB_NOT_FOUND)
+	if (st != IB_NOT_FOUND) {
 		empty_polls = 0;
+		empty_since_ns = 0;
+	} else if (++empty_polls % SOFT_POLL_YIELD_EVERY == 0) {
+		/* Only a streak longer than a round trip lends: a ping-pong's
+		 * wait would otherwise pay a system call now and then. */
+		uint64_t now = soft_mono_ns();
+
+		if (!empty_since_ns)
+			empty_since_ns = now;
+		else if (now - empty_since_ns >= SOFT_POLL_YIELD_NS)
+			sched_yield();
+	}
 	return st;
 }
 

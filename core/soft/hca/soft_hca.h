@@ -60,8 +60,10 @@
 #define SOFT_SPIN_US_MAX 1000000u
 /** While CQ polls take packets themselves, the progress thread looks every this many ms. */
 #define SOFT_PROGRESS_BACKOFF_MS 1
-/** A thread that polls an empty CQ this many times in a row yields its processor (sched_yield). */
+/** A thread polling an empty CQ looks at the clock every this many polls in a row... */
 #define SOFT_POLL_YIELD_EVERY 256u
+/** ...and yields its processor (sched_yield) each time once the streak has lasted this long, ns. */
+#define SOFT_POLL_YIELD_NS 20000u
 /** Packets a drain of one port handles before the queued responses (coalesced ACKs) go out. */
 #define SOFT_DRAIN_BATCH 64u
 /** How often a progress thread looks again at a ring a sender is writing, milliseconds. */
