@@ -106,22 +106,29 @@ static inline void AL_API cm_on_destroy(void *context)
 	cm_bump(&cm_rec.n_destroy);
 }
 
-/* Opens an endpoint with a QP of @p type on CA @p ca (open). */
-static inline void cm_end_open(cm_end_t *e, ib_ca_handle_t ca, ib_qp_type_t type)
+/*
+ * Opens an endpoint with a QP of @p type on CA @p ca (open); the status of
+ * the first call that failed. For forked children, where a failed CUnit
+ * assertion cannot stop the test.
+ */
+static inline ib_api_status_t cm_end_try_open(cm_end_t *e, ib_ca_handle_t ca, ib_qp_type_t type)
 {
 	ib_cq_create_t cc;
 	ib_qp_create_t qc;
 	ib_mr_create_t mc;
 	net32_t rkey;
+	ib_api_status_t st;
 
 	memset(e, 0, sizeof(*e));
 	e->ca = ca;
-	CU_ASSERT_EQUAL_FATAL(ib_alloc_pd(ca, IB_PDT_NORMAL, e, &e->pd), IB_SUCCESS);
-	CU_ASSERT_EQUAL_FATAL(cl_waitobj_create(FALSE, &e->wo), CL_SUCCESS);
+	st = ib_alloc_pd(ca, IB_PDT_NORMAL, e, &e->pd);
+	if (st == IB_SUCCESS && cl_waitobj_create(FALSE, &e->wo) != CL_SUCCESS)
+		st = IB_INSUFFICIENT_RESOURCES;
 	memset(&cc, 0, sizeof(cc));
 	cc.size = 64;
 	cc.h_wait_obj = e->wo;
-	CU_ASSERT_EQUAL_FATAL(ib_create_cq(ca, &cc, e, NULL, &e->cq), IB_SUCCESS);
+	if (st == IB_SUCCESS)
+		st = ib_create_cq(ca, &cc, e, NULL, &e->cq);
 	memset(&qc, 0, sizeof(qc));
 	qc.qp_type = type;
 	qc.sq_depth = 16;
@@ -130,11 +137,20 @@ static inline void cm_end_open(cm_end_t *e, ib_ca_handle_t ca, ib_qp_type_t type
 	qc.h_sq_cq = e->cq;
 	qc.h_rq_cq = e->cq;
 	qc.sq_signaled = TRUE;
-	CU_ASSERT_EQUAL_FATAL(ib_create_qp(e->pd, &qc, e, NULL, &e->qp), IB_SUCCESS);
+	if (st == IB_SUCCESS)
+		st = ib_create_qp(e->pd, &qc, e, NULL, &e->qp);
 	mc.vaddr = e->buf;
 	mc.length = sizeof(e->buf);
 	mc.access_ctrl = IB_AC_LOCAL_WRITE;
-	CU_ASSERT_EQUAL_FATAL(ib_reg_mem(e->pd, &mc, &e->lkey, &rkey, &e->mr), IB_SUCCESS);
+	if (st == IB_SUCCESS)
+		st = ib_reg_mem(e->pd, &mc, &e->lkey, &rkey, &e->mr);
+	return st;
+}
+
+/* cm_end_try_open() that must succeed. */
+static inline void cm_end_open(cm_end_t *e, ib_ca_handle_t ca, ib_qp_type_t type)
+{
+	CU_ASSERT_EQUAL_FATAL(cm_end_try_open(e, ca, type), IB_SUCCESS);
 }
 
 static inline void cm_end_close(cm_end_t *e)
@@ -173,6 +189,39 @@ static inline void cm_make_path(ib_path_rec_t *p, ib_net16_t slid, const ib_gid_
 	p->rate = (uint8_t)(0x80 | IB_PATH_RECORD_RATE_10_GBS);
 	p->pkt_life = (uint8_t)(0x80 | pkt_life);
 	ib_path_rec_set_hop_flow_raw(p, 0, 0, FALSE);
+}
+
+/* Ignores a REJ (passive sides that only need the slot filled). */
+static inline void AL_API cm_ignore_rej(ib_cm_rej_rec_t *p)
+{
+	(void)p;
+}
+
+/* Answers a DREQ with a DREP (passive sides of the multi-process tests). */
+static inline void AL_API cm_answer_dreq(ib_cm_dreq_rec_t *p)
+{
+	ib_cm_drep_t d;
+
+	memset(&d, 0, sizeof(d));
+	ib_cm_drep(p->h_cm_dreq, &d);
+}
+
+/* Accepts a REQ on RC QP @p qp (local write access, RNR retries 7) with these callbacks. */
+static inline ib_api_status_t cm_rep_rc(ib_cm_handle_t h_req, ib_qp_handle_t qp,
+					ib_pfn_cm_rej_cb_t rej, ib_pfn_cm_rtu_cb_t rtu,
+					ib_pfn_cm_dreq_cb_t dreq)
+{
+	ib_cm_rep_t r;
+
+	memset(&r, 0, sizeof(r));
+	r.h_qp = qp;
+	r.qp_type = IB_QPT_RELIABLE_CONN;
+	r.access_ctrl = IB_AC_LOCAL_WRITE;
+	r.rnr_retry_cnt = 7;
+	r.pfn_cm_rej_cb = rej;
+	r.pfn_cm_rtu_cb = rtu;
+	r.pfn_cm_dreq_cb = dreq;
+	return ib_cm_rep(h_req, &r);
 }
 
 /* Polls one completion of an endpoint's CQ (bounded wait); 1 if found. */

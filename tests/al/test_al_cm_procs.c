@@ -63,19 +63,6 @@ static cm_end_t c_end[2];
 static int c_next;
 static int c_fd;
 
-static void AL_API c_on_rej(ib_cm_rej_rec_t *p)
-{
-	(void)p;
-}
-
-static void AL_API c_on_dreq(ib_cm_dreq_rec_t *p)
-{
-	ib_cm_drep_t d;
-
-	memset(&d, 0, sizeof(d));
-	ib_cm_drep(p->h_cm_dreq, &d);
-}
-
 static void AL_API c_on_rtu(ib_cm_rtu_rec_t *p)
 {
 	cm_end_t *e = (cm_end_t *)(uintptr_t)p->qp_context;
@@ -89,17 +76,7 @@ static void AL_API c_on_rtu(ib_cm_rtu_rec_t *p)
 
 static void AL_API c_on_req(ib_cm_req_rec_t *p)
 {
-	ib_cm_rep_t r;
-
-	memset(&r, 0, sizeof(r));
-	r.h_qp = c_end[c_next++ & 1].qp;
-	r.qp_type = IB_QPT_RELIABLE_CONN;
-	r.access_ctrl = IB_AC_LOCAL_WRITE;
-	r.rnr_retry_cnt = 7;
-	r.pfn_cm_rej_cb = c_on_rej;
-	r.pfn_cm_rtu_cb = c_on_rtu;
-	r.pfn_cm_dreq_cb = c_on_dreq;
-	ib_cm_rep(p->h_cm_req, &r);
+	cm_rep_rc(p->h_cm_req, c_end[c_next++ & 1].qp, cm_ignore_rej, c_on_rtu, cm_answer_dreq);
 }
 
 static void child_main(int fd)

@@ -120,17 +120,8 @@ static void AL_API on_rtu(ib_cm_rtu_rec_t *p)
 static void AL_API on_req(ib_cm_req_rec_t *p)
 {
 	worker_t *w = &W[p->p_req_pdata[0]];
-	ib_cm_rep_t r;
 
-	memset(&r, 0, sizeof(r));
-	r.h_qp = w->p.qp;
-	r.qp_type = IB_QPT_RELIABLE_CONN;
-	r.access_ctrl = IB_AC_LOCAL_WRITE;
-	r.rnr_retry_cnt = 7;
-	r.pfn_cm_rej_cb = on_rej;
-	r.pfn_cm_rtu_cb = on_rtu;
-	r.pfn_cm_dreq_cb = on_dreq;
-	if (ib_cm_rep(p->h_cm_req, &r) != IB_SUCCESS)
+	if (cm_rep_rc(p->h_cm_req, w->p.qp, on_rej, on_rtu, on_dreq) != IB_SUCCESS)
 		w->fail++;
 }
 

@@ -41,6 +41,7 @@
 #include "../common/cl_test.h"
 #include "../common/fab_dir.h"
 #include "../common/al_procs.h"
+#include "cm_test.h"
 
 #define SVC_ID CL_HTON64(0x1000000000C5E7E1ull)
 #define WAIT_MS 30000
@@ -130,21 +131,28 @@ static int svc_wait(pid_t pid)
 	return status;
 }
 
-static void fabric_setup(void)
+/* A fresh fabric directory (IBAL_SOFT_FABRIC) holding a file @p name with @p text, at @p path. */
+static void fabric_dir_with(const char *name, const char *text, char *path, size_t cap)
 {
 	FILE *f;
-	char line[256];
 
 	strcpy(fab_dir, "/tmp/ibal-svc-XXXXXX");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(fab_dir));
 	setenv("IBAL_SOFT_FABRIC", fab_dir, 1);
 	setenv("IBAL_PROVIDERS", "soft", 1);
 	unsetenv("IBAL_SOFT_NODE");
-	snprintf(topo_path, sizeof(topo_path), "%s/net", fab_dir);
-	f = fopen(topo_path, "w");
+	snprintf(path, cap, "%s/%s", fab_dir, name);
+	f = fopen(path, "w");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-	fputs(topology, f);
+	fputs(text, f);
 	fclose(f);
+}
+
+static void fabric_setup(void)
+{
+	char line[256];
+
+	fabric_dir_with("net", topology, topo_path, sizeof(topo_path));
 	svc_pid = svc_spawn("-q", topo_path, &svc_out);
 	CU_ASSERT_FATAL(svc_pid > 0);
 	CU_ASSERT_EQUAL_FATAL(svc_read_line(svc_out, line, sizeof(line)), 0);
@@ -181,100 +189,8 @@ static void fabric_teardown(void)
 		}                                                       \
 	} while (0)
 
-/* One end of a connection in a child. */
-typedef struct end {
-	ib_ca_handle_t ca;
-	ib_pd_handle_t pd;
-	ib_cq_handle_t cq;
-	ib_qp_handle_t qp;
-	ib_mr_handle_t mr;
-	uint32_t lkey;
-	uint8_t buf[256];
-} end_t;
-
-static end_t g_end;
-static int g_rep, g_req;
-static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t g_cond = PTHREAD_COND_INITIALIZER;
+static cm_end_t g_end;
 static ib_query_rec_t g_q;
-
-static void AL_API on_comp(ib_cq_handle_t cq, void *context)
-{
-	(void)cq;
-	(void)context; /* completions are polled */
-}
-
-static ib_api_status_t end_open(end_t *e, ib_ca_handle_t ca)
-{
-	ib_cq_create_t cc;
-	ib_qp_create_t qc;
-	ib_mr_create_t mc;
-	net32_t rkey;
-	ib_api_status_t st;
-
-	memset(e, 0, sizeof(*e));
-	e->ca = ca;
-	st = ib_alloc_pd(ca, IB_PDT_NORMAL, e, &e->pd);
-	memset(&cc, 0, sizeof(cc));
-	cc.size = 16;
-	cc.pfn_comp_cb = on_comp;
-	if (st == IB_SUCCESS)
-		st = ib_create_cq(ca, &cc, e, NULL, &e->cq);
-	memset(&qc, 0, sizeof(qc));
-	qc.qp_type = IB_QPT_RELIABLE_CONN;
-	qc.sq_depth = qc.rq_depth = 4;
-	qc.sq_sge = qc.rq_sge = 1;
-	qc.h_sq_cq = qc.h_rq_cq = e->cq;
-	qc.sq_signaled = TRUE;
-	if (st == IB_SUCCESS)
-		st = ib_create_qp(e->pd, &qc, e, NULL, &e->qp);
-	mc.vaddr = e->buf;
-	mc.length = sizeof(e->buf);
-	mc.access_ctrl = IB_AC_LOCAL_WRITE;
-	if (st == IB_SUCCESS)
-		st = ib_reg_mem(e->pd, &mc, &e->lkey, &rkey, &e->mr);
-	return st;
-}
-
-/* Posts a receive or a send of the buffer's first @p len bytes. */
-static ib_api_status_t end_post(end_t *e, boolean_t send, uint32_t len)
-{
-	ib_local_ds_t ds = { .vaddr = (uintptr_t)e->buf, .length = len, .lkey = e->lkey };
-	ib_send_wr_t s;
-	ib_recv_wr_t r;
-
-	if (!send) {
-		memset(&r, 0, sizeof(r));
-		r.num_ds = 1;
-		r.ds_array = &ds;
-		return ib_post_recv(e->qp, &r, NULL);
-	}
-	memset(&s, 0, sizeof(s));
-	s.wr_type = WR_SEND;
-	s.send_opt = IB_SEND_OPT_SIGNALED;
-	s.num_ds = 1;
-	s.ds_array = &ds;
-	return ib_post_send(e->qp, &s, NULL);
-}
-
-/* Polls one completion within WAIT_MS; its status, or IB_WCS_GENERAL_ERR on none. */
-static ib_wc_status_t end_poll(end_t *e, uint32_t *p_len)
-{
-	uint64_t end = test_now_ms() + WAIT_MS;
-	ib_wc_t wc, *free_l, *done;
-
-	while (test_now_ms() < end) {
-		free_l = &wc;
-		wc.p_next = NULL;
-		if (ib_poll_cq(e->cq, &free_l, &done) == IB_SUCCESS) {
-			if (p_len)
-				*p_len = wc.length;
-			return wc.status;
-		}
-		sched_yield();
-	}
-	return IB_WCS_GENERAL_ERR;
-}
 
 static void AL_API on_query(ib_query_rec_t *p)
 {
@@ -310,63 +226,16 @@ static ib_api_status_t path_to(ib_al_handle_t al, const ib_port_attr_t *me, uint
 	return st;
 }
 
-static void bump(int *p)
-{
-	pthread_mutex_lock(&g_lock);
-	(*p)++;
-	pthread_cond_broadcast(&g_cond);
-	pthread_mutex_unlock(&g_lock);
-}
-
-/* Waits, bounded, until *p is not 0. */
-static int wait_for(int *p)
-{
-	struct timespec ts;
-	int v;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += WAIT_MS / 1000;
-	pthread_mutex_lock(&g_lock);
-	while (!*p && pthread_cond_timedwait(&g_cond, &g_lock, &ts) == 0)
-		;
-	v = *p;
-	pthread_mutex_unlock(&g_lock);
-	return v;
-}
-
-static void AL_API on_rej(ib_cm_rej_rec_t *p)
-{
-	(void)p;
-}
-
 static void AL_API on_rtu(ib_cm_rtu_rec_t *p)
 {
 	(void)p;
 }
 
-static void AL_API on_dreq(ib_cm_dreq_rec_t *p)
-{
-	ib_cm_drep_t d;
-
-	memset(&d, 0, sizeof(d));
-	ib_cm_drep(p->h_cm_dreq, &d);
-}
-
 static void AL_API on_req(ib_cm_req_rec_t *p)
 {
-	ib_cm_rep_t r;
-
-	memset(&r, 0, sizeof(r));
-	r.h_qp = g_end.qp;
-	r.qp_type = IB_QPT_RELIABLE_CONN;
-	r.access_ctrl = IB_AC_LOCAL_WRITE;
-	r.rnr_retry_cnt = 7;
-	r.pfn_cm_rej_cb = on_rej;
-	r.pfn_cm_rtu_cb = on_rtu;
-	r.pfn_cm_dreq_cb = on_dreq;
-	if (ib_cm_rep(p->h_cm_req, &r) == IB_SUCCESS)
-		end_post(&g_end, FALSE, sizeof(g_end.buf));
-	bump(&g_req);
+	if (cm_rep_rc(p->h_cm_req, g_end.qp, cm_ignore_rej, on_rtu, cm_answer_dreq) == IB_SUCCESS)
+		cm_post_recv(&g_end, 2048);
+	cm_bump(&cm_rec.n_req);
 }
 
 static void AL_API on_rep(ib_cm_rep_rec_t *p)
@@ -375,7 +244,7 @@ static void AL_API on_rep(ib_cm_rep_rec_t *p)
 
 	memset(&t, 0, sizeof(t));
 	if (ib_cm_rtu(p->h_cm_rep, &t) == IB_SUCCESS)
-		bump(&g_rep);
+		cm_bump(&cm_rec.n_rep);
 }
 
 /* Opens the node's CA; *p_port gets port 1. */
@@ -413,13 +282,25 @@ static void role_path(int fd, node_msg_t *m, ib_al_handle_t al, const ib_port_at
 	report(fd, m);
 }
 
+/* Polls the endpoint's next completion: its status (IB_WCS_GENERAL_ERR if none came), *p_len its length. */
+static ib_wc_status_t poll_one(uint32_t *p_len)
+{
+	ib_wc_t wc;
+
+	memset(&wc, 0, sizeof(wc));
+	if (!cm_poll_one(&g_end, &wc))
+		return IB_WCS_GENERAL_ERR;
+	*p_len = wc.length;
+	return wc.status;
+}
+
 static void role_server(int fd, node_msg_t *m, ib_al_handle_t al, ib_ca_handle_t ca)
 {
 	ib_cm_listen_t l;
 	ib_listen_handle_t hl;
-	ib_api_status_t st = end_open(&g_end, ca);
+	ib_api_status_t st = cm_end_try_open(&g_end, ca, IB_QPT_RELIABLE_CONN);
 	uint32_t len = 0;
-	node_msg_t up = *m;
+	node_msg_t up;
 
 	CHECK(m, st == IB_SUCCESS, st, "the server's QP");
 	memset(&l, 0, sizeof(l));
@@ -431,8 +312,8 @@ static void role_server(int fd, node_msg_t *m, ib_al_handle_t al, ib_ca_handle_t
 	report(fd, &up); /* listening */
 	if (!m->ok)
 		return;
-	CHECK(m, wait_for(&g_req), IB_TIMEOUT, "no REQ reached the server");
-	CHECK(m, end_poll(&g_end, &len) == IB_WCS_SUCCESS, IB_ERROR, "the server's receive");
+	CHECK(m, cm_wait(&cm_rec.n_req, 1), IB_TIMEOUT, "no REQ reached the server");
+	CHECK(m, poll_one(&len) == IB_WCS_SUCCESS, IB_ERROR, "the server's receive");
 	CHECK(m, len == sizeof(MESSAGE) && !memcmp(g_end.buf, MESSAGE, len), IB_ERROR,
 	      "the message");
 }
@@ -442,8 +323,9 @@ static void role_client(int fd, node_msg_t *m, ib_al_handle_t al, ib_ca_handle_t
 {
 	ib_path_rec_t path;
 	ib_cm_req_t q;
-	ib_api_status_t st = end_open(&g_end, ca);
+	ib_api_status_t st = cm_end_try_open(&g_end, ca, IB_QPT_RELIABLE_CONN);
 	ib_wc_status_t wcs;
+	uint32_t len;
 	node_msg_t sent;
 
 	CHECK(m, st == IB_SUCCESS, st, "the client's QP");
@@ -454,7 +336,7 @@ static void role_client(int fd, node_msg_t *m, ib_al_handle_t al, ib_ca_handle_t
 	q.max_cm_retries = 15;
 	q.p_primary_path = &path;
 	q.pfn_cm_rep_cb = on_rep;
-	q.pfn_cm_rej_cb = on_rej;
+	q.pfn_cm_rej_cb = cm_ignore_rej;
 	q.qp_type = IB_QPT_RELIABLE_CONN;
 	q.h_qp = g_end.qp;
 	q.remote_resp_timeout = 18; /* 1 s between REQs: 16 s in all */
@@ -467,11 +349,11 @@ static void role_client(int fd, node_msg_t *m, ib_al_handle_t al, ib_ca_handle_t
 	report(fd, &sent); /* the REQ is out */
 	if (!m->ok)
 		return;
-	CHECK(m, wait_for(&g_rep), IB_TIMEOUT, "no REP");
-	memcpy(g_end.buf, MESSAGE, sizeof(MESSAGE));
-	st = m->ok ? end_post(&g_end, TRUE, sizeof(MESSAGE)) : IB_ERROR;
+	CHECK(m, cm_wait(&cm_rec.n_rep, 1), IB_TIMEOUT, "no REP");
+	memcpy(g_end.buf + 2048, MESSAGE, sizeof(MESSAGE));
+	st = m->ok ? cm_post_send(&g_end, sizeof(MESSAGE)) : IB_ERROR;
 	CHECK(m, st == IB_SUCCESS, st, "the client's send");
-	wcs = m->ok ? end_poll(&g_end, NULL) : IB_WCS_SUCCESS;
+	wcs = m->ok ? poll_one(&len) : IB_WCS_SUCCESS;
 	CHECK(m, wcs == IB_WCS_SUCCESS, IB_ERROR, "the send's completion");
 	if (wcs != IB_WCS_SUCCESS)
 		snprintf(m->why, sizeof(m->why), "the send's completion: %s", ib_get_wc_status_str(wcs));
@@ -641,7 +523,6 @@ static void test_service_refuses(void)
 	char line[512], bad[128];
 	int out, status;
 	pid_t pid;
-	FILE *f;
 
 	fabric_setup();
 	/* A second service on the same fabric directory. */
@@ -657,14 +538,7 @@ static void test_service_refuses(void)
 	fabric_teardown();
 
 	/* A bad topology: one line on stderr, status 2 (read from a file, not the tty). */
-	strcpy(fab_dir, "/tmp/ibal-svc-XXXXXX");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(fab_dir));
-	setenv("IBAL_SOFT_FABRIC", fab_dir, 1);
-	snprintf(bad, sizeof(bad), "%s/bad", fab_dir);
-	f = fopen(bad, "w");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-	fputs("node a guid=0x10 lid=1\nnode b guid=0x20 lid=1\n", f);
-	fclose(f);
+	fabric_dir_with("bad", "node a guid=0x10 lid=1\nnode b guid=0x20 lid=1\n", bad, sizeof(bad));
 	pid = svc_spawn(bad, NULL, &out);
 	status = svc_wait(pid);
 	CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 2);
@@ -686,16 +560,8 @@ static void test_first_node_starts_service(void)
 	int fd, lock, status;
 	ssize_t n;
 	pid_t pid, svc;
-	FILE *f;
 
-	strcpy(fab_dir, "/tmp/ibal-svc-XXXXXX");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(fab_dir));
-	setenv("IBAL_SOFT_FABRIC", fab_dir, 1);
-	snprintf(topo_path, sizeof(topo_path), "%s/net", fab_dir);
-	f = fopen(topo_path, "w");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-	fputs(topology, f);
-	fclose(f);
+	fabric_dir_with("net", topology, topo_path, sizeof(topo_path));
 	setenv("IBAL_SOFT_TOPOLOGY", topo_path, 1);
 	setenv("IBAL_SOFT_FABRIC_SERVICE", SVC_PROG, 1);
 	/* The service outlives the node that started it: it becomes our child. */
