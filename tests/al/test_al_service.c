@@ -11,8 +11,8 @@
  * parent itself never opens the access layer. Every wait is bounded.
  *
  * - A node whose application has not started is in the SA: a PathRecord
- *   query for its LID is answered, and a node's ports have the topology's
- *   LIDs.
+ *   query for its LID is answered, and a node's ports (two for the client)
+ *   have the topology's LIDs.
  * - Server first, then client; and client first (its REQ is sent while
  *   the server's node is only the service's, and its CM sends it again
  *   until the server listens): both connect through the CM and a message
@@ -51,7 +51,7 @@
 
 static const char topology[] = "# the test's fabric\n"
 			       "node server guid=0x0002c90300a01230 lid=0x10\n"
-			       "node client guid=0x0002c90300a01240 lid=0x20\n";
+			       "node client guid=0x0002c90300a01240 lid=0x20,0x21\n"; /* two ports */
 
 /* What a node's child reports. */
 typedef struct node_msg {
@@ -271,14 +271,25 @@ static void report(int fd, const node_msg_t *m)
 }
 
 /* Looks the other node up in the SA, and holds its node until told to go. */
-static void role_path(int fd, node_msg_t *m, ib_al_handle_t al, const ib_port_attr_t *me,
-		      uint16_t peer)
+static void role_path(int fd, node_msg_t *m, ib_al_handle_t al, ib_ca_handle_t ca,
+		      const ib_port_attr_t *me, uint16_t peer)
 {
 	ib_path_rec_t path;
 	ib_api_status_t st = path_to(al, me, peer, &path);
+	uint32_t size = 0;
+	ib_ca_attr_t *a;
 
 	CHECK(m, st == IB_SUCCESS, st, "PathRecord of the other node");
 	CHECK(m, cl_ntoh16(path.dlid) == peer, IB_ERROR, "the path's DLID");
+	/* The client node has two ports, the second at the topology's 0x21. */
+	ib_query_ca(ca, NULL, &size);
+	a = (ib_ca_attr_t *)malloc(size);
+	st = a ? ib_query_ca(ca, a, &size) : IB_INSUFFICIENT_MEMORY;
+	CHECK(m, st == IB_SUCCESS, st, "ib_query_ca");
+	if (st == IB_SUCCESS && me->lid == cl_hton16(CLIENT_LID))
+		CHECK(m, a->num_ports == 2 && a->p_port_attr[1].lid == cl_hton16(CLIENT_LID + 1),
+		      IB_ERROR, "the client node's second port");
+	free(a);
 	report(fd, m);
 }
 
@@ -373,7 +384,7 @@ static void child_main(int fd, const char *node, role_t role, uint16_t lid, uint
 	if (role == ROLE_HOLD || !m.ok) {
 		report(fd, &m);
 	} else if (role == ROLE_PATH) {
-		role_path(fd, &m, al, &port, peer);
+		role_path(fd, &m, al, ca, &port, peer);
 	} else if (role == ROLE_SERVER) {
 		role_server(fd, &m, al, ca);
 		report(fd, &m);
