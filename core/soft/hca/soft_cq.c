@@ -144,10 +144,12 @@ ib_api_status_t soft_poll_cq(void *h, ib_wc_t **pp_free, ib_wc_t **pp_done)
 {
 	soft_cq_t *cq = h;
 	ib_api_status_t st;
-	boolean_t armed;
+	boolean_t armed, took;
 
 	if (!pp_free || !pp_done || !*pp_free)
 		return IB_INVALID_PARAMETER;
+	/* What the last poll left to send (below) goes now. */
+	soft_progress_flush(cq->ca);
 	st = take(cq, pp_free, pp_done);
 	if (st != IB_NOT_FOUND)
 		return st;
@@ -156,8 +158,14 @@ ib_api_status_t soft_poll_cq(void *h, ib_wc_t **pp_free, ib_wc_t **pp_done)
 	 * armed CQ's owner is about to wait for its event: the progress
 	 * thread must not back off for it. */
 	armed = __atomic_load_n(&cq->arm, __ATOMIC_RELAXED) != AL_WC_ARM_NONE;
-	soft_progress_inline(cq->ca, !armed);
+	took = soft_progress_inline(cq->ca, !armed);
 	st = take(cq, pp_free, pp_done);
+	/* The ACKs the packets called for go out now if nothing came for this
+	 * CQ, else after the caller has its completions: at its next poll (or
+	 * the progress thread's next look, within a millisecond), so that an
+	 * answer it posts meanwhile leaves before them. */
+	if (took && (st == IB_NOT_FOUND || armed))
+		soft_progress_flush(cq->ca);
 	/* A thread polling an empty CQ lends its processor now and then: the
 	 * thread that must produce what it waits for (a peer's progress
 	 * thread placing data) may be waiting for one. */

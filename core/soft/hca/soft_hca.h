@@ -723,10 +723,18 @@ void soft_progress_stop(soft_ca_t *ca);
  * SOFT_PROGRESS_BACKOFF_MS, so the two do not compete for the processor.
  * Only rings are read here: datagrams and doorbells on the ports' sockets
  * are left to the progress thread. No lock may be held.
+ * The responses the packets call for (coalesced ACKs) are queued: the
+ * caller sends them with soft_progress_flush(), at once or after it has
+ * handed out the completions it was looking for (the next poll, or the
+ * progress thread within SOFT_PROGRESS_BACKOFF_MS, sends them then); a
+ * call that finds nothing sends what is queued.
  * @param ca the CA.
  * @param polling the caller polls on rather than wait for an event.
+ * @return TRUE if packets were taken (responses may be queued).
  */
-void soft_progress_inline(soft_ca_t *ca, boolean_t polling);
+boolean_t soft_progress_inline(soft_ca_t *ca, boolean_t polling);
+/** Sends the CA's queued responses (soft_progress_inline()). @param ca the CA. */
+void soft_progress_flush(soft_ca_t *ca);
 /**
  * Queues a QP that has responses to send later (read responses waiting for
  * room at its peer, coalesced ACKs): soft_qp_hooks.resume is called for it

@@ -208,9 +208,9 @@ static boolean_t rx_ready(const soft_ca_t *ca)
 	return FALSE;
 }
 
-void soft_progress_inline(soft_ca_t *ca, boolean_t polling)
+boolean_t soft_progress_inline(soft_ca_t *ca, boolean_t polling)
 {
-	unsigned i;
+	unsigned i, n = 0;
 
 	/* Polls from callbacks (on the progress thread) do not count. */
 	if (polling && !cl_is_current_thread(&ca->thread))
@@ -219,14 +219,20 @@ void soft_progress_inline(soft_ca_t *ca, boolean_t polling)
 	/* Most polls of a waiting application find nothing: no lock for them. */
 	if (!rx_ready(ca)) {
 		resume_pending(ca);
-		return;
+		return FALSE;
 	}
 	if (pthread_mutex_trylock(&ca->rx_lock))
-		return;
+		return FALSE;
 	for (i = 0; i < ca->num_ports; i++)
-		drain_port(&ca->port[i], ca->rx_buf, FALSE);
+		n += drain_port(&ca->port[i], ca->rx_buf, FALSE);
 	pthread_mutex_unlock(&ca->rx_lock);
-	resume_pending(ca); /* the progress thread may be backing off */
+	/* The responses (coalesced ACKs) are the caller's to send: see soft_progress_flush. */
+	return n != 0;
+}
+
+void soft_progress_flush(soft_ca_t *ca)
+{
+	resume_pending(ca);
 }
 
 void soft_progress_yield(soft_ca_t *ca)
