@@ -726,8 +726,7 @@ void soft_progress_stop(soft_ca_t *ca);
  * The responses the packets call for (coalesced ACKs) are queued: the
  * caller sends them with soft_progress_flush(), at once or after it has
  * handed out the completions it was looking for (the next poll, or the
- * progress thread within SOFT_PROGRESS_BACKOFF_MS, sends them then); a
- * call that finds nothing sends what is queued.
+ * progress thread within SOFT_PROGRESS_BACKOFF_MS, sends them then).
  * @param ca the CA.
  * @param polling the caller polls on rather than wait for an event.
  * @return TRUE if packets were taken (responses may be queued).

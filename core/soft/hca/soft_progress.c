@@ -216,12 +216,9 @@ boolean_t soft_progress_inline(soft_ca_t *ca, boolean_t polling)
 	if (polling && !cl_is_current_thread(&ca->thread))
 		__atomic_store_n(&ca->inline_seq, __atomic_load_n(&ca->inline_seq, __ATOMIC_RELAXED) + 1,
 				 __ATOMIC_RELAXED); /* two pollers may count once: it only has to move */
-	/* Most polls of a waiting application find nothing: no lock for them. */
-	if (!rx_ready(ca)) {
-		resume_pending(ca);
-		return FALSE;
-	}
-	if (pthread_mutex_trylock(&ca->rx_lock))
+	/* Most polls of a waiting application find nothing: no lock for them
+	 * (what is queued, the poll sent before it looked: soft_poll_cq). */
+	if (!rx_ready(ca) || pthread_mutex_trylock(&ca->rx_lock))
 		return FALSE;
 	for (i = 0; i < ca->num_ports; i++)
 		n += drain_port(&ca->port[i], ca->rx_buf, FALSE);

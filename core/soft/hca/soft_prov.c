@@ -119,6 +119,14 @@ boolean_t soft_prov_ca_index(ib_net64_t guid, unsigned *p_index, uint8_t *p_port
 	return FALSE;
 }
 
+/* Makes CA index one of the process's own, with the GUID scheme of the file comment. */
+static void ident_own(unsigned index, uint8_t n_ports)
+{
+	memset(&soft_ids[index], 0, sizeof(soft_ids[index]));
+	soft_ids[index].node_guid = own_guid(index);
+	soft_ids[index].n_ports = n_ports;
+}
+
 /* Makes CA index the topology node @p node. */
 static void ident_node(unsigned index, const soft_topo_node_t *node, boolean_t take)
 {
@@ -175,9 +183,7 @@ ib_api_status_t soft_prov_serve(const soft_topo_t *p_topo)
 	if (!p_topo || !p_topo->n_nodes || p_topo->n_nodes > SOFT_TOPO_MAX_NODES || !soft_pid)
 		return IB_INVALID_PARAMETER;
 	/* CA 0 is the service's own, whatever IBAL_SOFT_NODE it inherited. */
-	memset(&soft_ids[0], 0, sizeof(soft_ids[0]));
-	soft_ids[0].node_guid = own_guid(0);
-	soft_ids[0].n_ports = 1;
+	ident_own(0, 1);
 	for (i = 0; i < p_topo->n_nodes; i++)
 		ident_node(i + 1, &p_topo->node[i], FALSE);
 	soft_n_cas = p_topo->n_nodes + 1;
@@ -205,10 +211,8 @@ static ib_api_status_t soft_init(const al_prov_upcalls_t *up)
 	soft_n_ports = (uint8_t)env_uint(SOFT_ENV_PORTS, 1, 1, SOFT_MAX_PORTS);
 	soft_pid = (uint32_t)getpid();
 	memset(soft_ids, 0, sizeof(soft_ids));
-	for (i = 0; i < soft_n_cas; i++) {
-		soft_ids[i].node_guid = own_guid(i);
-		soft_ids[i].n_ports = soft_n_ports;
-	}
+	for (i = 0; i < soft_n_cas; i++)
+		ident_own(i, soft_n_ports);
 	node = getenv(SOFT_TOPO_ENV_NODE);
 	if (node && *node)
 		ident_from_env(node);
