@@ -405,8 +405,12 @@ soft_ring_get_t soft_ring_get(soft_ring_t *ring, void *buf, size_t cap, size_t *
 boolean_t soft_ring_ready(const soft_ring_t *ring)
 {
 	uint64_t pos = __atomic_load_n(&ring->head, __ATOMIC_RELAXED);
+	const ring_rec_t *r = rec_at(ring, pos);
 
-	return __atomic_load_n(&rec_at(ring, pos)->stamp, __ATOMIC_RELAXED) == pos + 1;
+	if (__atomic_load_n(&r->stamp, __ATOMIC_RELAXED) == pos + 1)
+		return TRUE;
+	__builtin_prefetch((const uint8_t *)r + SOFT_RING_ALIGN);
+	return FALSE;
 }
 
 soft_ring_get_t soft_ring_arm(soft_ring_t *ring)

@@ -135,43 +135,80 @@ const soft_field_t *soft_hdr_field(soft_hdr_id_t id, const char *name)
 	return NULL;
 }
 
-/* The field is read byte by byte from its first byte, most significant bits first. */
-uint64_t soft_field_get(const soft_field_t *f, const uint8_t *hdr)
+/*
+ * A field of the tables lies in at most 8 bytes: those are read as one
+ * big-endian word and the field is shifted and masked out of it. Wider
+ * spans (a 64-bit field not starting on a byte, which only callers of the
+ * generic functions make) go bit group by bit group.
+ */
+static unsigned field_bytes(const soft_field_t *f)
 {
-	const uint8_t *p = hdr + f->byte_off;
+	return (f->bit_off + f->width + 7u) / 8u;
+}
+
+static uint64_t field_mask(const soft_field_t *f)
+{
+	return f->width >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << f->width) - 1;
+}
+
+static uint64_t field_get_wide(const soft_field_t *f, const uint8_t *p)
+{
 	unsigned bit = f->bit_off, left = f->width;
 	uint64_t v = 0;
 
-	while (left) {
-		unsigned avail = 8 - bit;
-		unsigned take = left < avail ? left : avail;
-		unsigned shift = avail - take;
+	for (; left; bit = 0, p++) {
+		unsigned take = left < 8 - bit ? left : 8 - bit;
 
-		v = (v << take) | ((*p >> shift) & ((1u << take) - 1));
+		v = (v << take) | ((*p >> (8 - bit - take)) & ((1u << take) - 1));
 		left -= take;
-		bit = 0;
-		p++;
 	}
 	return v;
+}
+
+static void field_set_wide(const soft_field_t *f, uint8_t *p, uint64_t value)
+{
+	unsigned bit = f->bit_off, left = f->width;
+
+	for (; left; bit = 0, p++) {
+		unsigned take = left < 8 - bit ? left : 8 - bit;
+		unsigned shift = 8 - bit - take;
+		unsigned mask = ((1u << take) - 1) << shift;
+
+		*p = (uint8_t)((*p & ~mask) | (((unsigned)(value >> (left - take)) << shift) & mask));
+		left -= take;
+	}
+}
+
+uint64_t soft_field_get(const soft_field_t *f, const uint8_t *hdr)
+{
+	const uint8_t *p = hdr + f->byte_off;
+	unsigned i, n = field_bytes(f);
+	uint64_t w = 0;
+
+	if (n > 8)
+		return field_get_wide(f, p);
+	for (i = 0; i < n; i++)
+		w = (w << 8) | p[i];
+	return (w >> (n * 8u - f->bit_off - f->width)) & field_mask(f);
 }
 
 void soft_field_set(const soft_field_t *f, uint8_t *hdr, uint64_t value)
 {
 	uint8_t *p = hdr + f->byte_off;
-	unsigned bit = f->bit_off, left = f->width;
+	unsigned i, n = field_bytes(f), shift;
+	uint64_t mask, w = 0;
 
-	while (left) {
-		unsigned avail = 8 - bit;
-		unsigned take = left < avail ? left : avail;
-		unsigned shift = avail - take;
-		unsigned mask = ((1u << take) - 1) << shift;
-		unsigned chunk = (unsigned)(value >> (left - take)) << shift;
-
-		*p = (uint8_t)((*p & ~mask) | (chunk & mask));
-		left -= take;
-		bit = 0;
-		p++;
+	if (n > 8) {
+		field_set_wide(f, p, value);
+		return;
 	}
+	shift = n * 8u - f->bit_off - f->width;
+	mask = field_mask(f) << shift;
+	for (i = 0; i < n; i++)
+		w = (w << 8) | p[i];
+	w = (w & ~mask) | ((value << shift) & mask);
+	for (i = n; i-- > 0; w >>= 8)
+		p[i] = (uint8_t)w;
 }
 
 static uint64_t member_get(const void *s, const soft_field_t *f)
