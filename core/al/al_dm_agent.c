@@ -37,6 +37,7 @@
 #include <complib/cl_memory.h>
 #include "al_verbs.h"
 #include "al_ioc.h"
+#include "ibal_log.h"
 
 /** RespTimeValue of ClassPortInfo: 4.096 us * 2^18, about 1 s. */
 #define AL_DM_RESP_TIME 18
@@ -174,11 +175,11 @@ static void set_cap(dm_agent_t *p_ag, boolean_t on)
 		st = ib_modify_ca(p_ag->h_ca, p_ag->ports[i].port_num, IB_CA_MOD_IS_DEV_MGMT_SUPPORTED,
 				  &mod);
 		if (st != IB_SUCCESS)
-			fprintf(stderr,
-				"ibal: device management agent: CA 0x%016llx port %u: cannot %s "
-				"IsDeviceManagementSupported (%s); DevMgt requests are answered anyway\n",
-				(unsigned long long)cl_ntoh64(p_ag->ca_guid), p_ag->ports[i].port_num,
-				on ? "set" : "clear", ib_get_err_str(st));
+			IBAL_WARN(IBAL_SUB_IOC,
+				  "device management agent: CA 0x%016llx port %u: cannot %s "
+				  "IsDeviceManagementSupported (%s); DevMgt requests are answered anyway",
+				  (unsigned long long)cl_ntoh64(p_ag->ca_guid), p_ag->ports[i].port_num,
+				  on ? "set" : "clear", ib_get_err_str(st));
 	}
 }
 

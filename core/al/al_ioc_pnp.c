@@ -46,6 +46,8 @@
 #include <complib/cl_memory.h>
 #include "al_verbs.h"
 #include "al_mad.h"
+#include "ibal_env.h"
+#include "ibal_log.h"
 
 /** Default sweep interval, milliseconds. */
 #define IOC_SWEEP_MS_DEFAULT 3000u
@@ -100,21 +102,6 @@ static pthread_mutex_t wake_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake_cond;     /* CLOCK_MONOTONIC */
 static pthread_once_t wake_once = PTHREAD_ONCE_INIT;
 static uint32_t n_alive;             /* wake_lock: sweeper threads not ended */
-
-/* A trace line on stderr when IBAL_IOC_DEBUG is set (docs/ioc.md). */
-static void trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void trace(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!getenv("IBAL_IOC_DEBUG"))
-		return;
-	va_start(ap, fmt);
-	fputs("ibal ioc: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-}
 
 /* ---- The model ---- */
 
@@ -540,8 +527,8 @@ static ib_api_status_t sweep_port(sweep_port_t *sp, const disc_model_t *old, dis
 		if (ib_get_query_portinfo_rec(pi.p_mad, i)->port_info.capability_mask &
 		    IB_PORT_CAP_HAS_DEV_MGT)
 			break;
-	trace("port 0x%016llx: %u PortInfoRecords, %s with device management",
-	      (unsigned long long)cl_ntoh64(sp->port_guid), pi.n, i < pi.n ? "some" : "none");
+	IBAL_DBG(IBAL_SUB_IOC, "port 0x%016llx: %u PortInfoRecords, %s with device management",
+		 (unsigned long long)cl_ntoh64(sp->port_guid), pi.n, i < pi.n ? "some" : "none");
 	if (i == pi.n) {
 		ib_put_mad(pi.p_mad);
 		return IB_SUCCESS; /* nobody claims device management */
@@ -746,20 +733,6 @@ static void wake_init(void)
 	pthread_condattr_destroy(&a);
 }
 
-static uint32_t sweep_interval_ms(void)
-{
-	const char *s = getenv("IBAL_IOC_SWEEP_MS");
-	char *end;
-	unsigned long v;
-
-	if (!s || !*s)
-		return IOC_SWEEP_MS_DEFAULT;
-	v = strtoul(s, &end, 10);
-	if (*end || v < 10 || v > 3600000ul)
-		return IOC_SWEEP_MS_DEFAULT;
-	return (uint32_t)v;
-}
-
 /* Waits @p ms or until stopped; TRUE when stopped. */
 static boolean_t nap(sweeper_t *sw, uint32_t ms)
 {
@@ -799,7 +772,7 @@ static void apply(sweeper_t *sw, disc_model_t *n)
 static void *sweeper_main(void *arg)
 {
 	sweeper_t *sw = (sweeper_t *)arg;
-	uint32_t interval = sweep_interval_ms();
+	uint32_t interval = (uint32_t)__cl_env_uint("IBAL_IOC_SWEEP_MS", 10, 3600000, IOC_SWEEP_MS_DEFAULT);
 	ib_al_handle_t h_al = NULL;
 	boolean_t orphan;
 	disc_model_t n;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <complib/cl_debug.h>
 #include "cl_internal.h"
+#include "ibal_env.h"
 
 /* Room for the text of one message before cl_msg_out falls back to the heap. */
 #define MSG_STACK_LEN 512
@@ -23,38 +24,11 @@ static uint32_t dbg_level = CL_DBG_ALL;
 /* The prefix CL_TRACE formatted for this thread's next cl_msg_out. */
 static __thread char pending_prefix[PREFIX_LEN];
 
-/* Parses a whole string as an unsigned 32-bit number in C syntax. */
-static int parse_level(const char *s, uint32_t *out)
-{
-	unsigned long long v;
-	char *end;
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	if (*s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	while (*end == ' ' || *end == '\t' || *end == '\n')
-		end++;
-	if (errno || *end || v > 0xFFFFFFFFull)
-		return -1;
-	*out = (uint32_t)v;
-	return 0;
-}
-
 static void level_read(void)
 {
-	const char *s = getenv(CL_DEBUG_LEVEL_ENV);
-	uint32_t v;
-
-	if (!s)
-		return;
-	if (parse_level(s, &v) == 0)
-		__atomic_store_n(&dbg_level, v, __ATOMIC_RELAXED);
-	else
-		cl_out_printf("complib: ignoring invalid %s=\"%s\"; using 0x%x\n",
-			      CL_DEBUG_LEVEL_ENV, s, (unsigned)CL_DBG_ALL);
+	__atomic_store_n(&dbg_level,
+			 (uint32_t)__cl_env_uint(CL_DEBUG_LEVEL_ENV, 0, 0xFFFFFFFFu, CL_DBG_ALL),
+			 __ATOMIC_RELAXED);
 }
 
 uint32_t cl_dbg_get_level(void)

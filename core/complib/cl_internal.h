@@ -12,8 +12,9 @@
  * them anyway; this keeps them out of the dynamic symbol table early). */
 #define CL_PRIVATE __attribute__((visibility("hidden")))
 
-/* The stream complib writes diagnostics to: the file named by CL_LOG_FILE
- * (opened for append once), else stderr. Never NULL. */
+/* The stream complib and the library's log (ibal_log.h) write diagnostics
+ * to: the file named by IBAL_LOG_FILE, else CL_LOG_FILE (opened for append
+ * once), else stderr. Never NULL. */
 CL_PRIVATE FILE *cl_out_stream(void);
 
 /* Writes one formatted diagnostic line to cl_out_stream() under a lock so

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <complib/cl_log.h>
 #include "cl_internal.h"
+#include "ibal_log.h"
 
 enum {
 	TARGET_SYSLOG = 1,
@@ -42,8 +43,8 @@ static void target_read(void)
 			return;
 		}
 	}
-	cl_out_printf("complib: ignoring invalid %s=\"%s\"; logging events to syslog\n",
-		      CL_LOG_EVENT_ENV, s);
+	IBAL_WARN(IBAL_SUB_COMPLIB, "%s=%s ignored (want syslog, log, both or none): logging "
+		  "events to syslog", CL_LOG_EVENT_ENV, s);
 }
 
 static int priority_of(cl_log_type_t type)

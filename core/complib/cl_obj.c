@@ -12,6 +12,7 @@
 #include <complib/cl_obj.h>
 #include <complib/cl_memory.h>
 #include "cl_internal.h"
+#include "ibal_log.h"
 
 /* Relationship items added to the manager's pool each time it grows. */
 #define REL_POOL_GROW (4096 / sizeof(cl_obj_rel_t))
@@ -115,9 +116,9 @@ void cl_obj_mgr_destroy(void)
 	for (it = cl_qlist_head(&mgr->obj_list); it != cl_qlist_end(&mgr->obj_list);
 	     it = cl_qlist_next(it)) {
 		p_obj = PARENT_STRUCT(it, cl_obj_t, pool_item.list_item);
-		cl_out_printf("complib: object not destroyed %p (type %u), ref_cnt %d\n",
-			      (void *)p_obj, p_obj->type,
-			      (int)__atomic_load_n(&p_obj->ref_cnt, __ATOMIC_RELAXED));
+		IBAL_WARN(IBAL_SUB_COMPLIB, "object not destroyed %p (type %u), ref_cnt %d",
+			  (void *)p_obj, p_obj->type,
+			  (int)__atomic_load_n(&p_obj->ref_cnt, __ATOMIC_RELAXED));
 		/* Forget it: its later deinit must not touch the freed list. */
 		it->p_list = NULL;
 	}

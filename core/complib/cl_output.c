@@ -1,5 +1,5 @@
 /*
- * ibal complib: the diagnostic output stream, status text and cl_panic.
+ * ibal complib: the diagnostic output stream (ibal_log.h's too), status text and cl_panic.
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  */
 #include <pthread.h>
@@ -13,11 +13,14 @@ static FILE *out_stream;
 
 static void out_open(void)
 {
-	const char *path = getenv("CL_LOG_FILE");
+	const char *path = getenv("IBAL_LOG_FILE");
+
+	if (!path || !*path)
+		path = getenv("CL_LOG_FILE");
 
 	out_stream = NULL;
 	if (path && *path)
-		out_stream = fopen(path, "a");
+		out_stream = fopen(path, "ae");
 	if (out_stream)
 		setvbuf(out_stream, NULL, _IOLBF, 0);
 	else

@@ -305,18 +305,6 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-static unsigned poll_ms(void)
-{
-	const char *s = getenv(VERBS_ENV_POLL);
-	char *end;
-	unsigned long v;
-
-	if (!s || !*s)
-		return 1000;
-	v = strtoul(s, &end, 0);
-	return (*end || v < 10 || v > 60000) ? 1000 : (unsigned)v;
-}
-
 static void ca_free(verbs_ca_t *ca)
 {
 	unsigned i;
@@ -422,7 +410,7 @@ ib_api_status_t verbs_open_ca(ib_net64_t guid, void *al_ca, void **pp_ca)
 	}
 	ca->guid = guid;
 	ca->al_ca = al_ca;
-	ca->poll_ms = poll_ms();
+	ca->poll_ms = verbs_poll_ms;
 	if (f.has_ibv) {
 		st = open_ibv(ca);
 	} else {

@@ -36,6 +36,7 @@
 #include "verbs_prov.h"
 #include "verbs_xlate.h"
 #include "verbs_kcm.h"
+#include "ibal_log.h"
 
 typedef enum kc_state {
 	KC_RESOLVING,   /* active: address, then route */
@@ -137,7 +138,6 @@ static struct {
 
 static const al_cm_kern_ops_t kc_ops;
 
-#define KC_DBG(...) do { if (verbs_debug) fprintf(stderr, "verbs kcm: " __VA_ARGS__); } while (0)
 
 /* ---- CAs ---- */
 
@@ -377,7 +377,7 @@ static void kc_wake(void)
 	uint64_t one = 1;
 
 	if (kc.stop_fd >= 0 && write(kc.stop_fd, &one, sizeof(one)) != sizeof(one))
-		KC_DBG("wake: %s\n", strerror(errno));
+		IBAL_DBG(IBAL_SUB_CM, "wake: %s", strerror(errno));
 }
 
 /* The exchange is over: the QP stays bound (a new REQ or REP on it is
@@ -386,7 +386,7 @@ static void enter_timewait_locked(kc_conn_t *c)
 {
 	c->state = KC_TIMEWAIT;
 	c->twait_end_ms = now_ms() + c->twait_ms;
-	KC_DBG("cid 0x%x: time-wait %u ms\n", c->cid, c->twait_ms);
+	IBAL_DBG(IBAL_SUB_CM, "cid 0x%x: time-wait %u ms", c->cid, c->twait_ms);
 	kc_wake();
 }
 
@@ -415,7 +415,7 @@ static int timewait_run(void)
 	}
 	pthread_mutex_unlock(&kc.lock);
 	if (done) {
-		KC_DBG("time-wait of cid 0x%x over\n", done->cid);
+		IBAL_DBG(IBAL_SUB_CM, "time-wait of cid 0x%x over", done->cid);
 		conn_end(done);
 		al_obj_deref(&done->obj);
 		return 0;   /* look again at once */
@@ -587,7 +587,7 @@ static ib_api_status_t lport_use_locked(uint64_t key, boolean_t ib)
 	if (!err)
 		err = rdma_listen(lp->id, 64) ? errno : 0;
 	if (err) {
-		KC_DBG("listen on %s 0x%llx: %s\n", ib ? "service ID" : "port", (unsigned long long)key,
+		IBAL_DBG(IBAL_SUB_CM, "listen on %s 0x%llx: %s", ib ? "service ID" : "port", (unsigned long long)key,
 		       strerror(err));
 		rdma_destroy_id(lp->id);
 		cl_free(lp);
@@ -808,7 +808,7 @@ static void rx_req(kc_rx_t *r)
 	}
 	pthread_mutex_unlock(&kc.lock);
 	if (!p_l) {
-		KC_DBG("REQ on %s 0x%llx: no listen\n", lib ? "SID" : "port", (unsigned long long)key);
+		IBAL_DBG(IBAL_SUB_CM, "REQ on %s 0x%llx: no listen", lib ? "SID" : "port", (unsigned long long)key);
 		reject_nosid(r->id);
 		return;
 	}
@@ -902,7 +902,7 @@ static void rx_resolved(kc_conn_t *c, kc_rx_t *r)
 		pthread_mutex_unlock(&kc.lock);
 		return;
 	}
-	KC_DBG("connect step after %s: %s\n", rdma_event_str(r->type), strerror(err));
+	IBAL_DBG(IBAL_SUB_CM, "connect step after %s: %s", rdma_event_str(r->type), strerror(err));
 	conn_fail_unlock(c, IB_REJ_INVALID_GID, NULL, 0);
 }
 
@@ -919,7 +919,7 @@ static void rx_rep(kc_conn_t *c, kc_rx_t *r)
 	}
 	st = c->h_qp ? verbs_kcm_qp_to(c->id, c->h_qp, IB_QPS_RTR, 0) : IB_INVALID_QP_HANDLE;
 	if (st != IB_SUCCESS) {
-		KC_DBG("REP: QP to RTR: %s\n", ib_get_err_str(st));
+		IBAL_DBG(IBAL_SUB_CM, "REP: QP to RTR: %s", ib_get_err_str(st));
 		rdma_reject(c->id, NULL, 0);
 		conn_fail_unlock(c, IB_REJ_INSUF_RESOURCES, NULL, 0);
 		return;
@@ -949,7 +949,7 @@ static void rx_established(kc_conn_t *c)
 	pthread_mutex_lock(&kc.lock);
 	if (c->state == KC_REP_SENT && c->h_qp) {
 		if (verbs_kcm_qp_to(c->id, c->h_qp, IB_QPS_RTS, 0) != IB_SUCCESS)
-			KC_DBG("RTU: QP to RTS failed\n");
+			IBAL_DBG(IBAL_SUB_CM, "RTU: QP to RTS failed");
 		c->state = KC_EST;
 		e = ev_new(c, KE_RTU, (void *)c->pfn_rtu);
 		if (e) {
@@ -1100,7 +1100,7 @@ static void *kc_thread(void *arg)
 		while (!rdma_get_cm_event(kc.ch, &ev)) {
 			rx_copy(ev, r);
 			rdma_ack_cm_event(ev);
-			KC_DBG("event %s status %d\n", rdma_event_str(r->type), r->status);
+			IBAL_DBG(IBAL_SUB_CM, "event %s status %d", rdma_event_str(r->type), r->status);
 			if (r->type == RDMA_CM_EVENT_CONNECT_REQUEST)
 				rx_req(r);
 			else if (r->id)
@@ -1288,7 +1288,7 @@ static ib_api_status_t kc_req(const ib_cm_req_t *r, al_qp_t *p_qp)
 					(struct sockaddr *)&dst, 4000) ? errno : 0;
 	}
 	if (err) {
-		KC_DBG("REQ: resolve: %s\n", strerror(err));
+		IBAL_DBG(IBAL_SUB_CM, "REQ: resolve: %s", strerror(err));
 		c->p_sync = NULL;
 		pthread_mutex_unlock(&kc.lock);
 		al_cm_qp_to_state(r->h_qp, IB_QPS_RESET);
@@ -1388,7 +1388,7 @@ static ib_api_status_t kc_rep(const ib_cm_handle_t *h, const ib_cm_rep_t *r)
 	cp.srq = qa.h_srq != NULL;
 	err = rdma_accept(c->id, &cp) ? errno : 0;
 	if (err) {
-		KC_DBG("REP: rdma_accept: %s\n", strerror(err));
+		IBAL_DBG(IBAL_SUB_CM, "REP: rdma_accept: %s", strerror(err));
 		al_cm_qp_to_state(r->h_qp, IB_QPS_RESET);
 		conn_unbind_locked(c);
 		st = verbs_errno_status(err);
@@ -1403,7 +1403,7 @@ out_locked:
 	pthread_mutex_unlock(&kc.lock);
 out_sync:
 	if (st != IB_SUCCESS)
-		KC_DBG("ib_cm_rep: %s\n", ib_get_err_str(st));
+		IBAL_DBG(IBAL_SUB_CM, "ib_cm_rep: %s", ib_get_err_str(st));
 	sync_leave(do_sync, &sync, st);
 out_qp:
 	AL_EXIT(r->h_qp);
@@ -1656,7 +1656,7 @@ void verbs_kcm_init(void)
 	kc.on = kc.n_guids != 0;
 	pthread_mutex_unlock(&kc.lock);
 	if (kc.on) {
-		KC_DBG("the kernel CM runs ib_cm_* on %u CA(s)\n", kc.n_guids);
+		IBAL_DBG(IBAL_SUB_CM, "the kernel CM runs ib_cm_* on %u CA(s)", kc.n_guids);
 		al_cm_kern_set(&kc_ops);
 	}
 }
@@ -1685,7 +1685,7 @@ void verbs_kcm_devices_changed(int some_gone)
 	list = rdma_get_devices(NULL);
 	if (list)
 		rdma_free_devices(list);
-	KC_DBG("device list changed: librdmacm re-read it\n");
+	IBAL_DBG(IBAL_SUB_CM, "device list changed: librdmacm re-read it");
 }
 
 void verbs_kcm_cleanup(void)
@@ -1708,7 +1708,7 @@ void verbs_kcm_cleanup(void)
 	if (kc.running) {
 		__atomic_store_n(&kc.stop, TRUE, __ATOMIC_RELEASE);
 		if (write(kc.stop_fd, &one, sizeof(one)) != sizeof(one))
-			KC_DBG("stop: %s\n", strerror(errno));
+			IBAL_DBG(IBAL_SUB_CM, "stop: %s", strerror(errno));
 		pthread_join(kc.thread, NULL);
 		close(kc.stop_fd);
 		kc.stop_fd = -1;

@@ -59,6 +59,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include "verbs_prov.h"
+#include "ibal_log.h"
 
 #ifdef HAVE_VERBS_PROV
 
@@ -134,8 +135,7 @@ static int reg_class(verbs_port_t *port, uint8_t cls, uint8_t version, boolean_t
 	}
 	if (id < 0)
 		id = umad_register(port->fd, cls, version, 0, NULL);
-	if (verbs_debug)
-		fprintf(stderr, "verbs: %s port %u class 0x%02x v%u: agent %d%s\n",
+	IBAL_DBG(IBAL_SUB_VERBS, "%s port %u class 0x%02x v%u: agent %d%s",
 			port->ca->name, port->num, cls, version, id,
 			requests ? "" : " (responses only)");
 	return id;
@@ -285,9 +285,8 @@ void verbs_tid_received(verbs_port_t *port, uint8_t *mad, uint16_t slid)
 		best->learned = 1;
 	}
 	if (hi != best->user_hi) {
-		if (verbs_debug)
-			fprintf(stderr, "verbs: TID restored class 0x%02x: wire 0x%08x%08x -> "
-				"user 0x%08x%08x\n", cls, hi, lo, best->user_hi, lo);
+		IBAL_DBG(IBAL_SUB_VERBS, "TID restored class 0x%02x: wire 0x%08x%08x -> "
+				"user 0x%08x%08x", cls, hi, lo, best->user_hi, lo);
 		wr32(mad + 8, best->user_hi);
 	}
 }
@@ -353,8 +352,7 @@ static void deliver(verbs_port_t *port, verbs_qp_t *qp, const ib_mad_addr_t *add
 	pthread_mutex_lock(&qp->lock);
 	if ((qp->attr.state != IB_QPS_RTR && qp->attr.state != IB_QPS_RTS) || !qp->rq_count) {
 		pthread_mutex_unlock(&qp->lock);
-		if (verbs_debug)
-			fprintf(stderr, "verbs: QP%u: MAD dropped (%s)\n", qp->n,
+		IBAL_DBG(IBAL_SUB_VERBS, "QP%u: MAD dropped (%s)", qp->n,
 				qp->rq_count ? "state" : "no receive posted");
 		return;
 	}
@@ -436,8 +434,7 @@ void verbs_rx_umad(verbs_port_t *port, uint8_t *umad, int len)
 	unsigned n;
 
 	if (umad_status(umad)) {
-		if (verbs_debug)
-			fprintf(stderr, "verbs: dropped umad with status %d\n", umad_status(umad));
+		IBAL_DBG(IBAL_SUB_VERBS, "dropped umad with status %d", umad_status(umad));
 		return;
 	}
 	if (len < 24 || len > VERBS_MAD_SIZE)
@@ -450,8 +447,8 @@ void verbs_rx_umad(verbs_port_t *port, uint8_t *umad, int len)
 	verbs_tid_received(port, mad, cl_ntoh16(addr->lid));
 	if (port->spl[n])
 		deliver(port, port->spl[n], addr, mad, (uint32_t)len);
-	else if (verbs_debug)
-		fprintf(stderr, "verbs: MAD for QP%u dropped (no QP)\n", n);
+	else
+		IBAL_DBG(IBAL_SUB_VERBS, "MAD for QP%u dropped (no QP)", n);
 	pthread_mutex_unlock(&port->lock);
 }
 
@@ -501,8 +498,7 @@ static ib_api_status_t port_open(verbs_port_t *port)
 		/* plain open(): umad2sim intercepts it, not openat() */
 		if (umad_get_issm_path(port->ca->name, port->num, path, sizeof(path)) >= 0)
 			port->issm_fd = open(path, O_RDWR);
-		if (verbs_debug)
-			fprintf(stderr, "verbs: %s port %u issm %s: fd %d\n", port->ca->name,
+		IBAL_DBG(IBAL_SUB_VERBS, "%s port %u issm %s: fd %d", port->ca->name,
 				port->num, path, port->issm_fd);
 	}
 	if (pthread_create(&port->rx_thread, NULL, rx_main, port)) {
@@ -795,10 +791,8 @@ static ib_wc_status_t send_one(verbs_qp_t *qp, const ib_send_wr_t *wr, const ib_
 	timeout = MAD_IS_RESP(mad) || MAD_METHOD(mad) == 0x03 ? 0 : (int)verbs_mad_timeout_ms;
 	rc = umad_send(port->fd, agent, qp->tx_buf, VERBS_MAD_SIZE, timeout, 0);
 	if (rc < 0) {
-		if (verbs_debug)
-			fprintf(stderr,
-				"verbs: umad_send class 0x%02x agent %d lid %u qpn %u grh %d gid_index %u"
-				" hop %u: errno %d\n",
+		IBAL_DBG(IBAL_SUB_VERBS, "umad_send class 0x%02x agent %d lid %u qpn %u grh %d gid_index %u"
+				" hop %u: errno %d",
 				MAD_CLASS(mad), agent, cl_ntoh16(addr->lid), cl_ntoh32(addr->qpn),
 				addr->grh_present, addr->gid_index, addr->hop_limit, -errno);
 		return IB_WCS_LOCAL_OP_ERR;

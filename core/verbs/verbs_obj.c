@@ -35,6 +35,7 @@
 #include <errno.h>
 #include "verbs_prov.h"
 #include "verbs_xlate.h"
+#include "ibal_log.h"
 
 #ifdef HAVE_VERBS_PROV
 
@@ -303,8 +304,7 @@ static ib_api_status_t rereg_ibv(verbs_mr_t *mr, ib_mr_mod_t mask, verbs_pd_t *p
 	/* DO_FORK_OLD: changed; only the old range's fork protection stayed. */
 	if (rc == 0 || rc == IBV_REREG_MR_ERR_DO_FORK_OLD)
 		return IB_SUCCESS;
-	if (verbs_debug)
-		fprintf(stderr, "ibal verbs: %s: ibv_rereg_mr: %d (errno %d), registering anew\n",
+	IBAL_DBG(IBAL_SUB_VERBS, "%s: ibv_rereg_mr: %d (errno %d), registering anew",
 			ca->name, rc, errno);
 	fresh = ibv_reg_mr(pd->ibv, (void *)(uintptr_t)va, (size_t)len, verbs_access(access));
 	if (!fresh) {

@@ -10,8 +10,7 @@
  * default 1000; also the device list's when there are no uevents, see
  * verbs_watch.c), IBAL_VERBS_MAD_TIMEOUT_MS (how long the kernel keeps a sent
  * request waiting for its response, 100..600000, default 30000; see
- * verbs_mad.c), IBAL_VERBS_DEBUG=1 (one stderr line per agent registered,
- * TID rewrite undone and MAD dropped), IBAL_VERBS_ISSM=1 (test fabrics only:
+ * verbs_mad.c), IBAL_VERBS_ISSM=1 (test fabrics only:
  * hold each open port's issm device, see verbs_mad.c).
  */
 #include <stdlib.h>
@@ -19,41 +18,28 @@
 #include "verbs_prov.h"
 #include "verbs_kcm.h"
 #include "verbs_watch.h"
+#include "ibal_env.h"
 
 #ifdef HAVE_VERBS_PROV
 
 al_prov_upcalls_t verbs_upcalls;
 unsigned verbs_mad_timeout_ms = 30000;
-int verbs_debug;
 int verbs_issm;
-
-static unsigned env_uint(const char *name, unsigned dflt, unsigned lo, unsigned hi)
-{
-	const char *s = getenv(name);
-	char *end;
-	unsigned long v;
-
-	if (!s || !*s)
-		return dflt;
-	v = strtoul(s, &end, 0);
-	if (*end || v < lo || v > hi)
-		return dflt;
-	return (unsigned)v;
-}
+unsigned verbs_poll_ms = 1000;
 
 static ib_api_status_t verbs_init(const al_prov_upcalls_t *up)
 {
 	if (!up)
 		return IB_INVALID_PARAMETER;
 	verbs_upcalls = *up;
-	verbs_mad_timeout_ms = env_uint(VERBS_ENV_TIMEOUT, 30000, 100, 600000);
-	verbs_debug = (int)env_uint(VERBS_ENV_DEBUG, 0, 0, 9);
-	verbs_issm = (int)env_uint(VERBS_ENV_ISSM, 0, 0, 1);
+	verbs_mad_timeout_ms = (unsigned)__cl_env_uint(VERBS_ENV_TIMEOUT, 100, 600000, 30000);
+	verbs_issm = (int)__cl_env_uint(VERBS_ENV_ISSM, 0, 1, 0);
 	/* Fails where there is no umad ABI (no RDMA stack): then no CA is listed. */
 	(void)umad_init();
 	if (verbs_kcm_init)
 		verbs_kcm_init();
-	verbs_watch_start(env_uint(VERBS_ENV_POLL, 1000, 10, 60000));
+	verbs_poll_ms = (unsigned)__cl_env_uint(VERBS_ENV_POLL, 10, 60000, 1000);
+	verbs_watch_start(verbs_poll_ms);
 	return IB_SUCCESS;
 }
 

@@ -70,7 +70,6 @@
 #define VERBS_RECV_POLL_MS 100    /* receive thread's umad_recv timeout: stop latency */
 #define VERBS_ENV_POLL     "IBAL_VERBS_POLL_MS"
 #define VERBS_ENV_TIMEOUT  "IBAL_VERBS_MAD_TIMEOUT_MS"
-#define VERBS_ENV_DEBUG    "IBAL_VERBS_DEBUG"
 #define VERBS_ENV_ISSM     "IBAL_VERBS_ISSM"
 
 typedef struct verbs_ca verbs_ca_t;
@@ -214,8 +213,9 @@ struct verbs_ca {
 
 extern al_prov_upcalls_t verbs_upcalls;
 extern unsigned verbs_mad_timeout_ms;
-extern int verbs_debug;
 extern int verbs_issm;
+/** IBAL_VERBS_POLL_MS: how often a CA's ports and the device list are looked at, ms. */
+extern unsigned verbs_poll_ms;
 
 /* verbs_dev.c: libibverbs devices */
 /* Calls @p fn for each CA (libibverbs devices, then umad-only CAs) until it returns TRUE. */

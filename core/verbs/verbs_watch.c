@@ -34,6 +34,7 @@
 #include "verbs_prov.h"
 #include "verbs_kcm.h"
 #include "verbs_watch.h"
+#include "ibal_log.h"
 
 #ifdef HAVE_VERBS_PROV
 
@@ -96,8 +97,7 @@ static void compare(void)
 		gone |= j == now.n || now.guid[j] != w.last.guid[i];
 	}
 	w.last = now;
-	if (verbs_debug)
-		fprintf(stderr, "ibal verbs: device list changed: %zu CA(s)%s\n", now.n,
+	IBAL_DBG(IBAL_SUB_VERBS, "device list changed: %zu CA(s)%s", now.n,
 			gone ? ", some gone" : "");
 	if (verbs_kcm_devices_changed)
 		verbs_kcm_devices_changed(gone);
@@ -197,8 +197,7 @@ void verbs_watch_start(unsigned poll_ms)
 		return;
 	}
 	w.running = 1;
-	if (verbs_debug)
-		fprintf(stderr, "ibal verbs: device watch by %s\n",
+	IBAL_DBG(IBAL_SUB_VERBS, "device watch by %s",
 			w.nl_fd >= 0 ? "uevents" : "polling");
 }
 

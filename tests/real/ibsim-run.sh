@@ -41,7 +41,7 @@ run_mode() {
 	local mode=$1 menv=$2 d="$WORK/$1" rc
 	ibsim_start "$d" || return 1
 	echo "=== mode $mode: fabric up (ibsim, OpenSM master on H1), program on H2 ${menv:+with $menv}"
-	env SIM_HOST=H2 LD_PRELOAD=$SIM ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0:replace_intrin=0 IBAL_VERBS_DEBUG=1 IBAL_VERBS_POLL_MS=100 $menv \
+	env SIM_HOST=H2 LD_PRELOAD=$SIM ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0:replace_intrin=0 IBAL_LOG_LEVEL=debug IBAL_LOG_SUBSYS=verbs,cm IBAL_VERBS_POLL_MS=100 $menv \
 		timeout 60 "$PROG" > prog.out 2> prog.err & PROG_PID=$!
 	# Once the program has subscribed to traps, take H3's link down: the switch traps to
 	# OpenSM, which reports it to its subscribers (the program included).

@@ -15,6 +15,7 @@
 #include <sys/uio.h>
 #include "soft_direct.h"
 #include "soft_fabric.h"
+#include "ibal_log.h"
 
 #define DESC_MAGIC 0x31524944u /* "DIR1" read little endian */
 
@@ -104,7 +105,7 @@ boolean_t soft_direct_pull(int32_t pid, const soft_direct_seg_t *dst, uint32_t n
 	if (got >= 0 && (uint64_t)got == total)
 		return TRUE;
 	if (!__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
-		soft_fabric_warn("direct placement from process %d failed (%s): RDMA data "
+		IBAL_WARN(IBAL_SUB_SOFT, "direct placement from process %d failed (%s): RDMA data "
 				 "travels in packets on the QPs concerned",
 				 (int)pid, got < 0 ? strerror(errno) : "short copy");
 	return FALSE;

@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 #include "soft_hca.h"
 #include "soft_topo.h"
+#include "ibal_log.h"
 
 /* How long a CA open waits for the service's answer. */
 #define SOFT_NODE_WAIT_MS 10000
@@ -98,7 +99,7 @@ static boolean_t svc_start(const char *topo)
 	rc = posix_spawn(&pid, prog, &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	if (rc) {
-		soft_fabric_warn("cannot start the fabric service %s: %s", prog, strerror(rc));
+		IBAL_WARN(IBAL_SUB_SOFT, "cannot start the fabric service %s: %s", prog, strerror(rc));
 		return FALSE;
 	}
 	while ((rc = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
@@ -119,13 +120,13 @@ ib_api_status_t soft_node_take(const char *name, int *p_fd)
 	if (fd == -1)
 		return IB_SUCCESS; /* no service: the node's LIDs are used as they are */
 	if (fd < 0) {
-		soft_fabric_warn("node %s: cannot reach the fabric service", name);
+		IBAL_WARN(IBAL_SUB_SOFT, "node %s: cannot reach the fabric service", name);
 		return IB_ERROR;
 	}
 	n = snprintf(msg, sizeof(msg), "%s%s", SOFT_SVC_TAKE, name);
 	if (n < 0 || (size_t)n >= sizeof(msg) || send(fd, msg, (size_t)n, MSG_NOSIGNAL) != n ||
 	    svc_answer(fd, ans, sizeof(ans)) <= 0) {
-		soft_fabric_warn("node %s: the fabric service did not answer", name);
+		IBAL_WARN(IBAL_SUB_SOFT, "node %s: the fabric service did not answer", name);
 		close(fd);
 		return IB_TIMEOUT;
 	}
@@ -135,10 +136,10 @@ ib_api_status_t soft_node_take(const char *name, int *p_fd)
 	}
 	close(fd);
 	if (!strcmp(ans, SOFT_SVC_BUSY)) {
-		soft_fabric_warn("node %s is another process's", name);
+		IBAL_WARN(IBAL_SUB_SOFT, "node %s is another process's", name);
 		return IB_RESOURCE_BUSY;
 	}
-	soft_fabric_warn("node %s: the fabric service says '%s'", name, ans);
+	IBAL_WARN(IBAL_SUB_SOFT, "node %s: the fabric service says '%s'", name, ans);
 	return IB_INVALID_GUID;
 }
 

@@ -31,6 +31,8 @@
 #include "soft_hca.h"
 #include "soft_mad_agent.h"
 #include "soft_topo.h"
+#include "ibal_log.h"
+#include "ibal_env.h"
 
 #define SOFT_GUID_PREFIX 0x02BA1Aull
 
@@ -57,21 +59,6 @@ typedef struct soft_ident {
 	char name[SOFT_TOPO_NAME_SIZE]; /* the node's name, "" outside a topology */
 } soft_ident_t;
 static soft_ident_t soft_ids[SOFT_MAX_CAS];
-
-/* Reads an integer environment variable within [lo, hi], else @p dflt. */
-static unsigned env_uint(const char *name, unsigned dflt, unsigned lo, unsigned hi)
-{
-	const char *s = getenv(name);
-	char *end;
-	unsigned long v;
-
-	if (!s || !*s)
-		return dflt;
-	v = strtoul(s, &end, 0);
-	if (*end || v < lo || v > hi)
-		return dflt;
-	return (unsigned)v;
-}
 
 /* The GUID scheme of this process's own CAs (file comment). */
 static ib_net64_t own_guid(unsigned index)
@@ -161,13 +148,13 @@ static void ident_from_env(const char *name)
 	st = path[0] ? soft_topo_load(path, t, err, sizeof(err)) : IB_NOT_FOUND;
 	node = st == IB_SUCCESS ? soft_topo_find(t, name) : NULL;
 	if (st == IB_NOT_FOUND && !(file && *file))
-		soft_fabric_warn("%s=%s: no topology (start ibal-soft-fabric on this fabric "
+		IBAL_WARN(IBAL_SUB_SOFT, "%s=%s: no topology (start ibal-soft-fabric on this fabric "
 				 "directory, or set %s): no soft CA",
 				 SOFT_TOPO_ENV_NODE, name, SOFT_TOPO_ENV_FILE);
 	else if (st != IB_SUCCESS)
-		soft_fabric_warn("%s: no soft CA", err);
+		IBAL_WARN(IBAL_SUB_SOFT, "%s: no soft CA", err);
 	else if (!node)
-		soft_fabric_warn("%s=%s: %s has no such node: no soft CA", SOFT_TOPO_ENV_NODE, name,
+		IBAL_WARN(IBAL_SUB_SOFT, "%s=%s: %s has no such node: no soft CA", SOFT_TOPO_ENV_NODE, name,
 				 path);
 	if (node) {
 		ident_node(0, node, TRUE);
@@ -207,8 +194,8 @@ static ib_api_status_t soft_init(const al_prov_upcalls_t *up)
 	if (!up)
 		return IB_INVALID_PARAMETER;
 	soft_upcalls = *up;
-	soft_n_cas = env_uint(SOFT_ENV_CAS, 1, 1, SOFT_MAX_CAS_ENV);
-	soft_n_ports = (uint8_t)env_uint(SOFT_ENV_PORTS, 1, 1, SOFT_MAX_PORTS);
+	soft_n_cas = (unsigned)__cl_env_uint(SOFT_ENV_CAS, 1, SOFT_MAX_CAS_ENV, 1);
+	soft_n_ports = (uint8_t)__cl_env_uint(SOFT_ENV_PORTS, 1, SOFT_MAX_PORTS, 1);
 	soft_pid = (uint32_t)getpid();
 	memset(soft_ids, 0, sizeof(soft_ids));
 	for (i = 0; i < soft_n_cas; i++)
@@ -216,10 +203,10 @@ static ib_api_status_t soft_init(const al_prov_upcalls_t *up)
 	node = getenv(SOFT_TOPO_ENV_NODE);
 	if (node && *node)
 		ident_from_env(node);
-	soft_data_crc = env_uint(SOFT_ENV_ICRC, 0, 0, 1) != 0;
-	soft_direct_min = env_uint(SOFT_ENV_DIRECT, SOFT_DIRECT_MIN_DEFAULT, 0, 0x80000000u);
-	soft_spin_ns = (uint64_t)env_uint(SOFT_ENV_SPIN_US, SOFT_SPIN_US_DEFAULT, 0,
-					  SOFT_SPIN_US_MAX) * 1000u;
+	soft_data_crc = __cl_env_uint(SOFT_ENV_ICRC, 0, 1, 0) != 0;
+	soft_direct_min = (uint32_t)__cl_env_uint(SOFT_ENV_DIRECT, 0, 0x80000000u,
+						  SOFT_DIRECT_MIN_DEFAULT);
+	soft_spin_ns = __cl_env_uint(SOFT_ENV_SPIN_US, 0, SOFT_SPIN_US_MAX, SOFT_SPIN_US_DEFAULT) * 1000u;
 	memset(soft_absent, 0, sizeof(soft_absent));
 	return IB_SUCCESS;
 }

@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <complib/cl_memory.h>
 #include "soft_fabric_int.h"
+#include "ibal_env.h"
+#include "ibal_log.h"
 
 #define DEFAULT_SEED 0x1BA15EEDull
 #define MAX_ENV_US 60000000u /* 60 s */
@@ -23,58 +25,13 @@
 static pthread_mutex_t fab_list_lock = PTHREAD_MUTEX_INITIALIZER;
 static soft_fabric_t *fab_list;
 
-void soft_fabric_warn(const char *fmt, ...)
-{
-	char line[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "ibal soft fabric: %s\n", line);
-}
-
 /* ---- Settings ---- */
-
-static double env_double(const char *name, double lo, double hi, double dflt)
-{
-	const char *s = getenv(name);
-	char *end;
-	double v;
-
-	if (!s || !*s)
-		return dflt;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || *end || !(v >= lo && v <= hi)) {
-		soft_fabric_warn("%s=%s ignored (want %g..%g)", name, s, lo, hi);
-		return dflt;
-	}
-	return v;
-}
-
-static uint64_t env_u64(const char *name, uint64_t hi, uint64_t dflt)
-{
-	const char *s = getenv(name);
-	unsigned long long v;
-	char *end;
-
-	if (!s || !*s)
-		return dflt;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || *end || *s == '-' || v > hi) {
-		soft_fabric_warn("%s=%s ignored (want 0..%llu)", name, s, (unsigned long long)hi);
-		return dflt;
-	}
-	return v;
-}
 
 static void read_cfg(soft_fab_cfg_t *cfg)
 {
-	cfg->drop_pct = env_double(SOFT_FABRIC_ENV_DROP_PCT, 0.0, 100.0, 0.0);
-	cfg->seed = env_u64(SOFT_FABRIC_ENV_SEED, UINT64_MAX, DEFAULT_SEED);
-	cfg->delay_us = (uint32_t)env_u64(SOFT_FABRIC_ENV_DELAY_US, MAX_ENV_US, 0);
+	cfg->drop_pct = __cl_env_double(SOFT_FABRIC_ENV_DROP_PCT, 0.0, 100.0, 0.0);
+	cfg->seed = __cl_env_uint(SOFT_FABRIC_ENV_SEED, 0, UINT64_MAX, DEFAULT_SEED);
+	cfg->delay_us = (uint32_t)__cl_env_uint(SOFT_FABRIC_ENV_DELAY_US, 0, MAX_ENV_US, 0);
 }
 
 static void open_capture(soft_fabric_t *fab)
@@ -89,11 +46,11 @@ static void open_capture(soft_fabric_t *fab)
 	if (lt && (!strcmp(lt, "247") || !strcmp(lt, "infiniband")))
 		linktype = SOFT_PCAP_LINKTYPE_INFINIBAND;
 	else if (lt && *lt && strcmp(lt, "erf") && strcmp(lt, "197"))
-		soft_fabric_warn("%s=%s ignored (want erf or 247)", SOFT_FABRIC_ENV_PCAP_LINKTYPE, lt);
+		IBAL_WARN(IBAL_SUB_FABRIC, "%s=%s ignored (want erf or 247)", SOFT_FABRIC_ENV_PCAP_LINKTYPE, lt);
 	status = soft_pcap_open(path, linktype, &fab->pcap);
 	if (status != IB_SUCCESS) {
 		fab->pcap = NULL;
-		soft_fabric_warn("no capture: %s=%s %s", SOFT_FABRIC_ENV_PCAP, path,
+		IBAL_WARN(IBAL_SUB_FABRIC, "no capture: %s=%s %s", SOFT_FABRIC_ENV_PCAP, path,
 				 status == IB_INVALID_SETTING ? "is not a capture of this kind" :
 								"cannot be opened");
 	}
@@ -134,7 +91,7 @@ static ib_api_status_t resolve_dir(char *out)
 		mkdir(base, 0700);
 		/* Shared /tmp: refuse a directory someone else planted. */
 		if (lstat(base, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid()) {
-			soft_fabric_warn("%s is not a directory of this user", base);
+			IBAL_WARN(IBAL_SUB_FABRIC, "%s is not a directory of this user", base);
 			return IB_INVALID_SETTING;
 		}
 		snprintf(dflt, sizeof(dflt), "%s/default", base);
@@ -142,7 +99,7 @@ static ib_api_status_t resolve_dir(char *out)
 		env = dflt;
 	}
 	if (!realpath(env, out) || stat(out, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		soft_fabric_warn("fabric directory %s cannot be used", env);
+		IBAL_WARN(IBAL_SUB_FABRIC, "fabric directory %s cannot be used", env);
 		return IB_INVALID_SETTING;
 	}
 	return IB_SUCCESS;
@@ -189,7 +146,7 @@ static ib_api_status_t fabric_create(const char *dir, soft_fabric_t **pp_fab)
 	memcpy(fab->dir, dir, n + 1);
 	/* "<dir>/lid-XXXX" must fit a socket address. */
 	if (n + sizeof(SOCK_NAME_PREFIX) - 1 + 4 + 1 > sizeof(fab->sa_proto.sun_path)) {
-		soft_fabric_warn("fabric directory %s: path too long for a socket", dir);
+		IBAL_WARN(IBAL_SUB_FABRIC, "fabric directory %s: path too long for a socket", dir);
 		fabric_free(fab);
 		return IB_INVALID_SETTING;
 	}
@@ -297,7 +254,7 @@ void soft_fabric_ring_create(soft_fabric_port_t *port)
 	soft_reg_ring_path(port->fab, port->port_guid, path, sizeof(path));
 	err = soft_ring_create(path, 0, &port->ring);
 	if (err)
-		soft_fabric_warn("%s: no shared-memory ring (%s); the port receives on its socket",
+		IBAL_WARN(IBAL_SUB_FABRIC, "%s: no shared-memory ring (%s); the port receives on its socket",
 				 path, strerror(err));
 }
 

@@ -332,11 +332,6 @@ static inline uint64_t soft_mono_ns(void)
 ib_api_status_t soft_fabric_send_flags(soft_fabric_port_t *port, const void *pkt, size_t len,
 				       uint32_t flags);
 
-/**
- * Writes one diagnostic line of the soft provider to stderr.
- * @param fmt printf format. @param ... its arguments.
- */
-void soft_fabric_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /**
  * Whether the data of RDMA operations with the port holding @p lid may be

@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include "soft_fabric_int.h"
+#include "ibal_log.h"
 
 _Static_assert(sizeof(soft_reg_hdr_t) == SOFT_REG_HDR_SIZE, "registry header size");
 _Static_assert(sizeof(soft_reg_rec_t) == 256, "registry record size");
@@ -158,7 +159,7 @@ ib_api_status_t soft_reg_open(soft_fabric_t *fab)
 	}
 	if (status != IB_SUCCESS) {
 		if (status == IB_INVALID_SETTING)
-			soft_fabric_warn("%s is not a registry of this version", path);
+			IBAL_WARN(IBAL_SUB_FABRIC, "%s is not a registry of this version", path);
 		soft_reg_close(fab);
 	}
 	return status;

@@ -18,6 +18,7 @@
 #include <sys/eventfd.h>
 #include "soft_mad_agent.h"
 #include "soft_sm_int.h"
+#include "ibal_env.h"
 
 static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct soft_sm *sm_list;
@@ -28,18 +29,6 @@ static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 static struct soft_sm *sm_of(soft_ca_t *ca)
 {
 	return __atomic_load_n(&ca->sm, __ATOMIC_ACQUIRE);
-}
-
-static uint32_t env_ms(const char *name, uint32_t dflt, uint32_t max)
-{
-	const char *s = getenv(name);
-	char *end;
-	unsigned long v;
-
-	if (!s || !*s)
-		return dflt;
-	v = strtoul(s, &end, 0);
-	return *end || v > max ? dflt : (uint32_t)v;
 }
 
 /* fork() takes the list lock, so the child sees a whole list. */
@@ -85,10 +74,10 @@ static void cfg_read(sm_cfg_t *c)
 	const char *s = getenv(SOFT_ENV_SM);
 
 	c->enabled = !(s && (!strcmp(s, "off") || !strcmp(s, "0") || !strcmp(s, "no")));
-	c->wait_ms = env_ms(SOFT_ENV_SM_WAIT_MS, 3000, 600000);
-	c->sweep_ms = env_ms(SOFT_ENV_SM_SWEEP_MS, 1000, 3600000);
-	c->retry_ms = env_ms(SOFT_ENV_SM_RETRY_MS, 200, 3600000);
-	c->priority = (uint8_t)env_ms(SOFT_ENV_SM_PRIORITY, 0, 15);
+	c->wait_ms = (uint32_t)__cl_env_uint(SOFT_ENV_SM_WAIT_MS, 0, 600000, 3000);
+	c->sweep_ms = (uint32_t)__cl_env_uint(SOFT_ENV_SM_SWEEP_MS, 0, 3600000, 1000);
+	c->retry_ms = (uint32_t)__cl_env_uint(SOFT_ENV_SM_RETRY_MS, 0, 3600000, 200);
+	c->priority = (uint8_t)__cl_env_uint(SOFT_ENV_SM_PRIORITY, 0, 15, 0);
 	if (!c->sweep_ms)
 		c->sweep_ms = 1;
 	if (!c->retry_ms)
