@@ -35,8 +35,6 @@ static ib_api_status_t force_apm(al_qp_t *p_qp)
 	ib_qp_mod_t mod;
 	ib_api_status_t st;
 
-	if (!ops->query_qp || !ops->modify_qp)
-		return IB_UNSUPPORTED;
 	memset(&attr, 0, sizeof(attr));
 	st = ops->query_qp(p_qp->v.p_prov, &attr);
 	if (st != IB_SUCCESS)

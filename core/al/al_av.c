@@ -34,10 +34,6 @@ ib_api_status_t ib_create_av_ctx(const ib_pd_handle_t h_pd, const ib_av_attr_t *
 		st = IB_INVALID_PARAMETER;
 		goto out;
 	}
-	if (!p_pd->v.p_ops->create_av || !p_pd->v.p_ops->destroy_av) {
-		st = IB_UNSUPPORTED;
-		goto out;
-	}
 	p_av = (al_av_t *)cl_zalloc(sizeof(*p_av));
 	if (!p_av) {
 		st = IB_INSUFFICIENT_MEMORY;
@@ -82,8 +78,6 @@ ib_api_status_t ib_query_av(const ib_av_handle_t h_av, ib_av_attr_t *const p_av_
 		return IB_INVALID_AV_HANDLE;
 	if (!p_av_attr || !ph_pd) {
 		st = IB_INVALID_PARAMETER;
-	} else if (!p_av->v.p_ops->query_av) {
-		st = IB_UNSUPPORTED;
 	} else {
 		st = p_av->v.p_ops->query_av(__atomic_load_n(&p_av->v.p_prov, __ATOMIC_ACQUIRE),
 					     p_av_attr);
@@ -104,8 +98,6 @@ ib_api_status_t ib_modify_av(const ib_av_handle_t h_av, const ib_av_attr_t *cons
 		return IB_INVALID_AV_HANDLE;
 	if (!p_av_attr) {
 		st = IB_INVALID_PARAMETER;
-	} else if (!p_av->v.p_ops->modify_av) {
-		st = IB_UNSUPPORTED;
 	} else {
 		old = cur = __atomic_load_n(&p_av->v.p_prov, __ATOMIC_ACQUIRE);
 		st = p_av->v.p_ops->modify_av(p_av->p_pd->v.p_prov, p_av_attr, &cur);

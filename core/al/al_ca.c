@@ -165,8 +165,6 @@ out:
 /* Copies a provider CA's attributes with the size probe of ib_query_ca(). */
 static ib_api_status_t query_ci(al_ci_ca_t *p_ci, ib_ca_attr_t *p_ca_attr, uint32_t *p_size)
 {
-	if (!p_ci->p_ops->query_ca)
-		return IB_UNSUPPORTED;
 	if (!p_ca_attr) {
 		uint32_t need = 0;
 		ib_api_status_t st = p_ci->p_ops->query_ca(p_ci->p_prov, NULL, &need);
@@ -225,8 +223,6 @@ ib_api_status_t ib_modify_ca(const ib_ca_handle_t h_ca, const uint8_t port_num,
 		return IB_INVALID_CA_HANDLE;
 	if (!p_port_attr_mod)
 		st = IB_INVALID_PARAMETER;
-	else if (!p_ca->v.p_ops->modify_ca)
-		st = IB_UNSUPPORTED;
 	else
 		st = p_ca->v.p_ops->modify_ca(p_ca->v.p_prov, port_num, ca_mod, p_port_attr_mod);
 	AL_EXIT(h_ca);
@@ -278,11 +274,8 @@ ib_api_status_t ib_ci_call(ib_ca_handle_t h_ca, const void **const handle_array,
 		prov[entered] = p_v->p_prov;
 	}
 	if (st == IB_SUCCESS) {
-		if (!p_ca->v.p_ops->ci_call)
-			st = IB_UNSUPPORTED;
-		else
-			st = p_ca->v.p_ops->ci_call(p_ca->v.p_prov, (void *const *)prov,
-						     num_handles, p_ci_op);
+		st = p_ca->v.p_ops->ci_call(p_ca->v.p_prov, (void *const *)prov, num_handles,
+					    p_ci_op);
 	}
 	for (i = 0; i < entered; i++)
 		al_handle_exit(AL_HANDLE_FROM_IB(handle_array[i]));

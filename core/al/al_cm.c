@@ -5,6 +5,7 @@
  * See al_cm_int.h for the locks and docs/cm.md for the protocol.
  */
 #include "al_cm_int.h"
+#include "al_client.h"
 
 const al_cm_kern_ops_t *al_cm_kern;
 
@@ -1146,11 +1147,11 @@ ib_api_status_t ib_cm_handoff(const ib_cm_handle_t h_cm_req, const ib_net64_t sv
 	return IB_SUCCESS;
 }
 
-/* ---- Hook registration ---- */
+/* ---- The CM as a client of the core (al_client.h) ---- */
 
-__attribute__((constructor)) static void cm_register_hooks(void)
-{
-	al_qp_destroying_hook = al_cm_qp_destroying;
-	al_close_al_hook = al_cm_drain_sends;
-}
+const al_client_t al_cm_client = {
+	.name = "cm",
+	.qp_destroying = al_cm_qp_destroying,
+	.al_closed = al_cm_drain_sends,
+};
 

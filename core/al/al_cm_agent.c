@@ -5,6 +5,7 @@
  * See al_cm_int.h for the locks.
  */
 #include "al_cm_int.h"
+#include "ibal_log.h"
 
 al_cm_globals_t al_cm_g = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
@@ -95,7 +96,7 @@ cl_fmap_item_t *al_cm_idx_first(const cl_fmap_t *p_map, uint64_t a, uint64_t b)
 
 /*
  * CM messages handed to the MAD layer and not yet completed. ib_close_al()
- * waits (al_close_al_hook, bounded) until they are out, so that the DREP,
+ * waits (al_cm_client.al_closed, bounded) until they are out, so that the DREP,
  * DREQ or REJ a closing instance sends reaches the peer even when the
  * process exits right after. A leaf lock: nothing is taken under it.
  */
@@ -621,6 +622,8 @@ void al_cm_cep_send_rej(al_cep_t *p_cep, ib_net16_t reason, al_cm_msg_ref_t ref,
 {
 	al_cm_msg_t m;
 
+	IBAL_DBG(IBAL_SUB_CM, "comm ID 0x%x in %s: REJ (reason %u) to comm ID 0x%x",
+		 p_cep->local_id, al_cm_state_name(p_cep->state), cl_ntoh16(reason), p_cep->remote_id);
 	memset(&m, 0, sizeof(m));
 	m.rej.local_comm_id = p_cep->local_id;
 	m.rej.remote_comm_id = p_cep->remote_id;

@@ -242,7 +242,7 @@ void al_cm_cep_send(al_cep_t *p_cep, al_cm_msg_type_t type, const al_cm_msg_t *p
 void al_cm_cep_send_rej(al_cep_t *p_cep, ib_net16_t reason, al_cm_msg_ref_t ref, const uint8_t *ari, uint8_t ari_len, const uint8_t *pdata, uint8_t plen);
 ib_api_status_t al_cm_get(cm_agents_t **pp_ag);
 void al_cm_put(void);
-void al_cm_qp_destroying(void *p_qp);
+void al_cm_qp_destroying(struct al_qp *p_qp);
 void al_cm_recv(cm_port_t *p_port, ib_mad_element_t *p_mad);
 uint32_t al_cm_time_ms(uint8_t exp);
 void al_cm_timer_cb(void *context);

@@ -69,10 +69,6 @@ ib_api_status_t ib_create_cq(const ib_ca_handle_t h_ca, ib_cq_create_t *const p_
 		st = IB_INVALID_SETTING;
 		goto out;
 	}
-	if (!p_ca->v.p_ops->create_cq || !p_ca->v.p_ops->destroy_cq) {
-		st = IB_UNSUPPORTED;
-		goto out;
-	}
 	p_cq = (al_cq_t *)cl_zalloc(sizeof(*p_cq));
 	if (!p_cq) {
 		st = IB_INSUFFICIENT_MEMORY;
@@ -127,8 +123,6 @@ ib_api_status_t ib_modify_cq(const ib_cq_handle_t h_cq, uint32_t *const p_size)
 		return IB_INVALID_CQ_HANDLE;
 	if (!p_size)
 		st = IB_INVALID_PARAMETER;
-	else if (!p_cq->v.p_ops->resize_cq)
-		st = IB_UNSUPPORTED;
 	else
 		st = p_cq->v.p_ops->resize_cq(p_cq->v.p_prov, p_size);
 	AL_EXIT(h_cq);
@@ -144,8 +138,6 @@ ib_api_status_t ib_query_cq(const ib_cq_handle_t h_cq, uint32_t *const p_size)
 		return IB_INVALID_CQ_HANDLE;
 	if (!p_size)
 		st = IB_INVALID_PARAMETER;
-	else if (!p_cq->v.p_ops->query_cq)
-		st = IB_UNSUPPORTED;
 	else
 		st = p_cq->v.p_ops->query_cq(p_cq->v.p_prov, p_size);
 	AL_EXIT(h_cq);

@@ -37,6 +37,7 @@
 #include <complib/cl_memory.h>
 #include "al_verbs.h"
 #include "al_ioc.h"
+#include "al_client.h"
 #include "ibal_log.h"
 
 /** RespTimeValue of ClassPortInfo: 4.096 us * 2^18, about 1 s. */
@@ -392,3 +393,10 @@ uint32_t al_dm_agent_count(void)
 	pthread_mutex_unlock(&ag_lock);
 	return n;
 }
+
+/* The DM agent as a client of the core (al_client.h): the teardowns of the
+ * agents of a closed instance's IOCs end before ib_close_al returns. */
+const al_client_t al_dm_agent_client = {
+	.name = "dm-agent",
+	.al_closed = al_dm_agent_quiesce,
+};

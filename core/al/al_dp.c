@@ -10,8 +10,8 @@
  */
 #include "al_verbs.h"
 
-/* Enters h as type, or returns bad; calls slot(p_prov, args...) or returns
- * IB_UNSUPPORTED when the provider has no such slot. */
+/* Enters h as type, or returns bad; calls slot(p_prov, args...) (a slot the
+ * provider left empty holds a stub answering IB_UNSUPPORTED: al_prov_stubs.c). */
 #define AL_DP_CALL(h, type, bad, slot, ...)                                              \
 	do {                                                                             \
 		al_verbs_obj_t *p_v_ = (al_verbs_obj_t *)AL_ENTER((h), (type));          \
@@ -19,8 +19,7 @@
                                                                                          \
 		if (!p_v_)                                                               \
 			return (bad);                                                    \
-		st_ = p_v_->p_ops->slot ? p_v_->p_ops->slot(p_v_->p_prov, __VA_ARGS__)   \
-					: IB_UNSUPPORTED;                                \
+		st_ = p_v_->p_ops->slot(p_v_->p_prov, __VA_ARGS__);                      \
 		AL_EXIT(h);                                                              \
 		return st_;                                                              \
 	} while (0)

@@ -35,7 +35,8 @@
  * slot) and al_dm_agent_stop() for each registered IOC destroyed, with no
  * lock held; the agent counts them and runs while the count is not 0.
  * ib_close_al() waits for the agents that ended to be gone
- * (al_dm_agent_quiesce()).
+ * (al_dm_agent_quiesce(), the DM agent's al_closed as a client of the
+ * core: al_client.h).
  *
  * Reading: the al_iou_get_*() functions copy what the DM agent answers
  * under the registry's lock, so each result is consistent in itself

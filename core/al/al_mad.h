@@ -185,8 +185,9 @@ typedef struct al_mad_disp {
 	uint32_t n_drop_bad;        /**< Malformed MADs dropped (diagnostics). */
 } al_mad_disp_t;
 
-/** The ops of alias and MAD queue pairs (no provider object). */
-extern const al_prov_ops_t al_mad_qp_ops;
+/** The ops of alias and MAD queue pairs (no provider object): query, modify
+ * and destroy, stubs elsewhere; filled before the first such QP is made. */
+extern al_prov_ops_t al_mad_qp_ops;
 
 /**
  * Tells whether a QP is an alias or a MAD QP.

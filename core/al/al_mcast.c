@@ -52,7 +52,7 @@ static void leave(al_mcast_t *p_mc)
 {
 	ib_user_query_t uq;
 
-	if (p_mc->attached && p_mc->p_qp->v.p_ops->detach_mcast)
+	if (p_mc->attached)
 		p_mc->p_qp->v.p_ops->detach_mcast(p_mc->p_qp->v.p_prov, &p_mc->rec.mgid,
 						  p_mc->rec.mlid);
 	p_mc->attached = FALSE;
@@ -87,11 +87,8 @@ static void mc_deliver(al_mcast_t *p_mc)
 			leave(p_mc);
 		} else {
 			if (p_mc->p_qp) {
-				st = p_mc->p_qp->v.p_ops->attach_mcast
-					? p_mc->p_qp->v.p_ops->attach_mcast(p_mc->p_qp->v.p_prov,
-									    &p_mc->rec.mgid,
-									    p_mc->rec.mlid)
-					: IB_UNSUPPORTED;
+				st = p_mc->p_qp->v.p_ops->attach_mcast(p_mc->p_qp->v.p_prov,
+								       &p_mc->rec.mgid, p_mc->rec.mlid);
 				p_mc->attached = st == IB_SUCCESS;
 			}
 			if (st == IB_SUCCESS) {
@@ -187,8 +184,6 @@ static ib_api_status_t check_qp(al_qp_t *p_qp, const ib_mcast_req_t *p_req)
 	uint32_t size = 0;
 	uint8_t i;
 
-	if (!p_qp->v.p_ops->query_qp)
-		return IB_UNSUPPORTED;
 	memset(&attr, 0, sizeof(attr));
 	st = p_qp->v.p_ops->query_qp(p_qp->v.p_prov, &attr);
 	if (st != IB_SUCCESS)

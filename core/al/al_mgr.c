@@ -14,9 +14,8 @@
 #include <string.h>
 #include <complib/cl_memory.h>
 #include "al_verbs.h"
-#include "al_ioc.h"
+#include "al_client.h"
 
-void (*al_close_al_hook)(void);
 
 #define AL_MAX_PROVS 4
 
@@ -26,6 +25,7 @@ static const al_prov_ops_t *const builtin[] = { &soft_prov_ops, &verbs_prov_ops 
 static pthread_mutex_t mgr_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t n_open;
 static const al_prov_ops_t *provs[AL_MAX_PROVS];
+static al_prov_ops_t prov_tabs[AL_MAX_PROVS]; /* the loaded copies, stubs filled in */
 static unsigned n_provs;
 static cl_qlist_t ci_list; /* al_ci_ca_t::item */
 
@@ -88,8 +88,7 @@ static boolean_t listed(const char *list, const char *name)
 static void unload_provs(void)
 {
 	while (n_provs)
-		if (provs[--n_provs]->cleanup)
-			provs[n_provs]->cleanup();
+		provs[--n_provs]->cleanup();
 }
 
 static ib_api_status_t load_provs(void)
@@ -103,9 +102,11 @@ static ib_api_status_t load_provs(void)
 
 		if (p->size < sizeof(al_prov_ops_t) || (env && *env && !listed(env, p->name)))
 			continue;
-		if (p->init && p->init(&upcalls) != IB_SUCCESS)
+		al_prov_fill(&prov_tabs[n_provs], p);
+		if (prov_tabs[n_provs].init(&upcalls) != IB_SUCCESS)
 			continue;
-		provs[n_provs++] = p;
+		provs[n_provs] = &prov_tabs[n_provs];
+		n_provs++;
 	}
 	return IB_SUCCESS;
 }
@@ -192,10 +193,9 @@ ib_api_status_t ib_close_al(const ib_al_handle_t h_al)
 	st = al_obj_destroy_entered(&p_al->obj, ib_sync_destroy, AL_HANDLE_FROM_IB(h_al));
 	if (st != IB_SUCCESS)
 		return IB_INVALID_AL_HANDLE;
-	if (al_close_al_hook)
-		al_close_al_hook();
-	/* The DM agents of the IOCs that went with the instance end first. */
-	al_dm_agent_quiesce();
+	/* The CM's last messages go, the DM agents of the IOCs that went with
+	 * the instance end. */
+	al_clients_al_closed();
 	pthread_mutex_lock(&mgr_lock);
 	if (n_open && !--n_open)
 		last_close();
@@ -254,10 +254,6 @@ ib_api_status_t al_ci_ca_acquire(ib_net64_t guid, al_ci_ca_t **pp_ci)
 			return IB_SUCCESS;
 		}
 	}
-	if (!p_ops->open_ca) {
-		pthread_mutex_unlock(&mgr_lock);
-		return IB_UNSUPPORTED;
-	}
 	p_ci = (al_ci_ca_t *)cl_zalloc(sizeof(*p_ci));
 	if (!p_ci) {
 		pthread_mutex_unlock(&mgr_lock);
@@ -303,8 +299,6 @@ ib_api_status_t al_ci_ca_query_alloc(al_ci_ca_t *p_ci, ib_ca_attr_t **pp_attr)
 	ib_ca_attr_t *p_attr;
 	ib_api_status_t st;
 
-	if (!p_ci->p_ops->query_ca)
-		return IB_UNSUPPORTED;
 	for (;;) {
 		st = p_ci->p_ops->query_ca(p_ci->p_prov, NULL, &size);
 		if (st != IB_INSUFFICIENT_MEMORY)

@@ -124,8 +124,6 @@ ib_api_status_t ib_reg_mem(const ib_pd_handle_t h_pd, const ib_mr_create_t *cons
 		return IB_INVALID_PD_HANDLE;
 	if (!p_mr_create || !p_lkey || !p_rkey || !ph_mr)
 		st = IB_INVALID_PARAMETER;
-	else if (!p_pd->v.p_ops->reg_mem || !p_pd->v.p_ops->dereg_mr)
-		st = IB_UNSUPPORTED;
 	else if ((st = mr_new(p_pd, &p_mr)) == IB_SUCCESS)
 		st = mr_done(p_mr, p_pd->v.p_ops->reg_mem(p_pd->v.p_prov, p_mr_create, p_lkey,
 							   p_rkey, &p_mr->v.p_prov), ph_mr);
@@ -145,8 +143,6 @@ ib_api_status_t ib_reg_phys(const ib_pd_handle_t h_pd, const ib_phys_create_t *c
 		return IB_INVALID_PD_HANDLE;
 	if (!p_phys_create || !p_vaddr || !p_lkey || !p_rkey || !ph_mr)
 		st = IB_INVALID_PARAMETER;
-	else if (!p_pd->v.p_ops->reg_phys || !p_pd->v.p_ops->dereg_mr)
-		st = IB_UNSUPPORTED;
 	else if ((st = mr_new(p_pd, &p_mr)) == IB_SUCCESS)
 		st = mr_done(p_mr, p_pd->v.p_ops->reg_phys(p_pd->v.p_prov, p_phys_create, p_vaddr,
 							    p_lkey, p_rkey, &p_mr->v.p_prov),
@@ -164,8 +160,6 @@ ib_api_status_t ib_query_mr(const ib_mr_handle_t h_mr, ib_mr_attr_t *const p_mr_
 		return IB_INVALID_MR_HANDLE;
 	if (!p_mr_attr) {
 		st = IB_INVALID_PARAMETER;
-	} else if (!p_mr->v.p_ops->query_mr) {
-		st = IB_UNSUPPORTED;
 	} else {
 		st = p_mr->v.p_ops->query_mr(p_mr->v.p_prov, p_mr_attr);
 		if (st == IB_SUCCESS)
@@ -208,8 +202,6 @@ ib_api_status_t ib_rereg_mem(const ib_mr_handle_t h_mr, const ib_mr_mod_t mr_mod
 	    (mr_mod_mask & ~(ib_mr_mod_t)(IB_MR_MOD_ADDR | IB_MR_MOD_PD | IB_MR_MOD_ACCESS)) ||
 	    ((mr_mod_mask & (IB_MR_MOD_ADDR | IB_MR_MOD_ACCESS)) && !p_mr_create))
 		st = IB_INVALID_PARAMETER;
-	else if (!p_mr->v.p_ops->rereg_mem)
-		st = IB_UNSUPPORTED;
 	else if ((st = rereg_pd(p_mr, mr_mod_mask, h_pd, &p_pd)) == IB_SUCCESS) {
 		st = p_mr->v.p_ops->rereg_mem(p_mr->v.p_prov, mr_mod_mask, p_mr_create,
 					      p_pd ? p_pd->v.p_prov : NULL, p_lkey, p_rkey);
@@ -236,8 +228,6 @@ ib_api_status_t ib_rereg_phys(const ib_mr_handle_t h_mr, const ib_mr_mod_t mr_mo
 	    (mr_mod_mask & ~(ib_mr_mod_t)(IB_MR_MOD_ADDR | IB_MR_MOD_PD | IB_MR_MOD_ACCESS)) ||
 	    ((mr_mod_mask & (IB_MR_MOD_ADDR | IB_MR_MOD_ACCESS)) && !p_phys_create))
 		st = IB_INVALID_PARAMETER;
-	else if (!p_mr->v.p_ops->rereg_phys)
-		st = IB_UNSUPPORTED;
 	else if ((st = rereg_pd(p_mr, mr_mod_mask, h_pd, &p_pd)) == IB_SUCCESS) {
 		st = p_mr->v.p_ops->rereg_phys(p_mr->v.p_prov, mr_mod_mask, p_phys_create,
 					       p_pd ? p_pd->v.p_prov : NULL, p_vaddr, p_lkey,
@@ -267,8 +257,6 @@ ib_api_status_t ib_reg_shared(const ib_mr_handle_t h_mr, const ib_pd_handle_t h_
 		st = IB_INVALID_PD_HANDLE;
 	else if (!p_vaddr || !p_lkey || !p_rkey || !ph_mr)
 		st = IB_INVALID_PARAMETER;
-	else if (!p_mr->v.p_ops->reg_shared)
-		st = IB_UNSUPPORTED;
 	else if ((st = mr_new(p_pd, &p_new)) == IB_SUCCESS)
 		st = mr_done(p_new, p_mr->v.p_ops->reg_shared(p_mr->v.p_prov, p_pd->v.p_prov,
 							       access_ctrl, p_vaddr, p_lkey, p_rkey,
@@ -295,10 +283,6 @@ ib_api_status_t ib_reg_shmid(const ib_pd_handle_t h_pd, const ib_shmid_t shmid,
 		return IB_INVALID_PD_HANDLE;
 	if (!shmid || !p_mr_create || !p_vaddr || !p_lkey || !p_rkey || !ph_mr) {
 		st = IB_INVALID_PARAMETER;
-		goto out;
-	}
-	if (!p_pd->v.p_ops->reg_mem || !p_pd->v.p_ops->dereg_mr) {
-		st = IB_UNSUPPORTED;
 		goto out;
 	}
 	memcpy(&id, shmid, sizeof(id));

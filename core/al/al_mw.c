@@ -42,10 +42,6 @@ ib_api_status_t ib_create_mw(const ib_pd_handle_t h_pd, net32_t *const p_rkey,
 		st = IB_INVALID_PARAMETER;
 		goto out;
 	}
-	if (!p_pd->v.p_ops->create_mw || !p_pd->v.p_ops->destroy_mw) {
-		st = IB_UNSUPPORTED;
-		goto out;
-	}
 	p_mw = (al_mw_t *)cl_zalloc(sizeof(*p_mw));
 	if (!p_mw) {
 		st = IB_INSUFFICIENT_MEMORY;
@@ -84,8 +80,6 @@ ib_api_status_t ib_query_mw(const ib_mw_handle_t h_mw, ib_pd_handle_t *const ph_
 		return IB_INVALID_MW_HANDLE;
 	if (!ph_pd || !p_rkey) {
 		st = IB_INVALID_PARAMETER;
-	} else if (!p_mw->v.p_ops->query_mw) {
-		st = IB_UNSUPPORTED;
 	} else {
 		st = p_mw->v.p_ops->query_mw(p_mw->v.p_prov, p_rkey);
 		if (st == IB_SUCCESS)
@@ -121,10 +115,7 @@ ib_api_status_t ib_bind_mw(const ib_mw_handle_t h_mw, const ib_qp_handle_t h_qp,
 			goto out_qp;
 		}
 	}
-	if (!p_mw->v.p_ops->bind_mw)
-		st = IB_UNSUPPORTED;
-	else
-		st = p_mw->v.p_ops->bind_mw(p_mw->v.p_prov, p_qp->v.p_prov, p_mw_bind, p_rkey);
+	st = p_mw->v.p_ops->bind_mw(p_mw->v.p_prov, p_qp->v.p_prov, p_mw_bind, p_rkey);
 	if (st == IB_SUCCESS)
 		set_bound(p_mw, p_mr);
 	if (p_mr)

@@ -29,10 +29,6 @@ ib_api_status_t ib_alloc_pd(const ib_ca_handle_t h_ca, const ib_pd_type_t pd_typ
 		st = IB_INVALID_PARAMETER;
 		goto out;
 	}
-	if (!p_ca->v.p_ops->alloc_pd || !p_ca->v.p_ops->dealloc_pd) {
-		st = IB_UNSUPPORTED;
-		goto out;
-	}
 	p_pd = (al_pd_t *)cl_zalloc(sizeof(*p_pd));
 	if (!p_pd) {
 		st = IB_INSUFFICIENT_MEMORY;

@@ -3,8 +3,11 @@
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  *
  * A provider (core/soft, core/verbs) fills one `static const al_prov_ops_t`
- * with `size` first; every slot it leaves NULL is answered by the core with
- * IB_UNSUPPORTED. Provider objects are opaque `void *` to the core. The core
+ * with `size` first. The core loads a copy of it in which every slot the
+ * provider left NULL holds a stub answering IB_UNSUPPORTED (or doing
+ * nothing, for the slots that return nothing; al_prov_stubs.c), so the core
+ * calls every slot without a NULL check. Provider objects are opaque
+ * `void *` to the core. The core
  * validates every handle and argument the API documents before it calls a
  * slot, so a provider sees only live objects of the right kind and checked
  * pointers; it still validates what only it can (keys, sizes, QP state).
@@ -28,6 +31,7 @@
 #ifndef AL_PROV_H
 #define AL_PROV_H
 
+#include <stddef.h>
 #include <iba/ib_al.h>
 
 #ifdef __cplusplus
@@ -139,6 +143,22 @@ typedef struct al_prov_ops {
 	ib_api_status_t (*rearm_cq)(void *cq, boolean_t solicited);
 	ib_api_status_t (*rearm_n_cq)(void *cq, uint32_t n_cqes);
 } al_prov_ops_t;
+
+/**
+ * Makes @p dst a copy of @p src (NULL: of an empty table) whose every NULL
+ * slot holds the stub that answers IB_UNSUPPORTED or does nothing; init's
+ * stub succeeds and get_ca_guids' lists no CA. dst->size is sizeof(*dst).
+ */
+void al_prov_fill(al_prov_ops_t *dst, const al_prov_ops_t *src);
+
+/**
+ * Whether the provider filled the slot at byte offset @p slot_off of a table
+ * made by al_prov_fill (not a stub); AL_PROV_HAS(ops, slot) gives the offset.
+ */
+int al_prov_has(const al_prov_ops_t *ops, size_t slot_off);
+
+/** Whether the provider behind @p ops has @p slot itself (see al_prov_has). */
+#define AL_PROV_HAS(ops, slot) al_prov_has((ops), offsetof(al_prov_ops_t, slot))
 
 /** The built-in providers, in the order CAs are enumerated. */
 extern const al_prov_ops_t soft_prov_ops;

@@ -10,8 +10,7 @@
 #include <complib/cl_memory.h>
 #include "al_verbs.h"
 #include "al_mad.h"
-
-void (*al_qp_destroying_hook)(void *p_qp);
+#include "al_client.h"
 
 void al_qp_event(al_qp_t *p_qp, ib_async_event_t code, uint64_t vendor)
 {
@@ -22,8 +21,7 @@ static void qp_destroying(al_obj_t *p_obj)
 {
 	al_qp_t *p_qp = PARENT_STRUCT(p_obj, al_qp_t, v.obj);
 
-	if (al_qp_destroying_hook)
-		al_qp_destroying_hook(p_qp);
+	al_clients_qp_destroying(p_qp);
 	__atomic_sub_fetch(&p_qp->p_sq_cq->n_qp, 1, __ATOMIC_RELEASE);
 	__atomic_sub_fetch(&p_qp->p_rq_cq->n_qp, 1, __ATOMIC_RELEASE);
 	if (p_qp->p_srq)
@@ -87,11 +85,6 @@ static ib_api_status_t qp_create(al_pd_t *p_pd, uint8_t port, ib_qp_create_t *co
 	st = refs_enter(p_pd, p_qp_create, &r);
 	if (st != IB_SUCCESS)
 		goto out;
-	if ((port ? !p_pd->v.p_ops->create_spl_qp : !p_pd->v.p_ops->create_qp) ||
-	    !p_pd->v.p_ops->destroy_qp) {
-		st = IB_UNSUPPORTED;
-		goto out;
-	}
 	p_qp = (al_qp_t *)cl_zalloc(sizeof(*p_qp));
 	if (!p_qp) {
 		st = IB_INSUFFICIENT_MEMORY;
@@ -183,8 +176,6 @@ ib_api_status_t ib_query_qp(const ib_qp_handle_t h_qp, ib_qp_attr_t *const p_qp_
 		return IB_INVALID_QP_HANDLE;
 	if (!p_qp_attr) {
 		st = IB_INVALID_PARAMETER;
-	} else if (!p_qp->v.p_ops->query_qp) {
-		st = IB_UNSUPPORTED;
 	} else {
 		st = p_qp->v.p_ops->query_qp(p_qp->v.p_prov, p_qp_attr);
 		if (st == IB_SUCCESS) {
@@ -211,8 +202,6 @@ ib_api_status_t ib_modify_qp(const ib_qp_handle_t h_qp, const ib_qp_mod_t *const
 		return IB_INVALID_QP_HANDLE;
 	if (!p_qp_mod)
 		st = IB_INVALID_PARAMETER;
-	else if (!p_qp->v.p_ops->modify_qp)
-		st = IB_UNSUPPORTED;
 	else
 		st = p_qp->v.p_ops->modify_qp(p_qp->v.p_prov, p_qp_mod);
 	AL_EXIT(h_qp);

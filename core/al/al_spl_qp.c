@@ -11,6 +11,7 @@
  * (al_mad.c). Aliases are in service at once; MAD QPs once
  * ib_init_dgrm_svc() gave them a port and a Q_Key.
  */
+#include <pthread.h>
 #include <string.h>
 #include <complib/cl_memory.h>
 #include "al_mad.h"
@@ -44,13 +45,22 @@ static void mq_destroy(void *p)
 	(void)p;
 }
 
-const al_prov_ops_t al_mad_qp_ops = {
+static const al_prov_ops_t mad_qp_src = {
 	.size = sizeof(al_prov_ops_t),
 	.name = "al-mad",
 	.query_qp = mq_query,
 	.modify_qp = mq_modify,
 	.destroy_qp = mq_destroy,
 };
+
+/* mad_qp_src with the stubs in its other slots, made before the first MAD QP. */
+al_prov_ops_t al_mad_qp_ops;
+static pthread_once_t mad_qp_once = PTHREAD_ONCE_INIT;
+
+static void mad_qp_ops_fill(void)
+{
+	al_prov_fill(&al_mad_qp_ops, &mad_qp_src);
+}
 
 static void mq_cleanup(al_obj_t *p_obj)
 {
@@ -79,6 +89,7 @@ static ib_api_status_t mq_new(al_pd_t *p_pd, ib_qp_type_t type, const void *ctx,
 		return IB_INSUFFICIENT_MEMORY;
 	q->qp.kind = AL_CTX_QP;
 	q->qp.p_pd = p_pd;
+	pthread_once(&mad_qp_once, mad_qp_ops_fill);
 	q->qp.v.p_ops = &al_mad_qp_ops;
 	q->qp.v.p_prov = q;
 	q->qp.pfn_event_cb = pfn_ev;
@@ -152,8 +163,6 @@ static uint8_t port_of_guid(al_ci_ca_t *p_ci, ib_net64_t port_guid)
 static ib_api_status_t raw_spl_qp(al_pd_t *p_pd, uint8_t port, ib_qp_create_t *c,
 				  const void *ctx, ib_pfn_event_cb_t pfn_ev, ib_qp_handle_t *ph_qp)
 {
-	if (!p_pd->v.p_ops->create_spl_qp)
-		return IB_UNSUPPORTED;
 	return al_qp_create_spl(p_pd, port, c, ctx, pfn_ev, ph_qp);
 }
 

@@ -37,10 +37,6 @@ ib_api_status_t ib_create_srq(const ib_pd_handle_t h_pd, const ib_srq_attr_t *co
 		st = IB_INVALID_PARAMETER;
 		goto out;
 	}
-	if (!p_pd->v.p_ops->create_srq || !p_pd->v.p_ops->destroy_srq) {
-		st = IB_UNSUPPORTED;
-		goto out;
-	}
 	p_srq = (al_srq_t *)cl_zalloc(sizeof(*p_srq));
 	if (!p_srq) {
 		st = IB_INSUFFICIENT_MEMORY;
@@ -82,8 +78,6 @@ ib_api_status_t ib_query_srq(const ib_srq_handle_t h_srq, ib_srq_attr_t *const p
 		return IB_INVALID_SRQ_HANDLE;
 	if (!p_srq_attr)
 		st = IB_INVALID_PARAMETER;
-	else if (!p_srq->v.p_ops->query_srq)
-		st = IB_UNSUPPORTED;
 	else
 		st = p_srq->v.p_ops->query_srq(p_srq->v.p_prov, p_srq_attr);
 	AL_EXIT(h_srq);
@@ -100,8 +94,6 @@ ib_api_status_t ib_modify_srq(const ib_srq_handle_t h_srq, const ib_srq_attr_t *
 		return IB_INVALID_SRQ_HANDLE;
 	if (!p_srq_attr)
 		st = IB_INVALID_PARAMETER;
-	else if (!p_srq->v.p_ops->modify_srq)
-		st = IB_UNSUPPORTED;
 	else
 		st = p_srq->v.p_ops->modify_srq(p_srq->v.p_prov, p_srq_attr, srq_attr_mask);
 	AL_EXIT(h_srq);

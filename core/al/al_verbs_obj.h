@@ -19,12 +19,4 @@ typedef struct al_verbs_obj {
 	const al_prov_ops_t *p_ops;   /* the provider that made it */
 } al_verbs_obj_t;
 
-/* Called (when set) as a QP's destruction starts, with its al_qp_t: the
- * connection manager (al_cm.c) ends a connection bound to the QP. */
-extern void (*al_qp_destroying_hook)(void *p_qp);
-
-/* Called (when set) at the end of ib_close_al(), on the caller's thread: the
- * connection manager waits, bounded, for the messages it is still sending. */
-extern void (*al_close_al_hook)(void);
-
 #endif /* AL_VERBS_OBJ_H */

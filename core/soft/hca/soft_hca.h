@@ -301,7 +301,7 @@ typedef struct soft_swqe {
 
 /**
  * A queue pair. The reliable engine (soft_rc.c) hangs its state on @c rc
- * and is reached through soft_qp_hooks (see soft_qp.c).
+ * and is called directly by soft_qp.c and soft_progress.c (soft_rc.h).
  */
 struct soft_qp {
 	soft_ca_t *ca;               /**< Owning CA. */
@@ -329,23 +329,6 @@ struct soft_qp {
 	uint8_t *pkt;                /**< Packet buffer of the send path (SOFT_MAX_PKT_LEN). */
 	void *rc;                    /**< Connected transport state (soft_rc_t), NULL until INIT. */
 };
-
-/** Hooks of the connected transports (soft_rc*.c). */
-typedef struct soft_qp_hooks {
-	/** post_send on an RC/UC QP in RTS or SQD, qp->sq_lock held. */
-	ib_api_status_t (*post_send)(soft_qp_t *qp, ib_send_wr_t *p_wr, ib_send_wr_t **pp_failure);
-	/** A packet for an RC/UC QP, tab_lock held for reading. */
-	void (*recv)(soft_qp_t *qp, soft_port_t *port, const soft_pkt_t *pkt);
-	/** The QP moved to @p new_state (after modify), no lock held. */
-	void (*state_changed)(soft_qp_t *qp, ib_qp_state_t old_state, ib_qp_state_t new_state);
-	/** The QP is being destroyed: free qp->rc. */
-	void (*destroy)(soft_qp_t *qp);
-	/** Send responses that waited for room (soft_ca_pend), tab_lock held for reading. */
-	void (*resume)(soft_qp_t *qp);
-} soft_qp_hooks_t;
-
-/** The connected transports' hooks (soft_qp.c defines it, set to soft_rc_*). */
-extern soft_qp_hooks_t soft_qp_hooks;
 
 /* soft_prov.c */
 /** The upcalls the core gave at init. */
@@ -736,7 +719,7 @@ boolean_t soft_progress_inline(soft_ca_t *ca, boolean_t polling);
 void soft_progress_flush(soft_ca_t *ca);
 /**
  * Queues a QP that has responses to send later (read responses waiting for
- * room at its peer, coalesced ACKs): soft_qp_hooks.resume is called for it
+ * room at its peer, coalesced ACKs): soft_rc_resume is called for it
  * after the current batch of received packets (by whoever drains the ports:
  * the progress thread, or a CQ poll), and again while it stays queued.
  * @param ca the CA. @param qpn the QP's number.

@@ -11,7 +11,7 @@
  * (soft_mad_agent.c), delivers multicast UD packets to the attached QPs
  * (soft_mcast.c), finds the QP of other packets by BTH:DestQP (QP0/QP1 per
  * port) under tab_lock read and hands them to the transport: UD here, RC/UC
- * to soft_qp_hooks.recv. Only an ACTIVE port passes data packets; SMPs also
+ * to soft_rc_recv. Only an ACTIVE port passes data packets; SMPs also
  * pass in INIT and ARMED. Upcalls queued by any
  * thread with soft_ca_defer() are delivered here, in order, with no lock
  * held; soft_ca_purge() lets a destroy drop an object's pending upcalls and
@@ -26,6 +26,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 #include "soft_hca.h"
+#include "soft_rc.h"
 #include "soft_mad_agent.h"
 
 static void wake(soft_ca_t *ca)
@@ -156,8 +157,8 @@ void soft_progress_packet_flags(soft_port_t *port, const uint8_t *buf, size_t le
 		qp = NULL;
 	if (qp && tr == SOFT_TRANSPORT_UD && soft_qp_class(qp->type) >= SOFT_QPC_UD)
 		soft_ud_recv(port, qp, &pkt);
-	else if (qp && (tr == SOFT_TRANSPORT_RC || tr == SOFT_TRANSPORT_UC) && soft_qp_hooks.recv)
-		soft_qp_hooks.recv(qp, port, &pkt);
+	else if (qp && (tr == SOFT_TRANSPORT_RC || tr == SOFT_TRANSPORT_UC))
+		soft_rc_recv(qp, port, &pkt);
 	pthread_rwlock_unlock(&ca->tab_lock);
 }
 
@@ -285,8 +286,8 @@ static void resume_pending(soft_ca_t *ca)
 	pthread_rwlock_rdlock(&ca->tab_lock);
 	for (i = 0; i < n; i++) {
 		qp = list[i] < SOFT_MAX_QPS ? ca->qp_tab[list[i]] : NULL;
-		if (qp && soft_qp_hooks.resume)
-			soft_qp_hooks.resume(qp);
+		if (qp)
+			soft_rc_resume(qp);
 	}
 	pthread_rwlock_unlock(&ca->tab_lock);
 	free(list);

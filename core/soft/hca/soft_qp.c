@@ -12,16 +12,13 @@
  * - To ERROR flushes the receive queue and the SQD queue (flush completions
  *   are generated whatever the signaling); to RESET drops them silently.
  *
- * Hooks for the reliable engine (RC/UC, soft_rc*.c): RC/UC QPs are
- * created and modified fully here; `soft_qp_hooks` (soft_hca.h) is where
- * soft_rc.c plugs in (initialized below):
- * - post_send: called for RC/UC WRs in RTS (sq_lock held); while NULL the
- *   call returns IB_UNSUPPORTED.
- * - recv: called by the progress thread for RC/UC packets (tab_lock read);
- *   while NULL they are dropped.
- * - state_changed: after every successful modify (to start/stop timers,
- *   flush its send WQEs on ERROR).
- * - destroy: to free qp->rc.
+ * The reliable engine (RC/UC, soft_rc*.c): RC/UC QPs are created and
+ * modified fully here, which calls it directly (soft_rc.h):
+ * - soft_rc_post_send for RC/UC WRs in RTS (sq_lock held);
+ * - soft_rc_recv, from the progress thread, for RC/UC packets (tab_lock read);
+ * - soft_rc_state_changed after every successful modify (to start/stop
+ *   timers, flush its send WQEs on ERROR);
+ * - soft_rc_destroy to free qp->rc.
  * It may use soft_qp_hw_event() for HCA-made transitions, soft_cq_add() /
  * soft_cq_add_err() for completions, soft_mr_check() for keys, and
  * qp->attr (PSNs, path, timers) under qp->lock.
@@ -29,14 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "soft_rc.h"
-
-soft_qp_hooks_t soft_qp_hooks = {
-	.post_send = soft_rc_post_send,
-	.recv = soft_rc_recv,
-	.state_changed = soft_rc_state_changed,
-	.destroy = soft_rc_destroy,
-	.resume = soft_rc_resume,
-};
 
 boolean_t soft_qp_state_receives(ib_qp_state_t s)
 {
@@ -367,8 +356,7 @@ ib_api_status_t soft_modify_qp(void *h, const ib_qp_mod_t *p_mod)
 	if (now == IB_QPS_RTS && (old & IB_QPS_SQD) == IB_QPS_SQD)
 		run_queued(qp);
 	pthread_mutex_unlock(&qp->sq_lock);
-	if (soft_qp_hooks.state_changed)
-		soft_qp_hooks.state_changed(qp, old, now);
+	soft_rc_state_changed(qp, old, now);
 	return IB_SUCCESS;
 }
 
@@ -385,8 +373,7 @@ void soft_destroy_qp(void *h)
 	soft_mcast_qp_gone(qp);
 	pthread_rwlock_unlock(&ca->tab_lock);
 	soft_ca_purge(ca, qp);
-	if (soft_qp_hooks.destroy)
-		soft_qp_hooks.destroy(qp);
+	soft_rc_destroy(qp);
 	cq_ref(qp->scq, -1);
 	cq_ref(qp->rcq, -1);
 	srq_ref(qp->srq, -1);
@@ -478,8 +465,7 @@ ib_api_status_t soft_post_send(void *h, ib_send_wr_t *p_wr, ib_send_wr_t **pp_fa
 		return IB_INVALID_PARAMETER;
 	pthread_mutex_lock(&qp->sq_lock);
 	if (soft_qp_class(qp->type) == SOFT_QPC_RC || soft_qp_class(qp->type) == SOFT_QPC_UC)
-		st = soft_qp_hooks.post_send ? soft_qp_hooks.post_send(qp, p_wr, pp_failure)
-					     : IB_UNSUPPORTED;
+		st = soft_rc_post_send(qp, p_wr, pp_failure);
 	else
 		for (; p_wr; p_wr = p_wr->p_next) {
 			st = post_one(qp, p_wr);
@@ -490,7 +476,5 @@ ib_api_status_t soft_post_send(void *h, ib_send_wr_t *p_wr, ib_send_wr_t **pp_fa
 			}
 		}
 	pthread_mutex_unlock(&qp->sq_lock);
-	if (st == IB_UNSUPPORTED && pp_failure && !soft_qp_hooks.post_send)
-		*pp_failure = p_wr;
 	return st;
 }

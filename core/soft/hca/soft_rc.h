@@ -5,7 +5,7 @@
 /**
  * @file soft_rc.h
  * @brief Private state of the soft HCA's connected transports and the
- * functions its three modules share: soft_rc.c (hooks, lifetime, packet
+ * functions its three modules share: soft_rc.c (entry points, lifetime, packet
  * emission, errors, timer), soft_rc_req.c (requester), soft_rc_resp.c
  * (responder); soft_apm.c adds automatic path migration on top of them.
  * Never installed.
@@ -226,7 +226,7 @@ static inline soft_rc_wqe_t *soft_rc_wqe(soft_rc_t *rc, uint32_t seq)
 	return &rc->sq[seq % rc->depth];
 }
 /**
- * The post_send hook (sq_lock held).
+ * post_send of an RC/UC QP in RTS or SQD (sq_lock held).
  * @param qp the QP. @param p_wr the chain. @param pp_failure receives the failed WR.
  * @return IB_SUCCESS, IB_INVALID_QP_STATE, IB_INVALID_WR_TYPE, IB_INVALID_MAX_SGE,
  * IB_INVALID_PARAMETER, IB_INSUFFICIENT_RESOURCES.
@@ -303,18 +303,20 @@ boolean_t soft_apm_retry_exhausted(soft_rc_t *rc);
  */
 void soft_apm_modified(soft_qp_t *qp, ib_apm_state_t old_apm, boolean_t old_alt);
 
-/* Hooks (soft_rc.c), installed in soft_qp_hooks by soft_qp.c. */
-/** The recv hook. @param qp QP. @param port port. @param pkt packet. */
+/* The entry points the soft HCA calls (soft_qp.c, soft_progress.c; defined in soft_rc.c). */
+/** A packet for an RC/UC QP, from the progress thread (tab_lock held for reading).
+ * @param qp QP. @param port port. @param pkt packet. */
 void soft_rc_recv(soft_qp_t *qp, soft_port_t *port, const soft_pkt_t *pkt);
 /**
- * soft_qp_hooks.resume: sends the QP's read responses that waited for room
+ * Sends the QP's read responses that waited for room
  * (tab_lock held for reading).
  * @param qp the QP.
  */
 void soft_rc_resume(soft_qp_t *qp);
-/** The state_changed hook. @param qp QP. @param old_state before. @param new_state after. */
+/** After every successful modify, no lock held: starts or stops timers, flushes on ERROR.
+ * @param qp QP. @param old_state before. @param new_state after. */
 void soft_rc_state_changed(soft_qp_t *qp, ib_qp_state_t old_state, ib_qp_state_t new_state);
-/** The destroy hook. @param qp QP. */
+/** The QP is being destroyed: frees qp->rc. @param qp QP. */
 void soft_rc_destroy(soft_qp_t *qp);
 
 #endif /* SOFT_RC_H */
