@@ -5,6 +5,7 @@
  * See al_cm_int.h for the locks and docs/cm.md for the protocol.
  */
 #include "al_cm_int.h"
+#include "ibal_log.h"
 
 static const char *const state_names[AL_CM_STATE_COUNT] = {
 	"IDLE", "LISTEN", "REQ_SENT", "REQ_RCVD", "MRA_REQ_SENT", "MRA_REQ_RCVD",
@@ -650,12 +651,23 @@ static void wire_to_path(const al_cm_path_t *w, const al_cm_req_msg_t *p_req, ib
 
 /* ---- Received messages ---- */
 
+/* A message we answered already came again (our answer was lost or late):
+ * counted, and the answer goes again. al_cm_g.lock held. */
+static void dup_seen(const al_cep_t *p_cep, const char *what)
+{
+	al_cm_g.stats.n_dup++;
+	IBAL_DBG(IBAL_SUB_CM, "comm ID 0x%x in %s: duplicate %s, our last answer goes again",
+		 p_cep->local_id, al_cm_state_name(p_cep->state), what);
+}
+
 /* REJ without a CEP, back to the sender of a received MAD. */
 static void reply_rej(cm_port_t *p_port, const ib_mad_element_t *p_in, uint32_t remote_id,
 		      al_cm_msg_ref_t ref, ib_net16_t reason)
 {
 	al_cm_msg_t m;
 
+	IBAL_DBG(IBAL_SUB_CM, "REJ (reason %u) to comm ID 0x%x at LID 0x%x: no connection of ours",
+		 cl_ntoh16(reason), remote_id, cl_ntoh16(p_in->remote_lid));
 	memset(&m, 0, sizeof(m));
 	m.rej.local_comm_id = 0;
 	m.rej.remote_comm_id = remote_id;
@@ -895,7 +907,7 @@ static void recv_req(cm_port_t *p_port, const ib_mad_element_t *p_in, const al_c
 		/* A duplicate: answer with what we last sent (MRA or REP). */
 		if ((p_cep->state == AL_CM_MRA_REQ_SENT || p_cep->state == AL_CM_REP_SENT ||
 		     p_cep->state == AL_CM_MRA_REP_RCVD) && p_cep->has_last) {
-			al_cm_g.stats.n_dup++;
+			dup_seen(p_cep, "REQ");
 			al_cm_cep_resend_last(p_cep);
 		}
 		return;
@@ -976,7 +988,7 @@ static void recv_rep(al_cep_t *p_cep, const al_cm_rep_msg_t *p_rep, cl_qlist_t *
 		/* A duplicate REP: our RTU (or MRA) was lost. */
 		if (p_cep->has_last && p_cep->remote_id == p_rep->local_comm_id &&
 		    (p_cep->last_type == AL_CM_MSG_RTU || p_cep->last_type == AL_CM_MSG_MRA)) {
-			al_cm_g.stats.n_dup++;
+			dup_seen(p_cep, "REP");
 			al_cm_cep_resend_last(p_cep);
 		}
 		return;
@@ -1124,7 +1136,7 @@ static void recv_dreq(al_cep_t *p_cep, const al_cm_dreq_msg_t *p_dreq)
 	switch (p_cep->state) {
 	case AL_CM_TIMEWAIT:
 		/* Our DREP was lost: send it again. */
-		al_cm_g.stats.n_dup++;
+		dup_seen(p_cep, "DREQ");
 		if (p_cep->has_last && p_cep->last_type == AL_CM_MSG_DREP)
 			al_cm_cep_resend_last(p_cep);
 		else
@@ -1338,14 +1350,14 @@ static void recv_lap(al_cep_t *p_cep, const al_cm_lap_msg_t *p_lap, ib_net64_t t
 	    p_cep->has_last && p_cep->last_type == AL_CM_MSG_APR) {
 		/* A resend of the LAP we answered (our APR was late or lost): the
 		 * APR again, not a second request to the user. */
-		al_cm_g.stats.n_dup++;
+		dup_seen(p_cep, "LAP");
 		al_cm_cep_resend_last(p_cep);
 		return;
 	}
 	if (p_cep->state == AL_CM_MRA_LAP_SENT) {
 		/* A duplicate after our MRA: the MRA again. */
 		if (p_cep->has_last && p_cep->last_type == AL_CM_MSG_MRA) {
-			al_cm_g.stats.n_dup++;
+			dup_seen(p_cep, "LAP");
 			al_cm_cep_resend_last(p_cep);
 		}
 		return;
@@ -1462,15 +1474,22 @@ void al_cm_recv(cm_port_t *p_port, ib_mad_element_t *p_mad)
 	cl_qlist_t dead;
 
 	p_msg = (al_cm_msg_t *)cl_malloc(sizeof(*p_msg));
-	if (!p_msg)
+	if (!p_msg) {
+		IBAL_WARN(IBAL_SUB_CM, "CM MAD from LID 0x%x dropped: no memory",
+			  cl_ntoh16(p_mad->remote_lid));
 		return;
+	}
 	cl_qlist_init(&dead);
 	pthread_mutex_lock(&al_cm_g.lock);
 	al_cm_lists_init_locked();
 	if (!p_mad->p_mad_buf || al_cm_unpack(p_mad->p_mad_buf, p_mad->size, &type, p_msg) != IB_SUCCESS) {
+		IBAL_DBG(IBAL_SUB_CM, "CM MAD from LID 0x%x dropped: not a well-formed CM message",
+			 cl_ntoh16(p_mad->remote_lid));
 		al_cm_g.stats.n_drop++;
 		goto out;
 	}
+	IBAL_TRACE(IBAL_SUB_CM, "%s from LID 0x%x for comm ID 0x%x", al_cm_msg_name(type),
+		   cl_ntoh16(p_mad->remote_lid), msg_target(type, p_msg));
 	if (type == AL_CM_MSG_REQ) {
 		recv_req(p_port, p_mad, &p_msg->req, &dead);
 		goto out;
@@ -1497,6 +1516,10 @@ void al_cm_recv(cm_port_t *p_port, ib_mad_element_t *p_mad)
 			reply_rej(p_port, p_mad, p_msg->rep.local_comm_id, AL_CM_REF_REP,
 				  IB_REJ_INVALID_COMM_ID);
 		}
+		IBAL_DBG(IBAL_SUB_CM, "%s from LID 0x%x for comm ID 0x%x dropped: %s%s",
+			 al_cm_msg_name(type), cl_ntoh16(p_mad->remote_lid), msg_target(type, p_msg),
+			 p_cep ? "not expected in state " : "no such connection",
+			 p_cep ? al_cm_state_name(p_cep->state) : "");
 		al_cm_g.stats.n_drop++;
 		goto out;
 	}
@@ -1533,6 +1556,8 @@ void al_cm_recv(cm_port_t *p_port, ib_mad_element_t *p_mad)
 		recv_apr(p_cep, &p_msg->apr);
 		break;
 	default:
+		IBAL_DBG(IBAL_SUB_CM, "%s from LID 0x%x dropped: not handled here", al_cm_msg_name(type),
+			 cl_ntoh16(p_mad->remote_lid));
 		al_cm_g.stats.n_drop++;
 		break;
 	}
@@ -1548,12 +1573,18 @@ static void cep_expired(al_cep_t *p_cep, cl_qlist_t *p_dead)
 {
 	if (p_cep->retries_left && p_cep->state != AL_CM_TIMEWAIT) {
 		p_cep->retries_left--;
+		IBAL_DBG(IBAL_SUB_CM, "comm ID 0x%x in %s: no answer in %u ms, sending again (%u more)",
+			 p_cep->local_id, al_cm_state_name(p_cep->state), p_cep->timeout_ms,
+			 (unsigned)p_cep->retries_left);
 		al_cm_g.stats.n_resend++;
 		al_cm_cep_resend_last(p_cep);
 		al_cm_timer_rearm(p_cep, p_cep->timeout_ms);
 		return;
 	}
 	al_cm_timer_stop(p_cep);
+	if (p_cep->state != AL_CM_TIMEWAIT)
+		IBAL_DBG(IBAL_SUB_CM, "comm ID 0x%x in %s: timed out, no retries left",
+			 p_cep->local_id, al_cm_state_name(p_cep->state));
 	switch (p_cep->state) {
 	case AL_CM_REQ_SENT:
 	case AL_CM_MRA_REQ_RCVD:
@@ -1620,10 +1651,10 @@ void al_cm_timer_cb(void *context)
 	al_cm_destroy_dead(&dead);
 }
 
-/* ---- QP hook ---- */
+/* ---- QP destruction (al_cm_client) ---- */
 
 /* A QP bound to a CEP is being destroyed: the connection ends. */
-void al_cm_qp_destroying(void *p_qp)
+void al_cm_qp_destroying(struct al_qp *p_qp)
 {
 	al_cep_t *p_cep;
 	cl_qlist_t dead;

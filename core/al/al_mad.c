@@ -13,6 +13,7 @@
 #include <complib/cl_memory.h>
 #include "al_mad.h"
 #include "al_mad_int.h"
+#include "ibal_log.h"
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t g_create_lock = PTHREAD_MUTEX_INITIALIZER; /* creations (see al_mad_disp_get) */
@@ -376,6 +377,9 @@ static uint64_t timers(al_mad_disp_t *d, uint64_t now)
 			continue;
 		if (s->deadline_us <= now) {
 			s->deadline_us = 0;
+			IBAL_DBG(IBAL_SUB_MAD, "MAD TID 0x%016llx to LID 0x%x: no response in time, %s",
+				 (unsigned long long)cl_ntoh64(s->tid), cl_ntoh16(s->av.dlid),
+				 s->retries_left ? "sending again" : "no retries left (timeout)");
 			if (!s->retries_left) {
 				if (s->rmpp)
 					al_rmpp_abort_send(d, s, IB_RMPP_STATUS_TMR);
@@ -987,10 +991,7 @@ ib_api_status_t ib_local_mad(const ib_ca_handle_t h_ca, const uint8_t port_num,
 	cl_free(p_attr);
 	if (st != IB_SUCCESS)
 		goto out;
-	st = p_ca->p_ci->p_ops->local_mad
-		     ? p_ca->p_ci->p_ops->local_mad(p_ca->p_ci->p_prov, port_num, p_mad_in,
-						    p_mad_out)
-		     : IB_UNSUPPORTED;
+	st = p_ca->p_ci->p_ops->local_mad(p_ca->p_ci->p_prov, port_num, p_mad_in, p_mad_out);
 out:
 	AL_EXIT(h_ca);
 	return st;

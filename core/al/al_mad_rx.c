@@ -18,6 +18,7 @@
 #include <string.h>
 #include <complib/cl_memory.h>
 #include "al_mad_int.h"
+#include "ibal_log.h"
 
 void al_mad_reply_av(const ib_wc_t *wc, const uint8_t *buf, ib_av_attr_t *av)
 {
@@ -197,6 +198,10 @@ static void deliver(al_mad_disp_t *d, al_mad_svc_t *p_svc, al_mad_send_t *p_req,
 	ib_mad_element_t *e = al_mad_rx_elem(p_svc, wc, buf, len);
 
 	if (!e) {
+		IBAL_DBG(IBAL_SUB_MAD, "MAD class 0x%02x attr 0x%04x from LID 0x%x dropped: no MAD "
+			 "element (pool exhausted)", ((const ib_mad_t *)(buf + sizeof(ib_grh_t)))->mgmt_class,
+			 cl_ntoh16(((const ib_mad_t *)(buf + sizeof(ib_grh_t)))->attr_id),
+			 cl_ntoh16(wc->recv.ud.remote_lid));
 		d->n_drop_no_svc++;
 		return;
 	}
@@ -217,6 +222,8 @@ void al_mad_rx(al_mad_disp_t *d, const ib_wc_t *wc, const uint8_t *buf)
 	size_t len;
 
 	if (wc->length < sizeof(ib_grh_t) + sizeof(ib_mad_t)) {
+		IBAL_DBG(IBAL_SUB_MAD, "MAD from LID 0x%x dropped: %u bytes, shorter than a MAD header",
+			 cl_ntoh16(wc->recv.ud.remote_lid), wc->length);
 		d->n_drop_bad++;
 		return;
 	}
@@ -224,6 +231,8 @@ void al_mad_rx(al_mad_disp_t *d, const ib_wc_t *wc, const uint8_t *buf)
 	if (len > MAD_BLOCK_SIZE)
 		len = MAD_BLOCK_SIZE;
 	if (p_mad->base_ver != 1) {
+		IBAL_DBG(IBAL_SUB_MAD, "MAD from LID 0x%x dropped: base version %u",
+			 cl_ntoh16(wc->recv.ud.remote_lid), p_mad->base_ver);
 		d->n_drop_bad++;
 		return;
 	}
@@ -244,6 +253,8 @@ void al_mad_rx(al_mad_disp_t *d, const ib_wc_t *wc, const uint8_t *buf)
 			return;
 		}
 		if (al_rmpp_class(p_mad->mgmt_class)) {
+			IBAL_DBG(IBAL_SUB_MAD, "RMPP type %u from LID 0x%x dropped: no such transfer "
+				 "(it is over)", p_rmpp->rmpp_type, cl_ntoh16(wc->recv.ud.remote_lid));
 			d->n_drop_no_svc++; /* control for a transfer that is over */
 			return;
 		}
@@ -262,6 +273,10 @@ void al_mad_rx(al_mad_disp_t *d, const ib_wc_t *wc, const uint8_t *buf)
 	}
 	p_svc = al_mad_find_svc(d, p_mad->mgmt_class, p_mad->class_ver, p_mad->method, &seen);
 	if (!p_svc) {
+		IBAL_DBG(IBAL_SUB_MAD, "MAD class 0x%02x v%u method 0x%02x attr 0x%04x from LID 0x%x: "
+			 "no service registered for it%s", p_mad->mgmt_class, p_mad->class_ver,
+			 p_mad->method, cl_ntoh16(p_mad->attr_id), cl_ntoh16(wc->recv.ud.remote_lid),
+			 wants_reply(p_mad) ? " (answered with an error status)" : "");
 		d->n_drop_no_svc++;
 		if (wants_reply(p_mad))
 			answer_unsol(d, wc, buf, len, seen);

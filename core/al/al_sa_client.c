@@ -12,6 +12,7 @@
 #include <complib/cl_memory.h>
 #include "al_sa_client.h"
 #include "al_verbs.h"
+#include "ibal_log.h"
 
 /* A port's SA service. Fields other than ref are constant while it lives. */
 struct al_sa_port {
@@ -212,6 +213,12 @@ static void req_finish(al_sa_req_t *p_req, ib_api_status_t status, ib_mad_elemen
 			ib_put_mad(p_resp);
 		return;
 	}
+	if (status != IB_SUCCESS)
+		IBAL_DBG(IBAL_SUB_SA, "SA request ended without an answer: %s", ib_get_err_str(status));
+	else if (p_resp && p_resp->p_mad_buf && p_resp->p_mad_buf->status)
+		IBAL_DBG(IBAL_SUB_SA, "SA answered method 0x%02x attr 0x%04x from LID 0x%x with status "
+			 "0x%04x", p_resp->p_mad_buf->method, cl_ntoh16(p_resp->p_mad_buf->attr_id),
+			 cl_ntoh16(p_resp->remote_lid), cl_ntoh16(p_resp->p_mad_buf->status));
 	p_req->pfn_done(p_req, status, p_resp);
 	req_release(p_req);
 }

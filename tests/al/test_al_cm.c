@@ -10,7 +10,10 @@
  * tests that data flows on the QPs. Timeouts are made short with small
  * timeout fields; waits are bounded, never sleeps.
  */
+#include <fcntl.h>
+#include <unistd.h>
 #include "cm_fixture.h"
+#include "ibal_log.h"
 
 /* ---- Tests ---- */
 
@@ -90,6 +93,46 @@ static void test_cm_rej_no_listen(void)
 	CU_ASSERT_EQUAL(cm_rec.n_req, 0);
 	CU_ASSERT_EQUAL(cm_qp_state(act.qp), IB_QPS_ERROR);
 	cm_test_end(hl);
+}
+
+/* With IBAL_LOG_LEVEL=debug for the CM, the REJ of a REQ nobody listens
+ * for says why in the log (here standard error, caught in a file). */
+static void test_cm_log_says_why(void)
+{
+	char path[] = "/tmp/test_al_cm_log.XXXXXX", text[8192];
+	int fd = mkstemp(path), saved;
+	ib_listen_handle_t hl;
+	ib_cm_req_t q;
+	ssize_t n;
+
+	CU_ASSERT_FATAL(fd >= 0);
+	fflush(stderr);
+	saved = dup(2);
+	CU_ASSERT_FATAL(saved >= 0 && dup2(fd, 2) == 2);
+	setenv("IBAL_LOG_LEVEL", "debug", 1);
+	setenv("IBAL_LOG_SUBSYS", "cm", 1);
+	__cl_log_reset();
+	ends_up();
+	hl = listen_on(CL_HTON64(0x42), NULL, 0, 0, NULL);
+	req_fill(&q, SVC, NULL, 0);
+	CU_ASSERT_EQUAL(ib_cm_req(&q), IB_SUCCESS);
+	CU_ASSERT_EQUAL(cm_wait(&cm_rec.n_rej, 1), 1);
+	cm_test_end(hl);
+	unsetenv("IBAL_LOG_LEVEL");
+	unsetenv("IBAL_LOG_SUBSYS");
+	__cl_log_reset();
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	n = pread(fd, text, sizeof(text) - 1, 0);
+	close(fd);
+	unlink(path);
+	CU_ASSERT_FATAL(n > 0);
+	text[n] = '\0';
+	/* The passive side's REJ (reason 8: invalid service ID), on a line of the log's form. */
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, " cm debug al_cm_"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "REJ (reason 8)"));
+	CU_ASSERT_PTR_NULL(strstr(text, " mad debug ")); /* not chosen */
 }
 
 static void test_cm_consumer_rej(void)
@@ -678,6 +721,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_cm_uc_connect),
 	TEST_ENTRY(test_cm_reconnect),
 	TEST_ENTRY(test_cm_rej_no_listen),
+	TEST_ENTRY(test_cm_log_says_why),
 	TEST_ENTRY(test_cm_consumer_rej),
 	TEST_ENTRY(test_cm_compare_buffers),
 	TEST_ENTRY(test_cm_listen_filters),

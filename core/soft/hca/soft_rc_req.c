@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "soft_rc.h"
+#include "ibal_log.h"
 
 static boolean_t is_rd(const soft_rc_wqe_t *w)
 {
@@ -603,6 +604,8 @@ static boolean_t on_ack(soft_rc_t *rc, const soft_pkt_t *pkt)
 		ack_upto(rc, psn, FALSE);
 		if (rc->rnr_wait || !rewind_to(rc, psn))
 			return TRUE; /* already waiting, or nothing outstanding there */
+		IBAL_DBG(IBAL_SUB_SOFT, "QP 0x%x: RNR NAK at PSN 0x%x, %s", rc->qp->qpn, psn,
+			 rc->rnr_left ? "waiting to send again" : "no RNR retries left");
 		if (!rc->rnr_left) {
 			soft_rc_fail(rc, wqe_of(rc, psn), IB_WCS_RNR_RETRY_ERR, SOFT_QP_EV_SEND_ERR);
 			return FALSE;
@@ -779,6 +782,8 @@ void soft_rc_req_timer(soft_rc_t *rc)
 	if ((rc->head == rc->tx && rc->una == rc->next_psn) ||
 	    (s != IB_QPS_RTS && (s & IB_QPS_SQD) != IB_QPS_SQD))
 		return;
+	IBAL_DBG(IBAL_SUB_SOFT, "QP 0x%x: no ACK for PSN 0x%x in time, %s", rc->qp->qpn, rc->una,
+		 rc->retry_left ? "sending again" : "no retries left");
 	if (!rc->retry_left) {
 		if (soft_apm_retry_exhausted(rc))
 			return;

@@ -23,6 +23,7 @@
 #include <sys/socket.h>
 #include "soft_fabric_int.h"
 #include "soft_wire.h"
+#include "ibal_log.h"
 
 #define RINGLESS_TTL_NS 100000000ull /* 100 ms */
 #define LIVENESS_NS 100000000ull     /* 100 ms */
@@ -130,6 +131,8 @@ void soft_link_free_all(soft_fabric_t *fab)
 
 void soft_link_count_failure(soft_fabric_port_t *port, uint16_t lid, int err)
 {
+	IBAL_DBG(IBAL_SUB_FABRIC, "LID 0x%x: packet to LID 0x%x dropped: %s", port->lid, lid,
+		 strerror(err));
 	switch (err) {
 	case ENOENT:
 	case ENOTDIR:
@@ -250,6 +253,8 @@ void soft_link_deliver(soft_fabric_port_t *port, uint16_t lid, const void *pkt, 
 			else
 				SOFT_STAT_ADD(port, delivered, 1);
 		} else {
+			IBAL_DBG(IBAL_SUB_FABRIC, "LID 0x%x: packet to LID 0x%x dropped: its ring is full",
+				 port->lid, lid);
 			SOFT_STAT_ADD(port, drop_busy, 1);
 			check_full_peer(port, p);
 		}

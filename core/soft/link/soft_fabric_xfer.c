@@ -11,6 +11,7 @@
 #include <complib/cl_memory.h>
 #include "soft_fabric_int.h"
 #include "soft_wire.h"
+#include "ibal_log.h"
 
 #define LID_PERMISSIVE 0xFFFFu
 #define MCAST_LO 0xC000u
@@ -88,8 +89,11 @@ static void deliver_mcast(soft_fabric_port_t *port, uint16_t mlid, const void *p
 			soft_link_deliver(port, members[i], pkt, len, flags);
 		total += n;
 	} while (next);
-	if (!total)
+	if (!total) {
+		IBAL_DBG(IBAL_SUB_FABRIC, "LID 0x%x: packet to multicast LID 0x%x dropped: no member",
+			 port->lid, mlid);
 		SOFT_STAT_ADD(port, drop_unknown, 1);
+	}
 }
 
 /* Delivers by destination: an explicit port, else the DLID's meaning. */
@@ -100,8 +104,11 @@ static void route(soft_fabric_port_t *port, uint16_t dlid, boolean_t explicit_de
 		soft_link_deliver(port, dlid, pkt, len, flags);
 	else if (dlid >= MCAST_LO && dlid != LID_PERMISSIVE)
 		deliver_mcast(port, dlid, pkt, len, flags);
-	else
+	else {
+		IBAL_DBG(IBAL_SUB_FABRIC, "LID 0x%x: packet to LID 0x%x dropped: no such destination",
+			 port->lid, dlid);
 		SOFT_STAT_ADD(port, drop_unknown, 1); /* LID 0, or permissive without a port */
+	}
 }
 
 /* ---- Delay queue ---- */
@@ -306,6 +313,8 @@ static void count_ring_drops(soft_fabric_port_t *port)
 	uint64_t d = port->ring.dropped;
 
 	if (d != port->ring_seen_drops) {
+		IBAL_DBG(IBAL_SUB_FABRIC, "LID 0x%x: %llu ring record(s) dropped (malformed, stuck or "
+			 "overwritten)", port->lid, (unsigned long long)(d - port->ring_seen_drops));
 		SOFT_STAT_ADD(port, rx_ring_dropped, d - port->ring_seen_drops);
 		port->ring_seen_drops = d;
 	}
