@@ -470,7 +470,7 @@ static int n_armed_fires(verbs_cq_t *cq)
 		fire = !cq->n_want;
 	}
 	if (fire)
-		cq->ring.arm = AL_WC_ARM_NONE; /* one callback per arming */
+		cq->ring.arm = PROV_WC_ARM_NONE; /* one callback per arming */
 	pthread_mutex_unlock(&cq->lock);
 	return fire;
 }

@@ -582,7 +582,7 @@ ib_api_status_t verbs_create_spl_qp(void *h_pd, uint8_t port_num, ib_qp_create_t
 	qp->rq_depth = c->rq_depth;
 	qp->rq_sge = c->rq_sge;
 	c->sq_max_inline = 0;
-	soft_qp_attr_init(&qp->attr, qp->type, port_num);
+	prov_qp_attr_init(&qp->attr, qp->type, port_num);
 	qp->rq = calloc(c->rq_depth, sizeof(*qp->rq));
 	qp->tx_buf = calloc(1, VERBS_UMAD_BUF);
 	if (!qp->rq || !qp->tx_buf) {
@@ -628,7 +628,7 @@ ib_api_status_t verbs_spl_query_qp(verbs_qp_t *qp, ib_qp_attr_t *a)
 		return IB_INVALID_PARAMETER;
 	memset(a, 0, sizeof(*a));
 	pthread_mutex_lock(&qp->lock);
-	soft_qp_attr_to_ib(&qp->attr, a);
+	prov_qp_attr_to_ib(&qp->attr, a);
 	pthread_mutex_unlock(&qp->lock);
 	a->qp_type = qp->type;
 	a->sq_depth = qp->sq_depth;
@@ -652,7 +652,7 @@ ib_api_status_t verbs_spl_modify_qp(verbs_qp_t *qp, const ib_qp_mod_t *p_mod)
 	pthread_mutex_lock(&qp->lock);
 	old = qp->attr.state;
 	pthread_mutex_lock(&ca->lock);
-	st = soft_qp_modify(qp->type, &qp->attr, p_mod, ca->attr, NULL);
+	st = prov_qp_modify(qp->type, &qp->attr, p_mod, ca->attr, NULL);
 	pthread_mutex_unlock(&ca->lock);
 	if (st == IB_SUCCESS) {
 		if (qp->attr.state == IB_QPS_ERROR && old != IB_QPS_ERROR)
@@ -661,7 +661,7 @@ ib_api_status_t verbs_spl_modify_qp(verbs_qp_t *qp, const ib_qp_mod_t *p_mod)
 			qp->rq_head = qp->rq_count = 0;
 		else if (qp->attr.state == IB_QPS_SQD_DRAINING)
 			/* sends complete at once: the queue is drained already */
-			soft_qp_event(qp->type, &qp->attr, SOFT_QP_EV_SQ_DRAINED, &ev);
+			prov_qp_event(qp->type, &qp->attr, PROV_QP_EV_SQ_DRAINED, &ev);
 	}
 	pthread_mutex_unlock(&qp->lock);
 	if (ev && verbs_upcalls.async_event)

@@ -492,7 +492,7 @@ ib_api_status_t verbs_create_cq(void *h, uint32_t *p_size, void *al_cq, void **p
 		}
 		size = (uint32_t)cq->ibv->cqe;
 	}
-	if (al_wc_ring_init(&cq->ring, size)) {
+	if (prov_wc_ring_init(&cq->ring, size)) {
 		if (cq->ibv)
 			ibv_destroy_cq(cq->ibv);
 		free(cq);
@@ -507,7 +507,7 @@ ib_api_status_t verbs_create_cq(void *h, uint32_t *p_size, void *al_cq, void **p
 ib_api_status_t verbs_resize_cq(void *h, uint32_t *p_size)
 {
 	verbs_cq_t *cq = h;
-	al_wc_ring_t r;
+	prov_wc_ring_t r;
 	uint32_t size, i;
 	int rc;
 
@@ -526,13 +526,13 @@ ib_api_status_t verbs_resize_cq(void *h, uint32_t *p_size)
 		return rc == EINVAL ? IB_INVALID_CQ_SIZE : verbs_errno_status(rc);
 	}
 	size = (uint32_t)cq->ibv->cqe;
-	if (size != cq->ring.size && !al_wc_ring_init(&r, size)) {
+	if (size != cq->ring.size && !prov_wc_ring_init(&r, size)) {
 		for (i = 0; i < cq->ring.count; i++)
 			r.wc[i] = cq->ring.wc[(cq->ring.head + i) % cq->ring.size];
 		r.count = cq->ring.count;
 		r.arm = cq->ring.arm;
 		r.arm_n = cq->ring.arm_n;
-		al_wc_ring_free(&cq->ring);
+		prov_wc_ring_free(&cq->ring);
 		cq->ring = r;
 	}
 	pthread_mutex_unlock(&cq->lock);
@@ -571,7 +571,7 @@ void verbs_destroy_cq(void *h)
 	if (cq->ibv) /* waits until the worker acknowledged its events */
 		ibv_destroy_cq(cq->ibv);
 	pthread_mutex_destroy(&cq->lock);
-	al_wc_ring_free(&cq->ring);
+	prov_wc_ring_free(&cq->ring);
 	free(cq);
 }
 
@@ -636,7 +636,7 @@ ib_api_status_t verbs_poll_cq(void *h, ib_wc_t **pp_free, ib_wc_t **pp_done)
 	pthread_mutex_lock(&cq->lock);
 	if (cq->ibv)
 		verbs_cq_drain(cq);
-	st = al_wc_ring_take(&cq->ring, pp_free, pp_done);
+	st = prov_wc_ring_take(&cq->ring, pp_free, pp_done);
 	pthread_mutex_unlock(&cq->lock);
 	return st;
 }
@@ -646,7 +646,7 @@ ib_api_status_t verbs_rearm_cq(void *h, boolean_t solicited)
 	verbs_cq_t *cq = h;
 
 	pthread_mutex_lock(&cq->lock);
-	al_wc_ring_rearm(&cq->ring, solicited);
+	prov_wc_ring_rearm(&cq->ring, solicited);
 	cq->n_want = 0;
 	pthread_mutex_unlock(&cq->lock);
 	if (cq->ibv) {
@@ -666,7 +666,7 @@ ib_api_status_t verbs_rearm_n_cq(void *h, uint32_t n)
 	if (n == 0 || n > cq->ring.size)
 		return IB_INVALID_PARAMETER;
 	pthread_mutex_lock(&cq->lock);
-	al_wc_ring_rearm_n(&cq->ring, n);
+	prov_wc_ring_rearm_n(&cq->ring, n);
 	if (cq->ibv) {
 		/* Completions already there are not new: stash them, then count. */
 		cq->n_want = 0;
@@ -676,7 +676,7 @@ ib_api_status_t verbs_rearm_n_cq(void *h, uint32_t n)
 		verbs_cq_drain(cq);
 		fire = !cq->n_want;
 		if (fire)
-			cq->ring.arm = AL_WC_ARM_NONE;
+			cq->ring.arm = PROV_WC_ARM_NONE;
 	}
 	pthread_mutex_unlock(&cq->lock);
 	if (fire)
@@ -690,7 +690,7 @@ void verbs_cq_add(verbs_cq_t *cq, const ib_wc_t *p_wc)
 	boolean_t fire, lost;
 
 	pthread_mutex_lock(&cq->lock);
-	al_wc_ring_put(&cq->ring, p_wc, FALSE, &fire, &lost);
+	prov_wc_ring_put(&cq->ring, p_wc, FALSE, &fire, &lost);
 	pthread_mutex_unlock(&cq->lock);
 	if (fire || lost)
 		verbs_ca_notify(cq->ca, cq, lost);

@@ -44,13 +44,13 @@
 #include <pthread.h>
 #include <stdint.h>
 #include "al_prov.h"
-#include "al_wc_ring.h"
+#include "prov_wc_ring.h"
 
 #ifdef HAVE_VERBS_PROV
 
 #include <infiniband/umad.h>
 #include <infiniband/verbs.h>
-#include "soft_qp_state.h"
+#include "prov_qp_state.h"
 
 /** @cond INTERNAL */
 #define VERBS_MAX_PORTS    UMAD_CA_MAX_PORTS /* port numbers 1..9 */
@@ -81,7 +81,7 @@ typedef struct verbs_cq {
 	void *al_cq;
 	struct ibv_cq *ibv;       /* NULL on a MAD-only CA */
 	pthread_mutex_t lock;
-	al_wc_ring_t ring; /* MAD completions and stashed ibv ones; arming, overrun */
+	prov_wc_ring_t ring; /* MAD completions and stashed ibv ones; arming, overrun */
 	uint32_t n_want;  /* ib_rearm_n_cq: new completions still to come (lock) */
 	int dying;        /* destroy_cq began: no more upcalls (ca->lock) */
 	int queued;       /* on ca->notify (ca->lock) */
@@ -179,7 +179,7 @@ struct verbs_qp {
 	unsigned n;               /* 0 or 1 */
 	verbs_cq_t *scq, *rcq;
 	pthread_mutex_t lock;     /* attr, rq */
-	soft_qp_attr_t attr;      /* attributes given (libibverbs QP: state synced from the hardware) */
+	prov_qp_attr_t attr;      /* attributes given (libibverbs QP: state synced from the hardware) */
 	boolean_t sq_signaled;
 	uint32_t sq_depth, sq_sge, rq_depth, rq_sge;
 	verbs_rwqe_t *rq;

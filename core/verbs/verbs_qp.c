@@ -6,10 +6,10 @@
  * and the query/modify/destroy/post slots dispatch on which kind a QP is.
  *
  * Modify: the transition is first checked against the IBA's table of
- * states and attributes (soft_qp_modify_check(), shared with the soft
+ * states and attributes (prov_qp_modify_check(), shared with the soft
  * provider, so both providers give the same statuses for the same mistake),
  * then made with ibv_modify_qp(); the QP keeps the attributes it was given
- * (soft_qp_attr_t) for ib_query_qp, whose state comes from the hardware. A
+ * (prov_qp_attr_t) for ib_query_qp, whose state comes from the hardware. A
  * RoCE path has no LIDs: its AV needs a GRH (the source GID picks the GID
  * index).
  *
@@ -144,7 +144,7 @@ ib_api_status_t verbs_create_qp(void *h_pd, ib_qp_create_t *c, void *send_cq, vo
 		qp->rq_sge = c->rq_sge = ia.cap.max_recv_sge;
 	}
 	c->sq_max_inline = qp->max_inline = ia.cap.max_inline_data;
-	soft_qp_attr_init(&qp->attr, qp->type, 0);
+	prov_qp_attr_init(&qp->attr, qp->type, 0);
 	*pp_qp = qp;
 	return IB_SUCCESS;
 }
@@ -174,7 +174,7 @@ static ib_api_status_t ibv_modify(verbs_qp_t *qp, const ib_qp_mod_t *m)
 	if (cur != qp->attr.state && !(cur == IB_QPS_SQD && (qp->attr.state & IB_QPS_SQD)))
 		qp->attr.state = cur;
 	pthread_mutex_lock(&ca->lock);
-	st = soft_qp_modify_check(qp->type, qp->attr.state, m, &qp->attr, ca->attr, NULL);
+	st = prov_qp_modify_check(qp->type, qp->attr.state, m, &qp->attr, ca->attr, NULL);
 	pthread_mutex_unlock(&ca->lock);
 	if (st != IB_SUCCESS) {
 		pthread_mutex_unlock(&qp->lock);
@@ -198,7 +198,7 @@ static ib_api_status_t ibv_modify(verbs_qp_t *qp, const ib_qp_mod_t *m)
 		st = verbs_errno_status(rc);
 		return st == IB_INVALID_PARAMETER ? IB_INVALID_SETTING : st;
 	}
-	st = soft_qp_apply_mod(qp->type, &qp->attr, m, NULL);
+	st = prov_qp_apply_mod(qp->type, &qp->attr, m, NULL);
 	pthread_mutex_unlock(&qp->lock);
 	return st;
 }
@@ -215,7 +215,7 @@ static ib_api_status_t ibv_query(verbs_qp_t *qp, ib_qp_attr_t *a)
 	cur = hw_state(qp);
 	if (cur != qp->attr.state && !(cur == IB_QPS_SQD && (qp->attr.state & IB_QPS_SQD)))
 		qp->attr.state = cur;
-	soft_qp_attr_to_ib(&qp->attr, a);
+	prov_qp_attr_to_ib(&qp->attr, a);
 	pthread_mutex_unlock(&qp->lock);
 	(void)ca;
 	a->qp_type = qp->type;

@@ -443,7 +443,7 @@ static void test_rx_length(void)
 	qp->rq_sge = 1;
 	qp->rq = calloc(4, sizeof(*qp->rq));
 	CU_ASSERT_FATAL(qp->rq != NULL);
-	soft_qp_attr_init(&qp->attr, IB_QPT_QP1, 1);
+	prov_qp_attr_init(&qp->attr, IB_QPT_QP1, 1);
 	qp->attr.state = IB_QPS_RTR;
 	port->spl[1] = qp;
 	memset(rbuf, 0xEE, sizeof(rbuf));

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <iba/ib_types.h>
-#include "soft_qp_state.h"
+#include "prov_qp_state.h"
 #include "../common/cl_test.h"
 
 /* Each program that includes this file gets its own copy of the fixture below. */
@@ -56,24 +56,24 @@ static inline void ca_setup(void)
 /* --- Short names, service classes, canonical states ------------------------ */
 
 /* Short attribute names. */
-#define PORT     SOFT_QPA_PORT
-#define PKEY     SOFT_QPA_PKEY_INDEX
-#define QKEY     SOFT_QPA_QKEY
-#define ACCESS   SOFT_QPA_ACCESS
-#define AV       SOFT_QPA_AV
-#define DQPN     SOFT_QPA_DEST_QPN
-#define RQPSN    SOFT_QPA_RQ_PSN
-#define SQPSN    SOFT_QPA_SQ_PSN
-#define MAXDRD   SOFT_QPA_MAX_DEST_RD
-#define MINRNR   SOFT_QPA_MIN_RNR
-#define TIMEOUT  SOFT_QPA_TIMEOUT
-#define RETRY    SOFT_QPA_RETRY_CNT
-#define RNRRETRY SOFT_QPA_RNR_RETRY
-#define MAXRD    SOFT_QPA_MAX_RD
-#define ALT      SOFT_QPA_ALT_PATH
-#define APM      SOFT_QPA_APM_STATE
-#define CUR      SOFT_QPA_CUR_STATE
-#define SQDEV    SOFT_QPA_SQD_EVENT
+#define PORT     PROV_QPA_PORT
+#define PKEY     PROV_QPA_PKEY_INDEX
+#define QKEY     PROV_QPA_QKEY
+#define ACCESS   PROV_QPA_ACCESS
+#define AV       PROV_QPA_AV
+#define DQPN     PROV_QPA_DEST_QPN
+#define RQPSN    PROV_QPA_RQ_PSN
+#define SQPSN    PROV_QPA_SQ_PSN
+#define MAXDRD   PROV_QPA_MAX_DEST_RD
+#define MINRNR   PROV_QPA_MIN_RNR
+#define TIMEOUT  PROV_QPA_TIMEOUT
+#define RETRY    PROV_QPA_RETRY_CNT
+#define RNRRETRY PROV_QPA_RNR_RETRY
+#define MAXRD    PROV_QPA_MAX_RD
+#define ALT      PROV_QPA_ALT_PATH
+#define APM      PROV_QPA_APM_STATE
+#define CUR      PROV_QPA_CUR_STATE
+#define SQDEV    PROV_QPA_SQD_EVENT
 
 /* Service classes as bits, and the canonical states. */
 enum { C_RC = 1, C_UC = 2, C_UD = 4, C_SP = 8, C_DG = C_UD | C_SP, C_ALL = 15 };
@@ -154,35 +154,35 @@ static inline void good_mod(ib_qp_mod_t *m, ib_qp_state_t req, ib_qp_state_t cur
 }
 
 /* The attributes of a QP in state @p s on port 1 with P_Key index 0. */
-static inline void attr_in(soft_qp_attr_t *a, ib_qp_type_t type, ib_qp_state_t s)
+static inline void attr_in(prov_qp_attr_t *a, ib_qp_type_t type, ib_qp_state_t s)
 {
-	soft_qp_attr_init(a, type, 1);
+	prov_qp_attr_init(a, type, 1);
 	a->port = 1;
 	a->state = s;
 }
 
 /* check() with the fixture CA, returning the status; *bad gets the fault bits. */
-static inline ib_api_status_t check(ib_qp_type_t type, const soft_qp_attr_t *a, const ib_qp_mod_t *m,
+static inline ib_api_status_t check(ib_qp_type_t type, const prov_qp_attr_t *a, const ib_qp_mod_t *m,
 			     uint32_t *bad)
 {
-	soft_qp_attr_mask_t b = 0xDEAD;
-	ib_api_status_t st = soft_qp_modify_check(type, a->state, m, a, &ca, &b);
+	prov_qp_attr_mask_t b = 0xDEAD;
+	ib_api_status_t st = prov_qp_modify_check(type, a->state, m, a, &ca, &b);
 
 	*bad = b;
 	return st;
 }
 
 /* Walks a QP of @p type from RESET to RTS with good modifications. */
-static inline void to_rts(ib_qp_type_t type, soft_qp_attr_t *a)
+static inline void to_rts(ib_qp_type_t type, prov_qp_attr_t *a)
 {
 	static const ib_qp_state_t path[] = { IB_QPS_INIT, IB_QPS_RTR, IB_QPS_RTS };
 	ib_qp_mod_t m;
 	size_t i;
 
-	soft_qp_attr_init(a, type, 1);
+	prov_qp_attr_init(a, type, 1);
 	for (i = 0; i < TEST_COUNT(path); i++) {
 		good_mod(&m, path[i], a->state);
-		CU_ASSERT_EQUAL_FATAL(soft_qp_modify(type, a, &m, &ca, NULL), IB_SUCCESS);
+		CU_ASSERT_EQUAL_FATAL(prov_qp_modify(type, a, &m, &ca, NULL), IB_SUCCESS);
 	}
 	CU_ASSERT_EQUAL(a->state, IB_QPS_RTS);
 }

@@ -1,8 +1,8 @@
 /*
- * ibal tests: the soft HCA's QP state machine (soft_qp_state).
+ * ibal tests: the IBA QP state machine both providers share (core/prov/prov_qp_state).
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  */
-/* The transition table and soft_qp_modify_check(): legality, required/optional/forbidden
+/* The transition table and prov_qp_modify_check(): legality, required/optional/forbidden
  * attributes, ports, P_Keys and value ranges. The apply, event and name tests are in
  * test_qp_state_apply.c; both use the fixture in qp_state_test.h. */
 #include <stdint.h>
@@ -111,7 +111,7 @@ static int expect(unsigned int c, int from, int to, uint32_t *req, uint32_t *opt
 
 /* --- The table ------------------------------------------------------------ */
 
-/* soft_qp_transition() for every type, from and to value against the rows above. */
+/* prov_qp_transition() for every type, from and to value against the rows above. */
 static void test_table_every_pair(void)
 {
 	size_t t, f, s;
@@ -120,19 +120,19 @@ static void test_table_every_pair(void)
 	for (t = 0; t < TEST_COUNT(types); t++) {
 		for (f = 0; f < TEST_COUNT(states); f++) {
 			for (s = 0; s < TEST_COUNT(states); s++) {
-				soft_qp_trans_t tr;
+				prov_qp_trans_t tr;
 				uint32_t req, opt, dr;
 				int legal = types[t].cls > 0 &&
 					    expect((unsigned)types[t].cls, states[f].x, states[s].x,
 						   &req, &opt, &dr);
-				boolean_t got = soft_qp_transition(types[t].type, states[f].state,
+				boolean_t got = prov_qp_transition(types[t].type, states[f].state,
 								   states[s].state, &tr);
 
 				CU_ASSERT_EQUAL(got, legal ? TRUE : FALSE);
 				if (got != (legal ? TRUE : FALSE))
 					printf("\n  type %d %s -> %s\n", (int)types[t].type,
-					       soft_qp_state_str(states[f].state),
-					       soft_qp_state_str(states[s].state));
+					       prov_qp_state_str(states[f].state),
+					       prov_qp_state_str(states[s].state));
 				if (!legal) {
 					CU_ASSERT(!tr.req && !tr.opt && !tr.drained);
 					continue;
@@ -146,8 +146,8 @@ static void test_table_every_pair(void)
 	}
 	/* At least: 8 supported types may reset and fail from each of the 9 state values. */
 	CU_ASSERT(checked >= 8 * 9 * 2);
-	CU_ASSERT_TRUE(soft_qp_transition(IB_QPT_RELIABLE_CONN, IB_QPS_RESET, IB_QPS_INIT, NULL));
-	CU_ASSERT_FALSE(soft_qp_transition(IB_QPT_RELIABLE_CONN, IB_QPS_RESET, IB_QPS_RTS, NULL));
+	CU_ASSERT_TRUE(prov_qp_transition(IB_QPT_RELIABLE_CONN, IB_QPS_RESET, IB_QPS_INIT, NULL));
+	CU_ASSERT_FALSE(prov_qp_transition(IB_QPT_RELIABLE_CONN, IB_QPS_RESET, IB_QPS_RTS, NULL));
 }
 
 static void test_class_of_types(void)
@@ -155,21 +155,21 @@ static void test_class_of_types(void)
 	size_t t;
 
 	for (t = 0; t < TEST_COUNT(types); t++) {
-		soft_qp_class_t c = soft_qp_class(types[t].type);
+		prov_qp_class_t c = prov_qp_class(types[t].type);
 
 		switch (types[t].cls) {
-		case C_RC: CU_ASSERT_EQUAL(c, SOFT_QPC_RC); break;
-		case C_UC: CU_ASSERT_EQUAL(c, SOFT_QPC_UC); break;
-		case C_UD: CU_ASSERT_EQUAL(c, SOFT_QPC_UD); break;
-		case C_SP: CU_ASSERT_EQUAL(c, SOFT_QPC_SPECIAL); break;
-		case 0: CU_ASSERT_EQUAL(c, SOFT_QPC_UNSUPPORTED); break;
-		default: CU_ASSERT_EQUAL(c, SOFT_QPC_INVALID); break;
+		case C_RC: CU_ASSERT_EQUAL(c, PROV_QPC_RC); break;
+		case C_UC: CU_ASSERT_EQUAL(c, PROV_QPC_UC); break;
+		case C_UD: CU_ASSERT_EQUAL(c, PROV_QPC_UD); break;
+		case C_SP: CU_ASSERT_EQUAL(c, PROV_QPC_SPECIAL); break;
+		case 0: CU_ASSERT_EQUAL(c, PROV_QPC_UNSUPPORTED); break;
+		default: CU_ASSERT_EQUAL(c, PROV_QPC_INVALID); break;
 		}
 	}
 }
 
 /*
- * soft_qp_modify_check() for every type and (from, to) pair with a
+ * prov_qp_modify_check() for every type and (from, to) pair with a
  * modification holding valid values and no opts: legal transitions succeed,
  * illegal ones return IB_INVALID_QP_STATE, unsupported types IB_UNSUPPORTED,
  * invalid types and requested states IB_INVALID_SETTING.
@@ -181,7 +181,7 @@ static void test_check_every_pair(void)
 	for (t = 0; t < TEST_COUNT(types); t++) {
 		for (f = 0; f < TEST_COUNT(states); f++) {
 			for (s = 0; s < TEST_COUNT(states); s++) {
-				soft_qp_attr_t a;
+				prov_qp_attr_t a;
 				ib_qp_mod_t m;
 				uint32_t req, opt, dr, bad;
 				ib_api_status_t want, got;
@@ -205,8 +205,8 @@ static void test_check_every_pair(void)
 				CU_ASSERT_EQUAL(got, want);
 				if (got != want)
 					printf("\n  type %d %s -> %s: %s, want %s\n",
-					       (int)types[t].type, soft_qp_state_str(states[f].state),
-					       soft_qp_state_str(states[s].state), ib_get_err_str(got),
+					       (int)types[t].type, prov_qp_state_str(states[f].state),
+					       prov_qp_state_str(states[s].state), ib_get_err_str(got),
 					       ib_get_err_str(want));
 				if (want == IB_SUCCESS || want == IB_INVALID_QP_STATE)
 					CU_ASSERT_EQUAL(bad, 0);
@@ -268,7 +268,7 @@ static void test_check_every_opts_bit(void)
 				uint32_t attr = to == X_RTR ? opt_bits[b].rtr_attr : opt_bits[b].rts_attr;
 				ib_api_status_t want = IB_SUCCESS, got;
 				uint32_t want_bad = 0, bad;
-				soft_qp_attr_t a;
+				prov_qp_attr_t a;
 				ib_qp_mod_t m;
 
 				attr_in(&a, type, froms[f]);
@@ -293,7 +293,7 @@ static void test_check_every_opts_bit(void)
 				CU_ASSERT_EQUAL(bad, want_bad);
 				if (got != want || bad != want_bad)
 					printf("\n  class %u from %s bit 0x%x: %s bad 0x%x\n", classes[c],
-					       soft_qp_state_str(froms[f]), (unsigned)opt_bits[b].bit,
+					       prov_qp_state_str(froms[f]), (unsigned)opt_bits[b].bit,
 					       ib_get_err_str(got), (unsigned)bad);
 			}
 		}
@@ -303,7 +303,7 @@ static void test_check_every_opts_bit(void)
 /* Bits outside IB_MOD_QP_* are refused; depth changes are unsupported. */
 static void test_check_unknown_and_depth_opts(void)
 {
-	soft_qp_attr_t a;
+	prov_qp_attr_t a;
 	ib_qp_mod_t m;
 	uint32_t bad;
 
@@ -332,7 +332,7 @@ static void test_check_unknown_and_depth_opts(void)
 static void test_check_required_missing(void)
 {
 	static const ib_qp_type_t conn[] = { IB_QPT_RELIABLE_CONN, IB_QPT_UNRELIABLE_CONN };
-	soft_qp_attr_t a;
+	prov_qp_attr_t a;
 	ib_qp_mod_t m;
 	uint32_t bad;
 	size_t i;
@@ -348,7 +348,7 @@ static void test_check_required_missing(void)
 		CU_ASSERT_EQUAL(bad, PORT);
 	}
 	/* A special QP that was not bound to a port cannot be initialized. */
-	soft_qp_attr_init(&a, IB_QPT_QP1, 0);
+	prov_qp_attr_init(&a, IB_QPT_QP1, 0);
 	good_mod(&m, IB_QPS_INIT, a.state);
 	m.state.init.primary_port = 0;
 	CU_ASSERT_EQUAL(check(IB_QPT_QP1, &a, &m, &bad), IB_INVALID_SETTING);
@@ -408,7 +408,7 @@ static void test_check_forbidden(void)
 	size_t i;
 
 	for (i = 0; i < TEST_COUNT(cases); i++) {
-		soft_qp_attr_t a;
+		prov_qp_attr_t a;
 		ib_qp_mod_t m;
 		uint32_t bad;
 
@@ -425,8 +425,8 @@ static void test_check_forbidden(void)
 /* Bits upstream providers ignore are ignored (OFED for Windows code sets them). */
 static void test_check_ignored_bits(void)
 {
-	soft_qp_attr_t a, before;
-	soft_qp_attr_mask_t applied;
+	prov_qp_attr_t a, before;
+	prov_qp_attr_mask_t applied;
 	ib_qp_mod_t m;
 	uint32_t bad;
 
@@ -436,7 +436,7 @@ static void test_check_ignored_bits(void)
 	m.state.rtr.opts = IB_MOD_QP_LOCAL_ACK_TIMEOUT | IB_MOD_QP_RESP_RES | IB_MOD_QP_PRIMARY_AV;
 	CU_ASSERT_EQUAL(check(IB_QPT_UNRELIABLE_DGRM, &a, &m, &bad), IB_SUCCESS);
 	before = a;
-	CU_ASSERT_EQUAL(soft_qp_apply_mod(IB_QPT_UNRELIABLE_DGRM, &a, &m, &applied), IB_SUCCESS);
+	CU_ASSERT_EQUAL(prov_qp_apply_mod(IB_QPT_UNRELIABLE_DGRM, &a, &m, &applied), IB_SUCCESS);
 	CU_ASSERT_EQUAL(applied, 0);
 	before.state = IB_QPS_RTR;
 	CU_ASSERT_EQUAL(memcmp(&a, &before, sizeof(a)), 0);
@@ -446,7 +446,7 @@ static void test_check_ignored_bits(void)
 	CU_ASSERT_EQUAL(check(IB_QPT_RELIABLE_CONN, &a, &m, &bad), IB_SUCCESS);
 	/* Q_Key on an RC QP: there is none; the value is not stored. */
 	m.state.rtr.opts = IB_MOD_QP_QKEY;
-	CU_ASSERT_EQUAL(soft_qp_modify(IB_QPT_RELIABLE_CONN, &a, &m, &ca, &bad), IB_SUCCESS);
+	CU_ASSERT_EQUAL(prov_qp_modify(IB_QPT_RELIABLE_CONN, &a, &m, &ca, &bad), IB_SUCCESS);
 	CU_ASSERT_EQUAL(a.qkey, 0);
 	/* Fields without their bit are not taken when the transition does not require them. */
 	CU_ASSERT_EQUAL(a.pkey_index, 0);
@@ -458,7 +458,7 @@ static void test_check_ignored_bits(void)
 
 static void test_check_ports_and_pkeys(void)
 {
-	soft_qp_attr_t a;
+	prov_qp_attr_t a;
 	ib_qp_mod_t m;
 	uint32_t bad;
 
@@ -559,7 +559,7 @@ static void test_check_ports_and_pkeys(void)
 /* Each ranged value, one past its range, is refused and named. */
 static void test_check_value_ranges(void)
 {
-	soft_qp_attr_t a;
+	prov_qp_attr_t a;
 	ib_qp_mod_t m;
 	uint32_t bad;
 
@@ -632,7 +632,7 @@ static void test_check_value_ranges(void)
 /* Path migration states and the current-state assertion. */
 static void test_check_apm_and_current_state(void)
 {
-	soft_qp_attr_t a;
+	prov_qp_attr_t a;
 	ib_qp_mod_t m;
 	uint32_t bad;
 
@@ -688,31 +688,31 @@ static void test_check_apm_and_current_state(void)
 
 static void test_check_null_arguments(void)
 {
-	soft_qp_attr_t a;
+	prov_qp_attr_t a;
 	ib_qp_mod_t m;
-	soft_qp_attr_mask_t bad = 7, applied = 7;
+	prov_qp_attr_mask_t bad = 7, applied = 7;
 
 	attr_in(&a, IB_QPT_RELIABLE_CONN, IB_QPS_RESET);
 	good_mod(&m, IB_QPS_INIT, a.state);
-	CU_ASSERT_EQUAL(soft_qp_modify_check(IB_QPT_RELIABLE_CONN, a.state, NULL, &a, &ca, &bad),
+	CU_ASSERT_EQUAL(prov_qp_modify_check(IB_QPT_RELIABLE_CONN, a.state, NULL, &a, &ca, &bad),
 			IB_INVALID_PARAMETER);
 	CU_ASSERT_EQUAL(bad, 0);
-	CU_ASSERT_EQUAL(soft_qp_modify_check(IB_QPT_RELIABLE_CONN, a.state, &m, NULL, &ca, NULL),
+	CU_ASSERT_EQUAL(prov_qp_modify_check(IB_QPT_RELIABLE_CONN, a.state, &m, NULL, &ca, NULL),
 			IB_INVALID_PARAMETER);
-	CU_ASSERT_EQUAL(soft_qp_modify_check(IB_QPT_RELIABLE_CONN, a.state, &m, &a, NULL, NULL),
+	CU_ASSERT_EQUAL(prov_qp_modify_check(IB_QPT_RELIABLE_CONN, a.state, &m, &a, NULL, NULL),
 			IB_INVALID_PARAMETER);
-	CU_ASSERT_EQUAL(soft_qp_apply_mod(IB_QPT_RELIABLE_CONN, NULL, &m, &applied),
+	CU_ASSERT_EQUAL(prov_qp_apply_mod(IB_QPT_RELIABLE_CONN, NULL, &m, &applied),
 			IB_INVALID_PARAMETER);
 	CU_ASSERT_EQUAL(applied, 0);
-	CU_ASSERT_EQUAL(soft_qp_apply_mod(IB_QPT_RELIABLE_CONN, &a, NULL, NULL), IB_INVALID_PARAMETER);
-	CU_ASSERT_EQUAL(soft_qp_modify(IB_QPT_RELIABLE_CONN, NULL, &m, &ca, &bad), IB_INVALID_PARAMETER);
-	CU_ASSERT_EQUAL(soft_qp_modify(IB_QPT_RELIABLE_CONN, &a, &m, NULL, &bad), IB_INVALID_PARAMETER);
+	CU_ASSERT_EQUAL(prov_qp_apply_mod(IB_QPT_RELIABLE_CONN, &a, NULL, NULL), IB_INVALID_PARAMETER);
+	CU_ASSERT_EQUAL(prov_qp_modify(IB_QPT_RELIABLE_CONN, NULL, &m, &ca, &bad), IB_INVALID_PARAMETER);
+	CU_ASSERT_EQUAL(prov_qp_modify(IB_QPT_RELIABLE_CONN, &a, &m, NULL, &bad), IB_INVALID_PARAMETER);
 	CU_ASSERT_EQUAL(a.state, IB_QPS_RESET);
 	/* apply refuses what the plan refuses, and changes nothing. */
 	m.req_state = IB_QPS_RTS;
-	CU_ASSERT_EQUAL(soft_qp_apply_mod(IB_QPT_RELIABLE_CONN, &a, &m, NULL), IB_INVALID_QP_STATE);
+	CU_ASSERT_EQUAL(prov_qp_apply_mod(IB_QPT_RELIABLE_CONN, &a, &m, NULL), IB_INVALID_QP_STATE);
 	CU_ASSERT_EQUAL(a.state, IB_QPS_RESET);
-	CU_ASSERT_EQUAL(soft_qp_event(IB_QPT_RELIABLE_CONN, NULL, SOFT_QP_EV_FATAL, NULL), FALSE);
+	CU_ASSERT_EQUAL(prov_qp_event(IB_QPT_RELIABLE_CONN, NULL, PROV_QP_EV_FATAL, NULL), FALSE);
 }
 
 #define T(fn) static void fn##_t(void) { test_setup_wrapper(fn); }
@@ -745,4 +745,4 @@ static const test_entry_t tests[] = {
 	{ "test_check_null_arguments", test_check_null_arguments_t },
 };
 
-TEST_MAIN("soft_qp_state", tests)
+TEST_MAIN("prov_qp_state", tests)

@@ -3,8 +3,8 @@
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  *
  * The IBA path migration state machine (vol. 1, 17.2.8) on the soft HCA,
- * for RC and UC QPs. The states live in soft_qp_attr_t.apm_state and the
- * table transitions in soft_qp_state.c (migrate(): the alternate path
+ * for RC and UC QPs. The states live in prov_qp_attr_t.apm_state and the
+ * table transitions in prov_qp_state.c (migrate(): the alternate path
  * becomes the primary one); this file decides when they happen:
  *
  * - MIGRATED (the initial state): packets carry BTH MigReq = 1. REARM and
@@ -32,7 +32,7 @@
 #include "soft_rc.h"
 
 /* The packet came in on the alternate path (qp->lock held). */
-static boolean_t on_alt_path(const soft_qp_attr_t *a, const soft_port_t *port,
+static boolean_t on_alt_path(const prov_qp_attr_t *a, const soft_port_t *port,
 			     const soft_pkt_t *pkt)
 {
 	return a->alt_valid && port->num == a->alternate_av.port_num &&
@@ -60,7 +60,7 @@ static void switch_path(soft_rc_t *rc)
 boolean_t soft_apm_recv(soft_rc_t *rc, soft_port_t *port, const soft_pkt_t *pkt)
 {
 	soft_qp_t *qp = rc->qp;
-	soft_qp_attr_t *a = &qp->attr;
+	prov_qp_attr_t *a = &qp->attr;
 	boolean_t alt, migrated = FALSE, drop = FALSE;
 
 	/* Without MigReq only REARM has something to do (the usual packet:
@@ -70,7 +70,7 @@ boolean_t soft_apm_recv(soft_rc_t *rc, soft_port_t *port, const soft_pkt_t *pkt)
 	pthread_mutex_lock(&qp->lock);
 	alt = pkt->bth.mig && on_alt_path(a, port, pkt);
 	if (alt && a->apm_state == IB_APM_ARMED && alt_pkey_ok(qp, port, pkt))
-		migrated = soft_qp_hw_event(qp, SOFT_QP_EV_MIGRATED); /* FALSE in a state that cannot migrate */
+		migrated = soft_qp_hw_event(qp, PROV_QP_EV_MIGRATED); /* FALSE in a state that cannot migrate */
 	if (!migrated && alt && (a->apm_state == IB_APM_ARMED || port != rc->path.port)) {
 		/* A migration request this QP cannot honour. */
 		drop = TRUE;
@@ -82,7 +82,7 @@ boolean_t soft_apm_recv(soft_rc_t *rc, soft_port_t *port, const soft_pkt_t *pkt)
 		}
 	} else if (!migrated && !pkt->bth.mig && a->apm_state == IB_APM_REARM &&
 		   port == rc->path.port) {
-		soft_qp_hw_event(qp, SOFT_QP_EV_APM_ARMED);
+		soft_qp_hw_event(qp, PROV_QP_EV_APM_ARMED);
 	}
 	pthread_mutex_unlock(&qp->lock);
 	if (migrated)
@@ -96,7 +96,7 @@ boolean_t soft_apm_retry_exhausted(soft_rc_t *rc)
 	boolean_t migrated;
 
 	pthread_mutex_lock(&qp->lock);
-	migrated = soft_qp_hw_event(qp, SOFT_QP_EV_MIGRATED);
+	migrated = soft_qp_hw_event(qp, PROV_QP_EV_MIGRATED);
 	pthread_mutex_unlock(&qp->lock);
 	if (migrated)
 		switch_path(rc);

@@ -2,7 +2,7 @@
  * ibal soft provider: completion queues: ring, poll/peek, arming, overrun.
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  *
- * The ring, its arming and overrun rules are al_wc_ring.h's (shared with the
+ * The ring, its arming and overrun rules are prov_wc_ring.h's (shared with the
  * verbs provider); here they are locked, sized and turned into upcalls:
  * IB_AE_CQ_ERROR once per overrun, cq_comp when an arming fires.
  */
@@ -23,14 +23,14 @@ ib_api_status_t soft_create_cq(void *h, uint32_t *p_size, void *al_cq, void **pp
 	cq = calloc(1, sizeof(*cq));
 	if (!cq)
 		return IB_INSUFFICIENT_MEMORY;
-	if (al_wc_ring_init(&cq->ring, *p_size)) {
+	if (prov_wc_ring_init(&cq->ring, *p_size)) {
 		free(cq);
 		return IB_INSUFFICIENT_MEMORY;
 	}
 	pthread_mutex_lock(&ca->lock);
 	if (ca->n_cq >= SOFT_MAX_CQS) {
 		pthread_mutex_unlock(&ca->lock);
-		al_wc_ring_free(&cq->ring);
+		prov_wc_ring_free(&cq->ring);
 		free(cq);
 		return IB_INSUFFICIENT_RESOURCES;
 	}
@@ -46,7 +46,7 @@ ib_api_status_t soft_create_cq(void *h, uint32_t *p_size, void *al_cq, void **pp
 ib_api_status_t soft_resize_cq(void *h, uint32_t *p_size)
 {
 	soft_cq_t *cq = h;
-	al_wc_ring_t *r = &cq->ring;
+	prov_wc_ring_t *r = &cq->ring;
 	ib_wc_t *wc;
 	uint32_t i;
 
@@ -96,7 +96,7 @@ void soft_destroy_cq(void *h)
 	ca->n_cq--;
 	pthread_mutex_unlock(&ca->lock);
 	pthread_mutex_destroy(&cq->lock);
-	al_wc_ring_free(&cq->ring);
+	prov_wc_ring_free(&cq->ring);
 	free(cq);
 }
 
@@ -134,7 +134,7 @@ static ib_api_status_t take(soft_cq_t *cq, ib_wc_t **pp_free, ib_wc_t **pp_done)
 		return IB_NOT_FOUND;
 	}
 	pthread_mutex_lock(&cq->lock);
-	st = al_wc_ring_take(&cq->ring, pp_free, pp_done);
+	st = prov_wc_ring_take(&cq->ring, pp_free, pp_done);
 	publish(cq);
 	pthread_mutex_unlock(&cq->lock);
 	return st;
@@ -157,7 +157,7 @@ ib_api_status_t soft_poll_cq(void *h, ib_wc_t **pp_free, ib_wc_t **pp_done)
 	 * the progress thread (no thread hop for a polling application). An
 	 * armed CQ's owner is about to wait for its event: the progress
 	 * thread must not back off for it. */
-	armed = __atomic_load_n(&cq->arm, __ATOMIC_RELAXED) != AL_WC_ARM_NONE;
+	armed = __atomic_load_n(&cq->arm, __ATOMIC_RELAXED) != PROV_WC_ARM_NONE;
 	took = soft_progress_inline(cq->ca, !armed);
 	st = take(cq, pp_free, pp_done);
 	/* The ACKs the packets called for go out now if nothing came for this
@@ -190,7 +190,7 @@ ib_api_status_t soft_rearm_cq(void *h, boolean_t solicited)
 	soft_cq_t *cq = h;
 
 	pthread_mutex_lock(&cq->lock);
-	al_wc_ring_rearm(&cq->ring, solicited);
+	prov_wc_ring_rearm(&cq->ring, solicited);
 	publish(cq);
 	pthread_mutex_unlock(&cq->lock);
 	soft_progress_yield(cq->ca);
@@ -206,7 +206,7 @@ ib_api_status_t soft_rearm_n_cq(void *h, uint32_t n)
 		pthread_mutex_unlock(&cq->lock);
 		return IB_INVALID_PARAMETER;
 	}
-	al_wc_ring_rearm_n(&cq->ring, n);
+	prov_wc_ring_rearm_n(&cq->ring, n);
 	publish(cq);
 	pthread_mutex_unlock(&cq->lock);
 	soft_progress_yield(cq->ca);
@@ -220,7 +220,7 @@ void soft_cq_add(soft_cq_t *cq, const ib_wc_t *p_wc, boolean_t solicited)
 	if (!cq)
 		return;
 	pthread_mutex_lock(&cq->lock);
-	al_wc_ring_put(&cq->ring, p_wc, solicited, &fire, &overrun);
+	prov_wc_ring_put(&cq->ring, p_wc, solicited, &fire, &overrun);
 	publish(cq);
 	pthread_mutex_unlock(&cq->lock);
 	if (overrun)

@@ -37,9 +37,9 @@
 #include <complib/cl_thread.h>
 #include <complib/cl_qlist.h>
 #include "al_prov.h"
-#include "al_wc_ring.h"
+#include "prov_wc_ring.h"
 #include "soft_fabric.h"
-#include "soft_qp_state.h"
+#include "prov_qp_state.h"
 #include "soft_wire.h"
 
 /** Most soft CAs one process may have (the fabric service: one per topology node and its own). */
@@ -186,7 +186,7 @@ struct soft_ca {
 	uint8_t num_ports;           /**< Ports. */
 	soft_port_t port[SOFT_MAX_PORTS]; /**< Ports. */
 	pthread_mutex_t lock;        /**< Attributes, ports, special QP slots. */
-	ib_ca_attr_t *attr;          /**< Attribute block, for soft_qp_modify_check. */
+	ib_ca_attr_t *attr;          /**< Attribute block, for prov_qp_modify_check. */
 	uint32_t attr_size;          /**< Its size. */
 	pthread_rwlock_t tab_lock;   /**< QP and key tables (see file comment). */
 	soft_qp_t **qp_tab;          /**< QPs by number (SOFT_MAX_QPS entries). */
@@ -258,7 +258,7 @@ struct soft_cq {
 	soft_ca_t *ca;               /**< Owning CA. */
 	void *al_cq;                 /**< Core context for upcalls. */
 	pthread_mutex_t lock;        /**< Everything below. */
-	al_wc_ring_t ring;           /**< Entries, arming, overrun (al_wc_ring.h). */
+	prov_wc_ring_t ring;           /**< Entries, arming, overrun (prov_wc_ring.h). */
 	uint32_t n_qp;               /**< QPs using it. */
 	uint32_t avail;              /**< ring.count as last changed (atomic): a poll that reads 0 takes no lock. */
 	int arm;                     /**< ring.arm as last changed (atomic). */
@@ -321,7 +321,7 @@ struct soft_qp {
 	uint32_t max_inline;         /**< Inline bytes. */
 	pthread_mutex_t sq_lock;     /**< Send path (see file comment). */
 	pthread_mutex_t lock;        /**< State, attributes, rq, sq ring. */
-	soft_qp_attr_t attr;         /**< State and attributes. */
+	prov_qp_attr_t attr;         /**< State and attributes. */
 	soft_rq_t rq;                /**< Receive queue (unused with an SRQ). */
 	soft_swqe_t *sq;             /**< SQD queue (sq_depth slots). */
 	uint32_t sq_head;            /**< Oldest queued send. */
@@ -646,7 +646,7 @@ void soft_cq_add_err(soft_cq_t *cq, uint64_t wr_id, ib_wc_type_t type, ib_wc_sta
  * @param qp the QP (lock held). @param ev the event.
  * @return TRUE if the event applied in the QP's state.
  */
-boolean_t soft_qp_hw_event(soft_qp_t *qp, soft_qp_event_t ev);
+boolean_t soft_qp_hw_event(soft_qp_t *qp, prov_qp_event_t ev);
 /**
  * Publishes attr.state and attr.apm_state for lock-free readers (qp->lock
  * held, after every change of either).

@@ -44,10 +44,10 @@ void soft_cq_add_err(soft_cq_t *cq, uint64_t wr_id, ib_wc_type_t type, ib_wc_sta
 	soft_cq_add(cq, &wc, FALSE);
 }
 
-boolean_t soft_qp_hw_event(soft_qp_t *qp, soft_qp_event_t ev)
+boolean_t soft_qp_hw_event(soft_qp_t *qp, prov_qp_event_t ev)
 {
 	ib_async_event_t ae = 0;
-	boolean_t changed = soft_qp_event(qp->type, &qp->attr, ev, &ae);
+	boolean_t changed = prov_qp_event(qp->type, &qp->attr, ev, &ae);
 
 	soft_qp_publish(qp);
 	if (changed && ae)
@@ -145,11 +145,11 @@ static ib_api_status_t qp_alloc(soft_pd_t *pd, const ib_qp_create_t *c, soft_cq_
 	qp->sq_depth = c->sq_depth;
 	qp->sq_sge = c->sq_sge;
 	qp->max_inline = c->sq_max_inline;
-	soft_qp_attr_init(&qp->attr, qp->type, port);
+	prov_qp_attr_init(&qp->attr, qp->type, port);
 	soft_qp_publish(qp);
 	/* The datagram send path's packet buffer and SQD queue; the connected
 	 * transports keep their own, smaller state (soft_rc.c). */
-	if (soft_qp_class(qp->type) >= SOFT_QPC_UD) {
+	if (prov_qp_class(qp->type) >= PROV_QPC_UD) {
 		qp->pkt = malloc(SOFT_MAX_PKT_LEN);
 		qp->sq = c->sq_depth ? calloc(c->sq_depth, sizeof(*qp->sq)) : NULL;
 		if (!qp->pkt || (c->sq_depth && !qp->sq)) {
@@ -188,14 +188,14 @@ ib_api_status_t soft_create_qp(void *h_pd, ib_qp_create_t *c, void *send_cq, voi
 	soft_pd_t *pd = h_pd;
 	soft_ca_t *ca = pd->ca;
 	soft_qp_t *qp;
-	soft_qp_class_t cls;
+	prov_qp_class_t cls;
 	ib_api_status_t st;
 	uint32_t i, qpn;
 
 	if (!c || !pp_qp)
 		return IB_INVALID_PARAMETER;
-	cls = soft_qp_class(c->qp_type);
-	if (cls != SOFT_QPC_RC && cls != SOFT_QPC_UC && cls != SOFT_QPC_UD)
+	cls = prov_qp_class(c->qp_type);
+	if (cls != PROV_QPC_RC && cls != PROV_QPC_UC && cls != PROV_QPC_UD)
 		return IB_INVALID_SETTING;
 	if (!send_cq || !recv_cq)
 		return IB_INVALID_CQ_HANDLE;
@@ -279,7 +279,7 @@ ib_api_status_t soft_query_qp(void *h, ib_qp_attr_t *a)
 		return IB_INVALID_PARAMETER;
 	memset(a, 0, sizeof(*a));
 	pthread_mutex_lock(&qp->lock);
-	soft_qp_attr_to_ib(&qp->attr, a);
+	prov_qp_attr_to_ib(&qp->attr, a);
 	pthread_mutex_unlock(&qp->lock);
 	a->qp_type = qp->type;
 	a->sq_max_inline = qp->max_inline;
@@ -330,7 +330,7 @@ ib_api_status_t soft_modify_qp(void *h, const ib_qp_mod_t *p_mod)
 	old_apm = qp->attr.apm_state;
 	old_alt = qp->attr.alt_valid;
 	pthread_mutex_lock(&ca->lock);
-	st = soft_qp_modify(qp->type, &qp->attr, p_mod, ca->attr, NULL);
+	st = prov_qp_modify(qp->type, &qp->attr, p_mod, ca->attr, NULL);
 	pthread_mutex_unlock(&ca->lock);
 	if (st != IB_SUCCESS) {
 		pthread_mutex_unlock(&qp->lock);
@@ -348,9 +348,9 @@ ib_api_status_t soft_modify_qp(void *h, const ib_qp_mod_t *p_mod)
 	} else if (now == IB_QPS_RESET) {
 		qp->rq.head = qp->rq.count = 0;
 		qp->sq_head = qp->sq_count = 0;
-	} else if (now == IB_QPS_SQD_DRAINING && soft_qp_class(qp->type) >= SOFT_QPC_UD) {
+	} else if (now == IB_QPS_SQD_DRAINING && prov_qp_class(qp->type) >= PROV_QPC_UD) {
 		/* UD sends run synchronously: nothing is outstanding (RC/UC: soft_rc.c). */
-		soft_qp_hw_event(qp, SOFT_QP_EV_SQ_DRAINED);
+		soft_qp_hw_event(qp, PROV_QP_EV_SQ_DRAINED);
 	}
 	pthread_mutex_unlock(&qp->lock);
 	if (now == IB_QPS_RTS && (old & IB_QPS_SQD) == IB_QPS_SQD)
@@ -464,7 +464,7 @@ ib_api_status_t soft_post_send(void *h, ib_send_wr_t *p_wr, ib_send_wr_t **pp_fa
 	if (!p_wr)
 		return IB_INVALID_PARAMETER;
 	pthread_mutex_lock(&qp->sq_lock);
-	if (soft_qp_class(qp->type) == SOFT_QPC_RC || soft_qp_class(qp->type) == SOFT_QPC_UC)
+	if (prov_qp_class(qp->type) == PROV_QPC_RC || prov_qp_class(qp->type) == PROV_QPC_UC)
 		st = soft_rc_post_send(qp, p_wr, pp_failure);
 	else
 		for (; p_wr; p_wr = p_wr->p_next) {

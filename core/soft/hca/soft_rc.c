@@ -142,7 +142,7 @@ void soft_rc_complete(soft_rc_t *rc, const soft_rc_wqe_t *w, ib_wc_status_t stat
 	soft_cq_add(qp->scq, &wc, FALSE);
 }
 
-void soft_rc_fail(soft_rc_t *rc, soft_rc_wqe_t *w, ib_wc_status_t status, soft_qp_event_t ev)
+void soft_rc_fail(soft_rc_t *rc, soft_rc_wqe_t *w, ib_wc_status_t status, prov_qp_event_t ev)
 {
 	soft_qp_t *qp = rc->qp;
 	ib_qp_state_t s;
@@ -320,7 +320,7 @@ static soft_rc_t *rc_new(soft_qp_t *qp)
 	cl_timer_construct(&rc->timer);
 	pthread_mutex_init(&rc->lock, NULL);
 	rc->qp = qp;
-	rc->uc = soft_qp_class(qp->type) == SOFT_QPC_UC;
+	rc->uc = prov_qp_class(qp->type) == PROV_QPC_UC;
 	rc->depth = qp->sq_depth ? qp->sq_depth : 1;
 	rc->sq = calloc(rc->depth, sizeof(*rc->sq));
 	/* WQEs hold what the QP was created for, not the CA's maximum. */
@@ -434,7 +434,7 @@ void soft_rc_recv(soft_qp_t *qp, soft_port_t *port, const soft_pkt_t *pkt)
 
 	if (!rc || !oi)
 		return;
-	if ((tr == SOFT_TRANSPORT_UC) != (soft_qp_class(qp->type) == SOFT_QPC_UC))
+	if ((tr == SOFT_TRANSPORT_UC) != (prov_qp_class(qp->type) == PROV_QPC_UC))
 		return;
 	pthread_mutex_lock(&rc->lock);
 	s = soft_rc_state(rc);
@@ -453,7 +453,7 @@ void soft_rc_recv(soft_qp_t *qp, soft_port_t *port, const soft_pkt_t *pkt)
 	if (oi->flags & SOFT_OPF_REQUEST) {
 		if (s == IB_QPS_RTR) {
 			pthread_mutex_lock(&qp->lock);
-			soft_qp_hw_event(qp, SOFT_QP_EV_COMM_EST);
+			soft_qp_hw_event(qp, PROV_QP_EV_COMM_EST);
 			pthread_mutex_unlock(&qp->lock);
 		}
 		soft_rc_resp_recv(rc, pkt);

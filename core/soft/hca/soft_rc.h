@@ -188,7 +188,7 @@ void soft_rc_complete(soft_rc_t *rc, const soft_rc_wqe_t *w, ib_wc_status_t stat
  * @param rc the transport state. @param w the failing WQE or NULL.
  * @param status its status. @param ev the HCA event for the QP state machine.
  */
-void soft_rc_fail(soft_rc_t *rc, soft_rc_wqe_t *w, ib_wc_status_t status, soft_qp_event_t ev);
+void soft_rc_fail(soft_rc_t *rc, soft_rc_wqe_t *w, ib_wc_status_t status, prov_qp_event_t ev);
 /**
  * Snapshots the primary path (port, DLID, SL, GRH, P_Key, MTU, MigReq bit)
  * from the QP attributes into rc->path (rc->lock held; takes qp->lock).

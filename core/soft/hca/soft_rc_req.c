@@ -28,7 +28,7 @@
  *
  * SQD: no new message starts; those begun are finished and retransmitted
  * as needed, and when none is outstanding the QP reports the drain
- * (SOFT_QP_EV_SQ_DRAINED).
+ * (PROV_QP_EV_SQ_DRAINED).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -301,11 +301,11 @@ static boolean_t send_data(soft_rc_t *rc, soft_rc_wqe_t *w, uint32_t i)
 	}
 	dst = soft_rc_hdrs(rc, &pkt);
 	if (!dst) {
-		soft_rc_fail(rc, w, IB_WCS_LOCAL_OP_ERR, SOFT_QP_EV_SEND_ERR);
+		soft_rc_fail(rc, w, IB_WCS_LOCAL_OP_ERR, PROV_QP_EV_SEND_ERR);
 		return FALSE;
 	}
 	if (gather(rc, w, off, dst, pkt.payload_len) != IB_WCS_SUCCESS) {
-		soft_rc_fail(rc, w, IB_WCS_LOCAL_PROTECTION_ERR, SOFT_QP_EV_SEND_ERR);
+		soft_rc_fail(rc, w, IB_WCS_LOCAL_PROTECTION_ERR, PROV_QP_EV_SEND_ERR);
 		return FALSE;
 	}
 	soft_rc_send(rc, &pkt);
@@ -345,7 +345,7 @@ static boolean_t wqe_segs(soft_rc_t *rc, soft_rc_wqe_t *w, ib_access_t access,
 			continue;
 		if (soft_mr_check(rc->qp->pd, cl_ntoh32(ds->lkey), ds->vaddr, ds->length,
 				  access) != IB_SUCCESS) {
-			soft_rc_fail(rc, w, IB_WCS_LOCAL_PROTECTION_ERR, SOFT_QP_EV_SEND_ERR);
+			soft_rc_fail(rc, w, IB_WCS_LOCAL_PROTECTION_ERR, PROV_QP_EV_SEND_ERR);
 			return FALSE;
 		}
 		seg[n].addr = ds->vaddr;
@@ -421,7 +421,7 @@ static boolean_t send_rd(soft_rc_t *rc, soft_rc_wqe_t *w)
 	}
 	pkt.bth.opcode = SOFT_OPCODE(SOFT_TRANSPORT_RC, op);
 	if (!soft_rc_hdrs(rc, &pkt)) {
-		soft_rc_fail(rc, w, IB_WCS_LOCAL_OP_ERR, SOFT_QP_EV_SEND_ERR);
+		soft_rc_fail(rc, w, IB_WCS_LOCAL_OP_ERR, PROV_QP_EV_SEND_ERR);
 		return FALSE;
 	}
 	/* A whole long read may be answered directly (soft_direct.h). */
@@ -440,7 +440,7 @@ void soft_rc_check_drained(soft_rc_t *rc)
 		return;
 	pthread_mutex_lock(&qp->lock);
 	if (qp->attr.state == IB_QPS_SQD_DRAINING)
-		soft_qp_hw_event(qp, SOFT_QP_EV_SQ_DRAINED);
+		soft_qp_hw_event(qp, PROV_QP_EV_SQ_DRAINED);
 	pthread_mutex_unlock(&qp->lock);
 }
 
@@ -607,7 +607,7 @@ static boolean_t on_ack(soft_rc_t *rc, const soft_pkt_t *pkt)
 		IBAL_DBG(IBAL_SUB_SOFT, "QP 0x%x: RNR NAK at PSN 0x%x, %s", rc->qp->qpn, psn,
 			 rc->rnr_left ? "waiting to send again" : "no RNR retries left");
 		if (!rc->rnr_left) {
-			soft_rc_fail(rc, wqe_of(rc, psn), IB_WCS_RNR_RETRY_ERR, SOFT_QP_EV_SEND_ERR);
+			soft_rc_fail(rc, wqe_of(rc, psn), IB_WCS_RNR_RETRY_ERR, PROV_QP_EV_SEND_ERR);
 			return FALSE;
 		}
 		if (rc->rnr_left != 7)
@@ -629,7 +629,7 @@ static boolean_t on_ack(soft_rc_t *rc, const soft_pkt_t *pkt)
 		if (rc->head == rc->tail)
 			return TRUE;
 		soft_rc_fail(rc, wqe_of(rc, psn), nak_status(soft_aeth_value(syn)),
-			     SOFT_QP_EV_SEND_ERR);
+			     PROV_QP_EV_SEND_ERR);
 		return FALSE;
 	default:
 		return TRUE;
@@ -659,7 +659,7 @@ static boolean_t on_read_direct(soft_rc_t *rc, soft_rc_wqe_t *w, const soft_pkt_
 
 	ns = soft_direct_decode(pkt->payload, pkt->payload_len, src, &total);
 	if (w->rd_got || !(flags & SOFT_OPF_ONLY) || !ns || total != w->len) {
-		soft_rc_fail(rc, w, IB_WCS_BAD_RESP_ERR, SOFT_QP_EV_SEND_ERR);
+		soft_rc_fail(rc, w, IB_WCS_BAD_RESP_ERR, PROV_QP_EV_SEND_ERR);
 		return FALSE;
 	}
 	if (!wqe_segs(rc, w, IB_AC_LOCAL_WRITE, dst, &nd))
@@ -695,12 +695,12 @@ static boolean_t on_read_resp(soft_rc_t *rc, const soft_pkt_t *pkt, uint16_t fla
 	    (uint64_t)off + pkt->payload_len > w->len ||
 	    (!(flags & (SOFT_OPF_LAST | SOFT_OPF_ONLY)) && pkt->payload_len != rc->path.mtu) ||
 	    ((flags & (SOFT_OPF_LAST | SOFT_OPF_ONLY)) && off + pkt->payload_len != w->len)) {
-		soft_rc_fail(rc, w, IB_WCS_BAD_RESP_ERR, SOFT_QP_EV_SEND_ERR);
+		soft_rc_fail(rc, w, IB_WCS_BAD_RESP_ERR, PROV_QP_EV_SEND_ERR);
 		return FALSE;
 	}
 	ws = scatter(rc, w, off, pkt->payload, pkt->payload_len);
 	if (ws != IB_WCS_SUCCESS) {
-		soft_rc_fail(rc, w, ws, SOFT_QP_EV_SEND_ERR);
+		soft_rc_fail(rc, w, ws, PROV_QP_EV_SEND_ERR);
 		return FALSE;
 	}
 	w->rd_got++;
@@ -726,7 +726,7 @@ static boolean_t on_atomic_ack(soft_rc_t *rc, const soft_pkt_t *pkt)
 		return TRUE;
 	ws = scatter(rc, w, 0, (const uint8_t *)&orig, sizeof(orig));
 	if (ws != IB_WCS_SUCCESS) {
-		soft_rc_fail(rc, w, ws, SOFT_QP_EV_SEND_ERR);
+		soft_rc_fail(rc, w, ws, PROV_QP_EV_SEND_ERR);
 		return FALSE;
 	}
 	set_una(rc, soft_psn_add(pkt->bth.psn, 1));
@@ -788,7 +788,7 @@ void soft_rc_req_timer(soft_rc_t *rc)
 		if (soft_apm_retry_exhausted(rc))
 			return;
 		soft_rc_fail(rc, soft_rc_wqe(rc, rc->head), IB_WCS_TIMEOUT_RETRY_ERR,
-			     SOFT_QP_EV_SEND_ERR);
+			     PROV_QP_EV_SEND_ERR);
 		return;
 	}
 	rc->retry_left--;

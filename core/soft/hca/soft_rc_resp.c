@@ -555,8 +555,8 @@ static void rc_error(soft_rc_t *rc, int r)
 		recv_err(rc, IB_WCS_WR_FLUSHED_ERR);
 	/* The QP is in ERROR before the requester can learn of it. */
 	soft_rc_fail(rc, NULL, IB_WCS_SUCCESS,
-		     r == R_NAK_ACC ? SOFT_QP_EV_ACCESS_ERR
-		     : r == R_NAK_INV ? SOFT_QP_EV_REQ_ERR : SOFT_QP_EV_WQ_ERR);
+		     r == R_NAK_ACC ? PROV_QP_EV_ACCESS_ERR
+		     : r == R_NAK_INV ? PROV_QP_EV_REQ_ERR : PROV_QP_EV_WQ_ERR);
 	soft_rc_send_ack(rc, rc->epsn, soft_aeth_encode(SOFT_AETH_NAK, code[r]));
 }
 

@@ -208,7 +208,7 @@ void soft_ud_execute(soft_qp_t *qp, const ib_send_wr_t *wr, const uint8_t *p_inl
 	soft_cq_add(qp->scq, &wc, FALSE);
 	if (ws != IB_WCS_SUCCESS) {
 		pthread_mutex_lock(&qp->lock);
-		soft_qp_hw_event(qp, SOFT_QP_EV_SEND_ERR);
+		soft_qp_hw_event(qp, PROV_QP_EV_SEND_ERR);
 		pthread_mutex_unlock(&qp->lock);
 	}
 }

@@ -1,10 +1,11 @@
 /*
- * ibal soft provider: the QP state machine (transitions, attributes, checks, hardware events).
+ * ibal providers: the IBA QP state machine both providers share (transitions, attributes, checks, HCA events).
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  */
 /**
- * @file soft_qp_state.h
- * @brief The queue pair state machine the soft HCA enforces, expressed as
+ * @file prov_qp_state.h
+ * @brief The queue pair state machine the providers enforce (the soft HCA on
+ * every QP, the verbs provider on its MAD QPs), expressed as
  * tables: which transitions are legal for each QP type, which attributes each
  * transition requires and accepts, how an ib_qp_mod_t supplies them, the
  * status ib_modify_qp() returns when it is wrong, how the attributes land in
@@ -49,12 +50,12 @@
  * primary port change).
  *
  * **Thread safety.** The tables are constant and every function is
- * reentrant. A soft_qp_attr_t belongs to one QP: the caller serializes the
+ * reentrant. A prov_qp_attr_t belongs to one QP: the caller serializes the
  * calls that read or change it (the QP's lock), and the CA attributes must
  * not change during a call.
  */
-#ifndef SOFT_QP_STATE_H
-#define SOFT_QP_STATE_H
+#ifndef PROV_QP_STATE_H
+#define PROV_QP_STATE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -67,49 +68,49 @@ extern "C" {
 /**
  * @name QP attributes
  * One bit per attribute a transition can require or accept (a
- * soft_qp_attr_mask_t). The IBA names are in parentheses.
+ * prov_qp_attr_mask_t). The IBA names are in parentheses.
  * @{
  */
-typedef uint32_t soft_qp_attr_mask_t; /**< OR of SOFT_QPA_* bits. */
-#define SOFT_QPA_PORT        0x00000001u /**< Primary port (port number). */
-#define SOFT_QPA_PKEY_INDEX  0x00000002u /**< P_Key index. */
-#define SOFT_QPA_QKEY        0x00000004u /**< Q_Key (datagram QPs). */
-#define SOFT_QPA_ACCESS      0x00000008u /**< Remote access flags (connected QPs). */
-#define SOFT_QPA_AV          0x00000010u /**< Primary path: address vector and path MTU. */
-#define SOFT_QPA_DEST_QPN    0x00000020u /**< Destination QP number. */
-#define SOFT_QPA_RQ_PSN      0x00000040u /**< Receive (expected) PSN. */
-#define SOFT_QPA_SQ_PSN      0x00000080u /**< Send PSN. */
-#define SOFT_QPA_MAX_DEST_RD 0x00000100u /**< Responder resources (max_dest_rd_atomic). */
-#define SOFT_QPA_MIN_RNR     0x00000200u /**< Minimum RNR NAK timer. */
-#define SOFT_QPA_TIMEOUT     0x00000400u /**< Local ACK timeout. */
-#define SOFT_QPA_RETRY_CNT   0x00000800u /**< Transport retry count. */
-#define SOFT_QPA_RNR_RETRY   0x00001000u /**< RNR retry count. */
-#define SOFT_QPA_MAX_RD      0x00002000u /**< Initiator depth (max_rd_atomic). */
-#define SOFT_QPA_ALT_PATH    0x00004000u /**< Alternate path (address vector, port, timeout). */
-#define SOFT_QPA_APM_STATE   0x00008000u /**< Path migration state. */
-#define SOFT_QPA_CUR_STATE   0x00010000u /**< Current state asserted by the consumer. */
-#define SOFT_QPA_SQD_EVENT   0x00020000u /**< Raise IB_AE_SQ_DRAINED when the send queue drains. */
-#define SOFT_QPA_COUNT       18          /**< Number of SOFT_QPA_* bits. */
-#define SOFT_QPA_ALL         0x0003FFFFu /**< Every SOFT_QPA_* bit. */
+typedef uint32_t prov_qp_attr_mask_t; /**< OR of PROV_QPA_* bits. */
+#define PROV_QPA_PORT        0x00000001u /**< Primary port (port number). */
+#define PROV_QPA_PKEY_INDEX  0x00000002u /**< P_Key index. */
+#define PROV_QPA_QKEY        0x00000004u /**< Q_Key (datagram QPs). */
+#define PROV_QPA_ACCESS      0x00000008u /**< Remote access flags (connected QPs). */
+#define PROV_QPA_AV          0x00000010u /**< Primary path: address vector and path MTU. */
+#define PROV_QPA_DEST_QPN    0x00000020u /**< Destination QP number. */
+#define PROV_QPA_RQ_PSN      0x00000040u /**< Receive (expected) PSN. */
+#define PROV_QPA_SQ_PSN      0x00000080u /**< Send PSN. */
+#define PROV_QPA_MAX_DEST_RD 0x00000100u /**< Responder resources (max_dest_rd_atomic). */
+#define PROV_QPA_MIN_RNR     0x00000200u /**< Minimum RNR NAK timer. */
+#define PROV_QPA_TIMEOUT     0x00000400u /**< Local ACK timeout. */
+#define PROV_QPA_RETRY_CNT   0x00000800u /**< Transport retry count. */
+#define PROV_QPA_RNR_RETRY   0x00001000u /**< RNR retry count. */
+#define PROV_QPA_MAX_RD      0x00002000u /**< Initiator depth (max_rd_atomic). */
+#define PROV_QPA_ALT_PATH    0x00004000u /**< Alternate path (address vector, port, timeout). */
+#define PROV_QPA_APM_STATE   0x00008000u /**< Path migration state. */
+#define PROV_QPA_CUR_STATE   0x00010000u /**< Current state asserted by the consumer. */
+#define PROV_QPA_SQD_EVENT   0x00020000u /**< Raise IB_AE_SQ_DRAINED when the send queue drains. */
+#define PROV_QPA_COUNT       18          /**< Number of PROV_QPA_* bits. */
+#define PROV_QPA_ALL         0x0003FFFFu /**< Every PROV_QPA_* bit. */
 /** @} */
 
 /** Service class of a QP type: which row of the transition table it uses. */
 typedef enum _soft_qp_class {
-	SOFT_QPC_INVALID = -2,     /**< Not an ib_qp_type_t value. */
-	SOFT_QPC_UNSUPPORTED = -1, /**< A type the soft HCA does not implement (RD, raw). */
-	SOFT_QPC_RC = 0,           /**< IB_QPT_RELIABLE_CONN. */
-	SOFT_QPC_UC,               /**< IB_QPT_UNRELIABLE_CONN. */
-	SOFT_QPC_UD,               /**< IB_QPT_UNRELIABLE_DGRM and IB_QPT_MAD. */
-	SOFT_QPC_SPECIAL,          /**< IB_QPT_QP0, IB_QPT_QP1 and their aliases: UD bound to a port. */
-	SOFT_QPC_COUNT             /**< Number of classes with a table row. */
-} soft_qp_class_t;
+	PROV_QPC_INVALID = -2,     /**< Not an ib_qp_type_t value. */
+	PROV_QPC_UNSUPPORTED = -1, /**< A type the soft HCA does not implement (RD, raw). */
+	PROV_QPC_RC = 0,           /**< IB_QPT_RELIABLE_CONN. */
+	PROV_QPC_UC,               /**< IB_QPT_UNRELIABLE_CONN. */
+	PROV_QPC_UD,               /**< IB_QPT_UNRELIABLE_DGRM and IB_QPT_MAD. */
+	PROV_QPC_SPECIAL,          /**< IB_QPT_QP0, IB_QPT_QP1 and their aliases: UD bound to a port. */
+	PROV_QPC_COUNT             /**< Number of classes with a table row. */
+} prov_qp_class_t;
 
-/** What one transition requires and accepts (soft_qp_transition()). */
+/** What one transition requires and accepts (prov_qp_transition()). */
 typedef struct _soft_qp_trans {
-	soft_qp_attr_mask_t req;     /**< Attributes the transition requires. */
-	soft_qp_attr_mask_t opt;     /**< Attributes it accepts. */
-	soft_qp_attr_mask_t drained; /**< Attributes it accepts only from IB_QPS_SQD_DRAINED. */
-} soft_qp_trans_t;
+	prov_qp_attr_mask_t req;     /**< Attributes the transition requires. */
+	prov_qp_attr_mask_t opt;     /**< Attributes it accepts. */
+	prov_qp_attr_mask_t drained; /**< Attributes it accepts only from IB_QPS_SQD_DRAINED. */
+} prov_qp_trans_t;
 
 /**
  * The attributes of a soft QP the HCA works with. Numbers the HCA computes
@@ -119,7 +120,7 @@ typedef struct _soft_qp_trans {
  */
 typedef struct _soft_qp_attr {
 	ib_qp_state_t state;              /**< Current state; SQD is IB_QPS_SQD_DRAINING or _DRAINED. */
-	soft_qp_attr_mask_t valid;        /**< Attributes set since the last reset (no CUR_STATE). */
+	prov_qp_attr_mask_t valid;        /**< Attributes set since the last reset (no CUR_STATE). */
 	uint8_t port;                     /**< Primary port, 1-based; 0 before RESET to INIT (special QPs: fixed). */
 	uint16_t pkey_index;              /**< P_Key index. */
 	uint32_t qkey;                    /**< Q_Key, host order (datagram QPs). */
@@ -141,30 +142,30 @@ typedef struct _soft_qp_attr {
 	ib_av_attr_t alternate_av;
 	ib_apm_state_t apm_state;         /**< Path migration state. */
 	boolean_t sqd_event;              /**< Raise IB_AE_SQ_DRAINED when the drain completes. */
-} soft_qp_attr_t;
+} prov_qp_attr_t;
 
-/** Transitions the HCA makes on its own (soft_qp_event()). */
+/** Transitions the HCA makes on its own (prov_qp_event()). */
 typedef enum _soft_qp_event {
-	SOFT_QP_EV_COMM_EST,   /**< First packet received in RTR (connected QPs): IB_AE_QP_COMM. */
-	SOFT_QP_EV_SQ_DRAINED, /**< The send queue drained in SQD: IB_AE_SQ_DRAINED if requested. */
-	SOFT_QP_EV_SEND_ERR,   /**< A send completed in error: UC/UD/special to SQERR, RC to ERROR. */
-	SOFT_QP_EV_WQ_ERR,     /**< A completion error that moves the QP to ERROR (no async event). */
-	SOFT_QP_EV_REQ_ERR,    /**< RC responder saw an invalid request: ERROR, IB_AE_WQ_REQ_ERROR. */
-	SOFT_QP_EV_ACCESS_ERR, /**< RC responder saw an access violation: ERROR, IB_AE_WQ_ACCESS_ERROR. */
-	SOFT_QP_EV_FATAL,      /**< Catastrophic QP error: ERROR, IB_AE_QP_FATAL. */
-	SOFT_QP_EV_APM_ARMED,  /**< Path migration re-armed with the peer: REARM to ARMED. */
-	SOFT_QP_EV_MIGRATED,   /**< Migrated to the alternate path: IB_AE_QP_APM. */
-	SOFT_QP_EV_COUNT       /**< Number of events. */
-} soft_qp_event_t;
+	PROV_QP_EV_COMM_EST,   /**< First packet received in RTR (connected QPs): IB_AE_QP_COMM. */
+	PROV_QP_EV_SQ_DRAINED, /**< The send queue drained in SQD: IB_AE_SQ_DRAINED if requested. */
+	PROV_QP_EV_SEND_ERR,   /**< A send completed in error: UC/UD/special to SQERR, RC to ERROR. */
+	PROV_QP_EV_WQ_ERR,     /**< A completion error that moves the QP to ERROR (no async event). */
+	PROV_QP_EV_REQ_ERR,    /**< RC responder saw an invalid request: ERROR, IB_AE_WQ_REQ_ERROR. */
+	PROV_QP_EV_ACCESS_ERR, /**< RC responder saw an access violation: ERROR, IB_AE_WQ_ACCESS_ERROR. */
+	PROV_QP_EV_FATAL,      /**< Catastrophic QP error: ERROR, IB_AE_QP_FATAL. */
+	PROV_QP_EV_APM_ARMED,  /**< Path migration re-armed with the peer: REARM to ARMED. */
+	PROV_QP_EV_MIGRATED,   /**< Migrated to the alternate path: IB_AE_QP_APM. */
+	PROV_QP_EV_COUNT       /**< Number of events. */
+} prov_qp_event_t;
 
 /**
  * The transition table row a QP type uses.
  * @param qp_type the type.
- * @return its class; SOFT_QPC_UNSUPPORTED for IB_QPT_RELIABLE_DGRM,
- * IB_QPT_RAW_IPV6 and IB_QPT_RAW_ETHER; SOFT_QPC_INVALID for IB_QPT_UNKNOWN
+ * @return its class; PROV_QPC_UNSUPPORTED for IB_QPT_RELIABLE_DGRM,
+ * IB_QPT_RAW_IPV6 and IB_QPT_RAW_ETHER; PROV_QPC_INVALID for IB_QPT_UNKNOWN
  * and beyond.
  */
-soft_qp_class_t soft_qp_class(ib_qp_type_t qp_type);
+prov_qp_class_t prov_qp_class(ib_qp_type_t qp_type);
 
 /**
  * Looks a transition up in the table.
@@ -176,8 +177,8 @@ soft_qp_class_t soft_qp_class(ib_qp_type_t qp_type);
  * @return TRUE if the transition is legal for the type, FALSE if it is not
  * or if a type or state is not one the table knows.
  */
-boolean_t soft_qp_transition(ib_qp_type_t qp_type, ib_qp_state_t from, ib_qp_state_t to,
-			     soft_qp_trans_t *p_trans);
+boolean_t prov_qp_transition(ib_qp_type_t qp_type, ib_qp_state_t from, ib_qp_state_t to,
+			     prov_qp_trans_t *p_trans);
 
 /**
  * Initializes an attribute block to the state of a newly created QP (RESET).
@@ -186,7 +187,7 @@ boolean_t soft_qp_transition(ib_qp_type_t qp_type, ib_qp_state_t from, ib_qp_sta
  * @param port for special QPs (QP0/QP1 and aliases) the port they are bound
  * to, kept across resets; ignored for other types.
  */
-void soft_qp_attr_init(soft_qp_attr_t *p_attr, ib_qp_type_t qp_type, uint8_t port);
+void prov_qp_attr_init(prov_qp_attr_t *p_attr, ib_qp_type_t qp_type, uint8_t port);
 
 /**
  * Checks a modification the way ib_modify_qp() must: transition, attributes
@@ -202,7 +203,7 @@ void soft_qp_attr_init(soft_qp_attr_t *p_attr, ib_qp_type_t qp_type, uint8_t por
  * @param p_ca the CA's attributes (ports with their MTU and P_Key tables,
  * max_qp_resp_res, max_qp_init_depth, apm_support, change_primary_port,
  * current_qp_state_support).
- * @param p_bad receives the SOFT_QPA_* bits at fault on failure and 0 on
+ * @param p_bad receives the PROV_QPA_* bits at fault on failure and 0 on
  * success; may be NULL.
  * @return the status ib_modify_qp() returns.
  * @retval IB_SUCCESS the modification is valid.
@@ -220,41 +221,41 @@ void soft_qp_attr_init(soft_qp_attr_t *p_attr, ib_qp_type_t qp_type, uint8_t por
  * @retval IB_UNSUPPORTED a queue depth change, an RD or raw QP type, or a
  * capability the CA attributes deny.
  */
-ib_api_status_t soft_qp_modify_check(ib_qp_type_t qp_type, ib_qp_state_t cur_state,
-				     const ib_qp_mod_t *p_mod, const soft_qp_attr_t *p_attr,
-				     const ib_ca_attr_t *p_ca, soft_qp_attr_mask_t *p_bad);
+ib_api_status_t prov_qp_modify_check(ib_qp_type_t qp_type, ib_qp_state_t cur_state,
+				     const ib_qp_mod_t *p_mod, const prov_qp_attr_t *p_attr,
+				     const ib_ca_attr_t *p_ca, prov_qp_attr_mask_t *p_bad);
 
 /**
- * Applies a modification that soft_qp_modify_check() accepted for the QP's
+ * Applies a modification that prov_qp_modify_check() accepted for the QP's
  * current state: stores the supplied attributes and moves to the requested
- * state. To RESET restores the values of a new QP (soft_qp_attr_init(); a
+ * state. To RESET restores the values of a new QP (prov_qp_attr_init(); a
  * special QP keeps its port). To ERROR keeps the attributes. RTS to SQD
  * enters IB_QPS_SQD_DRAINING; the HCA reports the end of the drain with
- * SOFT_QP_EV_SQ_DRAINED. Setting IB_APM_MIGRATED while ARMED migrates to the
+ * PROV_QP_EV_SQ_DRAINED. Setting IB_APM_MIGRATED while ARMED migrates to the
  * alternate path (ib_force_apm()). PSNs are truncated to 24 bits.
  * @param qp_type the QP's type.
  * @param p_attr the QP's attributes, current state in p_attr->state.
  * @param p_mod the modification.
  * @param p_applied receives the attributes stored; may be NULL.
- * @return IB_SUCCESS; the status soft_qp_modify_check() gives for problems it
+ * @return IB_SUCCESS; the status prov_qp_modify_check() gives for problems it
  * finds without looking at values (bad pointer, type or state, illegal
  * transition, forbidden or drain-only attribute) when nothing is changed.
  */
-ib_api_status_t soft_qp_apply_mod(ib_qp_type_t qp_type, soft_qp_attr_t *p_attr,
-				  const ib_qp_mod_t *p_mod, soft_qp_attr_mask_t *p_applied);
+ib_api_status_t prov_qp_apply_mod(ib_qp_type_t qp_type, prov_qp_attr_t *p_attr,
+				  const ib_qp_mod_t *p_mod, prov_qp_attr_mask_t *p_applied);
 
 /**
- * soft_qp_modify_check() against p_attr->state, then soft_qp_apply_mod().
+ * prov_qp_modify_check() against p_attr->state, then prov_qp_apply_mod().
  * @param qp_type the QP's type.
  * @param p_attr the QP's attributes.
  * @param p_mod the modification.
  * @param p_ca the CA's attributes.
- * @param p_bad as for soft_qp_modify_check(); may be NULL.
+ * @param p_bad as for prov_qp_modify_check(); may be NULL.
  * @return the status of the check; the attributes change only on IB_SUCCESS.
  */
-ib_api_status_t soft_qp_modify(ib_qp_type_t qp_type, soft_qp_attr_t *p_attr,
+ib_api_status_t prov_qp_modify(ib_qp_type_t qp_type, prov_qp_attr_t *p_attr,
 			       const ib_qp_mod_t *p_mod, const ib_ca_attr_t *p_ca,
-			       soft_qp_attr_mask_t *p_bad);
+			       prov_qp_attr_mask_t *p_bad);
 
 /**
  * Applies a transition the HCA makes on its own.
@@ -266,7 +267,7 @@ ib_api_status_t soft_qp_modify(ib_qp_type_t qp_type, soft_qp_attr_t *p_attr,
  * @return TRUE if the event applies to the QP's type and state (and was
  * applied), FALSE if it does not (nothing changed, *p_async is 0).
  */
-boolean_t soft_qp_event(ib_qp_type_t qp_type, soft_qp_attr_t *p_attr, soft_qp_event_t ev,
+boolean_t prov_qp_event(ib_qp_type_t qp_type, prov_qp_attr_t *p_attr, prov_qp_event_t ev,
 			ib_async_event_t *p_async);
 
 /**
@@ -277,7 +278,7 @@ boolean_t soft_qp_event(ib_qp_type_t qp_type, soft_qp_attr_t *p_attr, soft_qp_ev
  * @param p_attr the attributes.
  * @param p_qp_attr the structure to fill.
  */
-void soft_qp_attr_to_ib(const soft_qp_attr_t *p_attr, ib_qp_attr_t *p_qp_attr);
+void prov_qp_attr_to_ib(const prov_qp_attr_t *p_attr, ib_qp_attr_t *p_qp_attr);
 
 /**
  * Name of a QP state, for logs.
@@ -285,15 +286,15 @@ void soft_qp_attr_to_ib(const soft_qp_attr_t *p_attr, ib_qp_attr_t *p_qp_attr);
  * @return a static string such as "RTS" or "SQD_DRAINING"; "UNKNOWN" for any
  * other value.
  */
-const char *soft_qp_state_str(ib_qp_state_t state);
+const char *prov_qp_state_str(ib_qp_state_t state);
 
 /**
  * Name of one attribute bit, for logs.
- * @param bit one SOFT_QPA_* bit.
+ * @param bit one PROV_QPA_* bit.
  * @return a static string such as "RQ_PSN"; "UNKNOWN" if @p bit is not
- * exactly one SOFT_QPA_* bit.
+ * exactly one PROV_QPA_* bit.
  */
-const char *soft_qp_attr_str(soft_qp_attr_mask_t bit);
+const char *prov_qp_attr_str(prov_qp_attr_mask_t bit);
 
 /**
  * Formats an attribute mask as names joined by '|' ("none" when empty), for
@@ -303,17 +304,17 @@ const char *soft_qp_attr_str(soft_qp_attr_mask_t bit);
  * @param len its size in bytes.
  * @return the length the full text has (as snprintf()).
  */
-size_t soft_qp_attr_mask_str(soft_qp_attr_mask_t mask, char *buf, size_t len);
+size_t prov_qp_attr_mask_str(prov_qp_attr_mask_t mask, char *buf, size_t len);
 
 /**
  * Name of an HCA event, for logs.
  * @param ev the event.
  * @return a static string such as "SQ_DRAINED"; "UNKNOWN" past the last.
  */
-const char *soft_qp_event_str(soft_qp_event_t ev);
+const char *prov_qp_event_str(prov_qp_event_t ev);
 
 #ifdef __cplusplus
 }
 #endif
 
-#endif /* SOFT_QP_STATE_H */
+#endif /* PROV_QP_STATE_H */

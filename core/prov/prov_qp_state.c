@@ -1,10 +1,10 @@
 /*
- * ibal soft provider: the QP state machine (transition table, attribute checks, HCA events).
+ * ibal providers: the IBA QP state machine (transition table, attribute checks, HCA events).
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  */
 #include <stdio.h>
 #include <string.h>
-#include "soft_qp_state.h"
+#include "prov_qp_state.h"
 
 /* Rows and columns of the transition table; the three SQD values share one. */
 enum { S_RESET, S_INIT, S_RTR, S_RTS, S_SQD, S_SQE, S_ERR, S_COUNT };
@@ -14,29 +14,29 @@ enum { S_RESET, S_INIT, S_RTR, S_RTS, S_SQD, S_SQE, S_ERR, S_COUNT };
 #define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Short names for the table. */
-#define A_PORT    SOFT_QPA_PORT
-#define A_PKEY    SOFT_QPA_PKEY_INDEX
-#define A_QKEY    SOFT_QPA_QKEY
-#define A_ACCESS  SOFT_QPA_ACCESS
-#define A_AV      SOFT_QPA_AV
-#define A_DQPN    SOFT_QPA_DEST_QPN
-#define A_RQPSN   SOFT_QPA_RQ_PSN
-#define A_SQPSN   SOFT_QPA_SQ_PSN
-#define A_MAXDRD  SOFT_QPA_MAX_DEST_RD
-#define A_MINRNR  SOFT_QPA_MIN_RNR
-#define A_TIMEOUT SOFT_QPA_TIMEOUT
-#define A_RETRY   SOFT_QPA_RETRY_CNT
-#define A_RNRRTY  SOFT_QPA_RNR_RETRY
-#define A_MAXRD   SOFT_QPA_MAX_RD
-#define A_ALT     SOFT_QPA_ALT_PATH
-#define A_APM     SOFT_QPA_APM_STATE
-#define A_CUR     SOFT_QPA_CUR_STATE
-#define A_SQDEV   SOFT_QPA_SQD_EVENT
+#define A_PORT    PROV_QPA_PORT
+#define A_PKEY    PROV_QPA_PKEY_INDEX
+#define A_QKEY    PROV_QPA_QKEY
+#define A_ACCESS  PROV_QPA_ACCESS
+#define A_AV      PROV_QPA_AV
+#define A_DQPN    PROV_QPA_DEST_QPN
+#define A_RQPSN   PROV_QPA_RQ_PSN
+#define A_SQPSN   PROV_QPA_SQ_PSN
+#define A_MAXDRD  PROV_QPA_MAX_DEST_RD
+#define A_MINRNR  PROV_QPA_MIN_RNR
+#define A_TIMEOUT PROV_QPA_TIMEOUT
+#define A_RETRY   PROV_QPA_RETRY_CNT
+#define A_RNRRTY  PROV_QPA_RNR_RETRY
+#define A_MAXRD   PROV_QPA_MAX_RD
+#define A_ALT     PROV_QPA_ALT_PATH
+#define A_APM     PROV_QPA_APM_STATE
+#define A_CUR     PROV_QPA_CUR_STATE
+#define A_SQDEV   PROV_QPA_SQD_EVENT
 
 /* One cell of the table. */
 typedef struct {
 	uint8_t legal;
-	soft_qp_attr_mask_t req, opt, drained;
+	prov_qp_attr_mask_t req, opt, drained;
 } trans_t;
 
 /* Every state may be reset or moved to the error state, with no attributes. */
@@ -55,8 +55,8 @@ typedef struct {
 	[S_SQE] = { EXITS, [S_RTS] = { 1, 0, A_CUR | A_QKEY, 0 } },                        \
 	[S_ERR] = { EXITS }
 
-static const trans_t g_trans[SOFT_QPC_COUNT][S_COUNT][S_COUNT] = {
-	[SOFT_QPC_RC] = {
+static const trans_t g_trans[PROV_QPC_COUNT][S_COUNT][S_COUNT] = {
+	[PROV_QPC_RC] = {
 		[S_RESET] = { EXITS, [S_INIT] = { 1, A_PORT | A_PKEY | A_ACCESS, 0, 0 } },
 		[S_INIT] = { EXITS, [S_INIT] = { 1, 0, A_PORT | A_PKEY | A_ACCESS, 0 },
 			     [S_RTR] = { 1, A_AV | A_DQPN | A_RQPSN | A_MAXDRD | A_MINRNR,
@@ -74,7 +74,7 @@ static const trans_t g_trans[SOFT_QPC_COUNT][S_COUNT][S_COUNT] = {
 		[S_SQE] = { EXITS, [S_RTS] = { 1, 0, 0, 0 } },
 		[S_ERR] = { EXITS },
 	},
-	[SOFT_QPC_UC] = {
+	[PROV_QPC_UC] = {
 		[S_RESET] = { EXITS, [S_INIT] = { 1, A_PORT | A_PKEY | A_ACCESS, 0, 0 } },
 		[S_INIT] = { EXITS, [S_INIT] = { 1, 0, A_PORT | A_PKEY | A_ACCESS, 0 },
 			     [S_RTR] = { 1, A_AV | A_DQPN | A_RQPSN, A_ALT | A_ACCESS | A_PKEY, 0 } },
@@ -85,31 +85,31 @@ static const trans_t g_trans[SOFT_QPC_COUNT][S_COUNT][S_COUNT] = {
 		[S_SQE] = { EXITS, [S_RTS] = { 1, 0, A_CUR | A_ACCESS, 0 } },
 		[S_ERR] = { EXITS },
 	},
-	[SOFT_QPC_UD] = { DGRM_ROWS(A_PORT | A_PKEY | A_QKEY) },
-	[SOFT_QPC_SPECIAL] = { DGRM_ROWS(A_PKEY | A_QKEY) },
+	[PROV_QPC_UD] = { DGRM_ROWS(A_PORT | A_PKEY | A_QKEY) },
+	[PROV_QPC_SPECIAL] = { DGRM_ROWS(A_PKEY | A_QKEY) },
 };
 
 /* The attributes each class has at all; opts bits naming others are ignored. */
-static const soft_qp_attr_mask_t g_class_attrs[SOFT_QPC_COUNT] = {
-	[SOFT_QPC_RC] = SOFT_QPA_ALL & ~A_QKEY,
-	[SOFT_QPC_UC] = A_PORT | A_PKEY | A_ACCESS | A_AV | A_DQPN | A_RQPSN | A_SQPSN | A_ALT |
+static const prov_qp_attr_mask_t g_class_attrs[PROV_QPC_COUNT] = {
+	[PROV_QPC_RC] = PROV_QPA_ALL & ~A_QKEY,
+	[PROV_QPC_UC] = A_PORT | A_PKEY | A_ACCESS | A_AV | A_DQPN | A_RQPSN | A_SQPSN | A_ALT |
 			A_APM | A_CUR | A_SQDEV,
-	[SOFT_QPC_UD] = A_PORT | A_PKEY | A_QKEY | A_SQPSN | A_CUR | A_SQDEV,
-	[SOFT_QPC_SPECIAL] = A_PKEY | A_QKEY | A_SQPSN | A_CUR | A_SQDEV,
+	[PROV_QPC_UD] = A_PORT | A_PKEY | A_QKEY | A_SQPSN | A_CUR | A_SQDEV,
+	[PROV_QPC_SPECIAL] = A_PKEY | A_QKEY | A_SQPSN | A_CUR | A_SQDEV,
 };
 
 static const int8_t g_class_of[IB_QPT_UNKNOWN] = {
-	[IB_QPT_RELIABLE_CONN] = SOFT_QPC_RC,
-	[IB_QPT_UNRELIABLE_CONN] = SOFT_QPC_UC,
-	[IB_QPT_RELIABLE_DGRM] = SOFT_QPC_UNSUPPORTED,
-	[IB_QPT_UNRELIABLE_DGRM] = SOFT_QPC_UD,
-	[IB_QPT_QP0] = SOFT_QPC_SPECIAL,
-	[IB_QPT_QP1] = SOFT_QPC_SPECIAL,
-	[IB_QPT_RAW_IPV6] = SOFT_QPC_UNSUPPORTED,
-	[IB_QPT_RAW_ETHER] = SOFT_QPC_UNSUPPORTED,
-	[IB_QPT_MAD] = SOFT_QPC_UD,
-	[IB_QPT_QP0_ALIAS] = SOFT_QPC_SPECIAL,
-	[IB_QPT_QP1_ALIAS] = SOFT_QPC_SPECIAL,
+	[IB_QPT_RELIABLE_CONN] = PROV_QPC_RC,
+	[IB_QPT_UNRELIABLE_CONN] = PROV_QPC_UC,
+	[IB_QPT_RELIABLE_DGRM] = PROV_QPC_UNSUPPORTED,
+	[IB_QPT_UNRELIABLE_DGRM] = PROV_QPC_UD,
+	[IB_QPT_QP0] = PROV_QPC_SPECIAL,
+	[IB_QPT_QP1] = PROV_QPC_SPECIAL,
+	[IB_QPT_RAW_IPV6] = PROV_QPC_UNSUPPORTED,
+	[IB_QPT_RAW_ETHER] = PROV_QPC_UNSUPPORTED,
+	[IB_QPT_MAD] = PROV_QPC_UD,
+	[IB_QPT_QP0_ALIAS] = PROV_QPC_SPECIAL,
+	[IB_QPT_QP1_ALIAS] = PROV_QPC_SPECIAL,
 };
 
 static const struct {
@@ -228,7 +228,7 @@ static void read_sqd(const ib_qp_mod_t *m, vals_t *v)
 
 /* A field of a member: the attribute it carries and its opts bit (0: none). */
 typedef struct {
-	soft_qp_attr_mask_t attr;
+	prov_qp_attr_mask_t attr;
 	ib_qp_opts_t bit;
 } field_t;
 
@@ -290,18 +290,18 @@ static const struct {
 
 /* A modification understood: where from, where to, which attributes with which values. */
 typedef struct {
-	soft_qp_class_t cls;
+	prov_qp_class_t cls;
 	int from, to;
 	trans_t t;
-	soft_qp_attr_mask_t supplied;
+	prov_qp_attr_mask_t supplied;
 	vals_t v;
 } plan_t;
 
 /* Which fields of the member the transition takes (see the header's rule). */
-static soft_qp_attr_mask_t take_fields(const plan_t *pl)
+static prov_qp_attr_mask_t take_fields(const plan_t *pl)
 {
-	soft_qp_attr_mask_t allowed = pl->t.req | pl->t.opt | pl->t.drained;
-	soft_qp_attr_mask_t has = g_class_attrs[pl->cls], taken = 0;
+	prov_qp_attr_mask_t allowed = pl->t.req | pl->t.opt | pl->t.drained;
+	prov_qp_attr_mask_t has = g_class_attrs[pl->cls], taken = 0;
 	size_t i;
 
 	for (i = 0; i < g_members[pl->to].n; i++) {
@@ -319,18 +319,18 @@ static soft_qp_attr_mask_t take_fields(const plan_t *pl)
 
 /* Everything that can be decided without looking at values or at the CA. */
 static ib_api_status_t make_plan(ib_qp_type_t qp_type, ib_qp_state_t cur_state,
-				 const ib_qp_mod_t *p_mod, plan_t *pl, soft_qp_attr_mask_t *p_bad)
+				 const ib_qp_mod_t *p_mod, plan_t *pl, prov_qp_attr_mask_t *p_bad)
 {
-	soft_qp_attr_mask_t bad;
+	prov_qp_attr_mask_t bad;
 
 	memset(pl, 0, sizeof(*pl));
 	*p_bad = 0;
 	if (!p_mod)
 		return IB_INVALID_PARAMETER;
-	pl->cls = soft_qp_class(qp_type);
-	if (pl->cls == SOFT_QPC_INVALID)
+	pl->cls = prov_qp_class(qp_type);
+	if (pl->cls == PROV_QPC_INVALID)
 		return IB_INVALID_SETTING;
-	if (pl->cls == SOFT_QPC_UNSUPPORTED)
+	if (pl->cls == PROV_QPC_UNSUPPORTED)
 		return IB_UNSUPPORTED;
 	pl->to = state_index(p_mod->req_state);
 	if (pl->to < 0)
@@ -405,10 +405,10 @@ static int path_ok(const ib_av_attr_t *av, const ib_port_attr_t *pa)
 	       (!pa->mtu || av->conn.path_mtu <= pa->mtu);
 }
 
-static ib_api_status_t check_caps(const plan_t *pl, const soft_qp_attr_t *a,
-				  const ib_ca_attr_t *ca, soft_qp_attr_mask_t *p_bad)
+static ib_api_status_t check_caps(const plan_t *pl, const prov_qp_attr_t *a,
+				  const ib_ca_attr_t *ca, prov_qp_attr_mask_t *p_bad)
 {
-	soft_qp_attr_mask_t s = pl->supplied;
+	prov_qp_attr_mask_t s = pl->supplied;
 
 	*p_bad = s & (A_ALT | A_APM);
 	if (*p_bad && !ca->apm_support)
@@ -430,18 +430,18 @@ static ib_api_status_t check_caps(const plan_t *pl, const soft_qp_attr_t *a,
 	} while (0)
 
 /* Port, P_Key and paths: the checks that need the CA's port table. */
-static ib_api_status_t check_ports(const plan_t *pl, const soft_qp_attr_t *a,
-				   const ib_ca_attr_t *ca, soft_qp_attr_mask_t *p_bad)
+static ib_api_status_t check_ports(const plan_t *pl, const prov_qp_attr_t *a,
+				   const ib_ca_attr_t *ca, prov_qp_attr_mask_t *p_bad)
 {
 	const vals_t *v = &pl->v;
-	soft_qp_attr_mask_t s = pl->supplied;
+	prov_qp_attr_mask_t s = pl->supplied;
 	uint16_t pkey = s & A_PKEY ? v->pkey_index : a->pkey_index;
 	uint8_t port = s & A_PORT ? v->port : a->port;
 	const ib_port_attr_t *pa = port_attr(ca, port), *alt_pa;
 	ib_api_status_t status;
 
 	/* Special QPs are bound to their port; INIT may only repeat it. */
-	if (pl->cls == SOFT_QPC_SPECIAL && pl->to == S_INIT && v->port && v->port != a->port)
+	if (pl->cls == PROV_QPC_SPECIAL && pl->to == S_INIT && v->port && v->port != a->port)
 		FAIL(A_PORT, IB_INVALID_SETTING);
 	if ((s & (A_PORT | A_PKEY | A_AV)) && !pa)
 		FAIL(A_PORT, IB_INVALID_SETTING);
@@ -464,11 +464,11 @@ static ib_api_status_t check_ports(const plan_t *pl, const soft_qp_attr_t *a,
 }
 
 /* Everything else: ranges of single values, path migration, current state. */
-static ib_api_status_t check_values(const plan_t *pl, const soft_qp_attr_t *a,
-				    const ib_ca_attr_t *ca, soft_qp_attr_mask_t *p_bad)
+static ib_api_status_t check_values(const plan_t *pl, const prov_qp_attr_t *a,
+				    const ib_ca_attr_t *ca, prov_qp_attr_mask_t *p_bad)
 {
 	const vals_t *v = &pl->v;
-	soft_qp_attr_mask_t s = pl->supplied;
+	prov_qp_attr_mask_t s = pl->supplied;
 	uint32_t qpn = cl_ntoh32(v->dest_qp);
 	int cur;
 
@@ -508,9 +508,9 @@ static ib_api_status_t check_values(const plan_t *pl, const soft_qp_attr_t *a,
 /* Applying                                                                 */
 /* ------------------------------------------------------------------------ */
 
-static void reset_attr(soft_qp_attr_t *a, soft_qp_class_t cls)
+static void reset_attr(prov_qp_attr_t *a, prov_qp_class_t cls)
 {
-	uint8_t port = cls == SOFT_QPC_SPECIAL ? a->port : 0;
+	uint8_t port = cls == PROV_QPC_SPECIAL ? a->port : 0;
 
 	memset(a, 0, sizeof(*a));
 	a->state = IB_QPS_RESET;
@@ -519,7 +519,7 @@ static void reset_attr(soft_qp_attr_t *a, soft_qp_class_t cls)
 }
 
 /* The alternate path becomes the primary one; a new alternate must be loaded. */
-static void migrate(soft_qp_attr_t *a)
+static void migrate(prov_qp_attr_t *a)
 {
 	a->primary_av = a->alternate_av;
 	a->port = a->alternate_av.port_num;
@@ -532,9 +532,9 @@ static void migrate(soft_qp_attr_t *a)
 }
 
 /* Keeps the primary path's port and connection fields equal to the QP's. */
-static void sync_primary(soft_qp_attr_t *a, soft_qp_class_t cls)
+static void sync_primary(prov_qp_attr_t *a, prov_qp_class_t cls)
 {
-	if ((cls != SOFT_QPC_RC && cls != SOFT_QPC_UC) || !(a->valid & A_AV))
+	if ((cls != PROV_QPC_RC && cls != PROV_QPC_UC) || !(a->valid & A_AV))
 		return;
 	a->primary_av.port_num = a->port;
 	a->primary_av.conn.path_mtu = a->path_mtu;
@@ -543,10 +543,10 @@ static void sync_primary(soft_qp_attr_t *a, soft_qp_class_t cls)
 	a->primary_av.conn.rnr_retry_cnt = a->rnr_retry;
 }
 
-static void store(soft_qp_attr_t *a, const plan_t *pl)
+static void store(prov_qp_attr_t *a, const plan_t *pl)
 {
 	const vals_t *v = &pl->v;
-	soft_qp_attr_mask_t s = pl->supplied;
+	prov_qp_attr_mask_t s = pl->supplied;
 
 	if (s & A_PORT)
 		a->port = v->port;
@@ -597,17 +597,17 @@ static void store(soft_qp_attr_t *a, const plan_t *pl)
 /* Public functions                                                         */
 /* ------------------------------------------------------------------------ */
 
-soft_qp_class_t soft_qp_class(ib_qp_type_t qp_type)
+prov_qp_class_t prov_qp_class(ib_qp_type_t qp_type)
 {
 	if ((unsigned)qp_type >= IB_QPT_UNKNOWN)
-		return SOFT_QPC_INVALID;
-	return (soft_qp_class_t)g_class_of[qp_type];
+		return PROV_QPC_INVALID;
+	return (prov_qp_class_t)g_class_of[qp_type];
 }
 
-boolean_t soft_qp_transition(ib_qp_type_t qp_type, ib_qp_state_t from, ib_qp_state_t to,
-			     soft_qp_trans_t *p_trans)
+boolean_t prov_qp_transition(ib_qp_type_t qp_type, ib_qp_state_t from, ib_qp_state_t to,
+			     prov_qp_trans_t *p_trans)
 {
-	soft_qp_class_t cls = soft_qp_class(qp_type);
+	prov_qp_class_t cls = prov_qp_class(qp_type);
 	int f = state_index(from), t = state_index(to);
 	const trans_t *cell;
 
@@ -626,19 +626,19 @@ boolean_t soft_qp_transition(ib_qp_type_t qp_type, ib_qp_state_t from, ib_qp_sta
 	return TRUE;
 }
 
-void soft_qp_attr_init(soft_qp_attr_t *p_attr, ib_qp_type_t qp_type, uint8_t port)
+void prov_qp_attr_init(prov_qp_attr_t *p_attr, ib_qp_type_t qp_type, uint8_t port)
 {
-	soft_qp_class_t cls = soft_qp_class(qp_type);
+	prov_qp_class_t cls = prov_qp_class(qp_type);
 
 	p_attr->port = port;
 	reset_attr(p_attr, cls);
 }
 
-ib_api_status_t soft_qp_modify_check(ib_qp_type_t qp_type, ib_qp_state_t cur_state,
-				     const ib_qp_mod_t *p_mod, const soft_qp_attr_t *p_attr,
-				     const ib_ca_attr_t *p_ca, soft_qp_attr_mask_t *p_bad)
+ib_api_status_t prov_qp_modify_check(ib_qp_type_t qp_type, ib_qp_state_t cur_state,
+				     const ib_qp_mod_t *p_mod, const prov_qp_attr_t *p_attr,
+				     const ib_ca_attr_t *p_ca, prov_qp_attr_mask_t *p_bad)
 {
-	soft_qp_attr_mask_t bad = 0;
+	prov_qp_attr_mask_t bad = 0;
 	ib_api_status_t status = IB_INVALID_PARAMETER;
 	plan_t pl;
 
@@ -656,10 +656,10 @@ ib_api_status_t soft_qp_modify_check(ib_qp_type_t qp_type, ib_qp_state_t cur_sta
 	return status;
 }
 
-ib_api_status_t soft_qp_apply_mod(ib_qp_type_t qp_type, soft_qp_attr_t *p_attr,
-				  const ib_qp_mod_t *p_mod, soft_qp_attr_mask_t *p_applied)
+ib_api_status_t prov_qp_apply_mod(ib_qp_type_t qp_type, prov_qp_attr_t *p_attr,
+				  const ib_qp_mod_t *p_mod, prov_qp_attr_mask_t *p_applied)
 {
-	soft_qp_attr_mask_t bad;
+	prov_qp_attr_mask_t bad;
 	ib_api_status_t status;
 	plan_t pl;
 
@@ -685,9 +685,9 @@ ib_api_status_t soft_qp_apply_mod(ib_qp_type_t qp_type, soft_qp_attr_t *p_attr,
 	return IB_SUCCESS;
 }
 
-ib_api_status_t soft_qp_modify(ib_qp_type_t qp_type, soft_qp_attr_t *p_attr,
+ib_api_status_t prov_qp_modify(ib_qp_type_t qp_type, prov_qp_attr_t *p_attr,
 			       const ib_qp_mod_t *p_mod, const ib_ca_attr_t *p_ca,
-			       soft_qp_attr_mask_t *p_bad)
+			       prov_qp_attr_mask_t *p_bad)
 {
 	ib_api_status_t status;
 
@@ -696,9 +696,9 @@ ib_api_status_t soft_qp_modify(ib_qp_type_t qp_type, soft_qp_attr_t *p_attr,
 			*p_bad = 0;
 		return IB_INVALID_PARAMETER;
 	}
-	status = soft_qp_modify_check(qp_type, p_attr->state, p_mod, p_attr, p_ca, p_bad);
+	status = prov_qp_modify_check(qp_type, p_attr->state, p_mod, p_attr, p_ca, p_bad);
 	if (status == IB_SUCCESS)
-		status = soft_qp_apply_mod(qp_type, p_attr, p_mod, NULL);
+		status = prov_qp_apply_mod(qp_type, p_attr, p_mod, NULL);
 	return status;
 }
 
@@ -706,8 +706,8 @@ ib_api_status_t soft_qp_modify(ib_qp_type_t qp_type, soft_qp_attr_t *p_attr,
 /* HCA events                                                               */
 /* ------------------------------------------------------------------------ */
 
-#define ALL_CLASSES (CB(SOFT_QPC_RC) | CB(SOFT_QPC_UC) | CB(SOFT_QPC_UD) | CB(SOFT_QPC_SPECIAL))
-#define CONNECTED   (CB(SOFT_QPC_RC) | CB(SOFT_QPC_UC))
+#define ALL_CLASSES (CB(PROV_QPC_RC) | CB(PROV_QPC_UC) | CB(PROV_QPC_UD) | CB(PROV_QPC_SPECIAL))
+#define CONNECTED   (CB(PROV_QPC_RC) | CB(PROV_QPC_UC))
 #define LIVE        (SB(S_INIT) | SB(S_RTR) | SB(S_RTS) | SB(S_SQD) | SB(S_SQE))
 #define RESPONDING  (SB(S_RTR) | SB(S_RTS) | SB(S_SQD) | SB(S_SQE))
 
@@ -717,40 +717,40 @@ static const struct {
 	uint8_t classes;
 	int8_t to;
 	ib_async_event_t async;
-} g_events[SOFT_QP_EV_COUNT] = {
-	[SOFT_QP_EV_COMM_EST] = { SB(S_RTR), CONNECTED, -1, IB_AE_QP_COMM },
-	[SOFT_QP_EV_SQ_DRAINED] = { SB(S_SQD), ALL_CLASSES, S_SQD, IB_AE_SQ_DRAINED },
-	[SOFT_QP_EV_SEND_ERR] = { SB(S_RTS) | SB(S_SQD), ALL_CLASSES, S_SQE, 0 },
-	[SOFT_QP_EV_WQ_ERR] = { LIVE, ALL_CLASSES, S_ERR, 0 },
-	[SOFT_QP_EV_REQ_ERR] = { RESPONDING, CB(SOFT_QPC_RC), S_ERR, IB_AE_WQ_REQ_ERROR },
-	[SOFT_QP_EV_ACCESS_ERR] = { RESPONDING, CB(SOFT_QPC_RC), S_ERR, IB_AE_WQ_ACCESS_ERROR },
-	[SOFT_QP_EV_FATAL] = { LIVE | SB(S_ERR), ALL_CLASSES, S_ERR, IB_AE_QP_FATAL },
-	[SOFT_QP_EV_APM_ARMED] = { SB(S_RTR) | SB(S_RTS) | SB(S_SQD), CONNECTED, -1, 0 },
-	[SOFT_QP_EV_MIGRATED] = { SB(S_RTS) | SB(S_SQD), CONNECTED, -1, IB_AE_QP_APM },
+} g_events[PROV_QP_EV_COUNT] = {
+	[PROV_QP_EV_COMM_EST] = { SB(S_RTR), CONNECTED, -1, IB_AE_QP_COMM },
+	[PROV_QP_EV_SQ_DRAINED] = { SB(S_SQD), ALL_CLASSES, S_SQD, IB_AE_SQ_DRAINED },
+	[PROV_QP_EV_SEND_ERR] = { SB(S_RTS) | SB(S_SQD), ALL_CLASSES, S_SQE, 0 },
+	[PROV_QP_EV_WQ_ERR] = { LIVE, ALL_CLASSES, S_ERR, 0 },
+	[PROV_QP_EV_REQ_ERR] = { RESPONDING, CB(PROV_QPC_RC), S_ERR, IB_AE_WQ_REQ_ERROR },
+	[PROV_QP_EV_ACCESS_ERR] = { RESPONDING, CB(PROV_QPC_RC), S_ERR, IB_AE_WQ_ACCESS_ERROR },
+	[PROV_QP_EV_FATAL] = { LIVE | SB(S_ERR), ALL_CLASSES, S_ERR, IB_AE_QP_FATAL },
+	[PROV_QP_EV_APM_ARMED] = { SB(S_RTR) | SB(S_RTS) | SB(S_SQD), CONNECTED, -1, 0 },
+	[PROV_QP_EV_MIGRATED] = { SB(S_RTS) | SB(S_SQD), CONNECTED, -1, IB_AE_QP_APM },
 };
 
 /* Conditions beyond state and class; FALSE when the event does not apply. */
-static boolean_t event_applies(soft_qp_event_t ev, const soft_qp_attr_t *a)
+static boolean_t event_applies(prov_qp_event_t ev, const prov_qp_attr_t *a)
 {
-	if (ev == SOFT_QP_EV_SQ_DRAINED)
+	if (ev == PROV_QP_EV_SQ_DRAINED)
 		return draining(a->state);
-	if (ev == SOFT_QP_EV_APM_ARMED)
+	if (ev == PROV_QP_EV_APM_ARMED)
 		return a->apm_state == IB_APM_REARM && a->alt_valid;
-	if (ev == SOFT_QP_EV_MIGRATED)
+	if (ev == PROV_QP_EV_MIGRATED)
 		return a->apm_state == IB_APM_ARMED && a->alt_valid;
 	return TRUE;
 }
 
-boolean_t soft_qp_event(ib_qp_type_t qp_type, soft_qp_attr_t *p_attr, soft_qp_event_t ev,
+boolean_t prov_qp_event(ib_qp_type_t qp_type, prov_qp_attr_t *p_attr, prov_qp_event_t ev,
 			ib_async_event_t *p_async)
 {
-	soft_qp_class_t cls = soft_qp_class(qp_type);
+	prov_qp_class_t cls = prov_qp_class(qp_type);
 	ib_async_event_t async;
 	int from, to;
 
 	if (p_async)
 		*p_async = (ib_async_event_t)0;
-	if (!p_attr || cls < 0 || (unsigned)ev >= SOFT_QP_EV_COUNT)
+	if (!p_attr || cls < 0 || (unsigned)ev >= PROV_QP_EV_COUNT)
 		return FALSE;
 	from = state_index(p_attr->state);
 	if (from < 0 || !(g_events[ev].from & SB(from)) || !(g_events[ev].classes & CB(cls)) ||
@@ -758,18 +758,18 @@ boolean_t soft_qp_event(ib_qp_type_t qp_type, soft_qp_attr_t *p_attr, soft_qp_ev
 		return FALSE;
 	async = g_events[ev].async;
 	to = g_events[ev].to;
-	if (ev == SOFT_QP_EV_SEND_ERR && cls == SOFT_QPC_RC)
+	if (ev == PROV_QP_EV_SEND_ERR && cls == PROV_QPC_RC)
 		to = S_ERR; /* reliable connections have no send-queue-error state */
-	if (ev == SOFT_QP_EV_SQ_DRAINED) {
+	if (ev == PROV_QP_EV_SQ_DRAINED) {
 		if (!p_attr->sqd_event)
 			async = (ib_async_event_t)0;
 		p_attr->state = IB_QPS_SQD_DRAINED;
 	} else if (to >= 0) {
 		p_attr->state = g_state_of[to];
 	}
-	if (ev == SOFT_QP_EV_APM_ARMED)
+	if (ev == PROV_QP_EV_APM_ARMED)
 		p_attr->apm_state = IB_APM_ARMED;
-	if (ev == SOFT_QP_EV_MIGRATED) {
+	if (ev == PROV_QP_EV_MIGRATED) {
 		migrate(p_attr);
 		sync_primary(p_attr, cls);
 	}
@@ -780,7 +780,7 @@ boolean_t soft_qp_event(ib_qp_type_t qp_type, soft_qp_attr_t *p_attr, soft_qp_ev
 	return TRUE;
 }
 
-void soft_qp_attr_to_ib(const soft_qp_attr_t *p_attr, ib_qp_attr_t *p_qp_attr)
+void prov_qp_attr_to_ib(const prov_qp_attr_t *p_attr, ib_qp_attr_t *p_qp_attr)
 {
 	p_qp_attr->state = p_attr->state;
 	p_qp_attr->access_ctrl = p_attr->access_ctrl;
@@ -802,25 +802,25 @@ void soft_qp_attr_to_ib(const soft_qp_attr_t *p_attr, ib_qp_attr_t *p_qp_attr)
 /* Names                                                                    */
 /* ------------------------------------------------------------------------ */
 
-static const char *const g_attr_names[SOFT_QPA_COUNT] = {
+static const char *const g_attr_names[PROV_QPA_COUNT] = {
 	"PORT", "PKEY_INDEX", "QKEY", "ACCESS", "AV", "DEST_QPN", "RQ_PSN", "SQ_PSN",
 	"MAX_DEST_RD_ATOMIC", "MIN_RNR_TIMER", "TIMEOUT", "RETRY_CNT", "RNR_RETRY",
 	"MAX_RD_ATOMIC", "ALT_PATH", "APM_STATE", "CUR_STATE", "SQD_EVENT",
 };
 
-static const char *const g_event_names[SOFT_QP_EV_COUNT] = {
-	[SOFT_QP_EV_COMM_EST] = "COMM_EST",
-	[SOFT_QP_EV_SQ_DRAINED] = "SQ_DRAINED",
-	[SOFT_QP_EV_SEND_ERR] = "SEND_ERR",
-	[SOFT_QP_EV_WQ_ERR] = "WQ_ERR",
-	[SOFT_QP_EV_REQ_ERR] = "REQ_ERR",
-	[SOFT_QP_EV_ACCESS_ERR] = "ACCESS_ERR",
-	[SOFT_QP_EV_FATAL] = "FATAL",
-	[SOFT_QP_EV_APM_ARMED] = "APM_ARMED",
-	[SOFT_QP_EV_MIGRATED] = "MIGRATED",
+static const char *const g_event_names[PROV_QP_EV_COUNT] = {
+	[PROV_QP_EV_COMM_EST] = "COMM_EST",
+	[PROV_QP_EV_SQ_DRAINED] = "SQ_DRAINED",
+	[PROV_QP_EV_SEND_ERR] = "SEND_ERR",
+	[PROV_QP_EV_WQ_ERR] = "WQ_ERR",
+	[PROV_QP_EV_REQ_ERR] = "REQ_ERR",
+	[PROV_QP_EV_ACCESS_ERR] = "ACCESS_ERR",
+	[PROV_QP_EV_FATAL] = "FATAL",
+	[PROV_QP_EV_APM_ARMED] = "APM_ARMED",
+	[PROV_QP_EV_MIGRATED] = "MIGRATED",
 };
 
-const char *soft_qp_state_str(ib_qp_state_t state)
+const char *prov_qp_state_str(ib_qp_state_t state)
 {
 	size_t i;
 
@@ -830,11 +830,11 @@ const char *soft_qp_state_str(ib_qp_state_t state)
 	return "UNKNOWN";
 }
 
-const char *soft_qp_attr_str(soft_qp_attr_mask_t bit)
+const char *prov_qp_attr_str(prov_qp_attr_mask_t bit)
 {
 	unsigned int i;
 
-	if (!bit || (bit & (bit - 1)) || (bit & ~SOFT_QPA_ALL))
+	if (!bit || (bit & (bit - 1)) || (bit & ~PROV_QPA_ALL))
 		return "UNKNOWN";
 	for (i = 0; !(bit & 1u); i++)
 		bit >>= 1;
@@ -853,7 +853,7 @@ static size_t append(char *buf, size_t len, size_t used, const char *sep, const 
 	return n > 0 ? (size_t)n : 0;
 }
 
-size_t soft_qp_attr_mask_str(soft_qp_attr_mask_t mask, char *buf, size_t len)
+size_t prov_qp_attr_mask_str(prov_qp_attr_mask_t mask, char *buf, size_t len)
 {
 	char extra[16];
 	size_t used = 0;
@@ -863,19 +863,19 @@ size_t soft_qp_attr_mask_str(soft_qp_attr_mask_t mask, char *buf, size_t len)
 		buf[0] = '\0';
 	if (!mask)
 		return append(buf, len, 0, "", "none");
-	for (i = 0; i < SOFT_QPA_COUNT; i++)
+	for (i = 0; i < PROV_QPA_COUNT; i++)
 		if (mask & (1u << i))
 			used += append(buf, len, used, used ? "|" : "", g_attr_names[i]);
-	if (mask & ~SOFT_QPA_ALL) {
-		snprintf(extra, sizeof(extra), "0x%x", (unsigned)(mask & ~SOFT_QPA_ALL));
+	if (mask & ~PROV_QPA_ALL) {
+		snprintf(extra, sizeof(extra), "0x%x", (unsigned)(mask & ~PROV_QPA_ALL));
 		used += append(buf, len, used, used ? "|" : "", extra);
 	}
 	return used;
 }
 
-const char *soft_qp_event_str(soft_qp_event_t ev)
+const char *prov_qp_event_str(prov_qp_event_t ev)
 {
-	if ((unsigned)ev >= SOFT_QP_EV_COUNT)
+	if ((unsigned)ev >= PROV_QP_EV_COUNT)
 		return "UNKNOWN";
 	return g_event_names[ev];
 }

@@ -3,7 +3,7 @@
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  */
 /**
- * @file al_wc_ring.h
+ * @file prov_wc_ring.h
  * @brief The completion ring a provider that keeps its own CQs (soft, and
  * the verbs provider's MAD-only CAs) builds them on. Private.
  *
@@ -15,8 +15,8 @@
  *
  * Thread safety: none; the provider holds its CQ's lock around every call.
  */
-#ifndef AL_WC_RING_H
-#define AL_WC_RING_H
+#ifndef PROV_WC_RING_H
+#define PROV_WC_RING_H
 
 #include <stdlib.h>
 #include <iba/ib_types.h>
@@ -24,35 +24,35 @@
 /** @cond INTERNAL */
 
 enum {
-	AL_WC_ARM_NONE = 0, /* not armed */
-	AL_WC_ARM_NEXT = 1, /* next completion */
-	AL_WC_ARM_SOL = 2,  /* next solicited (or error) completion */
-	AL_WC_ARM_N = 3     /* after arm_n completions */
+	PROV_WC_ARM_NONE = 0, /* not armed */
+	PROV_WC_ARM_NEXT = 1, /* next completion */
+	PROV_WC_ARM_SOL = 2,  /* next solicited (or error) completion */
+	PROV_WC_ARM_N = 3     /* after arm_n completions */
 };
 
-typedef struct al_wc_ring {
+typedef struct prov_wc_ring {
 	ib_wc_t *wc;      /* entries (p_next unused) */
 	uint32_t size;    /* capacity */
 	uint32_t head;    /* oldest entry */
 	uint32_t count;   /* entries held */
-	int arm;          /* AL_WC_ARM_* */
-	uint32_t arm_n;   /* AL_WC_ARM_N: completions still to come */
+	int arm;          /* PROV_WC_ARM_* */
+	uint32_t arm_n;   /* PROV_WC_ARM_N: completions still to come */
 	int overrun;      /* a loss was reported; cleared by a poll */
-} al_wc_ring_t;
+} prov_wc_ring_t;
 
 /* Allocates @p size entries; 0, or -1 when out of memory. */
-static inline int al_wc_ring_init(al_wc_ring_t *r, uint32_t size)
+static inline int prov_wc_ring_init(prov_wc_ring_t *r, uint32_t size)
 {
 	r->wc = (ib_wc_t *)calloc(size, sizeof(ib_wc_t));
 	r->size = size;
 	r->head = r->count = 0;
-	r->arm = AL_WC_ARM_NONE;
+	r->arm = PROV_WC_ARM_NONE;
 	r->arm_n = 0;
 	r->overrun = 0;
 	return r->wc ? 0 : -1;
 }
 
-static inline void al_wc_ring_free(al_wc_ring_t *r)
+static inline void prov_wc_ring_free(prov_wc_ring_t *r)
 {
 	free(r->wc);
 	r->wc = NULL;
@@ -60,7 +60,7 @@ static inline void al_wc_ring_free(al_wc_ring_t *r)
 
 /* Moves the oldest entries into the free list's elements, as poll_cq does;
  * IB_NOT_FOUND (and *pp_done NULL) when the ring is empty. */
-static inline ib_api_status_t al_wc_ring_take(al_wc_ring_t *r, ib_wc_t **pp_free,
+static inline ib_api_status_t prov_wc_ring_take(prov_wc_ring_t *r, ib_wc_t **pp_free,
 					      ib_wc_t **pp_done)
 {
 	ib_wc_t *done = NULL, **tail = &done, *wc;
@@ -85,22 +85,22 @@ static inline ib_api_status_t al_wc_ring_take(al_wc_ring_t *r, ib_wc_t **pp_free
 }
 
 /* Arms for the next (or next solicited) completion; NEXT is not narrowed to SOL. */
-static inline void al_wc_ring_rearm(al_wc_ring_t *r, boolean_t solicited)
+static inline void prov_wc_ring_rearm(prov_wc_ring_t *r, boolean_t solicited)
 {
-	if (!(solicited && r->arm == AL_WC_ARM_NEXT))
-		r->arm = solicited ? AL_WC_ARM_SOL : AL_WC_ARM_NEXT;
+	if (!(solicited && r->arm == PROV_WC_ARM_NEXT))
+		r->arm = solicited ? PROV_WC_ARM_SOL : PROV_WC_ARM_NEXT;
 }
 
 /* Arms for @p n more completions (the caller checked 1..size). */
-static inline void al_wc_ring_rearm_n(al_wc_ring_t *r, uint32_t n)
+static inline void prov_wc_ring_rearm_n(prov_wc_ring_t *r, uint32_t n)
 {
-	r->arm = AL_WC_ARM_N;
+	r->arm = PROV_WC_ARM_N;
 	r->arm_n = n;
 }
 
 /* Adds a completion. *p_fire: the arming fired (and is cleared);
  * *p_lost: the ring was full and this is the first loss since a poll. */
-static inline void al_wc_ring_put(al_wc_ring_t *r, const ib_wc_t *p_wc, boolean_t solicited,
+static inline void prov_wc_ring_put(prov_wc_ring_t *r, const ib_wc_t *p_wc, boolean_t solicited,
 				  boolean_t *p_fire, boolean_t *p_lost)
 {
 	uint32_t slot;
@@ -117,22 +117,22 @@ static inline void al_wc_ring_put(al_wc_ring_t *r, const ib_wc_t *p_wc, boolean_
 	r->wc[slot].p_next = NULL;
 	r->count++;
 	switch (r->arm) {
-	case AL_WC_ARM_NEXT:
+	case PROV_WC_ARM_NEXT:
 		*p_fire = TRUE;
 		break;
-	case AL_WC_ARM_SOL:
+	case PROV_WC_ARM_SOL:
 		*p_fire = solicited || p_wc->status != IB_WCS_SUCCESS;
 		break;
-	case AL_WC_ARM_N:
+	case PROV_WC_ARM_N:
 		*p_fire = --r->arm_n == 0;
 		break;
 	default:
 		break;
 	}
 	if (*p_fire)
-		r->arm = AL_WC_ARM_NONE;
+		r->arm = PROV_WC_ARM_NONE;
 }
 
 /** @endcond */
 
-#endif /* AL_WC_RING_H */
+#endif /* PROV_WC_RING_H */
