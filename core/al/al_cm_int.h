@@ -277,4 +277,31 @@ void al_cm_timer_arm(al_cep_t *p_cep, uint32_t ms, uint32_t retries);
 void al_cm_timer_rearm(al_cep_t *p_cep, uint32_t ms);
 void al_cm_timer_stop(al_cep_t *p_cep);
 
+/* Shared by the endpoint file (al_cm_cep.c) and the receive handlers
+ * (al_cm_recv.c); al_cm_g.lock held unless said otherwise. */
+/* Key of a passive CEP in al_cm_g.remotes: a REQ's CEP under {remote comm
+ * ID, remote CA GUID}; a SIDR_REQ's (whose sender names no CA) under
+ * {1 << 32 | request ID, port GUID, source LID}. */
+#define REMOTE_SIDR (1ull << 32)
+/* The endpoint an index entry (cl_fmap_item_t of cm_index_t) belongs to, by its field. */
+#define IDX_CEP(it, field) PARENT_STRUCT(PARENT_STRUCT(it, cm_index_t, item), al_cep_t, field)
+/* The AV of an alternate path, through the port that has its SGID. */
+void al_cm_alt_to_av(const al_cep_t *p_cep, const ib_path_rec_t *p_alt, ib_av_attr_t *p_av);
+/* The endpoint of a remote comm ID and CA GUID, or NULL. */
+al_cep_t *al_cm_cep_by_remote(uint32_t remote_id, uint64_t remote_guid);
+/* The endpoint connected to a remote QPN of a CA GUID, or NULL. */
+al_cep_t *al_cm_cep_by_remote_qpn(uint32_t qpn, uint64_t guid);
+/* The ib_cm_handle_t a callback gets for an endpoint. */
+ib_cm_handle_t al_cm_cep_handle(const al_cep_t *p_cep);
+/* A callback event of an endpoint (NULL: no memory); al_cm_ev_queue runs it
+ * on a callback thread (a NULL event is ignored). */
+cm_event_t *al_cm_ev_new(al_cep_t *p_cep, cm_ev_kind_t kind, void *pfn);
+void al_cm_ev_queue(cm_event_t *p_ev);
+/* Queues the user's rej, drep and apr callbacks (message, or a status of our own). */
+void al_cm_queue_rej(al_cep_t *p_cep, const al_cm_rej_msg_t *p_rej, ib_net16_t reason);
+void al_cm_queue_drep(al_cep_t *p_cep, ib_api_status_t status, const al_cm_drep_msg_t *p_drep);
+void al_cm_queue_apr(al_cep_t *p_cep, ib_api_status_t status, const al_cm_apr_msg_t *p_apr);
+/* A path record from a REQ's primary or alternate path. */
+void al_cm_wire_to_path(const al_cm_path_t *w, const al_cm_req_msg_t *p_req, ib_path_rec_t *p);
+
 #endif /* AL_CM_INT_H */
