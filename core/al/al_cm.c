@@ -331,19 +331,113 @@ out:
 	return st;
 }
 
+/* The QP of an ib_cm_req: of the request's type, in RESET or INIT, and not
+ * bound to another connection. Its attributes in *p_qa. */
+static ib_api_status_t req_qp_check(const ib_cm_req_t *r, al_qp_t *p_qp, ib_qp_attr_t *p_qa)
+{
+	ib_api_status_t st = ib_query_qp(r->h_qp, p_qa);
+
+	if (st != IB_SUCCESS)
+		return st;
+	if (p_qa->qp_type != r->qp_type)
+		return IB_INVALID_SETTING;
+	if (p_qa->state != IB_QPS_RESET && p_qa->state != IB_QPS_INIT)
+		return IB_INVALID_QP_STATE;
+	pthread_mutex_lock(&al_cm_g.lock);
+	st = al_cm_cep_by_qp(p_qp) ? IB_INVALID_STATE : IB_SUCCESS;
+	pthread_mutex_unlock(&al_cm_g.lock);
+	return st;
+}
+
+/* An active endpoint's fields from the request, its QP and the port of its primary path. */
+static void cep_from_req(al_cep_t *p_cep, const ib_cm_req_t *r, al_qp_t *p_qp,
+			 const ib_qp_attr_t *p_qa, cm_port_t *p_port)
+{
+	const ib_path_rec_t *pp = r->p_primary_path;
+	uint8_t life = ib_path_rec_pkt_life(pp);
+
+	p_cep->active = TRUE;
+	p_cep->qp_type = r->qp_type;
+	p_cep->h_qp = r->h_qp;
+	p_cep->p_qp = p_qp;
+	p_cep->qp_context = p_qp->v.obj.context;
+	p_cep->p_port = p_port;
+	p_cep->path = *pp;
+	p_cep->dlid = pp->dlid;
+	p_cep->sl = ib_path_rec_sl(pp);
+	p_cep->pkey_index = al_cm_pkey_index_of(p_port, pp->pkey, NULL);
+	p_cep->local_qpn = cl_ntoh32(p_qa->num);
+	p_cep->local_psn = al_cm_rand24();
+	p_cep->resp_res = r->resp_res;
+	p_cep->init_depth = r->init_depth;
+	p_cep->rnr_nak_timeout = r->rnr_nak_timeout;
+	p_cep->retry_cnt = r->retry_cnt;
+	p_cep->rnr_retry_cnt = r->rnr_retry_cnt;
+	p_cep->pktlife_ms = al_cm_time_ms(life);
+	p_cep->local_ack_timeout = (uint8_t)(life + 1 > 31 ? 31 : life + 1);
+	p_cep->twait_ms = al_cm_time_ms(p_cep->local_ack_timeout) + p_cep->pktlife_ms;
+	p_cep->peer_resp_ms = al_cm_time_ms(r->remote_resp_timeout) + 2 * p_cep->pktlife_ms;
+	p_cep->max_cm_retries = r->max_cm_retries;
+	p_cep->pfn_rep = r->pfn_cm_rep_cb;
+	p_cep->pfn_rej = r->pfn_cm_rej_cb;
+	p_cep->pfn_mra = r->pfn_cm_mra_cb;
+	p_cep->pfn_req = r->pfn_cm_req_cb;
+	if (r->p_alt_path) {
+		p_cep->alt_req = TRUE;
+		p_cep->alt_path = *r->p_alt_path;
+	}
+}
+
+/* The REQ an active endpoint sends (all but its comm ID). */
+static void req_msg(al_cm_req_msg_t *q, const ib_cm_req_t *r, const al_cep_t *p_cep,
+		    const ib_qp_attr_t *p_qa)
+{
+	const ib_path_rec_t *pp = r->p_primary_path;
+
+	memset(q, 0, sizeof(*q));
+	q->service_id = cl_ntoh64(r->svc_id);
+	q->local_ca_guid = cl_ntoh64(p_cep->p_port->ca_guid);
+	q->local_qpn = p_cep->local_qpn;
+	q->resp_res = r->resp_res;
+	q->init_depth = r->init_depth;
+	q->remote_cm_resp_timeout = r->remote_resp_timeout;
+	q->transport = r->qp_type == IB_QPT_RELIABLE_CONN ? AL_CM_TRANSPORT_RC : AL_CM_TRANSPORT_UC;
+	q->flow_ctrl = r->flow_ctrl ? 1 : 0;
+	q->starting_psn = p_cep->local_psn;
+	q->local_cm_resp_timeout = r->local_resp_timeout;
+	q->retry_count = r->retry_cnt;
+	q->pkey = cl_ntoh16(pp->pkey);
+	q->path_mtu = ib_path_rec_mtu(pp);
+	q->rnr_retry_count = r->rnr_retry_cnt;
+	q->max_cm_retries = r->max_cm_retries;
+	q->srq = p_qa->h_srq ? 1 : 0;
+	al_cm_path_to_wire(pp, &q->primary, p_cep->local_ack_timeout);
+	if (r->p_alt_path)
+		al_cm_path_to_wire(r->p_alt_path, &q->alternate,
+				   (uint8_t)(ib_path_rec_pkt_life(r->p_alt_path) + 1));
+	if (r->req_length)
+		memcpy(q->private_data, r->p_req_pdata, r->req_length);
+}
+
+/* Destroys an endpoint that never went out, after unbinding it from its QP
+ * (its destruction must not touch the QP). */
+static void cep_discard(al_cep_t *p_cep)
+{
+	p_cep->h_qp = NULL;
+	p_cep->p_qp = NULL;
+	al_obj_destroy(&p_cep->obj, NULL);
+}
+
 ib_api_status_t ib_cm_req(const ib_cm_req_t *const p_cm_req)
 {
 	al_qp_t *p_qp;
 	ib_qp_attr_t qa;
 	al_cep_t *p_cep;
-	cm_agents_t *p_ag;
 	cm_port_t *p_port;
 	al_cm_msg_t m;
-	const ib_path_rec_t *pp;
 	ib_api_status_t st;
 	cm_sync_t sync;
 	boolean_t do_sync;
-	cl_qlist_t dead;
 
 	if (!p_cm_req)
 		return IB_INVALID_PARAMETER;
@@ -361,114 +455,36 @@ ib_api_status_t ib_cm_req(const ib_cm_req_t *const p_cm_req)
 		st = al_cm_kern_get()->req(p_cm_req, p_qp);
 		goto out;
 	}
-	st = ib_query_qp(p_cm_req->h_qp, &qa);
-	if (st != IB_SUCCESS)
-		goto out;
-	if (qa.qp_type != p_cm_req->qp_type) {
-		st = IB_INVALID_SETTING;
-		goto out;
-	}
-	if (qa.state != IB_QPS_RESET && qa.state != IB_QPS_INIT) {
-		st = IB_INVALID_QP_STATE;
-		goto out;
-	}
-	pthread_mutex_lock(&al_cm_g.lock);
-	st = al_cm_cep_by_qp(p_qp) ? IB_INVALID_STATE : IB_SUCCESS;
-	pthread_mutex_unlock(&al_cm_g.lock);
+	st = req_qp_check(p_cm_req, p_qp, &qa);
 	if (st != IB_SUCCESS)
 		goto out;
 	st = al_cm_cep_create(p_qp->p_pd->p_ca->v.obj.p_parent, &p_cep);
 	if (st != IB_SUCCESS)
 		goto out;
-	p_ag = p_cep->p_agents;
-	pp = p_cm_req->p_primary_path;
-	st = path_port(p_ag, p_qp, pp, &p_port);
+	st = path_port(p_cep->p_agents, p_qp, p_cm_req->p_primary_path, &p_port);
 	if (st != IB_SUCCESS) {
 		al_obj_destroy(&p_cep->obj, NULL);
 		goto out;
 	}
-	p_cep->active = TRUE;
-	p_cep->qp_type = p_cm_req->qp_type;
-	p_cep->h_qp = p_cm_req->h_qp;
-	p_cep->p_qp = p_qp;
-	p_cep->qp_context = p_qp->v.obj.context;
-	p_cep->p_port = p_port;
-	p_cep->path = *pp;
-	p_cep->dlid = pp->dlid;
-	p_cep->sl = ib_path_rec_sl(pp);
-	p_cep->pkey_index = al_cm_pkey_index_of(p_port, pp->pkey, NULL);
-	p_cep->local_qpn = cl_ntoh32(qa.num);
-	p_cep->local_psn = al_cm_rand24();
-	p_cep->resp_res = p_cm_req->resp_res;
-	p_cep->init_depth = p_cm_req->init_depth;
-	p_cep->rnr_nak_timeout = p_cm_req->rnr_nak_timeout;
-	p_cep->retry_cnt = p_cm_req->retry_cnt;
-	p_cep->rnr_retry_cnt = p_cm_req->rnr_retry_cnt;
-	p_cep->pktlife_ms = al_cm_time_ms(ib_path_rec_pkt_life(pp));
-	p_cep->local_ack_timeout = (uint8_t)(ib_path_rec_pkt_life(pp) + 1 > 31 ? 31 : ib_path_rec_pkt_life(pp) + 1);
-	p_cep->twait_ms = al_cm_time_ms(p_cep->local_ack_timeout) + p_cep->pktlife_ms;
-	p_cep->peer_resp_ms = al_cm_time_ms(p_cm_req->remote_resp_timeout) + 2 * p_cep->pktlife_ms;
-	p_cep->max_cm_retries = p_cm_req->max_cm_retries;
-	p_cep->pfn_rep = p_cm_req->pfn_cm_rep_cb;
-	p_cep->pfn_rej = p_cm_req->pfn_cm_rej_cb;
-	p_cep->pfn_mra = p_cm_req->pfn_cm_mra_cb;
-	p_cep->pfn_req = p_cm_req->pfn_cm_req_cb;
-	if (p_cm_req->p_alt_path) {
-		p_cep->alt_req = TRUE;
-		p_cep->alt_path = *p_cm_req->p_alt_path;
-	}
-	st = al_cm_qp_init(p_cep, 0);
-	if (st != IB_SUCCESS) {
-		p_cep->h_qp = NULL;
-		p_cep->p_qp = NULL;
-		al_obj_destroy(&p_cep->obj, NULL);
+	cep_from_req(p_cep, p_cm_req, p_qp, &qa, p_port);
+	if (al_cm_qp_init(p_cep, 0) != IB_SUCCESS) {
 		st = IB_INVALID_QP_STATE;
-		goto out;
+		goto discard_cep;
 	}
-
 	memset(&m, 0, sizeof(m));
-	m.req.service_id = cl_ntoh64(p_cm_req->svc_id);
-	m.req.local_ca_guid = cl_ntoh64(p_port->ca_guid);
-	m.req.local_qpn = p_cep->local_qpn;
-	m.req.resp_res = p_cm_req->resp_res;
-	m.req.init_depth = p_cm_req->init_depth;
-	m.req.remote_cm_resp_timeout = p_cm_req->remote_resp_timeout;
-	m.req.transport = p_cm_req->qp_type == IB_QPT_RELIABLE_CONN ? AL_CM_TRANSPORT_RC : AL_CM_TRANSPORT_UC;
-	m.req.flow_ctrl = p_cm_req->flow_ctrl ? 1 : 0;
-	m.req.starting_psn = p_cep->local_psn;
-	m.req.local_cm_resp_timeout = p_cm_req->local_resp_timeout;
-	m.req.retry_count = p_cm_req->retry_cnt;
-	m.req.pkey = cl_ntoh16(pp->pkey);
-	m.req.path_mtu = ib_path_rec_mtu(pp);
-	m.req.rnr_retry_count = p_cm_req->rnr_retry_cnt;
-	m.req.max_cm_retries = p_cm_req->max_cm_retries;
-	m.req.srq = qa.h_srq ? 1 : 0;
-	al_cm_path_to_wire(pp, &m.req.primary, p_cep->local_ack_timeout);
-	if (p_cm_req->p_alt_path)
-		al_cm_path_to_wire(p_cm_req->p_alt_path, &m.req.alternate,
-			     (uint8_t)(ib_path_rec_pkt_life(p_cm_req->p_alt_path) + 1));
-	if (p_cm_req->req_length)
-		memcpy(m.req.private_data, p_cm_req->p_req_pdata, p_cm_req->req_length);
-
-	st = al_cm_sync_init(p_cm_req->flags, 1u << EV_REP | 1u << EV_REJ | 1u << EV_REQ, &sync, &do_sync);
-	if (st != IB_SUCCESS) {
-		p_cep->h_qp = NULL;
-		p_cep->p_qp = NULL;
-		al_obj_destroy(&p_cep->obj, NULL);
-		goto out;
-	}
-	cl_qlist_init(&dead);
+	req_msg(&m.req, p_cm_req, p_cep, &qa);
+	st = al_cm_sync_init(p_cm_req->flags, 1u << EV_REP | 1u << EV_REJ | 1u << EV_REQ, &sync,
+			     &do_sync);
+	if (st != IB_SUCCESS)
+		goto discard_cep;
 	pthread_mutex_lock(&al_cm_g.lock);
 	if (al_cm_cep_by_qp(p_qp)) {
 		/* Another ib_cm_req on the QP won the race. */
 		pthread_mutex_unlock(&al_cm_g.lock);
-		p_cep->h_qp = NULL;
-		p_cep->p_qp = NULL;
-		al_obj_destroy(&p_cep->obj, NULL);
 		st = IB_INVALID_STATE;
 		if (do_sync)
 			al_cm_sync_drop(&sync);
-		goto out;
+		goto discard_cep;
 	}
 	al_cm_cep_insert_locked(p_cep);
 	m.req.local_comm_id = p_cep->local_id;
@@ -484,6 +500,8 @@ ib_api_status_t ib_cm_req(const ib_cm_req_t *const p_cm_req)
 	if (do_sync)
 		al_cm_sync_wait(&sync);
 	return IB_SUCCESS;
+discard_cep:
+	cep_discard(p_cep);
 out:
 	AL_EXIT(p_cm_req->h_qp);
 	return st;
@@ -617,6 +635,83 @@ static ib_api_status_t sidr_rep(const ib_cm_handle_t *h, const ib_cm_rep_t *r)
 	return st;
 }
 
+/* Whether a passive endpoint may answer with this QP: the endpoint waits
+ * for the user's answer (and no synchronous one runs), the QP is of the
+ * connection's type and CA, in RESET or INIT, and bound to nothing.
+ * al_cm_g.lock held. */
+static ib_api_status_t rep_check(const al_cep_t *p_cep, const ib_cm_rep_t *r, al_qp_t *p_qp,
+				 const ib_qp_attr_t *p_qa, boolean_t do_sync)
+{
+	if (!p_cep)
+		return IB_INVALID_HANDLE;
+	if ((p_cep->state != AL_CM_REQ_RCVD && p_cep->state != AL_CM_MRA_REQ_SENT) ||
+	    (do_sync && p_cep->p_sync))
+		return IB_INVALID_STATE;
+	if (p_qa->qp_type != r->qp_type || p_qa->qp_type != p_cep->qp_type ||
+	    p_qp->p_pd->p_ca->p_ci->guid != p_cep->p_port->ca_guid)
+		return IB_INVALID_SETTING;
+	if (p_qa->state != IB_QPS_RESET && p_qa->state != IB_QPS_INIT)
+		return IB_INVALID_QP_STATE;
+	return al_cm_cep_by_qp(p_qp) ? IB_INVALID_STATE : IB_SUCCESS;
+}
+
+/* Binds the QP to the passive endpoint and takes it to RTR with the REQ's
+ * parameters, then posts the user's receives; on failure the QP is unbound
+ * again. al_cm_g.lock held. */
+static ib_api_status_t rep_bind_qp(al_cep_t *p_cep, const ib_cm_rep_t *r, al_qp_t *p_qp,
+				   const ib_qp_attr_t *p_qa)
+{
+	ib_api_status_t st;
+
+	p_cep->h_qp = r->h_qp;
+	p_cep->p_qp = p_qp;
+	al_cm_cep_index_locked(p_cep);
+	p_cep->qp_context = p_qp->v.obj.context;
+	p_cep->local_qpn = cl_ntoh32(p_qa->num);
+	p_cep->local_psn = al_cm_rand24();
+	p_cep->init_depth = r->init_depth < p_cep->req.resp_res ? r->init_depth : p_cep->req.resp_res;
+	p_cep->rnr_nak_timeout = r->rnr_nak_timeout;
+	/* The REQ's alternate path is loaded (RTR) and armed (RTS) when the
+	 * user accepts failover on a connected QP. */
+	p_cep->alt_on = p_cep->alt_req && r->failover_accepted == IB_FAILOVER_ACCEPT_SUCCESS;
+	st = al_cm_qp_init(p_cep, r->access_ctrl);
+	if (st == IB_SUCCESS)
+		st = al_cm_qp_rtr(p_cep, p_cep->req.starting_psn);
+	if (st != IB_SUCCESS) {
+		rep_qp_undo(p_cep);
+		return st == IB_INVALID_QP_HANDLE ? st : IB_INVALID_SETTING;
+	}
+	if (r->p_recv_wr) {
+		st = ib_post_recv(p_cep->h_qp, r->p_recv_wr, r->pp_recv_failure);
+		if (st != IB_SUCCESS)
+			rep_qp_undo(p_cep);
+	}
+	return st;
+}
+
+/* The REP a passive endpoint sends. */
+static void rep_msg(al_cm_rep_msg_t *q, const al_cep_t *p_cep, const ib_cm_rep_t *r,
+		    const ib_qp_attr_t *p_qa)
+{
+	memset(q, 0, sizeof(*q));
+	q->local_comm_id = p_cep->local_id;
+	q->remote_comm_id = p_cep->remote_id;
+	q->local_qpn = p_cep->local_qpn;
+	q->starting_psn = p_cep->local_psn;
+	q->resp_res = p_cep->resp_res;
+	q->init_depth = p_cep->init_depth;
+	q->target_ack_delay = r->target_ack_delay;
+	q->failover_accepted = r->failover_accepted;
+	if (p_cep->alt_req && !p_cep->alt_on && r->failover_accepted == IB_FAILOVER_ACCEPT_SUCCESS)
+		q->failover_accepted = IB_FAILOVER_ACCEPT_UNSUPPORTED;  /* the QP refused the path */
+	q->flow_ctrl = r->flow_ctrl ? 1 : 0;
+	q->rnr_retry_count = r->rnr_retry_cnt;
+	q->srq = p_qa->h_srq ? 1 : 0;
+	q->local_ca_guid = cl_ntoh64(p_cep->p_port->ca_guid);
+	if (r->rep_length)
+		memcpy(q->private_data, r->p_rep_pdata, r->rep_length);
+}
+
 ib_api_status_t ib_cm_rep(const ib_cm_handle_t h_cm_req, const ib_cm_rep_t *const p_cm_rep)
 {
 	al_cep_t *p_cep;
@@ -624,13 +719,11 @@ ib_api_status_t ib_cm_rep(const ib_cm_handle_t h_cm_req, const ib_cm_rep_t *cons
 	ib_qp_attr_t qa;
 	al_cm_msg_t m;
 	ib_api_status_t st;
-	cl_qlist_t dead;
 	cm_sync_t sync;
 	boolean_t do_sync = FALSE;
 
 	if (is_kern(&h_cm_req))
 		return kern_of(&h_cm_req) ? kern_of(&h_cm_req)->rep(&h_cm_req, p_cm_rep) : IB_INVALID_HANDLE;
-	cl_qlist_init(&dead);
 	st = cm_lock_cep(&h_cm_req, p_cm_rep, &p_cep);
 	pthread_mutex_unlock(&al_cm_g.lock);
 	if (st != IB_SUCCESS)
@@ -652,88 +745,26 @@ ib_api_status_t ib_cm_rep(const ib_cm_handle_t h_cm_req, const ib_cm_rep_t *cons
 		goto out;
 	pthread_mutex_lock(&al_cm_g.lock);
 	p_cep = cep_of(&h_cm_req);
-	if (!p_cep) {
-		st = IB_INVALID_HANDLE;
-		goto unlock;
-	}
-	if ((p_cep->state != AL_CM_REQ_RCVD && p_cep->state != AL_CM_MRA_REQ_SENT) ||
-	    (do_sync && p_cep->p_sync)) {
-		st = IB_INVALID_STATE;
-		goto unlock;
-	}
-	if (qa.qp_type != p_cm_rep->qp_type || qa.qp_type != p_cep->qp_type ||
-	    p_qp->p_pd->p_ca->p_ci->guid != p_cep->p_port->ca_guid) {
-		st = IB_INVALID_SETTING;
-		goto unlock;
-	}
-	if (qa.state != IB_QPS_RESET && qa.state != IB_QPS_INIT) {
-		st = IB_INVALID_QP_STATE;
-		goto unlock;
-	}
-	if (al_cm_cep_by_qp(p_qp)) {
-		st = IB_INVALID_STATE;
-		goto unlock;
-	}
-	p_cep->h_qp = p_cm_rep->h_qp;
-	p_cep->p_qp = p_qp;
-	al_cm_cep_index_locked(p_cep);
-	p_cep->qp_context = p_qp->v.obj.context;
-	p_cep->local_qpn = cl_ntoh32(qa.num);
-	p_cep->local_psn = al_cm_rand24();
-	p_cep->init_depth = p_cm_rep->init_depth < p_cep->req.resp_res ? p_cm_rep->init_depth
-								  : p_cep->req.resp_res;
-	p_cep->rnr_nak_timeout = p_cm_rep->rnr_nak_timeout;
-	/* The REQ's alternate path is loaded (RTR) and armed (RTS) when the
-	 * user accepts failover on a connected QP. */
-	p_cep->alt_on = p_cep->alt_req && p_cm_rep->failover_accepted == IB_FAILOVER_ACCEPT_SUCCESS;
-	st = al_cm_qp_init(p_cep, p_cm_rep->access_ctrl);
+	st = rep_check(p_cep, p_cm_rep, p_qp, &qa, do_sync);
 	if (st == IB_SUCCESS)
-		st = al_cm_qp_rtr(p_cep, p_cep->req.starting_psn);
-	if (st != IB_SUCCESS) {
-		rep_qp_undo(p_cep);
-		st = st == IB_INVALID_QP_HANDLE ? st : IB_INVALID_SETTING;
+		st = rep_bind_qp(p_cep, p_cm_rep, p_qp, &qa);
+	if (st != IB_SUCCESS)
 		goto unlock;
-	}
-	if (p_cm_rep->p_recv_wr) {
-		st = ib_post_recv(p_cep->h_qp, p_cm_rep->p_recv_wr, p_cm_rep->pp_recv_failure);
-		if (st != IB_SUCCESS) {
-			rep_qp_undo(p_cep);
-			goto unlock;
-		}
-	}
 	p_cep->pfn_rej = p_cm_rep->pfn_cm_rej_cb;
 	p_cep->pfn_mra = p_cm_rep->pfn_cm_mra_cb;
 	p_cep->pfn_rtu = p_cm_rep->pfn_cm_rtu_cb;
 	p_cep->pfn_lap = p_cm_rep->pfn_cm_lap_cb;
 	p_cep->pfn_dreq = p_cm_rep->pfn_cm_dreq_cb;
-
 	memset(&m, 0, sizeof(m));
-	m.rep.local_comm_id = p_cep->local_id;
-	m.rep.remote_comm_id = p_cep->remote_id;
-	m.rep.local_qpn = p_cep->local_qpn;
-	m.rep.starting_psn = p_cep->local_psn;
-	m.rep.resp_res = p_cep->resp_res;
-	m.rep.init_depth = p_cep->init_depth;
-	m.rep.target_ack_delay = p_cm_rep->target_ack_delay;
-	m.rep.failover_accepted = p_cm_rep->failover_accepted;
-	if (p_cep->alt_req && !p_cep->alt_on && p_cm_rep->failover_accepted == IB_FAILOVER_ACCEPT_SUCCESS)
-		m.rep.failover_accepted = IB_FAILOVER_ACCEPT_UNSUPPORTED;  /* the QP refused the path */
-	m.rep.flow_ctrl = p_cm_rep->flow_ctrl ? 1 : 0;
-	m.rep.rnr_retry_count = p_cm_rep->rnr_retry_cnt;
-	m.rep.srq = qa.h_srq ? 1 : 0;
-	m.rep.local_ca_guid = cl_ntoh64(p_cep->p_port->ca_guid);
-	if (p_cm_rep->rep_length)
-		memcpy(m.rep.private_data, p_cm_rep->p_rep_pdata, p_cm_rep->rep_length);
+	rep_msg(&m.rep, p_cep, p_cm_rep, &qa);
 	p_cep->rep = m.rep;
 	p_cep->state = AL_CM_REP_SENT;
 	if (do_sync)
 		p_cep->p_sync = &sync;
 	al_cm_cep_send(p_cep, AL_CM_MSG_REP, &m);
 	al_cm_timer_arm(p_cep, p_cep->peer_resp_ms, p_cep->max_cm_retries);
-	st = IB_SUCCESS;
 unlock:
 	pthread_mutex_unlock(&al_cm_g.lock);
-	al_cm_destroy_dead(&dead);
 out:
 	AL_EXIT(p_cm_rep->h_qp);
 	cm_sync_end(do_sync, &sync, st);

@@ -480,18 +480,94 @@ static void disp_free(al_mad_disp_t *d)
 	cl_free(d);
 }
 
+/* The dispatcher's private AL instance (its objects must not be a user's). */
+static ib_api_status_t disp_inst(al_mad_disp_t *d)
+{
+	ib_api_status_t st;
+
+	d->p_inst = (al_inst_t *)cl_zalloc(sizeof(*d->p_inst));
+	if (!d->p_inst)
+		return IB_INSUFFICIENT_MEMORY;
+	al_obj_construct(&d->p_inst->obj, AL_HDL_AL);
+	st = al_obj_init(&d->p_inst->obj, NULL, NULL, NULL, NULL, inst_free);
+	if (st == IB_SUCCESS)
+		st = al_obj_insert_handle(&d->p_inst->obj);
+	if (st != IB_SUCCESS) {
+		al_obj_deinit(&d->p_inst->obj);
+		cl_free(d->p_inst);
+		d->p_inst = NULL;
+	}
+	return st;
+}
+
+/* The dispatcher's CA, PD, wait object, CQ and registered slot buffers. */
+static ib_api_status_t disp_resources(al_mad_disp_t *d, ib_net64_t ca_guid, size_t len)
+{
+	ib_cq_create_t cc;
+	ib_mr_create_t mc;
+	net32_t rkey;
+	ib_api_status_t st;
+
+	st = ib_open_ca((ib_al_handle_t)al_obj_h(&d->p_inst->obj), ca_guid, NULL, d, &d->h_ca);
+	if (st == IB_SUCCESS)
+		st = ib_alloc_pd(d->h_ca, IB_PDT_NORMAL, d, &d->h_pd);
+	if (st == IB_SUCCESS && cl_waitobj_create(FALSE, &d->wo) != CL_SUCCESS)
+		st = IB_INSUFFICIENT_RESOURCES;
+	if (st != IB_SUCCESS)
+		return st;
+	memset(&cc, 0, sizeof(cc));
+	cc.size = AL_MAD_SEND_SLOTS + AL_MAD_RECV_SLOTS + 16;
+	cc.h_wait_obj = d->wo;
+	st = ib_create_cq(d->h_ca, &cc, d, NULL, &d->h_cq);
+	if (st != IB_SUCCESS)
+		return st;
+	mc.vaddr = d->bufs;
+	mc.length = len;
+	mc.access_ctrl = IB_AC_LOCAL_WRITE;
+	return ib_reg_mem(d->h_pd, &mc, &d->lkey, &rkey, &d->h_mr);
+}
+
+/* The dispatcher's QP (a UD QP, or the port's special QP) in RTS, its QPN in d->qpn. */
+static ib_api_status_t disp_qp(al_mad_disp_t *d)
+{
+	ib_qp_create_t qc;
+	ib_qp_attr_t qa;
+	al_pd_t *p_pd;
+	ib_api_status_t st;
+
+	memset(&qc, 0, sizeof(qc));
+	qc.qp_type = d->type;
+	qc.sq_depth = AL_MAD_SEND_SLOTS;
+	qc.rq_depth = AL_MAD_RECV_SLOTS;
+	qc.sq_sge = 1;
+	qc.rq_sge = 1;
+	qc.h_sq_cq = d->h_cq;
+	qc.h_rq_cq = d->h_cq;
+	qc.sq_signaled = TRUE;
+	if (d->type == IB_QPT_UNRELIABLE_DGRM) {
+		st = ib_create_qp(d->h_pd, &qc, d, NULL, &d->h_qp);
+	} else {
+		p_pd = (al_pd_t *)AL_ENTER(d->h_pd, AL_HDL_PD);
+		st = p_pd ? al_qp_create_spl(p_pd, d->port_num, &qc, d, NULL, &d->h_qp)
+			  : IB_INVALID_PD_HANDLE;
+		if (p_pd)
+			AL_EXIT(d->h_pd);
+	}
+	if (st == IB_SUCCESS)
+		st = al_qp_to_rts(d->h_qp, d->port_num, d->qkey, d->pkey_index);
+	if (st == IB_SUCCESS)
+		st = ib_query_qp(d->h_qp, &qa);
+	if (st == IB_SUCCESS)
+		d->qpn = qa.num;
+	return st;
+}
+
 static ib_api_status_t disp_new(al_ci_ca_t *p_ci, uint8_t port, ib_qp_type_t type,
 				ib_net32_t qkey, uint16_t pkey_index, al_mad_disp_t **pp)
 {
 	al_mad_disp_t *d = (al_mad_disp_t *)cl_zalloc(sizeof(*d));
 	size_t len = (size_t)AL_MAD_SEND_SLOTS * MAD_BLOCK_SIZE +
 		     (size_t)AL_MAD_RECV_SLOTS * AL_MAD_RECV_SLOT;
-	ib_cq_create_t cc;
-	ib_qp_create_t qc;
-	ib_mr_create_t mc;
-	ib_qp_attr_t qa;
-	net32_t rkey;
-	al_pd_t *p_pd;
 	ib_api_status_t st;
 	uint32_t i;
 
@@ -510,67 +586,11 @@ static ib_api_status_t disp_new(al_ci_ca_t *p_ci, uint8_t port, ib_qp_type_t typ
 	d->pkey_index = pkey_index;
 	d->n_free_slots = AL_MAD_SEND_SLOTS;
 	d->bufs = (uint8_t *)cl_zalloc(len);
-	d->p_inst = (al_inst_t *)cl_zalloc(sizeof(*d->p_inst));
-	if (!d->bufs || !d->p_inst) {
-		cl_free(d->p_inst);
-		d->p_inst = NULL;
-		st = IB_INSUFFICIENT_MEMORY;
-		goto fail;
-	}
-	al_obj_construct(&d->p_inst->obj, AL_HDL_AL);
-	st = al_obj_init(&d->p_inst->obj, NULL, NULL, NULL, NULL, inst_free);
+	st = d->bufs ? disp_inst(d) : IB_INSUFFICIENT_MEMORY;
 	if (st == IB_SUCCESS)
-		st = al_obj_insert_handle(&d->p_inst->obj);
-	if (st != IB_SUCCESS) {
-		al_obj_deinit(&d->p_inst->obj);
-		cl_free(d->p_inst);
-		d->p_inst = NULL;
-		goto fail;
-	}
-	st = ib_open_ca((ib_al_handle_t)al_obj_h(&d->p_inst->obj), p_ci->guid, NULL, d, &d->h_ca);
+		st = disp_resources(d, p_ci->guid, len);
 	if (st == IB_SUCCESS)
-		st = ib_alloc_pd(d->h_ca, IB_PDT_NORMAL, d, &d->h_pd);
-	if (st == IB_SUCCESS && cl_waitobj_create(FALSE, &d->wo) != CL_SUCCESS)
-		st = IB_INSUFFICIENT_RESOURCES;
-	if (st != IB_SUCCESS)
-		goto fail;
-	memset(&cc, 0, sizeof(cc));
-	cc.size = AL_MAD_SEND_SLOTS + AL_MAD_RECV_SLOTS + 16;
-	cc.h_wait_obj = d->wo;
-	st = ib_create_cq(d->h_ca, &cc, d, NULL, &d->h_cq);
-	if (st != IB_SUCCESS)
-		goto fail;
-	mc.vaddr = d->bufs;
-	mc.length = len;
-	mc.access_ctrl = IB_AC_LOCAL_WRITE;
-	st = ib_reg_mem(d->h_pd, &mc, &d->lkey, &rkey, &d->h_mr);
-	if (st != IB_SUCCESS)
-		goto fail;
-	memset(&qc, 0, sizeof(qc));
-	qc.qp_type = type;
-	qc.sq_depth = AL_MAD_SEND_SLOTS;
-	qc.rq_depth = AL_MAD_RECV_SLOTS;
-	qc.sq_sge = 1;
-	qc.rq_sge = 1;
-	qc.h_sq_cq = d->h_cq;
-	qc.h_rq_cq = d->h_cq;
-	qc.sq_signaled = TRUE;
-	if (type == IB_QPT_UNRELIABLE_DGRM) {
-		st = ib_create_qp(d->h_pd, &qc, d, NULL, &d->h_qp);
-	} else {
-		p_pd = (al_pd_t *)AL_ENTER(d->h_pd, AL_HDL_PD);
-		st = p_pd ? al_qp_create_spl(p_pd, port, &qc, d, NULL, &d->h_qp)
-			  : IB_INVALID_PD_HANDLE;
-		if (p_pd)
-			AL_EXIT(d->h_pd);
-	}
-	if (st == IB_SUCCESS)
-		st = al_qp_to_rts(d->h_qp, port, d->qkey, pkey_index);
-	if (st == IB_SUCCESS)
-		st = ib_query_qp(d->h_qp, &qa);
-	if (st != IB_SUCCESS)
-		goto fail;
-	d->qpn = qa.num;
+		st = disp_qp(d);
 	for (i = 0; i < AL_MAD_RECV_SLOTS && st == IB_SUCCESS; i++)
 		st = post_recv(d, i);
 	if (st == IB_SUCCESS)
@@ -579,14 +599,12 @@ static ib_api_status_t disp_new(al_ci_ca_t *p_ci, uint8_t port, ib_qp_type_t typ
 		st = IB_INSUFFICIENT_RESOURCES;
 	if (st != IB_SUCCESS) {
 		d->thread = 0;
-		goto fail;
+		disp_free(d);
+		return st;
 	}
 	d->users = 1;
 	*pp = d;
 	return IB_SUCCESS;
-fail:
-	disp_free(d);
-	return st;
 }
 
 /* The shared dispatcher of (CA, port, type) with one more user, or NULL; g_lock held. */
@@ -737,15 +755,54 @@ al_mad_svc_t *al_mad_find_svc(al_mad_disp_t *d, uint8_t mgmt_class, uint8_t clas
 	return NULL;
 }
 
+/* The dispatcher of the QP a service is registered on, or why there is none. */
+static ib_api_status_t svc_disp(ib_qp_handle_t h_qp, al_qp_t *p_qp, al_mad_disp_t **pp_d)
+{
+	ib_qp_attr_t qa;
+
+	if (!al_qp_is_mad(p_qp)) {
+		/* Raw QP0/QP1 belong to their creator (al_spl_qp.c). */
+		return ib_query_qp(h_qp, &qa) == IB_SUCCESS &&
+				       (qa.qp_type == IB_QPT_QP0 || qa.qp_type == IB_QPT_QP1)
+			       ? IB_UNSUPPORTED
+			       : IB_INVALID_PARAMETER;
+	}
+	*pp_d = __atomic_load_n(&PARENT_STRUCT(p_qp, al_mad_qp_t, qp)->p_disp, __ATOMIC_ACQUIRE);
+	/* An IB_QPT_MAD QP before ib_init_dgrm_svc() has none. */
+	return *pp_d ? IB_SUCCESS : IB_INVALID_QP_STATE;
+}
+
+/* Lists a new service on its dispatcher unless another service already
+ * takes one of its unsolicited methods. */
+static ib_api_status_t svc_list(al_mad_disp_t *d, al_mad_svc_t *p_svc)
+{
+	const ib_mad_svc_t *ms = &p_svc->svc;
+	ib_api_status_t st = IB_SUCCESS;
+	boolean_t seen;
+	uint32_t m;
+
+	pthread_mutex_lock(&d->lock);
+	if (ms->support_unsol)
+		for (m = 0; m < IB_MAX_METHODS && st == IB_SUCCESS; m++)
+			if (ms->method_array[m] &&
+			    al_mad_find_svc(d, ms->mgmt_class, ms->mgmt_version, (uint8_t)m, &seen))
+				st = IB_INVALID_SETTING;
+	if (st == IB_SUCCESS)
+		st = al_obj_insert_handle(&p_svc->obj);
+	if (st == IB_SUCCESS) {
+		cl_qlist_insert_tail(&d->svcs, &p_svc->disp_item);
+		p_svc->listed = TRUE;
+	}
+	pthread_mutex_unlock(&d->lock);
+	return st;
+}
+
 ib_api_status_t ib_reg_mad_svc(const ib_qp_handle_t h_qp, const ib_mad_svc_t *const p_mad_svc,
 			       ib_mad_svc_handle_t *const ph_mad_svc)
 {
 	al_qp_t *p_qp = (al_qp_t *)AL_ENTER(h_qp, AL_HDL_QP);
-	al_mad_qp_t *q;
 	al_mad_svc_t *p_svc;
-	al_mad_disp_t *d;
-	ib_qp_attr_t qa;
-	boolean_t seen;
+	al_mad_disp_t *d = NULL;
 	ib_api_status_t st;
 	uint32_t m;
 
@@ -756,20 +813,9 @@ ib_api_status_t ib_reg_mad_svc(const ib_qp_handle_t h_qp, const ib_mad_svc_t *co
 		st = IB_INVALID_PARAMETER;
 		goto out;
 	}
-	if (!al_qp_is_mad(p_qp)) {
-		/* Raw QP0/QP1 belong to their creator (al_spl_qp.c). */
-		st = ib_query_qp(h_qp, &qa) == IB_SUCCESS &&
-				     (qa.qp_type == IB_QPT_QP0 || qa.qp_type == IB_QPT_QP1)
-			     ? IB_UNSUPPORTED
-			     : IB_INVALID_PARAMETER;
+	st = svc_disp(h_qp, p_qp, &d);
+	if (st != IB_SUCCESS)
 		goto out;
-	}
-	q = PARENT_STRUCT(p_qp, al_mad_qp_t, qp);
-	d = __atomic_load_n(&q->p_disp, __ATOMIC_ACQUIRE);
-	if (!d) {
-		st = IB_INVALID_QP_STATE; /* an IB_QPT_MAD QP before ib_init_dgrm_svc() */
-		goto out;
-	}
 	if (p_mad_svc->support_unsol) {
 		for (m = 0; m < IB_MAX_METHODS && !p_mad_svc->method_array[m]; m++)
 			;
@@ -783,7 +829,7 @@ ib_api_status_t ib_reg_mad_svc(const ib_qp_handle_t h_qp, const ib_mad_svc_t *co
 		st = IB_INSUFFICIENT_MEMORY;
 		goto out;
 	}
-	p_svc->p_qp = q;
+	p_svc->p_qp = PARENT_STRUCT(p_qp, al_mad_qp_t, qp);
 	p_svc->p_disp = d;
 	p_svc->svc = *p_mad_svc;
 	p_svc->client_id = __atomic_fetch_add(&g_client_id, 1, __ATOMIC_RELAXED);
@@ -796,23 +842,7 @@ ib_api_status_t ib_reg_mad_svc(const ib_qp_handle_t h_qp, const ib_mad_svc_t *co
 		st = st == IB_INVALID_STATE ? IB_INVALID_QP_HANDLE : st;
 		goto out;
 	}
-	pthread_mutex_lock(&d->lock);
-	if (p_mad_svc->support_unsol)
-		for (m = 0; m < IB_MAX_METHODS; m++)
-			if (p_mad_svc->method_array[m] &&
-			    al_mad_find_svc(d, p_mad_svc->mgmt_class, p_mad_svc->mgmt_version,
-					    (uint8_t)m, &seen)) {
-				st = IB_INVALID_SETTING; /* taken by another service */
-				break;
-			}
-	if (st == IB_SUCCESS) {
-		st = al_obj_insert_handle(&p_svc->obj);
-		if (st == IB_SUCCESS) {
-			cl_qlist_insert_tail(&d->svcs, &p_svc->disp_item);
-			p_svc->listed = TRUE;
-		}
-	}
-	pthread_mutex_unlock(&d->lock);
+	st = svc_list(d, p_svc);
 	if (st != IB_SUCCESS) {
 		al_obj_destroy(&p_svc->obj, NULL);
 		goto out;

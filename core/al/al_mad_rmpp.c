@@ -383,27 +383,95 @@ static al_rmpp_rx_t *rx_new(al_mad_disp_t *d, al_mad_svc_t *p_svc, al_mad_send_t
 	return x;
 }
 
+/* The status an ABORT gives a received segment's RMPP header, or 0 when it
+ * is a sound DATA segment (version 1, FIRST set on segment 1 only). */
+static uint8_t seg_hdr_status(const ib_rmpp_mad_t *r, uint32_t seg)
+{
+	if (r->rmpp_version != 1)
+		return IB_RMPP_STATUS_UNV;
+	if (r->rmpp_type != IB_RMPP_TYPE_DATA)
+		return IB_RMPP_STATUS_BADT;
+	if ((seg == 1) != ((r->rmpp_flags & IB_RMPP_FLAG_FIRST) != 0) || !seg)
+		return IB_RMPP_STATUS_BAD_SEG;
+	return 0;
+}
+
+/* Ends a reassembly that will not complete (x may be NULL); the request it
+ * answers (x's, else p_req) completes with IB_WCS_REM_ABORT_ERR. */
+static void rx_abandon(al_mad_disp_t *d, al_rmpp_rx_t *x, al_mad_send_t *p_req)
+{
+	if (x) {
+		p_req = x->p_req;
+		x->p_req = NULL;
+		rx_free(d, x);
+	}
+	if (p_req)
+		al_mad_send_done(d, p_req, IB_WCS_REM_ABORT_ERR);
+}
+
+/* The last segment (already stored): checks its payload length, ACKs it and
+ * delivers the whole; FALSE (after an ABORT) when the length is bad. */
+static boolean_t rx_last(al_mad_disp_t *d, al_rmpp_rx_t *x, const ib_wc_t *wc, const uint8_t *buf,
+			 uint32_t seg)
+{
+	const ib_rmpp_mad_t *r = (const ib_rmpp_mad_t *)(buf + sizeof(ib_grh_t));
+	uint8_t c = r->common_hdr.mgmt_class;
+	uint32_t hdr = al_rmpp_hdr_len(c), per = data_per(c), pay = cl_ntoh32(r->paylen_newwin);
+
+	if (pay < hdr - MAD_RMPP_HDR_SIZE || pay - (hdr - MAD_RMPP_HDR_SIZE) > per) {
+		rx_ctl(d, wc, buf, IB_RMPP_TYPE_ABORT, IB_RMPP_STATUS_BAD_LEN, 0, 0);
+		return FALSE;
+	}
+	rx_ctl(d, wc, buf, IB_RMPP_TYPE_ACK, 0, seg, seg);
+	rx_done(d, x, seg, hdr + (size_t)(seg - 1) * per + (pay - (hdr - MAD_RMPP_HDR_SIZE)));
+	return TRUE;
+}
+
+/* The reassembly a sound DATA segment belongs to: x, or a new one for a
+ * first segment (also when x is a finished transfer whose TID is reused);
+ * NULL when the segment is handled here (a finished transfer's duplicate is
+ * ACKed again, a stale segment dropped, no memory answered with STOP). */
+static al_rmpp_rx_t *rx_of_seg(al_mad_disp_t *d, al_rmpp_rx_t *x, al_mad_svc_t *p_svc,
+			       al_mad_send_t *p_req, const ib_wc_t *wc, const uint8_t *buf,
+			       size_t len, uint32_t seg)
+{
+	if (x && x->done) {
+		if (seg != 1 || x->last_seg == 1) {
+			rx_ctl(d, wc, buf, IB_RMPP_TYPE_ACK, 0, x->last_seg, x->last_seg);
+			return NULL;
+		}
+		/* A new transfer reusing the TID after the last one ended. */
+		rx_free(d, x);
+		x = NULL;
+	}
+	if (x)
+		return x;
+	if (seg != 1) {
+		d->n_drop_bad++; /* a stale segment of an abandoned transfer */
+		return NULL;
+	}
+	x = rx_new(d, p_svc, p_req, wc, buf, len);
+	if (!x)
+		rx_ctl(d, wc, buf, IB_RMPP_TYPE_STOP, IB_RMPP_STATUS_RESX, 0, 0);
+	return x;
+}
+
 void al_rmpp_rx(al_mad_disp_t *d, al_mad_svc_t *p_svc, al_mad_send_t *p_req, const ib_wc_t *wc,
 		const uint8_t *buf, size_t len)
 {
 	const ib_rmpp_mad_t *r = (const ib_rmpp_mad_t *)(buf + sizeof(ib_grh_t));
 	uint8_t c = r->common_hdr.mgmt_class;
-	uint32_t hdr = al_rmpp_hdr_len(c), per = data_per(c), seg, pay;
+	uint32_t hdr = al_rmpp_hdr_len(c), per = data_per(c), seg;
 	al_rmpp_rx_t *x = rx_find(d, &r->common_hdr, wc->recv.ud.remote_lid);
-	size_t total;
+	uint8_t bad;
 
 	if (len < MAD_RMPP_HDR_SIZE) {
 		d->n_drop_bad++;
 		return;
 	}
 	if (r->rmpp_type == IB_RMPP_TYPE_ABORT || r->rmpp_type == IB_RMPP_TYPE_STOP) {
-		if (x && !x->done) {
-			p_req = x->p_req;
-			x->p_req = NULL;
-			rx_free(d, x);
-			if (p_req)
-				al_mad_send_done(d, p_req, IB_WCS_REM_ABORT_ERR);
-		}
+		if (x && !x->done)
+			rx_abandon(d, x, NULL);
 		return;
 	}
 	if (!p_svc) {
@@ -414,40 +482,15 @@ void al_rmpp_rx(al_mad_disp_t *d, al_mad_svc_t *p_svc, al_mad_send_t *p_req, con
 			d->n_drop_no_svc++;
 		return;
 	}
-	if (r->rmpp_version != 1) {
-		rx_ctl(d, wc, buf, IB_RMPP_TYPE_ABORT, IB_RMPP_STATUS_UNV, 0, 0);
-		goto drop;
-	}
-	if (r->rmpp_type != IB_RMPP_TYPE_DATA) {
-		rx_ctl(d, wc, buf, IB_RMPP_TYPE_ABORT, IB_RMPP_STATUS_BADT, 0, 0);
-		goto drop;
-	}
 	seg = cl_ntoh32(r->seg_num);
-	if ((seg == 1) != ((r->rmpp_flags & IB_RMPP_FLAG_FIRST) != 0) || !seg) {
-		rx_ctl(d, wc, buf, IB_RMPP_TYPE_ABORT, IB_RMPP_STATUS_BAD_SEG, 0, 0);
+	bad = seg_hdr_status(r, seg);
+	if (bad) {
+		rx_ctl(d, wc, buf, IB_RMPP_TYPE_ABORT, bad, 0, 0);
 		goto drop;
 	}
-	if (x && x->done) {
-		if (seg == 1 && !(x->last_seg == 1)) {
-			/* A new transfer reusing the TID after the last one ended. */
-			rx_free(d, x);
-			x = NULL;
-		} else {
-			rx_ctl(d, wc, buf, IB_RMPP_TYPE_ACK, 0, x->last_seg, x->last_seg);
-			return;
-		}
-	}
-	if (!x) {
-		if (seg != 1) {
-			d->n_drop_bad++; /* a stale segment of an abandoned transfer */
-			return;
-		}
-		x = rx_new(d, p_svc, p_req, wc, buf, len);
-		if (!x) {
-			rx_ctl(d, wc, buf, IB_RMPP_TYPE_STOP, IB_RMPP_STATUS_RESX, 0, 0);
-			return;
-		}
-	}
+	x = rx_of_seg(d, x, p_svc, p_req, wc, buf, len, seg);
+	if (!x)
+		return;
 	x->expire_us = al_mad_now_us() + AL_RMPP_RX_TIMEOUT_MS * 1000u;
 	if (seg != x->expected) {
 		if (seg > x->win_last) {
@@ -472,14 +515,8 @@ void al_rmpp_rx(al_mad_disp_t *d, al_mad_svc_t *p_svc, al_mad_send_t *p_req, con
 		goto resx;
 	x->expected = seg + 1;
 	if (r->rmpp_flags & IB_RMPP_FLAG_LAST) {
-		pay = cl_ntoh32(r->paylen_newwin);
-		if (pay < hdr - MAD_RMPP_HDR_SIZE || pay - (hdr - MAD_RMPP_HDR_SIZE) > per) {
-			rx_ctl(d, wc, buf, IB_RMPP_TYPE_ABORT, IB_RMPP_STATUS_BAD_LEN, 0, 0);
+		if (!rx_last(d, x, wc, buf, seg))
 			goto drop;
-		}
-		total = (size_t)(seg - 1) * per + (pay - (hdr - MAD_RMPP_HDR_SIZE));
-		rx_ctl(d, wc, buf, IB_RMPP_TYPE_ACK, 0, seg, seg);
-		rx_done(d, x, seg, hdr + total);
 		return;
 	}
 	if (seg == 1 || seg == x->win_last) {
@@ -491,14 +528,8 @@ void al_rmpp_rx(al_mad_disp_t *d, al_mad_svc_t *p_svc, al_mad_send_t *p_req, con
 resx:
 	rx_ctl(d, wc, buf, IB_RMPP_TYPE_STOP, IB_RMPP_STATUS_RESX, 0, 0);
 drop:
-	if (x) {
-		p_req = x->p_req;
-		x->p_req = NULL;
-		rx_free(d, x);
-	}
 	d->n_drop_bad++;
-	if (p_req)
-		al_mad_send_done(d, p_req, IB_WCS_REM_ABORT_ERR);
+	rx_abandon(d, x, p_req);
 }
 
 uint64_t al_rmpp_timers(al_mad_disp_t *d, uint64_t now, uint64_t soonest)

@@ -213,6 +213,54 @@ static ib_api_status_t check_qp(al_qp_t *p_qp, const ib_mcast_req_t *p_req)
 	return st;
 }
 
+/* A new membership object (a child of the QP, or a root) holding its SA
+ * port, with its lock and its two SA requests (join and the later leave);
+ * NULL on failure. */
+static al_mcast_t *mc_new(al_qp_t *p_qp, const ib_mcast_req_t *p_req, ib_api_status_t *p_st)
+{
+	al_mcast_t *p_mc = (al_mcast_t *)cl_zalloc(sizeof(*p_mc));
+
+	*p_st = IB_INSUFFICIENT_MEMORY;
+	if (!p_mc)
+		return NULL;
+	/* The port first: it keeps the access layer initialized for a root. */
+	*p_st = al_sa_port_get(p_req->port_guid, p_qp ? p_qp->p_pd->p_ca->v.obj.p_parent : NULL,
+			       &p_mc->p_port);
+	if (*p_st != IB_SUCCESS) {
+		cl_free(p_mc);
+		return NULL;
+	}
+	al_obj_construct(&p_mc->obj, AL_HDL_MCAST);
+	p_mc->p_qp = p_qp;
+	p_mc->rec = p_req->member_rec;
+	p_mc->join_state = p_req->member_rec.scope_state & 0x0F;
+	p_mc->timeout_ms = p_req->timeout_ms;
+	p_mc->retry_cnt = p_req->retry_cnt;
+	p_mc->pfn_mcast_cb = p_req->pfn_mcast_cb;
+	p_mc->state = MC_ERROR;
+	*p_st = IB_ERROR;
+	if (pthread_mutex_init(&p_mc->lock, NULL))
+		goto fail_obj;
+	if (al_sa_req_init(&p_mc->req, &p_mc->obj, mc_done) != IB_SUCCESS)
+		goto fail_lock;
+	if (al_sa_req_init(&p_mc->fin, &p_mc->obj, fin_done) != IB_SUCCESS)
+		goto fail_req;
+	*p_st = al_obj_init(&p_mc->obj, p_qp ? &p_qp->v.obj : NULL, p_req->mcast_context,
+			    mc_destroying, NULL, mc_free);
+	if (*p_st == IB_SUCCESS)
+		return p_mc;
+	al_sa_req_destroy(&p_mc->fin);
+fail_req:
+	al_sa_req_destroy(&p_mc->req);
+fail_lock:
+	pthread_mutex_destroy(&p_mc->lock);
+fail_obj:
+	al_obj_deinit(&p_mc->obj);
+	al_sa_port_put(p_mc->p_port);
+	cl_free(p_mc);
+	return NULL;
+}
+
 static ib_api_status_t join(al_qp_t *p_qp, const ib_mcast_req_t *p_req, ib_mcast_handle_t *p_h)
 {
 	al_mcast_t *p_mc;
@@ -231,42 +279,9 @@ static ib_api_status_t join(al_qp_t *p_qp, const ib_mcast_req_t *p_req, ib_mcast
 		if (st != IB_SUCCESS)
 			return st;
 	}
-	p_mc = (al_mcast_t *)cl_zalloc(sizeof(*p_mc));
+	p_mc = mc_new(p_qp, p_req, &st);
 	if (!p_mc)
-		return IB_INSUFFICIENT_MEMORY;
-	/* The port first: it keeps the access layer initialized for a root. */
-	st = al_sa_port_get(p_req->port_guid, p_qp ? p_qp->p_pd->p_ca->v.obj.p_parent : NULL,
-			    &p_mc->p_port);
-	if (st != IB_SUCCESS) {
-		cl_free(p_mc);
 		return st;
-	}
-	al_obj_construct(&p_mc->obj, AL_HDL_MCAST);
-	p_mc->p_qp = p_qp;
-	p_mc->rec = p_req->member_rec;
-	p_mc->join_state = p_req->member_rec.scope_state & 0x0F;
-	p_mc->timeout_ms = p_req->timeout_ms;
-	p_mc->retry_cnt = p_req->retry_cnt;
-	p_mc->pfn_mcast_cb = p_req->pfn_mcast_cb;
-	p_mc->state = MC_ERROR;
-	if (pthread_mutex_init(&p_mc->lock, NULL)) {
-		st = IB_ERROR;
-		goto fail_obj;
-	}
-	if (al_sa_req_init(&p_mc->req, &p_mc->obj, mc_done) != IB_SUCCESS) {
-		st = IB_ERROR;
-		goto fail_lock;
-	}
-	if (al_sa_req_init(&p_mc->fin, &p_mc->obj, fin_done) != IB_SUCCESS) {
-		st = IB_ERROR;
-		goto fail_req;
-	}
-	st = al_obj_init(&p_mc->obj, p_qp ? &p_qp->v.obj : NULL, p_req->mcast_context, mc_destroying,
-			 NULL, mc_free);
-	if (st != IB_SUCCESS) {
-		al_sa_req_destroy(&p_mc->fin);
-		goto fail_req;
-	}
 	st = al_obj_insert_handle(&p_mc->obj);
 	if (st != IB_SUCCESS) {
 		al_obj_destroy(&p_mc->obj, NULL);
@@ -298,16 +313,6 @@ static ib_api_status_t join(al_qp_t *p_qp, const ib_mcast_req_t *p_req, ib_mcast
 		mc_deliver(p_mc);
 	}
 	return IB_SUCCESS;
-
-fail_req:
-	al_sa_req_destroy(&p_mc->req);
-fail_lock:
-	pthread_mutex_destroy(&p_mc->lock);
-fail_obj:
-	al_obj_deinit(&p_mc->obj);
-	al_sa_port_put(p_mc->p_port);
-	cl_free(p_mc);
-	return st;
 }
 
 ib_api_status_t ib_join_mcast(const ib_qp_handle_t h_qp, const ib_mcast_req_t *const p_mcast_req,

@@ -118,128 +118,154 @@ typedef union query_rec {
 	ib_slvl_table_record_t slvl;
 } query_rec_t;
 
+/* Each query type's input copied into its template record. */
+static void fill_svc_name(query_rec_t *r, const void *in)
+{
+	memcpy(r->svc.service_name, in, sizeof(ib_svc_name_t));
+}
+
+static void fill_svc_id(query_rec_t *r, const void *in)
+{
+	memcpy(&r->svc.service_id, in, sizeof(ib_net64_t));
+}
+
+static void fill_node_guid(query_rec_t *r, const void *in)
+{
+	memcpy(&r->node.node_info.node_guid, in, sizeof(ib_net64_t));
+}
+
+static void fill_port_lid(query_rec_t *r, const void *in)
+{
+	memcpy(&r->portinfo.lid, in, sizeof(ib_net16_t));
+}
+
+static void fill_vlarb(query_rec_t *r, const void *in)
+{
+	const ib_vl_arb_table_record_t *p_in = (const ib_vl_arb_table_record_t *)in;
+
+	r->vlarb.lid = p_in->lid;
+	r->vlarb.port_num = p_in->port_num;
+	r->vlarb.block_num = p_in->block_num;
+}
+
+static void fill_slvl(query_rec_t *r, const void *in)
+{
+	const ib_slvl_table_record_t *p_in = (const ib_slvl_table_record_t *)in;
+
+	r->slvl.lid = p_in->lid;
+	r->slvl.in_port_num = p_in->in_port_num;
+	r->slvl.out_port_num = p_in->out_port_num;
+}
+
+static void fill_path_guids(query_rec_t *r, const void *in)
+{
+	const ib_guid_pair_t *p_in = (const ib_guid_pair_t *)in;
+
+	ib_gid_set_default(&r->path.dgid, p_in->dest_guid);
+	ib_gid_set_default(&r->path.sgid, p_in->src_guid);
+	r->path.num_path = 1;
+}
+
+static void fill_path_gids(query_rec_t *r, const void *in)
+{
+	const ib_gid_pair_t *p_in = (const ib_gid_pair_t *)in;
+
+	r->path.dgid = p_in->dest_gid;
+	r->path.sgid = p_in->src_gid;
+	r->path.num_path = 1;
+}
+
+static void fill_path_lids(query_rec_t *r, const void *in)
+{
+	const ib_lid_pair_t *p_in = (const ib_lid_pair_t *)in;
+
+	r->path.dlid = p_in->dest_lid;
+	r->path.slid = p_in->src_lid;
+	r->path.num_path = 1;
+}
+
+/* The SA query each ib_query_type_t makes: method, attribute, component
+ * mask, and how its input fills the template (NULL: it takes none). */
+typedef struct query_kind {
+	uint8_t method;
+	ib_net16_t attr_id;
+	uint32_t attr_size;
+	ib_net64_t comp_mask;
+	void (*fill)(query_rec_t *p_rec, const void *in);
+} query_kind_t;
+
+#define GETTABLE IB_MAD_METHOD_GETTABLE
+static const query_kind_t kinds[] = {
+	[IB_QUERY_ALL_SVC_RECS] = { GETTABLE, IB_MAD_ATTR_SERVICE_RECORD, sizeof(ib_service_record_t),
+				    0, NULL },
+	[IB_QUERY_SVC_REC_BY_NAME] = { GETTABLE, IB_MAD_ATTR_SERVICE_RECORD,
+				       sizeof(ib_service_record_t), IB_SR_COMPMASK_SNAME,
+				       fill_svc_name },
+	[IB_QUERY_SVC_REC_BY_ID] = { GETTABLE, IB_MAD_ATTR_SERVICE_RECORD, sizeof(ib_service_record_t),
+				     IB_SR_COMPMASK_SID, fill_svc_id },
+	[IB_QUERY_CLASS_PORT_INFO] = { IB_MAD_METHOD_GET, IB_MAD_ATTR_CLASS_PORT_INFO,
+				       sizeof(ib_class_port_info_t), 0, NULL },
+	[IB_QUERY_NODE_REC_BY_NODE_GUID] = { GETTABLE, IB_MAD_ATTR_NODE_RECORD,
+					     sizeof(ib_node_record_t), IB_NR_COMPMASK_NODEGUID,
+					     fill_node_guid },
+	[IB_QUERY_PORT_REC_BY_LID] = { GETTABLE, IB_MAD_ATTR_PORTINFO_RECORD,
+				       sizeof(ib_portinfo_record_t), IB_PIR_COMPMASK_LID,
+				       fill_port_lid },
+	[IB_QUERY_VLARB_BY_LID_PORT_BLOCK] = { GETTABLE, IB_MAD_ATTR_VLARB_RECORD,
+					       sizeof(ib_vl_arb_table_record_t),
+					       IB_VLA_COMPMASK_LID | IB_VLA_COMPMASK_OUT_PORT |
+						       IB_VLA_COMPMASK_BLOCK,
+					       fill_vlarb },
+	[IB_QUERY_SLVL_BY_LID_AND_PORTS] = { GETTABLE, IB_MAD_ATTR_SLVL_RECORD,
+					     sizeof(ib_slvl_table_record_t),
+					     IB_SLVL_COMPMASK_LID | IB_SLVL_COMPMASK_IN_PORT |
+						     IB_SLVL_COMPMASK_OUT_PORT,
+					     fill_slvl },
+	[IB_QUERY_PATH_REC_BY_PORT_GUIDS] = { GETTABLE, IB_MAD_ATTR_PATH_RECORD, sizeof(ib_path_rec_t),
+					      IB_PR_COMPMASK_DGID | IB_PR_COMPMASK_SGID |
+						      IB_PR_COMPMASK_NUMBPATH,
+					      fill_path_guids },
+	[IB_QUERY_PATH_REC_BY_GIDS] = { GETTABLE, IB_MAD_ATTR_PATH_RECORD, sizeof(ib_path_rec_t),
+					IB_PR_COMPMASK_DGID | IB_PR_COMPMASK_SGID |
+						IB_PR_COMPMASK_NUMBPATH,
+					fill_path_gids },
+	/* A GetTable() needs an SGID: by LIDs it is a Get(). */
+	[IB_QUERY_PATH_REC_BY_LIDS] = { IB_MAD_METHOD_GET, IB_MAD_ATTR_PATH_RECORD,
+					sizeof(ib_path_rec_t),
+					IB_PR_COMPMASK_DLID | IB_PR_COMPMASK_SLID, fill_path_lids },
+};
+#undef GETTABLE
+
 static ib_api_status_t build(const ib_query_req_t *p_req, query_rec_t *p_rec, ib_user_query_t *p_uq)
 {
 	const void *in = p_req->p_query_input;
+	const query_kind_t *k;
 
 	memset(p_rec, 0, sizeof(*p_rec));
 	memset(p_uq, 0, sizeof(*p_uq));
-	p_uq->method = IB_MAD_METHOD_GETTABLE;
-	p_uq->p_attr = p_rec;
-	switch (p_req->query_type) {
-	case IB_QUERY_USER_DEFINED:
+	if (p_req->query_type == IB_QUERY_USER_DEFINED) {
 		if (!in)
 			return IB_INVALID_PARAMETER;
 		*p_uq = *(const ib_user_query_t *)in;
-		if (!p_uq->method)
-			return IB_INVALID_SETTING;
-		if (p_uq->attr_size > IB_SA_DATA_SIZE)
+		if (!p_uq->method || p_uq->attr_size > IB_SA_DATA_SIZE)
 			return IB_INVALID_SETTING;
 		if (!p_uq->p_attr)
 			p_uq->comp_mask = 0;
 		return IB_SUCCESS;
-	case IB_QUERY_ALL_SVC_RECS:
-		p_uq->attr_id = IB_MAD_ATTR_SERVICE_RECORD;
-		p_uq->attr_size = sizeof(ib_service_record_t);
-		return IB_SUCCESS;
-	case IB_QUERY_CLASS_PORT_INFO:
-		p_uq->method = IB_MAD_METHOD_GET;
-		p_uq->attr_id = IB_MAD_ATTR_CLASS_PORT_INFO;
-		p_uq->attr_size = sizeof(ib_class_port_info_t);
-		return IB_SUCCESS;
-	default:
-		break;
 	}
-	if (p_req->query_type > IB_QUERY_PATH_REC_BY_LIDS)
+	if ((unsigned)p_req->query_type >= sizeof(kinds) / sizeof(kinds[0]) ||
+	    !kinds[p_req->query_type].attr_id)
 		return IB_ERROR;
-	if (!in)
+	k = &kinds[p_req->query_type];
+	if (k->fill && !in)
 		return IB_INVALID_PARAMETER;
-	switch (p_req->query_type) {
-	case IB_QUERY_SVC_REC_BY_NAME:
-		p_uq->attr_id = IB_MAD_ATTR_SERVICE_RECORD;
-		p_uq->attr_size = sizeof(ib_service_record_t);
-		p_uq->comp_mask = IB_SR_COMPMASK_SNAME;
-		memcpy(p_rec->svc.service_name, in, sizeof(ib_svc_name_t));
-		break;
-	case IB_QUERY_SVC_REC_BY_ID:
-		p_uq->attr_id = IB_MAD_ATTR_SERVICE_RECORD;
-		p_uq->attr_size = sizeof(ib_service_record_t);
-		p_uq->comp_mask = IB_SR_COMPMASK_SID;
-		memcpy(&p_rec->svc.service_id, in, sizeof(ib_net64_t));
-		break;
-	case IB_QUERY_NODE_REC_BY_NODE_GUID:
-		p_uq->attr_id = IB_MAD_ATTR_NODE_RECORD;
-		p_uq->attr_size = sizeof(ib_node_record_t);
-		p_uq->comp_mask = IB_NR_COMPMASK_NODEGUID;
-		memcpy(&p_rec->node.node_info.node_guid, in, sizeof(ib_net64_t));
-		break;
-	case IB_QUERY_PORT_REC_BY_LID:
-		p_uq->attr_id = IB_MAD_ATTR_PORTINFO_RECORD;
-		p_uq->attr_size = sizeof(ib_portinfo_record_t);
-		p_uq->comp_mask = IB_PIR_COMPMASK_LID;
-		memcpy(&p_rec->portinfo.lid, in, sizeof(ib_net16_t));
-		break;
-	case IB_QUERY_VLARB_BY_LID_PORT_BLOCK: {
-		const ib_vl_arb_table_record_t *p_in = (const ib_vl_arb_table_record_t *)in;
-
-		p_uq->attr_id = IB_MAD_ATTR_VLARB_RECORD;
-		p_uq->attr_size = sizeof(ib_vl_arb_table_record_t);
-		p_uq->comp_mask = IB_VLA_COMPMASK_LID | IB_VLA_COMPMASK_OUT_PORT | IB_VLA_COMPMASK_BLOCK;
-		p_rec->vlarb.lid = p_in->lid;
-		p_rec->vlarb.port_num = p_in->port_num;
-		p_rec->vlarb.block_num = p_in->block_num;
-		break;
-	}
-	case IB_QUERY_SLVL_BY_LID_AND_PORTS: {
-		const ib_slvl_table_record_t *p_in = (const ib_slvl_table_record_t *)in;
-
-		p_uq->attr_id = IB_MAD_ATTR_SLVL_RECORD;
-		p_uq->attr_size = sizeof(ib_slvl_table_record_t);
-		p_uq->comp_mask = IB_SLVL_COMPMASK_LID | IB_SLVL_COMPMASK_IN_PORT |
-				  IB_SLVL_COMPMASK_OUT_PORT;
-		p_rec->slvl.lid = p_in->lid;
-		p_rec->slvl.in_port_num = p_in->in_port_num;
-		p_rec->slvl.out_port_num = p_in->out_port_num;
-		break;
-	}
-	case IB_QUERY_PATH_REC_BY_PORT_GUIDS: {
-		const ib_guid_pair_t *p_in = (const ib_guid_pair_t *)in;
-
-		p_uq->attr_id = IB_MAD_ATTR_PATH_RECORD;
-		p_uq->attr_size = sizeof(ib_path_rec_t);
-		p_uq->comp_mask = IB_PR_COMPMASK_DGID | IB_PR_COMPMASK_SGID | IB_PR_COMPMASK_NUMBPATH;
-		ib_gid_set_default(&p_rec->path.dgid, p_in->dest_guid);
-		ib_gid_set_default(&p_rec->path.sgid, p_in->src_guid);
-		p_rec->path.num_path = 1;
-		break;
-	}
-	case IB_QUERY_PATH_REC_BY_GIDS: {
-		const ib_gid_pair_t *p_in = (const ib_gid_pair_t *)in;
-
-		p_uq->attr_id = IB_MAD_ATTR_PATH_RECORD;
-		p_uq->attr_size = sizeof(ib_path_rec_t);
-		p_uq->comp_mask = IB_PR_COMPMASK_DGID | IB_PR_COMPMASK_SGID | IB_PR_COMPMASK_NUMBPATH;
-		p_rec->path.dgid = p_in->dest_gid;
-		p_rec->path.sgid = p_in->src_gid;
-		p_rec->path.num_path = 1;
-		break;
-	}
-	case IB_QUERY_PATH_REC_BY_LIDS: {
-		const ib_lid_pair_t *p_in = (const ib_lid_pair_t *)in;
-
-		/* A GetTable() needs an SGID: by LIDs it is a Get(). */
-		p_uq->method = IB_MAD_METHOD_GET;
-		p_uq->attr_id = IB_MAD_ATTR_PATH_RECORD;
-		p_uq->attr_size = sizeof(ib_path_rec_t);
-		p_uq->comp_mask = IB_PR_COMPMASK_DLID | IB_PR_COMPMASK_SLID;
-		p_rec->path.dlid = p_in->dest_lid;
-		p_rec->path.slid = p_in->src_lid;
-		p_rec->path.num_path = 1;
-		break;
-	}
-	default:
-		return IB_ERROR;
-	}
+	p_uq->method = k->method;
+	p_uq->attr_id = k->attr_id;
+	p_uq->attr_size = k->attr_size;
+	p_uq->comp_mask = k->comp_mask;
+	p_uq->p_attr = p_rec;
+	if (k->fill)
+		k->fill(p_rec, in);
 	return IB_SUCCESS;
 }
 

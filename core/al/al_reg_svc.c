@@ -156,6 +156,42 @@ static void reg_free(al_obj_t *p_obj)
 	cl_free(p_reg);
 }
 
+/* A new registration object, a child of the AL instance, with its lock and
+ * its two SA requests (Set and the later Delete); NULL on failure. */
+static al_reg_svc_t *reg_new(al_inst_t *p_al, const ib_reg_svc_req_t *r, ib_api_status_t *p_st)
+{
+	al_reg_svc_t *p_reg = (al_reg_svc_t *)cl_zalloc(sizeof(*p_reg));
+
+	*p_st = IB_INSUFFICIENT_MEMORY;
+	if (!p_reg)
+		return NULL;
+	al_obj_construct(&p_reg->obj, AL_HDL_REG_SVC);
+	p_reg->svc_rec = r->svc_rec;
+	p_reg->timeout_ms = r->timeout_ms;
+	p_reg->retry_cnt = r->retry_cnt;
+	p_reg->pfn_reg_svc_cb = r->pfn_reg_svc_cb;
+	p_reg->state = REG_ERROR;
+	*p_st = IB_ERROR;
+	if (pthread_mutex_init(&p_reg->lock, NULL))
+		goto free_reg;
+	if (al_sa_req_init(&p_reg->req, &p_reg->obj, reg_done) != IB_SUCCESS)
+		goto destroy_lock;
+	if (al_sa_req_init(&p_reg->fin, &p_reg->obj, fin_done) != IB_SUCCESS)
+		goto destroy_req;
+	*p_st = al_obj_init(&p_reg->obj, &p_al->obj, r->svc_context, reg_destroying, NULL, reg_free);
+	if (*p_st == IB_SUCCESS)
+		return p_reg;
+	al_sa_req_destroy(&p_reg->fin);
+destroy_req:
+	al_sa_req_destroy(&p_reg->req);
+destroy_lock:
+	pthread_mutex_destroy(&p_reg->lock);
+free_reg:
+	al_obj_deinit(&p_reg->obj);
+	cl_free(p_reg);
+	return NULL;
+}
+
 ib_api_status_t ib_reg_svc(const ib_al_handle_t h_al, const ib_reg_svc_req_t *const p_reg_svc_req,
 			   ib_reg_svc_handle_t *const ph_reg_svc)
 {
@@ -178,41 +214,9 @@ ib_api_status_t ib_reg_svc(const ib_al_handle_t h_al, const ib_reg_svc_req_t *co
 		st = IB_INVALID_SETTING;
 		goto out;
 	}
-	p_reg = (al_reg_svc_t *)cl_zalloc(sizeof(*p_reg));
-	if (!p_reg) {
-		st = IB_INSUFFICIENT_MEMORY;
+	p_reg = reg_new(p_al, p_reg_svc_req, &st);
+	if (!p_reg)
 		goto out;
-	}
-	al_obj_construct(&p_reg->obj, AL_HDL_REG_SVC);
-	p_reg->svc_rec = p_reg_svc_req->svc_rec;
-	p_reg->timeout_ms = p_reg_svc_req->timeout_ms;
-	p_reg->retry_cnt = p_reg_svc_req->retry_cnt;
-	p_reg->pfn_reg_svc_cb = p_reg_svc_req->pfn_reg_svc_cb;
-	st = IB_ERROR;
-	if (pthread_mutex_init(&p_reg->lock, NULL) ||
-	    al_sa_req_init(&p_reg->req, &p_reg->obj, reg_done) != IB_SUCCESS) {
-		al_obj_deinit(&p_reg->obj);
-		cl_free(p_reg);
-		goto out;
-	}
-	if (al_sa_req_init(&p_reg->fin, &p_reg->obj, fin_done) != IB_SUCCESS) {
-		al_sa_req_destroy(&p_reg->req);
-		pthread_mutex_destroy(&p_reg->lock);
-		al_obj_deinit(&p_reg->obj);
-		cl_free(p_reg);
-		goto out;
-	}
-	st = al_obj_init(&p_reg->obj, &p_al->obj, p_reg_svc_req->svc_context, reg_destroying, NULL,
-			 reg_free);
-	if (st != IB_SUCCESS) {
-		al_sa_req_destroy(&p_reg->req);
-		al_sa_req_destroy(&p_reg->fin);
-		pthread_mutex_destroy(&p_reg->lock);
-		al_obj_deinit(&p_reg->obj);
-		cl_free(p_reg);
-		goto out;
-	}
-	p_reg->state = REG_ERROR;
 	st = al_sa_port_get(p_reg_svc_req->port_guid, &p_al->obj, &p_reg->p_port);
 	if (st == IB_SUCCESS)
 		st = al_obj_insert_handle(&p_reg->obj);
@@ -225,7 +229,6 @@ ib_api_status_t ib_reg_svc(const ib_al_handle_t h_al, const ib_reg_svc_req_t *co
 	if (!memcmp(&p_reg->svc_rec.service_gid, &gid, sizeof(gid)) &&
 	    al_sa_port_info(p_reg->p_port, NULL, &gid, NULL) == IB_SUCCESS)
 		p_reg->svc_rec.service_gid = gid;
-
 	memset(&uq, 0, sizeof(uq));
 	uq.method = IB_MAD_METHOD_SET;
 	uq.attr_id = IB_MAD_ATTR_SERVICE_RECORD;

@@ -303,69 +303,43 @@ static void nosm_wait(al_sa_req_t *p_req, al_sa_port_t *p_port, uint32_t timeout
 	pthread_mutex_unlock(&p_port->nosm_lock);
 }
 
-ib_api_status_t al_sa_send(al_sa_req_t *p_req, al_sa_port_t *p_port,
-			   const ib_user_query_t *p_query, uint32_t timeout_ms,
-			   uint32_t retry_cnt)
+/* Whether the query carries its attribute (a selection, or a Set/Delete). */
+static boolean_t query_sends_attr(const ib_user_query_t *q)
 {
-	uint32_t size = (p_query->attr_size + 7u) & ~7u;
-	ib_ca_attr_t *p_attr;
-	ib_port_attr_t *p_pa;
-	ib_mad_element_t *p_mad;
-	ib_sa_mad_t *p_sa;
-	ib_api_status_t st;
-	ib_net16_t sm_lid;
-	uint8_t sm_sl;
+	return q->comp_mask || q->method == IB_MAD_METHOD_SET || q->method == IB_MAD_METHOD_DELETE;
+}
 
-	if (size > IB_SA_DATA_SIZE ||
-	    (p_query->attr_size && !p_query->p_attr &&
-	     (p_query->comp_mask || p_query->method == IB_MAD_METHOD_SET ||
-	      p_query->method == IB_MAD_METHOD_DELETE)))
-		return IB_INVALID_SETTING;
-	st = port_attr(p_port, &p_attr, &p_pa);
+/* RoCE has no SA: the query is answered here (al_sa_roce.c), delivered by
+ * the no-SM timer as soon as it runs, like any other answer. */
+static ib_api_status_t roce_answer(al_sa_req_t *p_req, al_sa_port_t *p_port,
+				   const ib_port_attr_t *p_pa, const ib_user_query_t *p_query)
+{
+	ib_mad_element_t *p_resp = NULL;
+	ib_api_status_t rst = IB_SUCCESS;
+	ib_api_status_t st = al_sa_roce_answer(p_port->pool_key, p_pa, p_query, &p_resp, &rst);
+
 	if (st != IB_SUCCESS)
 		return st;
-	if (p_pa->transport == RDMA_TRANSPORT_RDMAOE && !p_port->p_ops->sm_lid) {
-		/* No SA on RoCE: answered here (al_sa_roce.c), delivered by the
-		 * no-SM timer as soon as it runs, like any other answer. */
-		ib_mad_element_t *p_resp = NULL;
-		ib_api_status_t rst = IB_SUCCESS;
+	p_req->p_local = p_resp;
+	p_req->local_status = rst;
+	nosm_wait(p_req, p_port, 0, 0);
+	return IB_SUCCESS;
+}
 
-		st = al_sa_roce_answer(p_port->pool_key, p_pa, p_query, &p_resp, &rst);
-		cl_free(p_attr);
-		if (st != IB_SUCCESS)
-			return st;
-		p_req->p_local = p_resp;
-		p_req->local_status = rst;
-		nosm_wait(p_req, p_port, 0, 0);
-		return IB_SUCCESS;
-	}
-	sm_lid = p_pa->sm_lid;
-	sm_sl = p_pa->sm_sl;
-	if (p_port->p_ops->sm_lid)
-		sm_lid = p_port->p_ops->sm_lid == AL_SA_NO_SM ? 0 : p_port->p_ops->sm_lid;
-	else if (p_pa->link_state != IB_LINK_ACTIVE)
-		sm_lid = 0;
-	if (!sm_lid) {
-		cl_free(p_attr);
-		nosm_wait(p_req, p_port, timeout_ms ? timeout_ms : AL_SA_DEFAULT_TIMEOUT_MS, retry_cnt);
-		return IB_SUCCESS;
-	}
-	cl_free(p_attr);
+/* The SA query MAD to the SM's LID. */
+static void sa_mad_fill(ib_mad_element_t *p_mad, al_sa_port_t *p_port, al_sa_req_t *p_req,
+			const ib_user_query_t *p_query, ib_net16_t sm_lid, uint8_t sm_sl,
+			uint32_t timeout_ms, uint32_t retry_cnt)
+{
+	ib_sa_mad_t *p_sa = (ib_sa_mad_t *)p_mad->p_mad_buf;
 
-	st = ib_get_mad(p_port->pool_key, MAD_BLOCK_SIZE, &p_mad);
-	if (st != IB_SUCCESS)
-		return st;
-	p_sa = (ib_sa_mad_t *)p_mad->p_mad_buf;
 	ib_mad_init_new((ib_mad_t *)p_sa, IB_MCLASS_SUBN_ADM, 2, p_query->method,
 			cl_hton64(__atomic_add_fetch(&p_port->tid, 1, __ATOMIC_RELAXED)),
 			p_query->attr_id, 0);
-	p_sa->attr_offset = ib_get_attr_offset(size);
+	p_sa->attr_offset = ib_get_attr_offset((p_query->attr_size + 7u) & ~7u);
 	p_sa->comp_mask = p_query->comp_mask;
-	if (p_query->attr_size && p_query->p_attr &&
-	    (p_query->comp_mask || p_query->method == IB_MAD_METHOD_SET ||
-	     p_query->method == IB_MAD_METHOD_DELETE))
+	if (p_query->attr_size && p_query->p_attr && query_sends_attr(p_query))
 		memcpy(p_sa->data, p_query->p_attr, p_query->attr_size);
-
 	p_mad->size = MAD_BLOCK_SIZE;
 	p_mad->context1 = p_req;
 	p_mad->context2 = NULL;
@@ -381,7 +355,46 @@ ib_api_status_t al_sa_send(al_sa_req_t *p_req, al_sa_port_t *p_port,
 	p_mad->resp_expected = TRUE;
 	p_mad->timeout_ms = timeout_ms ? timeout_ms : AL_SA_DEFAULT_TIMEOUT_MS;
 	p_mad->retry_cnt = retry_cnt;
+}
 
+ib_api_status_t al_sa_send(al_sa_req_t *p_req, al_sa_port_t *p_port,
+			   const ib_user_query_t *p_query, uint32_t timeout_ms,
+			   uint32_t retry_cnt)
+{
+	uint32_t size = (p_query->attr_size + 7u) & ~7u;
+	ib_ca_attr_t *p_attr;
+	ib_port_attr_t *p_pa;
+	ib_mad_element_t *p_mad;
+	ib_api_status_t st;
+	ib_net16_t sm_lid;
+	uint8_t sm_sl;
+
+	if (size > IB_SA_DATA_SIZE ||
+	    (p_query->attr_size && !p_query->p_attr && query_sends_attr(p_query)))
+		return IB_INVALID_SETTING;
+	st = port_attr(p_port, &p_attr, &p_pa);
+	if (st != IB_SUCCESS)
+		return st;
+	if (p_pa->transport == RDMA_TRANSPORT_RDMAOE && !p_port->p_ops->sm_lid) {
+		st = roce_answer(p_req, p_port, p_pa, p_query);
+		cl_free(p_attr);
+		return st;
+	}
+	sm_lid = p_pa->sm_lid;
+	sm_sl = p_pa->sm_sl;
+	if (p_port->p_ops->sm_lid)
+		sm_lid = p_port->p_ops->sm_lid == AL_SA_NO_SM ? 0 : p_port->p_ops->sm_lid;
+	else if (p_pa->link_state != IB_LINK_ACTIVE)
+		sm_lid = 0;
+	cl_free(p_attr);
+	if (!sm_lid) {
+		nosm_wait(p_req, p_port, timeout_ms ? timeout_ms : AL_SA_DEFAULT_TIMEOUT_MS, retry_cnt);
+		return IB_SUCCESS;
+	}
+	st = ib_get_mad(p_port->pool_key, MAD_BLOCK_SIZE, &p_mad);
+	if (st != IB_SUCCESS)
+		return st;
+	sa_mad_fill(p_mad, p_port, p_req, p_query, sm_lid, sm_sl, timeout_ms, retry_cnt);
 	p_req->p_port = p_port;
 	p_req->status = IB_SUCCESS;
 	p_req->p_resp = NULL;
@@ -392,7 +405,6 @@ ib_api_status_t al_sa_send(al_sa_req_t *p_req, al_sa_port_t *p_port,
 	p_req->put_deferred = FALSE;
 	pthread_mutex_unlock(&p_req->lock);
 	__atomic_store_n(&p_req->done, 0, __ATOMIC_RELEASE);
-
 	st = p_port->p_ops->send_mad(p_port->h_svc, p_mad, NULL);
 	if (st != IB_SUCCESS) {
 		__atomic_store_n(&p_req->done, 1, __ATOMIC_RELEASE);

@@ -234,6 +234,60 @@ static void sub_free(al_obj_t *p_obj)
 	cl_free(p_sub);
 }
 
+/* A subscription's fields from the request (reports go to QP1 unless the
+ * InformInfo names another QP). */
+static void sub_from_req(al_sub_t *p_sub, const ib_sub_req_t *r)
+{
+	ib_net32_t qpn;
+	uint8_t rtv;
+
+	p_sub->info = *r->p_inform_info;
+	p_sub->info.subscribe = 1;
+	ib_inform_info_get_qpn_resp_time(p_sub->info.g_or_v.generic.qpn_resp_time_val, &qpn, &rtv);
+	if (!qpn)
+		p_sub->info.g_or_v.generic.qpn_resp_time_val =
+			cl_hton32((1u << 8) | (cl_ntoh32(p_sub->info.g_or_v.generic.qpn_resp_time_val) & 0x1F));
+	p_sub->timeout_ms = r->timeout_ms;
+	p_sub->retry_cnt = r->retry_cnt;
+	p_sub->pfn_sub_cb = r->pfn_sub_cb;
+	p_sub->report_context = r->report_context;
+	p_sub->pfn_report_cb = r->pfn_report_cb;
+	p_sub->listener.pfn_report = on_report;
+	p_sub->state = SUB_ERROR;
+}
+
+/* A new subscription object, a child of the AL instance, with its lock and
+ * its two SA requests (Set and the later Delete); NULL on failure. */
+static al_sub_t *sub_new(al_inst_t *p_al, const ib_sub_req_t *r, ib_api_status_t *p_st)
+{
+	al_sub_t *p_sub = (al_sub_t *)cl_zalloc(sizeof(*p_sub));
+
+	*p_st = IB_INSUFFICIENT_MEMORY;
+	if (!p_sub)
+		return NULL;
+	al_obj_construct(&p_sub->obj, AL_HDL_SUB);
+	sub_from_req(p_sub, r);
+	*p_st = IB_ERROR;
+	if (pthread_mutex_init(&p_sub->lock, NULL))
+		goto free_sub;
+	if (al_sa_req_init(&p_sub->req, &p_sub->obj, sub_done) != IB_SUCCESS)
+		goto destroy_lock;
+	if (al_sa_req_init(&p_sub->fin, &p_sub->obj, fin_done) != IB_SUCCESS)
+		goto destroy_req;
+	*p_st = al_obj_init(&p_sub->obj, &p_al->obj, r->sub_context, sub_destroying, NULL, sub_free);
+	if (*p_st == IB_SUCCESS)
+		return p_sub;
+	al_sa_req_destroy(&p_sub->fin);
+destroy_req:
+	al_sa_req_destroy(&p_sub->req);
+destroy_lock:
+	pthread_mutex_destroy(&p_sub->lock);
+free_sub:
+	al_obj_deinit(&p_sub->obj);
+	cl_free(p_sub);
+	return NULL;
+}
+
 ib_api_status_t ib_subscribe(const ib_al_handle_t h_al, const ib_sub_req_t *const p_sub_req,
 			     ib_sub_handle_t *const ph_sub)
 {
@@ -242,8 +296,6 @@ ib_api_status_t ib_subscribe(const ib_al_handle_t h_al, const ib_sub_req_t *cons
 	ib_user_query_t uq;
 	ib_api_status_t st;
 	boolean_t sync;
-	ib_net32_t qpn;
-	uint8_t rtv;
 
 	p_al = al_inst_enter(h_al);
 	if (!p_al)
@@ -258,55 +310,9 @@ ib_api_status_t ib_subscribe(const ib_al_handle_t h_al, const ib_sub_req_t *cons
 		st = IB_INVALID_SETTING;
 		goto out;
 	}
-	p_sub = (al_sub_t *)cl_zalloc(sizeof(*p_sub));
-	if (!p_sub) {
-		st = IB_INSUFFICIENT_MEMORY;
+	p_sub = sub_new(p_al, p_sub_req, &st);
+	if (!p_sub)
 		goto out;
-	}
-	al_obj_construct(&p_sub->obj, AL_HDL_SUB);
-	p_sub->info = *p_sub_req->p_inform_info;
-	p_sub->info.subscribe = 1;
-	/* Reports go to QP1 unless the InformInfo names another QP. */
-	ib_inform_info_get_qpn_resp_time(p_sub->info.g_or_v.generic.qpn_resp_time_val, &qpn, &rtv);
-	if (!qpn)
-		p_sub->info.g_or_v.generic.qpn_resp_time_val =
-			cl_hton32((1u << 8) | (cl_ntoh32(p_sub->info.g_or_v.generic.qpn_resp_time_val) & 0x1F));
-	p_sub->timeout_ms = p_sub_req->timeout_ms;
-	p_sub->retry_cnt = p_sub_req->retry_cnt;
-	p_sub->pfn_sub_cb = p_sub_req->pfn_sub_cb;
-	p_sub->report_context = p_sub_req->report_context;
-	p_sub->pfn_report_cb = p_sub_req->pfn_report_cb;
-	p_sub->listener.pfn_report = on_report;
-	p_sub->state = SUB_ERROR;
-	st = IB_ERROR;
-	if (pthread_mutex_init(&p_sub->lock, NULL)) {
-		al_obj_deinit(&p_sub->obj);
-		cl_free(p_sub);
-		goto out;
-	}
-	if (al_sa_req_init(&p_sub->req, &p_sub->obj, sub_done) != IB_SUCCESS) {
-		pthread_mutex_destroy(&p_sub->lock);
-		al_obj_deinit(&p_sub->obj);
-		cl_free(p_sub);
-		goto out;
-	}
-	if (al_sa_req_init(&p_sub->fin, &p_sub->obj, fin_done) != IB_SUCCESS) {
-		al_sa_req_destroy(&p_sub->req);
-		pthread_mutex_destroy(&p_sub->lock);
-		al_obj_deinit(&p_sub->obj);
-		cl_free(p_sub);
-		goto out;
-	}
-	st = al_obj_init(&p_sub->obj, &p_al->obj, p_sub_req->sub_context, sub_destroying, NULL,
-			 sub_free);
-	if (st != IB_SUCCESS) {
-		al_sa_req_destroy(&p_sub->req);
-		al_sa_req_destroy(&p_sub->fin);
-		pthread_mutex_destroy(&p_sub->lock);
-		al_obj_deinit(&p_sub->obj);
-		cl_free(p_sub);
-		goto out;
-	}
 	st = al_sa_port_get(p_sub_req->port_guid, &p_al->obj, &p_sub->p_port);
 	if (st == IB_SUCCESS)
 		st = al_obj_insert_handle(&p_sub->obj);

@@ -764,6 +764,62 @@ static void reject_nosid(struct rdma_cm_id *id)
 	rdma_destroy_id(id);
 }
 
+/* The listen (referenced) a REQ on a listening ID is for, or NULL; its
+ * service ID in *p_sid and, for the IP CM's service ID header, the private
+ * data after it in *pp_pdata, *p_len. kc.lock held. */
+static al_listen_t *req_listen_locked(const kc_lport_t *lp, ib_net64_t ca_guid, uint64_t *p_sid,
+				      const uint8_t **pp_pdata, uint32_t *p_len)
+{
+	al_listen_t *p_l = NULL;
+	ib_net64_t hdr;
+
+	if (lp->ib) {
+		*p_sid = lp->key;
+		return listen_match_locked(*p_sid, ca_guid, *pp_pdata, *p_len);
+	}
+	if (*p_len >= VERBS_KCM_SID_HDR) {
+		memcpy(&hdr, *pp_pdata, sizeof(hdr));
+		*p_sid = cl_ntoh64(hdr);
+		if (!verbs_kcm_sid_is_tcp(*p_sid) && verbs_kcm_sid_port(*p_sid) == lp->key)
+			p_l = listen_match_locked(*p_sid, ca_guid, *pp_pdata + VERBS_KCM_SID_HDR,
+						  *p_len - VERBS_KCM_SID_HDR);
+	}
+	if (p_l) {
+		*pp_pdata += VERBS_KCM_SID_HDR;
+		*p_len -= VERBS_KCM_SID_HDR;
+		return p_l;
+	}
+	*p_sid = VERBS_KCM_SID_TCP | lp->key;
+	return listen_match_locked(*p_sid, ca_guid, *pp_pdata, *p_len);
+}
+
+/* The user's REQ callback for a new passive connection. */
+static void req_event(kc_conn_t *c, const kc_rx_t *r, al_listen_t *p_l, const uint8_t *pdata,
+		      uint32_t len)
+{
+	kc_ev_t *e = ev_new(c, KE_REQ, (void *)p_l->info.pfn_cm_req_cb);
+
+	if (!e) {
+		al_obj_deref(&p_l->obj);
+		conn_end(c);
+		return;
+	}
+	e->p_listen = p_l;
+	memcpy(e->pdata, pdata, len > IB_REQ_PDATA_SIZE ? IB_REQ_PDATA_SIZE : len);
+	e->rec.req.context = p_l->obj.context;
+	e->rec.req.h_cm_req = conn_handle(c);
+	e->rec.req.h_cm_listen = (ib_listen_handle_t)al_obj_h(&p_l->obj);
+	e->rec.req.p_req_pdata = e->pdata;
+	e->rec.req.qp_type = IB_QPT_RELIABLE_CONN;
+	e->rec.req.resp_res = c->peer_resp_res;
+	e->rec.req.flow_ctrl = r->conn.flow_control != 0;
+	e->rec.req.rnr_retry_cnt = r->conn.rnr_retry_count;
+	path_of_route(r->id, &e->rec.req.primary_path);
+	c->twait_ms = twait_of(ib_path_rec_pkt_life(&e->rec.req.primary_path));
+	e->rec.req.sidr_context = p_l->info.sidr_context;
+	ev_queue(e);
+}
+
 /* A REQ on one of our listens (the event thread, nothing held). */
 static void rx_req(kc_rx_t *r)
 {
@@ -773,10 +829,8 @@ static void rx_req(kc_rx_t *r)
 	const uint8_t *pdata = r->pdata;
 	uint32_t len = r->pdata_len;
 	ib_net64_t ca_guid = (ib_net64_t)ibv_get_device_guid(r->id->verbs->device);
-	al_listen_t *p_l = NULL;
+	al_listen_t *p_l;
 	kc_conn_t *c;
-	kc_ev_t *e;
-	ib_net64_t hdr;
 
 	pthread_mutex_lock(&kc.lock);
 	lp = lport_of_id_locked(r->listen_id);  /* gone: its last listen was cancelled */
@@ -787,25 +841,7 @@ static void rx_req(kc_rx_t *r)
 	}
 	key = lp->key;
 	lib = lp->ib;
-	if (lib) {
-		sid = key;
-		p_l = listen_match_locked(sid, ca_guid, pdata, len);
-	} else {
-		if (len >= VERBS_KCM_SID_HDR) {
-			memcpy(&hdr, pdata, sizeof(hdr));
-			sid = cl_ntoh64(hdr);
-			if (!verbs_kcm_sid_is_tcp(sid) && verbs_kcm_sid_port(sid) == key)
-				p_l = listen_match_locked(sid, ca_guid, pdata + VERBS_KCM_SID_HDR,
-							  len - VERBS_KCM_SID_HDR);
-		}
-		if (p_l) {
-			pdata += VERBS_KCM_SID_HDR;
-			len -= VERBS_KCM_SID_HDR;
-		} else {
-			sid = VERBS_KCM_SID_TCP | key;
-			p_l = listen_match_locked(sid, ca_guid, pdata, len);
-		}
-	}
+	p_l = req_listen_locked(lp, ca_guid, &sid, &pdata, &len);
 	pthread_mutex_unlock(&kc.lock);
 	if (!p_l) {
 		IBAL_DBG(IBAL_SUB_CM, "REQ on %s 0x%llx: no listen", lib ? "SID" : "port", (unsigned long long)key);
@@ -827,26 +863,7 @@ static void rx_req(kc_rx_t *r)
 	c->peer_resp_res = r->conn.initiator_depth;   /* the event has the local view */
 	c->peer_init_depth = r->conn.responder_resources;
 	pthread_mutex_unlock(&kc.lock);
-	e = ev_new(c, KE_REQ, (void *)p_l->info.pfn_cm_req_cb);
-	if (!e) {
-		al_obj_deref(&p_l->obj);
-		conn_end(c);
-		return;
-	}
-	e->p_listen = p_l;
-	memcpy(e->pdata, pdata, len > IB_REQ_PDATA_SIZE ? IB_REQ_PDATA_SIZE : len);
-	e->rec.req.context = p_l->obj.context;
-	e->rec.req.h_cm_req = conn_handle(c);
-	e->rec.req.h_cm_listen = (ib_listen_handle_t)al_obj_h(&p_l->obj);
-	e->rec.req.p_req_pdata = e->pdata;
-	e->rec.req.qp_type = IB_QPT_RELIABLE_CONN;
-	e->rec.req.resp_res = c->peer_resp_res;
-	e->rec.req.flow_ctrl = r->conn.flow_control != 0;
-	e->rec.req.rnr_retry_cnt = r->conn.rnr_retry_count;
-	path_of_route(r->id, &e->rec.req.primary_path);
-	c->twait_ms = twait_of(ib_path_rec_pkt_life(&e->rec.req.primary_path));
-	e->rec.req.sidr_context = p_l->info.sidr_context;
-	ev_queue(e);
+	req_event(c, r, p_l, pdata, len);
 }
 
 /* Active: the address, then the route, then the REQ. */
@@ -1184,70 +1201,20 @@ static void sync_leave(boolean_t on, cl_event_t *p_ev, ib_api_status_t st)
 	cl_event_destroy(p_ev);
 }
 
-static ib_api_status_t kc_req(const ib_cm_req_t *r, al_qp_t *p_qp)
+/* The active connection's fields from the request; kc.lock held. off: the
+ * bytes of service ID header before the private data (IP CM only). */
+static void conn_from_req(kc_conn_t *c, const ib_cm_req_t *r, al_qp_t *p_qp, int ib, uint32_t off)
 {
 	const ib_path_rec_t *pp = r->p_primary_path;
-	uint64_t sid = cl_ntoh64(r->svc_id);
-	uint32_t max_pdata, ifindex = 0, off = 0;
-	struct sockaddr_storage src, dst;
-	ib_qp_attr_t qa;
-	ib_qp_mod_t m;
-	kc_conn_t *c;
-	uint8_t port = 0;
-	uint16_t pkey_index = 0;
-	int ib = 0, err;
-	ib_api_status_t st;
-	cl_event_t sync;
-	boolean_t do_sync;
 	verbs_qp_t *vq = (verbs_qp_t *)p_qp->v.p_prov;
 
-	if (r->qp_type != IB_QPT_RELIABLE_CONN || r->p_alt_path || r->pfn_cm_req_cb)
-		return IB_UNSUPPORTED;  /* UC, failover, peer-to-peer: not through the kernel CM */
-	st = ib_query_qp(r->h_qp, &qa);
-	if (st != IB_SUCCESS)
-		return st;
-	if (qa.qp_type != r->qp_type)
-		return IB_INVALID_SETTING;
-	if (qa.state != IB_QPS_RESET && qa.state != IB_QPS_INIT)
-		return IB_INVALID_QP_STATE;
-	st = port_of_gid(p_qp, &pp->sgid, &port, &pkey_index, pp->pkey, &ib, &ifindex);
-	if (st != IB_SUCCESS)
-		return st;
-	if (!ib && !verbs_kcm_sid_is_tcp(sid))
-		off = VERBS_KCM_SID_HDR;
-	max_pdata = ib ? IB_REQ_PDATA_SIZE : VERBS_KCM_IP_REQ_PDATA - off;
-	if (r->req_length > max_pdata)
-		return IB_INVALID_SETTING;
-	pthread_mutex_lock(&kc.lock);
-	st = conn_by_qp_locked(p_qp) ? IB_INVALID_STATE : kc_start_locked();
-	pthread_mutex_unlock(&kc.lock);
-	if (st != IB_SUCCESS)
-		return st;
-	st = sync_enter(r->flags, &sync, &do_sync);
-	if (st != IB_SUCCESS)
-		return st;
-	/* The QP: RESET, then INIT on the path's port (posting receives works now). */
-	if (qa.state != IB_QPS_RESET)
-		al_cm_qp_to_state(r->h_qp, IB_QPS_RESET);
-	memset(&m, 0, sizeof(m));
-	m.req_state = IB_QPS_INIT;
-	m.state.init.primary_port = port;
-	m.state.init.pkey_index = pkey_index;
-	m.state.init.access_ctrl = IB_AC_LOCAL_WRITE;
-	st = ib_modify_qp(r->h_qp, &m);
-	if (st != IB_SUCCESS)
-		goto fail_sync;
-	st = conn_new(p_qp->p_pd->p_ca->v.obj.p_parent, &c);
-	if (st != IB_SUCCESS)
-		goto fail_sync;
-	pthread_mutex_lock(&kc.lock);
 	c->active = TRUE;
 	c->state = KC_RESOLVING;
 	c->h_qp = r->h_qp;
 	c->p_qp = p_qp;
 	c->qp_context = p_qp->v.obj.context;
 	c->qp_type = r->qp_type;
-	c->svc_id = sid;
+	c->svc_id = cl_ntoh64(r->svc_id);
 	c->ib = ib;
 	c->path = *pp;
 	c->twait_ms = twait_of(ib_path_rec_pkt_life(pp));
@@ -1266,27 +1233,98 @@ static ib_api_status_t kc_req(const ib_cm_req_t *r, al_qp_t *p_qp)
 	c->cp.flow_control = r->flow_ctrl ? 1 : 0;
 	c->cp.retry_count = r->retry_cnt > 7 ? 7 : r->retry_cnt;
 	c->cp.rnr_retry_count = r->rnr_retry_cnt > 7 ? 7 : r->rnr_retry_cnt;
+}
+
+/* Starts resolving the path's destination address: a new rdma_cm ID for
+ * the connection; 0 or an errno. kc.lock held. */
+static int conn_resolve(kc_conn_t *c, const ib_path_rec_t *pp, int ib, uint32_t ifindex)
+{
+	struct sockaddr_storage src, dst;
+
+	if (rdma_create_id(kc.ch, &c->id, (void *)(uintptr_t)c->cid, ib ? RDMA_PS_IB : RDMA_PS_TCP))
+		return errno;
+	verbs_kcm_gid_addr(&pp->sgid, ib, ifindex, pp->pkey, 0, (struct sockaddr *)&src);
+	verbs_kcm_gid_addr(&pp->dgid, ib, ifindex, pp->pkey, c->svc_id, (struct sockaddr *)&dst);
+	if (ib) {
+		((struct sockaddr_ib *)&src)->sib_sid = 0;
+		((struct sockaddr_ib *)&src)->sib_sid_mask = 0;
+	} else if (src.ss_family == AF_INET) {
+		((struct sockaddr_in *)&src)->sin_port = 0;   /* any local port */
+	} else {
+		((struct sockaddr_in6 *)&src)->sin6_port = 0;
+	}
+	/* A source of another family than the destination (the port's
+	 * link-local GID to an IPv4-mapped one): the kernel picks it. */
+	return rdma_resolve_addr(c->id, src.ss_family == dst.ss_family ? (struct sockaddr *)&src : NULL,
+				 (struct sockaddr *)&dst, 4000) ? errno : 0;
+}
+
+/* The QP of a request: RESET, then INIT on the path's port (posting receives works now). */
+static ib_api_status_t kc_req_qp_init(ib_qp_handle_t h_qp, ib_qp_state_t cur, uint8_t port,
+				      uint16_t pkey_index)
+{
+	ib_qp_mod_t m;
+
+	if (cur != IB_QPS_RESET)
+		al_cm_qp_to_state(h_qp, IB_QPS_RESET);
+	memset(&m, 0, sizeof(m));
+	m.req_state = IB_QPS_INIT;
+	m.state.init.primary_port = port;
+	m.state.init.pkey_index = pkey_index;
+	m.state.init.access_ctrl = IB_AC_LOCAL_WRITE;
+	return ib_modify_qp(h_qp, &m);
+}
+
+static ib_api_status_t kc_req(const ib_cm_req_t *r, al_qp_t *p_qp)
+{
+	const ib_path_rec_t *pp = r->p_primary_path;
+	uint32_t max_pdata, ifindex = 0, off = 0;
+	ib_qp_attr_t qa;
+	kc_conn_t *c;
+	uint8_t port = 0;
+	uint16_t pkey_index = 0;
+	int ib = 0, err;
+	ib_api_status_t st;
+	cl_event_t sync;
+	boolean_t do_sync;
+
+	if (r->qp_type != IB_QPT_RELIABLE_CONN || r->p_alt_path || r->pfn_cm_req_cb)
+		return IB_UNSUPPORTED;  /* UC, failover, peer-to-peer: not through the kernel CM */
+	st = ib_query_qp(r->h_qp, &qa);
+	if (st != IB_SUCCESS)
+		return st;
+	if (qa.qp_type != r->qp_type)
+		return IB_INVALID_SETTING;
+	if (qa.state != IB_QPS_RESET && qa.state != IB_QPS_INIT)
+		return IB_INVALID_QP_STATE;
+	st = port_of_gid(p_qp, &pp->sgid, &port, &pkey_index, pp->pkey, &ib, &ifindex);
+	if (st != IB_SUCCESS)
+		return st;
+	if (!ib && !verbs_kcm_sid_is_tcp(cl_ntoh64(r->svc_id)))
+		off = VERBS_KCM_SID_HDR;
+	max_pdata = ib ? IB_REQ_PDATA_SIZE : VERBS_KCM_IP_REQ_PDATA - off;
+	if (r->req_length > max_pdata)
+		return IB_INVALID_SETTING;
+	pthread_mutex_lock(&kc.lock);
+	st = conn_by_qp_locked(p_qp) ? IB_INVALID_STATE : kc_start_locked();
+	pthread_mutex_unlock(&kc.lock);
+	if (st != IB_SUCCESS)
+		return st;
+	st = sync_enter(r->flags, &sync, &do_sync);
+	if (st != IB_SUCCESS)
+		return st;
+	st = kc_req_qp_init(r->h_qp, qa.state, port, pkey_index);
+	if (st == IB_SUCCESS)
+		st = conn_new(p_qp->p_pd->p_ca->v.obj.p_parent, &c);
+	if (st != IB_SUCCESS)
+		goto fail_sync;
+	pthread_mutex_lock(&kc.lock);
+	conn_from_req(c, r, p_qp, ib, off);
 	if (do_sync) {
 		c->p_sync = &sync;
 		c->sync_kinds = 1u << KE_REP | 1u << KE_REJ;
 	}
-	err = rdma_create_id(kc.ch, &c->id, (void *)(uintptr_t)c->cid, ib ? RDMA_PS_IB : RDMA_PS_TCP) ? errno : 0;
-	if (!err) {
-		verbs_kcm_gid_addr(&pp->sgid, ib, ifindex, pp->pkey, 0, (struct sockaddr *)&src);
-		verbs_kcm_gid_addr(&pp->dgid, ib, ifindex, pp->pkey, sid, (struct sockaddr *)&dst);
-		if (ib) {
-			((struct sockaddr_ib *)&src)->sib_sid = 0;
-			((struct sockaddr_ib *)&src)->sib_sid_mask = 0;
-		} else if (src.ss_family == AF_INET) {
-			((struct sockaddr_in *)&src)->sin_port = 0;   /* any local port */
-		} else {
-			((struct sockaddr_in6 *)&src)->sin6_port = 0;
-		}
-		/* A source of another family than the destination (the port's
-		 * link-local GID to an IPv4-mapped one): the kernel picks it. */
-		err = rdma_resolve_addr(c->id, src.ss_family == dst.ss_family ? (struct sockaddr *)&src : NULL,
-					(struct sockaddr *)&dst, 4000) ? errno : 0;
-	}
+	err = conn_resolve(c, pp, ib, ifindex);
 	if (err) {
 		IBAL_DBG(IBAL_SUB_CM, "REQ: resolve: %s", strerror(err));
 		c->p_sync = NULL;
@@ -1302,6 +1340,59 @@ static ib_api_status_t kc_req(const ib_cm_req_t *r, al_qp_t *p_qp)
 fail_sync:
 	sync_leave(do_sync, &sync, st);
 	return st;
+}
+
+/* The QP a REP offers: RC, in RESET or INIT, of the REQ's device. */
+static ib_api_status_t kc_rep_qp_check(const ib_cm_rep_t *r, const al_qp_t *p_qp,
+				       ib_net64_t dev_guid, ib_qp_attr_t *p_qa)
+{
+	ib_api_status_t st = ib_query_qp(r->h_qp, p_qa);
+
+	if (st != IB_SUCCESS)
+		return st;
+	if (p_qa->qp_type != IB_QPT_RELIABLE_CONN)
+		return IB_INVALID_SETTING;
+	if (p_qa->state != IB_QPS_RESET && p_qa->state != IB_QPS_INIT)
+		return IB_INVALID_QP_STATE;
+	if (p_qp->p_pd->p_ca->p_ci->guid != dev_guid)
+		return IB_INVALID_SETTING;  /* a QP of another CA than the REQ's */
+	return IB_SUCCESS;
+}
+
+/* The REP's QP through RESET and INIT to RTR on the connection's ID, then
+ * the user's receives; back to RESET on failure. kc.lock held. */
+static ib_api_status_t kc_rep_qp_rtr(kc_conn_t *c, const ib_cm_rep_t *r, ib_qp_state_t cur)
+{
+	ib_api_status_t st;
+
+	if (cur != IB_QPS_RESET)
+		al_cm_qp_to_state(r->h_qp, IB_QPS_RESET);
+	st = verbs_kcm_qp_to(c->id, r->h_qp, IB_QPS_INIT, r->access_ctrl | IB_AC_LOCAL_WRITE);
+	if (st == IB_SUCCESS)
+		st = verbs_kcm_qp_to(c->id, r->h_qp, IB_QPS_RTR, 0);
+	if (st == IB_SUCCESS && r->p_recv_wr)
+		st = ib_post_recv(r->h_qp, r->p_recv_wr, r->pp_recv_failure);
+	if (st != IB_SUCCESS)
+		al_cm_qp_to_state(r->h_qp, IB_QPS_RESET);
+	return st;
+}
+
+/* What rdma_accept() sends for a REP. */
+static void rep_conn_param(struct rdma_conn_param *cp, const kc_conn_t *c, const ib_cm_rep_t *r,
+			   const al_qp_t *p_qp, const ib_qp_attr_t *p_qa)
+{
+	verbs_ca_t *ca = ((const verbs_qp_t *)p_qp->v.p_prov)->pd->ca;
+
+	memset(cp, 0, sizeof(*cp));
+	cp->private_data = r->p_rep_pdata;
+	cp->private_data_len = r->rep_length;
+	cp->responder_resources = clamp_rd(ca, c->peer_init_depth, 1);
+	cp->initiator_depth =
+		clamp_rd(ca, r->init_depth < c->peer_resp_res ? r->init_depth : c->peer_resp_res, 0);
+	cp->flow_control = r->flow_ctrl ? 1 : 0;
+	cp->rnr_retry_count = r->rnr_retry_cnt > 7 ? 7 : r->rnr_retry_cnt;
+	cp->qp_num = cl_ntoh32(p_qa->num);
+	cp->srq = p_qa->h_srq != NULL;
 }
 
 static ib_api_status_t kc_rep(const ib_cm_handle_t *h, const ib_cm_rep_t *r)
@@ -1340,35 +1431,17 @@ static ib_api_status_t kc_rep(const ib_cm_handle_t *h, const ib_cm_rep_t *r)
 	st = sync_enter(r->flags, &sync, &do_sync);
 	if (st != IB_SUCCESS)
 		goto out_qp;
-	st = ib_query_qp(r->h_qp, &qa);
-	if (st == IB_SUCCESS && qa.qp_type != IB_QPT_RELIABLE_CONN)
-		st = IB_INVALID_SETTING;
-	else if (st == IB_SUCCESS && qa.state != IB_QPS_RESET && qa.state != IB_QPS_INIT)
-		st = IB_INVALID_QP_STATE;
-	else if (st == IB_SUCCESS && p_qp->p_pd->p_ca->p_ci->guid != dev_guid)
-		st = IB_INVALID_SETTING;  /* a QP of another CA than the REQ's */
+	st = kc_rep_qp_check(r, p_qp, dev_guid, &qa);
 	if (st != IB_SUCCESS)
 		goto out_sync;
 	pthread_mutex_lock(&kc.lock);
-	if (c->state != KC_REQ_RCVD) {
+	if (c->state != KC_REQ_RCVD || conn_by_qp_locked(p_qp)) {
 		st = IB_INVALID_STATE;
 		goto out_locked;
 	}
-	if (conn_by_qp_locked(p_qp)) {
-		st = IB_INVALID_STATE;
+	st = kc_rep_qp_rtr(c, r, qa.state);
+	if (st != IB_SUCCESS)
 		goto out_locked;
-	}
-	if (qa.state != IB_QPS_RESET)
-		al_cm_qp_to_state(r->h_qp, IB_QPS_RESET);
-	st = verbs_kcm_qp_to(c->id, r->h_qp, IB_QPS_INIT, r->access_ctrl | IB_AC_LOCAL_WRITE);
-	if (st == IB_SUCCESS)
-		st = verbs_kcm_qp_to(c->id, r->h_qp, IB_QPS_RTR, 0);
-	if (st == IB_SUCCESS && r->p_recv_wr)
-		st = ib_post_recv(r->h_qp, r->p_recv_wr, r->pp_recv_failure);
-	if (st != IB_SUCCESS) {
-		al_cm_qp_to_state(r->h_qp, IB_QPS_RESET);
-		goto out_locked;
-	}
 	c->h_qp = r->h_qp;
 	c->p_qp = p_qp;
 	c->qp_context = p_qp->v.obj.context;
@@ -1376,16 +1449,7 @@ static ib_api_status_t kc_rep(const ib_cm_handle_t *h, const ib_cm_rep_t *r)
 	c->pfn_rej = r->pfn_cm_rej_cb;
 	c->pfn_rtu = r->pfn_cm_rtu_cb;
 	c->pfn_dreq = r->pfn_cm_dreq_cb;
-	memset(&cp, 0, sizeof(cp));
-	cp.private_data = r->p_rep_pdata;
-	cp.private_data_len = r->rep_length;
-	cp.responder_resources = clamp_rd(((verbs_qp_t *)p_qp->v.p_prov)->pd->ca, c->peer_init_depth, 1);
-	cp.initiator_depth = clamp_rd(((verbs_qp_t *)p_qp->v.p_prov)->pd->ca,
-				      r->init_depth < c->peer_resp_res ? r->init_depth : c->peer_resp_res, 0);
-	cp.flow_control = r->flow_ctrl ? 1 : 0;
-	cp.rnr_retry_count = r->rnr_retry_cnt > 7 ? 7 : r->rnr_retry_cnt;
-	cp.qp_num = cl_ntoh32(qa.num);
-	cp.srq = qa.h_srq != NULL;
+	rep_conn_param(&cp, c, r, p_qp, &qa);
 	err = rdma_accept(c->id, &cp) ? errno : 0;
 	if (err) {
 		IBAL_DBG(IBAL_SUB_CM, "REP: rdma_accept: %s", strerror(err));

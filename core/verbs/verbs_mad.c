@@ -537,18 +537,12 @@ static void qp_free(verbs_qp_t *qp)
 	free(qp);
 }
 
-ib_api_status_t verbs_create_spl_qp(void *h_pd, uint8_t port_num, ib_qp_create_t *c,
-				    void *send_cq, void *recv_cq, void *al_qp, void **pp_qp)
+/* What a special QP asks of the CA: QP0 or QP1 (no aliases), a port of
+ * it, both CQs, and queue sizes within the provider's limits. */
+static ib_api_status_t spl_qp_check(const verbs_ca_t *ca, uint8_t port_num,
+				    const ib_qp_create_t *c, const void *send_cq,
+				    const void *recv_cq)
 {
-	verbs_pd_t *pd = h_pd;
-	verbs_ca_t *ca = pd->ca;
-	verbs_port_t *port;
-	verbs_qp_t *qp;
-	ib_api_status_t st = IB_SUCCESS;
-	unsigned n;
-
-	if (!c || !pp_qp)
-		return IB_INVALID_PARAMETER;
 	if (c->qp_type == IB_QPT_QP0_ALIAS || c->qp_type == IB_QPT_QP1_ALIAS)
 		return IB_UNSUPPORTED;
 	if (c->qp_type != IB_QPT_QP0 && c->qp_type != IB_QPT_QP1)
@@ -562,6 +556,24 @@ ib_api_status_t verbs_create_spl_qp(void *h_pd, uint8_t port_num, ib_qp_create_t
 		return IB_INVALID_MAX_WRS;
 	if (c->sq_sge > VERBS_MAX_SGES || c->rq_sge > VERBS_MAX_SGES || !c->rq_sge)
 		return IB_INVALID_MAX_SGE;
+	return IB_SUCCESS;
+}
+
+ib_api_status_t verbs_create_spl_qp(void *h_pd, uint8_t port_num, ib_qp_create_t *c,
+				    void *send_cq, void *recv_cq, void *al_qp, void **pp_qp)
+{
+	verbs_pd_t *pd = h_pd;
+	verbs_ca_t *ca = pd->ca;
+	verbs_port_t *port;
+	verbs_qp_t *qp;
+	ib_api_status_t st = IB_SUCCESS;
+	unsigned n;
+
+	if (!c || !pp_qp)
+		return IB_INVALID_PARAMETER;
+	st = spl_qp_check(ca, port_num, c, send_cq, recv_cq);
+	if (st != IB_SUCCESS)
+		return st;
 	n = c->qp_type == IB_QPT_QP0 ? 0 : 1;
 	port = &ca->port[port_num - 1];
 	qp = calloc(1, sizeof(*qp));

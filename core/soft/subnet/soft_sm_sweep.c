@@ -318,6 +318,65 @@ static boolean_t local_up(struct soft_sm *sm, const soft_fabric_port_info_t *r)
 	return FALSE;
 }
 
+/* Sweeps one registered port: records it, and configures it when this is a
+ * full sweep, it was marked or trapped, or it is not known to be up and has
+ * not failed too often. */
+static void sweep_port(struct soft_sm *sm, const soft_fabric_port_info_t *p, boolean_t full,
+		       boolean_t marked, boolean_t trapped)
+{
+	sm_known_t *k = find_known(sm, p->port_guid);
+	ptrdiff_t idx;
+
+	if (!k) {
+		k = add_known(sm, p);
+		if (!k)
+			return;
+	} else if (k->reg.lid != p->lid || k->reg.owner_pid != p->owner_pid) {
+		k->reg = *p;
+		k->active = FALSE;
+		k->failures = 0;
+	}
+	k->seen = TRUE;
+	if (marked)
+		k->failures = 0;
+	if (!(full || marked || (!k->active && k->failures < SM_MAX_FAILURES)))
+		return;
+	if (!full && !trapped && k->active && local_up(sm, p))
+		return;
+	idx = k - sm->known;
+	/* configure() may release the lock; `known` only changes on this thread. */
+	if (configure(sm, k)) {
+		sm->known[idx].active = TRUE;
+		sm->known[idx].failures = 0;
+	} else {
+		sm->known[idx].active = FALSE;
+		sm->known[idx].failures++;
+	}
+}
+
+/* Forgets the known ports this sweep did not see: out of the SA and the switch. */
+static void sweep_forget_unseen(struct soft_sm *sm)
+{
+	size_t i;
+
+	for (i = 0; i < sm->n_known;) {
+		sm_known_t *k = &sm->known[i];
+
+		if (k->seen) {
+			i++;
+			continue;
+		}
+		pthread_rwlock_rdlock(&sm->sa_lock);
+		if (sm->sa)
+			soft_sa_port_remove(sm->sa, k->sa.node_info.node_guid ? k->sa.node_info.node_guid
+									      : k->reg.node_guid,
+					    k->reg.port_num);
+		pthread_rwlock_unlock(&sm->sa_lock);
+		soft_sm_sw_unplug(sm, k);
+		*k = sm->known[--sm->n_known];
+	}
+}
+
 void soft_sm_sweep(struct soft_sm *sm)
 {
 	soft_fabric_port_info_t *v;
@@ -346,39 +405,11 @@ void soft_sm_sweep(struct soft_sm *sm)
 	for (i = 0; i < sm->n_known; i++)
 		sm->known[i].seen = FALSE;
 	for (i = 0; i < n && !sm->stop && sm->sm_port; i++) {
-		sm_known_t *k = find_known(sm, v[i].port_guid);
-		boolean_t marked = soft_sm_is_marked(work, v[i].lid);
 		boolean_t trapped = FALSE;
-		ptrdiff_t idx;
 
 		for (j = 0; j < n_trap; j++)
 			trapped |= trap[j] == v[i].lid;
-
-		if (!k) {
-			k = add_known(sm, &v[i]);
-			if (!k)
-				continue;
-		} else if (k->reg.lid != v[i].lid || k->reg.owner_pid != v[i].owner_pid) {
-			k->reg = v[i];
-			k->active = FALSE;
-			k->failures = 0;
-		}
-		k->seen = TRUE;
-		if (marked)
-			k->failures = 0;
-		if (!(full || marked || (!k->active && k->failures < SM_MAX_FAILURES)))
-			continue;
-		if (!full && !trapped && k->active && local_up(sm, &v[i]))
-			continue;
-		idx = k - sm->known;
-		/* configure() may release the lock; `known` only changes on this thread. */
-		if (configure(sm, k)) {
-			sm->known[idx].active = TRUE;
-			sm->known[idx].failures = 0;
-		} else {
-			sm->known[idx].active = FALSE;
-			sm->known[idx].failures++;
-		}
+		sweep_port(sm, &v[i], full != 0, soft_sm_is_marked(work, v[i].lid), trapped);
 	}
 	free(v);
 	sm->in_sweep = 0;
@@ -386,21 +417,7 @@ void soft_sm_sweep(struct soft_sm *sm)
 		pthread_cond_broadcast(&sm->cond);
 		return;
 	}
-	for (i = 0; i < sm->n_known;) {
-		if (sm->known[i].seen) {
-			i++;
-			continue;
-		}
-		pthread_rwlock_rdlock(&sm->sa_lock);
-		if (sm->sa)
-			soft_sa_port_remove(sm->sa, sm->known[i].sa.node_info.node_guid
-							    ? sm->known[i].sa.node_info.node_guid
-							    : sm->known[i].reg.node_guid,
-					    sm->known[i].reg.port_num);
-		pthread_rwlock_unlock(&sm->sa_lock);
-		soft_sm_sw_unplug(sm, &sm->known[i]);
-		sm->known[i] = sm->known[--sm->n_known];
-	}
+	sweep_forget_unseen(sm);
 	pthread_rwlock_rdlock(&sm->sa_lock);
 	soft_sm_sw_push(sm, FALSE);
 	pthread_rwlock_unlock(&sm->sa_lock);
