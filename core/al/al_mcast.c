@@ -113,8 +113,13 @@ static void mc_deliver(al_mcast_t *p_mc)
 	if (p_resp)
 		ib_put_mad(p_resp);
 	p_mc->pfn_mcast_cb(&rec);
+	/* A root membership (no QP) is no AL instance's child, so no close
+	 * waits for it: after a synchronous join that failed it is gone when
+	 * the call returns. */
 	if (failed)
-		al_obj_destroy(&p_mc->obj, NULL);
+		al_obj_destroy(&p_mc->obj, !p_mc->p_qp && p_mc->req.sync && !al_is_cb_thread()
+						   ? ib_sync_destroy
+						   : NULL);
 }
 
 static void mc_cb(void *context)
