@@ -2,9 +2,10 @@
  * ibal verbs provider: what the files of the kernel-CM path share (verbs_kcm*.c).
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  *
- * verbs_kcm.c: CAs, the event thread, connections, time-wait, callbacks,
- * listens, init; verbs_kcm_events.c: the rdma_cm events; verbs_kcm_calls.c:
- * the ib_cm_* calls (kc_ops). See verbs_kcm.c for the design.
+ * verbs_kcm.c: CAs, starting the event thread, connections, time-wait,
+ * callbacks, listens, init; verbs_kcm_events.c: the event thread and the
+ * rdma_cm events; verbs_kcm_calls.c: the ib_cm_* calls (kc_ops). See
+ * verbs_kcm.c for the design.
  */
 #ifndef VERBS_KCM_INT_H
 #define VERBS_KCM_INT_H
