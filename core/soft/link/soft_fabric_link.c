@@ -38,12 +38,13 @@ static void peer_unref(soft_peer_t *p)
 	free(p);
 }
 
-/* peer_lock held: is the cached entry still the LID's holder? */
-static boolean_t peer_current(const soft_peer_t *p, uint64_t now)
+/* peer_lock held: is the cached entry still the LID's holder? (The clock is
+ * read only for a peer without a ring: not on the path of every packet.) */
+static boolean_t peer_current(const soft_peer_t *p)
 {
 	if (p->ring.hdr)
 		return soft_ring_gen(&p->ring) == p->gen;
-	return now < p->expires_ns;
+	return soft_mono_ns() < p->expires_ns;
 }
 
 /* Looks lid up in the registry and maps its holder's ring; NULL if nobody holds it. */
@@ -83,14 +84,13 @@ static soft_peer_t *peer_lookup(soft_fabric_t *fab, uint16_t lid, uint64_t now)
 /* The peer at lid with one more reference, or NULL (nobody holds lid). */
 static soft_peer_t *peer_get(soft_fabric_t *fab, uint16_t lid)
 {
-	uint64_t now = soft_mono_ns();
 	soft_peer_t *p, *fresh;
 
 	pthread_mutex_lock(&fab->peer_lock);
 	if (!fab->peers)
 		fab->peers = (soft_peer_t **)calloc(SOFT_FABRIC_LID_UNICAST_MAX + 1, sizeof(*fab->peers));
 	p = fab->peers ? fab->peers[lid] : NULL;
-	if (p && peer_current(p, now)) {
+	if (p && peer_current(p)) {
 		__atomic_add_fetch(&p->refs, 1, __ATOMIC_RELAXED);
 		pthread_mutex_unlock(&fab->peer_lock);
 		return p;
@@ -101,7 +101,7 @@ static soft_peer_t *peer_get(soft_fabric_t *fab, uint16_t lid)
 	}
 	pthread_mutex_unlock(&fab->peer_lock);
 
-	fresh = peer_lookup(fab, lid, now);
+	fresh = peer_lookup(fab, lid, soft_mono_ns());
 	if (!fresh)
 		return NULL;
 	pthread_mutex_lock(&fab->peer_lock);

@@ -253,6 +253,24 @@ void soft_ring_unmap(soft_ring_t *ring)
 	ring->data = NULL;
 }
 
+/*
+ * The consumer's head as a producer last read it (a relaxed copy in the
+ * producer's view, shared by the process's threads): room is computed from
+ * it, and the shared head is read again only when the copy leaves too little.
+ * The shared head only grows, so the copy is never ahead of it: a stale copy
+ * shows less room than there is, never more.
+ */
+static uint64_t seen_head(soft_ring_t *ring, boolean_t fresh)
+{
+	uint64_t hd;
+
+	if (!fresh)
+		return __atomic_load_n(&ring->head, __ATOMIC_RELAXED);
+	hd = __atomic_load_n(&ring->hdr->head, __ATOMIC_ACQUIRE);
+	__atomic_store_n(&ring->head, hd, __ATOMIC_RELAXED);
+	return hd;
+}
+
 soft_ring_put_t soft_ring_put(soft_ring_t *ring, const void *pkt, size_t len, uint32_t flags,
 			      boolean_t *p_ring)
 {
@@ -260,36 +278,47 @@ soft_ring_put_t soft_ring_put(soft_ring_t *ring, const void *pkt, size_t len, ui
 	size_t need = rec_bytes(len);
 	uint64_t t, hd;
 	unsigned tries;
+	boolean_t fresh = FALSE;
 	ring_rec_t *r;
 
-	*p_ring = FALSE;
 	t = __atomic_load_n(&h->tail, __ATOMIC_ACQUIRE);
 	for (tries = 0;; tries++) {
-		hd = __atomic_load_n(&h->head, __ATOMIC_ACQUIRE);
+		hd = seen_head(ring, fresh);
 		if (hd > t) {
 			/* Our tail is stale (the consumer passed it meanwhile), or the
 			 * untrusted head is past every tail: then the ring is "full". */
 			if (tries > 16)
 				return SOFT_RING_FULL;
 			t = __atomic_load_n(&h->tail, __ATOMIC_ACQUIRE);
+			fresh = TRUE;
 			continue;
 		}
-		if (t - hd + need > SOFT_RING_BYTES)
-			return SOFT_RING_FULL;
-		if (__atomic_compare_exchange_n(&h->tail, &t, t + need, TRUE, __ATOMIC_ACQ_REL,
+		if (t - hd + need > SOFT_RING_BYTES) {
+			if (fresh)
+				return SOFT_RING_FULL;
+			fresh = TRUE;
+			continue;
+		}
+		/* Sequentially consistent: see the load of `sleeping` below. */
+		if (__atomic_compare_exchange_n(&h->tail, &t, t + need, TRUE, __ATOMIC_SEQ_CST,
 						__ATOMIC_ACQUIRE))
 			break;
 	}
+	/*
+	 * Pairs with soft_ring_arm, which sets `sleeping` and then reads the
+	 * tail: either it sees our claim (and polls on instead of sleeping) or
+	 * we see it asleep, and the caller rings it once the record is
+	 * published. Read here, right after the claim, the check needs no fence
+	 * of its own (the claim is one), so the record's stores below never
+	 * wait on one.
+	 */
+	*p_ring = __atomic_load_n(&h->sleeping, __ATOMIC_SEQ_CST) &&
+		  __atomic_exchange_n(&h->sleeping, 0, __ATOMIC_ACQ_REL);
 	r = rec_at(ring, t);
 	__atomic_store_n(&r->len, (uint32_t)len, __ATOMIC_RELAXED);
 	__atomic_store_n(&r->flags, flags, __ATOMIC_RELAXED);
 	memcpy((uint8_t *)r + SOFT_RING_REC_HDR, pkt, len);
 	__atomic_store_n(&r->stamp, t + 1, __ATOMIC_RELEASE);
-	/* Pairs with soft_ring_arm: either it sees the stamp or we see it asleep. */
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&h->sleeping, __ATOMIC_RELAXED) &&
-	    __atomic_exchange_n(&h->sleeping, 0, __ATOMIC_ACQ_REL))
-		*p_ring = TRUE;
 	return SOFT_RING_OK;
 }
 
@@ -336,28 +365,38 @@ static void advance(soft_ring_t *ring, size_t len)
 		publish_head(ring);
 }
 
-/* The head record is not published: empty, or claimed and not yet written. */
+/*
+ * The head record is not published: empty, or claimed and not yet written.
+ * The shared tail is not read on every such poll: producers claim space by
+ * writing it, so a consumer that read it while caught up would pull its line
+ * away from the next producer on every poll. It is read once STUCK_POLLS
+ * polls found the same position unpublished, to tell an empty ring (start
+ * counting again) from a record claimed and never published (skipped after
+ * SOFT_RING_STUCK_MS) or a tail no producer could have made.
+ */
 static soft_ring_get_t not_ready(soft_ring_t *ring)
 {
-	uint64_t t = __atomic_load_n(&ring->hdr->tail, __ATOMIC_ACQUIRE), now_ns;
+	uint64_t t, now_ns;
 
 	publish_head(ring); /* caught up (or waiting on a producer): all the room is theirs */
-	if (t == ring->head)
-		return SOFT_RING_EMPTY;
-	if (t < ring->head || t - ring->head > SOFT_RING_BYTES) {
-		skip_to_tail(ring); /* a tail no producer could have made */
-		return SOFT_RING_EMPTY;
-	}
-	/* A record being written is normally published within a few polls:
-	 * the clock is read only after STUCK_POLLS polls found it unpublished. */
 	if (ring->stuck_pos != ring->head) {
 		ring->stuck_pos = ring->head;
 		ring->stuck_polls = 0;
 		ring->stuck_ns = 0;
-		return SOFT_RING_WAIT;
+		return SOFT_RING_EMPTY;
 	}
 	if (++ring->stuck_polls < STUCK_POLLS)
-		return SOFT_RING_WAIT;
+		return SOFT_RING_EMPTY;
+	t = __atomic_load_n(&ring->hdr->tail, __ATOMIC_ACQUIRE);
+	if (t == ring->head) {
+		ring->stuck_polls = 0;
+		return SOFT_RING_EMPTY;
+	}
+	if (t < ring->head || t - ring->head > SOFT_RING_BYTES) {
+		skip_to_tail(ring); /* a tail no producer could have made */
+		return SOFT_RING_EMPTY;
+	}
+	ring->stuck_polls = STUCK_POLLS; /* from now on, the clock on every poll */
 	now_ns = soft_mono_ns();
 	if (!ring->stuck_ns)
 		ring->stuck_ns = now_ns;

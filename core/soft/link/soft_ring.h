@@ -17,11 +17,12 @@
  * position p lives at offset p % SOFT_RING_BYTES.
  *
  * **Producers** claim space by a compare-and-swap on the shared tail, provided
- * the consumer's published head leaves room; a full ring is not waited on:
- * the packet is dropped (soft_ring_put returns SOFT_RING_FULL), as a switch
- * drops what a congested port cannot take. The producer then copies the
- * packet and publishes it by storing the record's stamp (its position + 1)
- * last, with release order.
+ * the consumer's published head leaves room (as the producer last read it:
+ * the shared head is read again only when that copy shows too little); a
+ * full ring is not waited on: the packet is dropped (soft_ring_put returns
+ * SOFT_RING_FULL), as a switch drops what a congested port cannot take. The
+ * producer then copies the packet and publishes it by storing the record's
+ * stamp (its position + 1) last, with release order.
  *
  * **The consumer** keeps its own copy of the head and trusts nothing in the
  * shared area: a record is taken only when its stamp is exactly the one its
@@ -31,13 +32,17 @@
  * length, or one claimed but not published for SOFT_RING_STUCK_MS (its
  * producer died between the two steps), makes the consumer skip to the tail
  * as it was then: the packets between are dropped and counted, never a crash
- * or a wait.
+ * or a wait. A consumer that finds nothing reads the shared tail only once
+ * in 1,024 polls of one position, so that a caught-up consumer
+ * does not pull the tail's line from the producers on every poll.
  *
  * **Sleeping.** A consumer that found the ring empty for a while sets the
- * shared `sleeping` word (soft_ring_arm) and waits on the port's socket; a
- * producer that publishes while it is set clears it and rings that socket
- * once (soft_ring_put's @p p_ring). While the consumer polls, producers make
- * no system call.
+ * shared `sleeping` word (soft_ring_arm), reads the tail, and waits on the
+ * port's socket only if no record was claimed meanwhile; a producer reads
+ * the word right after its claim (the claim's compare-and-swap orders the
+ * two), clears it if set, and rings that socket once the record is published
+ * (soft_ring_put's @p p_ring). While the consumer polls, producers make no
+ * system call and no fence beyond the claim.
  */
 #ifndef SOFT_RING_H
 #define SOFT_RING_H
@@ -96,8 +101,11 @@ typedef struct soft_ring_hdr {
 typedef struct soft_ring {
 	soft_ring_hdr_t *hdr;    /**< The mapping (header first); NULL when closed. */
 	uint8_t *data;           /**< First byte of the records. */
+	/** Consumer: next position to read (the trusted copy; written atomically
+	 * for soft_ring_ready). Producer: the consumer's head as last read
+	 * (atomic; shared by the process's threads). */
+	uint64_t head;
 	/* Consumer only. */
-	uint64_t head;           /**< Next position to read (the trusted copy; written atomically for soft_ring_ready). */
 	uint64_t published;      /**< The head as last published in hdr->head. */
 	uint64_t stuck_pos;      /**< Position found claimed but unpublished, or UINT64_MAX. */
 	uint64_t stuck_ns;       /**< When it was first found so after stuck_polls polls (0: not yet). */
@@ -116,7 +124,8 @@ typedef enum {
 typedef enum {
 	SOFT_RING_GOT = 0, /**< A packet was copied out. */
 	SOFT_RING_EMPTY,   /**< Nothing published at the head. */
-	SOFT_RING_WAIT,    /**< A record is claimed at the head but not yet published. */
+	SOFT_RING_WAIT,    /**< A record is claimed at the head but not yet published (soft_ring_arm;
+			    *   soft_ring_get once 1,024 polls found it so). */
 	SOFT_RING_BIG      /**< The packet was longer than the buffer: discarded. */
 } soft_ring_get_t;
 
