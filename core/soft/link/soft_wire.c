@@ -99,16 +99,154 @@ static const soft_field_t ieth_fields[] = {
 	FLD(soft_ieth_t, rkey, 0, 0, 32, 0),
 };
 
+/* ------------------------------------------------------------------------ */
+/* Direct codecs of the headers every packet carries                         */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * LRH, BTH, AETH and RETH are packed and parsed on every packet: each has a
+ * codec written out for its layout, used in place of the field-by-field walk.
+ * The field tables stay the definition (formatting, reserved bits, the
+ * mask of invariant fields); test_wire checks that both agree on every field.
+ */
+static void put_be24(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 16);
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)v;
+}
+
+static void put_be32(uint8_t *p, uint32_t v)
+{
+	v = __builtin_bswap32(v);
+	memcpy(p, &v, 4);
+}
+
+static uint32_t get_be16(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 8 | p[1];
+}
+
+static uint32_t get_be24(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
+}
+
+static uint32_t get_be32(const uint8_t *p)
+{
+	return get_be16(p) << 16 | get_be16(p + 2);
+}
+
+static void put_be64(uint8_t *p, uint64_t v)
+{
+	v = __builtin_bswap64(v);
+	memcpy(p, &v, 8);
+}
+
+static boolean_t lrh_pack(const void *hs, uint8_t *w)
+{
+	const soft_lrh_t *h = (const soft_lrh_t *)hs;
+
+	put_be64(w, (uint64_t)((h->vl & 0xfu) << 4 | (h->lver & 0xfu)) << 56 |
+			    (uint64_t)((h->sl & 0xfu) << 4 | (h->lnh & 3u)) << 48 |
+			    (uint64_t)h->dlid << 32 | (uint64_t)(h->pkt_len & 0x7ffu) << 16 | h->slid);
+	return !((h->vl | h->lver | h->sl) >> 4 | h->lnh >> 2 | h->pkt_len >> 11);
+}
+
+static void lrh_unpack(const uint8_t *w, void *hs)
+{
+	soft_lrh_t *h = (soft_lrh_t *)hs;
+
+	h->vl = w[0] >> 4;
+	h->lver = w[0] & 0xf;
+	h->sl = w[1] >> 4;
+	h->lnh = w[1] & 3;
+	h->dlid = (uint16_t)get_be16(w + 2);
+	h->pkt_len = (uint16_t)(get_be16(w + 4) & 0x7ffu);
+	h->slid = (uint16_t)get_be16(w + 6);
+}
+
+static boolean_t bth_pack(const void *hs, uint8_t *w)
+{
+	const soft_bth_t *h = (const soft_bth_t *)hs;
+
+	put_be64(w, (uint64_t)h->opcode << 56 |
+			    (uint64_t)((h->se & 1u) << 7 | (h->mig & 1u) << 6 | (h->pad_cnt & 3u) << 4 |
+				       (h->tver & 0xfu)) << 48 |
+			    (uint64_t)h->pkey << 32 | (h->dest_qp & 0xffffffu));
+	put_be32(w + 8, (uint32_t)(h->ack_req & 1u) << 31 | (h->psn & 0xffffffu));
+	return !((h->se | h->mig | h->ack_req) >> 1 | h->pad_cnt >> 2 | h->tver >> 4 |
+		 (h->dest_qp | h->psn) >> 24);
+}
+
+static void bth_unpack(const uint8_t *w, void *hs)
+{
+	soft_bth_t *h = (soft_bth_t *)hs;
+
+	h->opcode = w[0];
+	h->se = w[1] >> 7;
+	h->mig = (w[1] >> 6) & 1;
+	h->pad_cnt = (w[1] >> 4) & 3;
+	h->tver = w[1] & 0xf;
+	h->pkey = (uint16_t)get_be16(w + 2);
+	h->dest_qp = get_be24(w + 5);
+	h->ack_req = w[8] >> 7;
+	h->psn = get_be24(w + 9);
+}
+
+static boolean_t aeth_pack(const void *hs, uint8_t *w)
+{
+	const soft_aeth_t *h = (const soft_aeth_t *)hs;
+
+	w[0] = h->syndrome;
+	put_be24(w + 1, h->msn);
+	return !(h->msn >> 24);
+}
+
+static void aeth_unpack(const uint8_t *w, void *hs)
+{
+	soft_aeth_t *h = (soft_aeth_t *)hs;
+
+	h->syndrome = w[0];
+	h->msn = get_be24(w + 1);
+}
+
+static boolean_t reth_pack(const void *hs, uint8_t *w)
+{
+	const soft_reth_t *h = (const soft_reth_t *)hs;
+
+	put_be32(w, (uint32_t)(h->va >> 32));
+	put_be32(w + 4, (uint32_t)h->va);
+	put_be32(w + 8, h->rkey);
+	put_be32(w + 12, h->dma_len);
+	return TRUE;
+}
+
+static void reth_unpack(const uint8_t *w, void *hs)
+{
+	soft_reth_t *h = (soft_reth_t *)hs;
+
+	h->va = (uint64_t)get_be32(w) << 32 | get_be32(w + 4);
+	h->rkey = get_be32(w + 8);
+	h->dma_len = get_be32(w + 12);
+}
+
 #define DESC(name, len, type, wire, tab) \
-	{ name, len, (uint16_t)sizeof(type), wire, (uint8_t)COUNT(tab), tab }
+	{ name, len, (uint16_t)sizeof(type), wire, (uint8_t)COUNT(tab), tab, NULL, NULL }
+#define DESC_FAST(name, len, type, tab, pack, unpack) \
+	{ name, len, (uint16_t)sizeof(type), FALSE, (uint8_t)COUNT(tab), tab, pack, unpack }
 
 static const soft_hdr_desc_t hdr_descs[SOFT_HDR_COUNT] = {
-	[SOFT_HDR_LRH] = DESC("LRH", SOFT_LRH_LEN, soft_lrh_t, FALSE, lrh_fields),
+	[SOFT_HDR_LRH] = DESC_FAST("LRH", SOFT_LRH_LEN, soft_lrh_t, lrh_fields, lrh_pack,
+					 lrh_unpack),
 	[SOFT_HDR_GRH] = DESC("GRH", SOFT_GRH_LEN, ib_grh_t, TRUE, grh_fields),
-	[SOFT_HDR_BTH] = DESC("BTH", SOFT_BTH_LEN, soft_bth_t, FALSE, bth_fields),
+	[SOFT_HDR_BTH] = DESC_FAST("BTH", SOFT_BTH_LEN, soft_bth_t, bth_fields, bth_pack,
+					 bth_unpack),
 	[SOFT_HDR_DETH] = DESC("DETH", SOFT_DETH_LEN, soft_deth_t, FALSE, deth_fields),
-	[SOFT_HDR_RETH] = DESC("RETH", SOFT_RETH_LEN, soft_reth_t, FALSE, reth_fields),
-	[SOFT_HDR_AETH] = DESC("AETH", SOFT_AETH_LEN, soft_aeth_t, FALSE, aeth_fields),
+	[SOFT_HDR_RETH] = DESC_FAST("RETH", SOFT_RETH_LEN, soft_reth_t, reth_fields, reth_pack,
+					   reth_unpack),
+	[SOFT_HDR_AETH] = DESC_FAST("AETH", SOFT_AETH_LEN, soft_aeth_t, aeth_fields, aeth_pack,
+					   aeth_unpack),
 	[SOFT_HDR_ATOMIC_ETH] = DESC("AtomicETH", SOFT_ATOMIC_ETH_LEN, soft_atomic_eth_t, FALSE,
 				     atomic_eth_fields),
 	[SOFT_HDR_ATOMIC_ACK_ETH] = DESC("AtomicAckETH", SOFT_ATOMIC_ACK_ETH_LEN,
@@ -261,6 +399,15 @@ static void member_set(void *s, const soft_field_t *f, uint64_t v)
 boolean_t soft_hdr_pack(soft_hdr_id_t id, const void *hdr_struct, uint8_t *wire)
 {
 	const soft_hdr_desc_t *d = soft_hdr_desc(id);
+
+	if (d && d->pack)
+		return d->pack(hdr_struct, wire);
+	return soft_hdr_pack_fields(id, hdr_struct, wire);
+}
+
+boolean_t soft_hdr_pack_fields(soft_hdr_id_t id, const void *hdr_struct, uint8_t *wire)
+{
+	const soft_hdr_desc_t *d = soft_hdr_desc(id);
 	boolean_t fits = TRUE;
 	unsigned i;
 
@@ -286,6 +433,16 @@ boolean_t soft_hdr_pack(soft_hdr_id_t id, const void *hdr_struct, uint8_t *wire)
 }
 
 void soft_hdr_unpack(soft_hdr_id_t id, const uint8_t *wire, void *hdr_struct)
+{
+	const soft_hdr_desc_t *d = soft_hdr_desc(id);
+
+	if (d && d->unpack)
+		d->unpack(wire, hdr_struct);
+	else
+		soft_hdr_unpack_fields(id, wire, hdr_struct);
+}
+
+void soft_hdr_unpack_fields(soft_hdr_id_t id, const uint8_t *wire, void *hdr_struct)
 {
 	const soft_hdr_desc_t *d = soft_hdr_desc(id);
 	unsigned i;

@@ -15,7 +15,10 @@
  * offset from the most significant bit of that byte, width). The generic
  * functions soft_hdr_pack() and soft_hdr_unpack() move a header between its
  * wire image and a host-order structure (soft_lrh_t, soft_bth_t, ...);
- * soft_field_get() and soft_field_set() reach one field. The GRH is held as
+ * soft_field_get() and soft_field_set() reach one field. The headers of
+ * every packet (LRH, BTH, AETH, RETH) also have a codec written out for their
+ * layout (soft_hdr_desc_t::pack), which those functions use instead of the
+ * walk, with the same result. The GRH is held as
  * the access layer's ib_grh_t, which is already its wire image. For the data
  * path, static inline accessors read and write the hot fields of a wire image
  * directly (soft_bth_psn(), soft_lrh_dlid(), ...).
@@ -218,6 +221,12 @@ typedef struct soft_hdr_desc {
 	boolean_t wire_struct;      /**< TRUE if the host structure is the wire image (GRH). */
 	uint8_t n_fields;           /**< Entries in @ref fields. */
 	const soft_field_t *fields; /**< Fields in wire order, reserved ones included. */
+	/** The header's codec written out for its layout (LRH, BTH, AETH, RETH:
+	 * the headers of every packet), or NULL: soft_hdr_pack() uses it instead
+	 * of walking @ref fields, with the same result. */
+	boolean_t (*pack)(const void *hdr_struct, uint8_t *wire);
+	/** As @ref pack, for soft_hdr_unpack(). */
+	void (*unpack)(const uint8_t *wire, void *hdr_struct);
 } soft_hdr_desc_t;
 
 /**
@@ -268,6 +277,15 @@ boolean_t soft_hdr_pack(soft_hdr_id_t id, const void *hdr_struct, uint8_t *wire)
  * @param hdr_struct receives the values; members without a field are untouched.
  */
 void soft_hdr_unpack(soft_hdr_id_t id, const uint8_t *wire, void *hdr_struct);
+
+/**
+ * soft_hdr_pack() by walking the field table, even for a header with a
+ * written-out codec (for the test that the two agree).
+ */
+boolean_t soft_hdr_pack_fields(soft_hdr_id_t id, const void *hdr_struct, uint8_t *wire);
+
+/** soft_hdr_unpack() by walking the field table (see soft_hdr_pack_fields()). */
+void soft_hdr_unpack_fields(soft_hdr_id_t id, const uint8_t *wire, void *hdr_struct);
 
 /**
  * Prints a header's fields as "name=value" pairs (reserved fields skipped).
