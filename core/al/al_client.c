@@ -2,12 +2,22 @@
  * ibal access layer: the table of built-in clients and the calls that tell them (al_client.h).
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  */
+#ifdef HAVE_CONFIG_H
+#include <config.h>
+#endif
 #include <stddef.h>
 #include "al_client.h"
 
 /* In the order they are told: the CM sends its last messages before the
- * DM agents of the closed instance's IOCs end. */
-static const al_client_t *const clients[] = { &al_cm_client, &al_dm_agent_client };
+ * DM agents of the closed instance's IOCs end; the CM through the kernel's
+ * starts after the others and stops before them. */
+static const al_client_t *const clients[] = {
+	&al_cm_client,
+	&al_dm_agent_client,
+#ifdef HAVE_AL_CM_KERN
+	&al_cm_kern_client,
+#endif
+};
 
 #define N_CLIENTS (sizeof(clients) / sizeof(clients[0]))
 
@@ -27,4 +37,31 @@ void al_clients_al_closed(void)
 	for (i = 0; i < N_CLIENTS; i++)
 		if (clients[i]->al_closed)
 			clients[i]->al_closed();
+}
+
+void al_clients_start(void)
+{
+	size_t i;
+
+	for (i = 0; i < N_CLIENTS; i++)
+		if (clients[i]->start)
+			clients[i]->start();
+}
+
+void al_clients_stop(void)
+{
+	size_t i;
+
+	for (i = N_CLIENTS; i-- > 0;)
+		if (clients[i]->stop)
+			clients[i]->stop();
+}
+
+void al_clients_ca_list_changed(void)
+{
+	size_t i;
+
+	for (i = 0; i < N_CLIENTS; i++)
+		if (clients[i]->ca_list_changed)
+			clients[i]->ca_list_changed();
 }

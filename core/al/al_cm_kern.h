@@ -1,11 +1,12 @@
 /*
- * ibal access layer: the CM calls on CAs whose CM class the kernel owns (ops a provider installs), private.
+ * ibal access layer: the CM calls on CAs whose CM class the kernel owns (the ops al_cm_kern.c installs), private.
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  *
  * While the kernel's IB CM is loaded it owns the CM MAD class of every
  * rdma-core device, so ibal's own CM (al_cm_*.c) cannot receive there. The
- * verbs provider then installs these ops (core/verbs/verbs_kcm.c, over
- * librdmacm) and the ib_cm_* calls of al_cm.c hand every exchange on such a
+ * access layer's CM through the kernel's (al_cm_kern*.c, over librdmacm,
+ * built when librdmacm is found; a client of the core, al_client.h) then
+ * installs these ops and the ib_cm_* calls of al_cm.c hand every exchange on such a
  * CA to them: a connection whose handle has AL_CM_KERN_CID set in its cid,
  * listens for the CA's REQs, and the QP hooks. Soft CAs and rdma-core CAs
  * without a kernel CM stay with ibal's CM. docs/verbs-provider.md lists what
@@ -45,7 +46,7 @@ typedef struct al_cm_kern_ops {
 	void (*qp_destroying)(void *p_qp);
 } al_cm_kern_ops_t;
 
-/* Installed by a provider at init (NULL: none), read by the ib_cm_* calls. */
+/* Installed by al_cm_kern.c when its client starts (NULL: none), read by the ib_cm_* calls. */
 extern const al_cm_kern_ops_t *al_cm_kern;
 
 static inline const al_cm_kern_ops_t *al_cm_kern_get(void)

@@ -4,8 +4,9 @@
  *
  * The first ib_open_al() starts the object machinery (al_init()) and loads
  * the providers named in IBAL_PROVIDERS (a comma list of provider names;
- * unset or empty: every built-in provider), giving them the upcalls; the
- * last ib_close_al() cleans them up. mgr_lock guards the instance count,
+ * unset or empty: every built-in provider), giving them the upcalls, then
+ * starts the clients (al_client.h); the last ib_close_al() unloads the
+ * providers and stops the clients. mgr_lock guards the instance count,
  * the provider list and the list of provider CAs; no provider slot that
  * may call back is called with it held, except open_ca and close_ca, which
  * providers make without upcalls.
@@ -56,9 +57,11 @@ static void up_async(void *ctx, ib_async_event_t code, uint64_t vendor)
 
 static void up_port_change(void *al_ca, uint8_t port_num)
 {
-	/* The PnP manager re-reads the CAs on its own thread. */
-	(void)al_ca;
 	(void)port_num;
+	/* No CA: the provider's set of CAs changed. */
+	if (!al_ca)
+		al_clients_ca_list_changed();
+	/* The PnP manager re-reads the CAs on its own thread. */
 	al_pnp_poke();
 }
 
@@ -127,6 +130,7 @@ al_inst_t *al_inst_enter(ib_al_handle_t h_al)
 static void last_close(void)
 {
 	unload_provs();
+	al_clients_stop();
 	al_cleanup();
 }
 
@@ -146,6 +150,7 @@ ib_api_status_t ib_open_al(ib_al_handle_t *const ph_al)
 		}
 		cl_qlist_init(&ci_list);
 		load_provs();
+		al_clients_start();
 	}
 	n_open++;
 	pthread_mutex_unlock(&mgr_lock);

@@ -30,7 +30,7 @@
 #include <unistd.h>
 #include <sys/eventfd.h>
 #include "verbs_prov.h"
-#include "verbs_xlate.h"
+#include "prov_verbs_xlate.h"
 
 #ifdef HAVE_VERBS_PROV
 

@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "verbs_prov.h"
-#include "verbs_kcm.h"
 #include "verbs_watch.h"
 #include "ibal_env.h"
 
@@ -36,8 +35,6 @@ static ib_api_status_t verbs_init(const al_prov_upcalls_t *up)
 	verbs_issm = (int)__cl_env_uint(VERBS_ENV_ISSM, 0, 1, 0);
 	/* Fails where there is no umad ABI (no RDMA stack): then no CA is listed. */
 	(void)umad_init();
-	if (verbs_kcm_init)
-		verbs_kcm_init();
 	verbs_poll_ms = (unsigned)__cl_env_uint(VERBS_ENV_POLL, 10, 60000, 1000);
 	verbs_watch_start(verbs_poll_ms);
 	return IB_SUCCESS;
@@ -46,8 +43,6 @@ static ib_api_status_t verbs_init(const al_prov_upcalls_t *up)
 static void verbs_cleanup(void)
 {
 	verbs_watch_stop();
-	if (verbs_kcm_cleanup)
-		verbs_kcm_cleanup();
 	umad_done();
 	memset(&verbs_upcalls, 0, sizeof(verbs_upcalls));
 }

@@ -24,7 +24,7 @@
 #include <string.h>
 #include <errno.h>
 #include "verbs_prov.h"
-#include "verbs_xlate.h"
+#include "prov_verbs_xlate.h"
 
 #ifdef HAVE_VERBS_PROV
 

@@ -32,7 +32,6 @@
 #include <sys/socket.h>
 #include <linux/netlink.h>
 #include "verbs_prov.h"
-#include "verbs_kcm.h"
 #include "verbs_watch.h"
 #include "ibal_log.h"
 
@@ -99,8 +98,6 @@ static void compare(void)
 	w.last = now;
 	IBAL_DBG(IBAL_SUB_VERBS, "device list changed: %zu CA(s)%s", now.n,
 			gone ? ", some gone" : "");
-	if (verbs_kcm_devices_changed)
-		verbs_kcm_devices_changed(gone);
 	if (verbs_upcalls.port_change)
 		verbs_upcalls.port_change(NULL, 0);
 }

@@ -2,12 +2,12 @@
  * ibal tests: the verbs provider's translations between ib_al.h and libibverbs types, on the host.
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  *
- * No device is needed: core/verbs/verbs_xlate.h is pure functions. Each
+ * No device is needed: core/prov/prov_verbs_xlate.h is pure functions. Each
  * test builds the access layer's structure, translates it and checks every
  * field libibverbs will read, byte orders included.
  */
 #include <string.h>
-#include "verbs_xlate.h"
+#include "prov_verbs_xlate.h"
 #include "verbs_watch.h"
 #include "../common/cl_test.h"
 

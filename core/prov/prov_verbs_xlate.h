@@ -1,11 +1,13 @@
 /*
- * ibal verbs provider: translation between ib_al.h types and libibverbs types (no device needed).
+ * ibal provider layer: translation between ib_al.h types and libibverbs types (no device needed).
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  */
 /**
- * @file verbs_xlate.h
+ * @file prov_verbs_xlate.h
  * @brief Pure translations between the access layer's types and libibverbs'
- * (never installed).
+ * (never installed), for the verbs provider (core/verbs) and the access
+ * layer's CM through the kernel's (core/al/al_cm_kern*.c, which turns the
+ * QP attributes librdmacm gives into ib_qp_mod_t).
  *
  * Everything here is a static inline function of its arguments: no device,
  * no allocation, no lock, so the data path inlines it and the host unit test
@@ -19,8 +21,8 @@
  *
  * Thread safety: none needed (pure functions).
  */
-#ifndef VERBS_XLATE_H
-#define VERBS_XLATE_H
+#ifndef PROV_VERBS_XLATE_H
+#define PROV_VERBS_XLATE_H
 
 #include <errno.h>
 #include <string.h>
@@ -551,4 +553,4 @@ static inline int verbs_qp_mod(const ib_qp_mod_t *m, ib_qp_type_t t, ib_qp_state
 
 /** @endcond */
 
-#endif /* VERBS_XLATE_H */
+#endif /* PROV_VERBS_XLATE_H */

@@ -1,13 +1,12 @@
 /*
- * ibal verbs provider: the kernel CM path's rdma_cm events (the event thread: REQ, REP, RTU, REJ, DREQ, DREP, errors).
+ * ibal access layer: the kernel CM path's rdma_cm events (the event thread: REQ, REP, RTU, REJ, DREQ, DREP, errors).
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  *
- * See verbs_kcm.c for the design and verbs_kcm_int.h for what the files share.
+ * See al_cm_kern.c for the design and al_cm_kern_int.h for what the files share.
  */
-#include "verbs_prov.h"
+#include "al_cm_kern_int.h"
 
-#ifdef HAVE_VERBS_PROV
-#include "verbs_kcm_int.h"
+#ifdef HAVE_AL_CM_KERN
 
 /* ---- events ---- */
 
@@ -69,7 +68,7 @@ static void path_of_route(const struct rdma_cm_id *id, ib_path_rec_t *p)
 
 static void reject_nosid(struct rdma_cm_id *id)
 {
-	rdma_reject(id, VERBS_KCM_NOSID_MAGIC, sizeof(VERBS_KCM_NOSID_MAGIC) - 1);
+	rdma_reject(id, KC_NOSID_MAGIC, sizeof(KC_NOSID_MAGIC) - 1);
 	rdma_destroy_id(id);
 }
 
@@ -86,19 +85,19 @@ static al_listen_t *req_listen_locked(const kc_lport_t *lp, ib_net64_t ca_guid, 
 		*p_sid = lp->key;
 		return kc_listen_match_locked(*p_sid, ca_guid, *pp_pdata, *p_len);
 	}
-	if (*p_len >= VERBS_KCM_SID_HDR) {
+	if (*p_len >= KC_SID_HDR) {
 		memcpy(&hdr, *pp_pdata, sizeof(hdr));
 		*p_sid = cl_ntoh64(hdr);
-		if (!verbs_kcm_sid_is_tcp(*p_sid) && verbs_kcm_sid_port(*p_sid) == lp->key)
-			p_l = kc_listen_match_locked(*p_sid, ca_guid, *pp_pdata + VERBS_KCM_SID_HDR,
-						  *p_len - VERBS_KCM_SID_HDR);
+		if (!kc_sid_is_tcp(*p_sid) && kc_sid_port(*p_sid) == lp->key)
+			p_l = kc_listen_match_locked(*p_sid, ca_guid, *pp_pdata + KC_SID_HDR,
+						  *p_len - KC_SID_HDR);
 	}
 	if (p_l) {
-		*pp_pdata += VERBS_KCM_SID_HDR;
-		*p_len -= VERBS_KCM_SID_HDR;
+		*pp_pdata += KC_SID_HDR;
+		*p_len -= KC_SID_HDR;
 		return p_l;
 	}
-	*p_sid = VERBS_KCM_SID_TCP | lp->key;
+	*p_sid = KC_SID_TCP | lp->key;
 	return kc_listen_match_locked(*p_sid, ca_guid, *pp_pdata, *p_len);
 }
 
@@ -243,7 +242,7 @@ static void rx_rep(kc_conn_t *c, kc_rx_t *r)
 		pthread_mutex_unlock(&kc.lock);
 		return;
 	}
-	st = c->h_qp ? verbs_kcm_qp_to(c->id, c->h_qp, IB_QPS_RTR, 0) : IB_INVALID_QP_HANDLE;
+	st = c->h_qp ? kc_qp_to(c->id, c->h_qp, IB_QPS_RTR, 0) : IB_INVALID_QP_HANDLE;
 	if (st != IB_SUCCESS) {
 		IBAL_DBG(IBAL_SUB_CM, "REP: QP to RTR: %s", ib_get_err_str(st));
 		rdma_reject(c->id, NULL, 0);
@@ -274,7 +273,7 @@ static void rx_established(kc_conn_t *c)
 
 	pthread_mutex_lock(&kc.lock);
 	if (c->state == KC_REP_SENT && c->h_qp) {
-		if (verbs_kcm_qp_to(c->id, c->h_qp, IB_QPS_RTS, 0) != IB_SUCCESS)
+		if (kc_qp_to(c->id, c->h_qp, IB_QPS_RTS, 0) != IB_SUCCESS)
 			IBAL_DBG(IBAL_SUB_CM, "RTU: QP to RTS failed");
 		c->state = KC_EST;
 		e = kc_ev_new(c, KE_RTU, (void *)c->pfn_rtu);
@@ -293,8 +292,8 @@ static ib_rej_status_t rej_reason(const kc_rx_t *r)
 {
 	if (r->type == RDMA_CM_EVENT_UNREACHABLE || r->type == RDMA_CM_EVENT_CONNECT_ERROR)
 		return IB_REJ_TIMEOUT;
-	if (r->pdata_len >= sizeof(VERBS_KCM_NOSID_MAGIC) - 1 &&
-	    !memcmp(r->pdata, VERBS_KCM_NOSID_MAGIC, sizeof(VERBS_KCM_NOSID_MAGIC) - 1))
+	if (r->pdata_len >= sizeof(KC_NOSID_MAGIC) - 1 &&
+	    !memcmp(r->pdata, KC_NOSID_MAGIC, sizeof(KC_NOSID_MAGIC) - 1))
 		return IB_REJ_INVALID_SID;
 	if (r->status > 0 && r->status < 0x10000)
 		return cl_hton16((uint16_t)r->status);
@@ -437,6 +436,6 @@ void *kc_thread(void *arg)
 	return NULL;
 }
 
-#else /* !HAVE_VERBS_PROV */
-typedef int verbs_kcm_events_unused_t;
-#endif /* HAVE_VERBS_PROV */
+#else /* !HAVE_AL_CM_KERN */
+typedef int al_cm_kern_events_unused_t;
+#endif /* HAVE_AL_CM_KERN */

@@ -1,15 +1,27 @@
 /*
- * ibal verbs provider: what the files of the kernel-CM path share (verbs_kcm*.c).
+ * ibal access layer: what the files of the CM through the kernel's CM share (al_cm_kern*.c).
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  *
- * verbs_kcm.c: CAs, starting the event thread, connections, time-wait,
- * callbacks, listens, init; verbs_kcm_events.c: the event thread and the
- * rdma_cm events; verbs_kcm_calls.c: the ib_cm_* calls (kc_ops). See
- * verbs_kcm.c for the design.
+ * al_cm_kern.c: CAs, starting the event thread, connections, time-wait,
+ * callbacks, listens, the client (start, stop, CA list changes);
+ * al_cm_kern_events.c: the event thread and the rdma_cm events;
+ * al_cm_kern_calls.c: the ib_cm_* calls (kc_ops); al_cm_kern_addr.c:
+ * librdmacm addresses of paths and service IDs; al_cm_kern_qp.c: moving a QP
+ * with the attributes librdmacm gives. See al_cm_kern.c for the design.
+ *
+ * This is access-layer code over librdmacm and libibverbs, built when both
+ * are found (HAVE_AL_CM_KERN). It reaches a CA only through the access
+ * layer (its QPs, ib_modify_qp, the provider's CA attributes), never a
+ * provider's objects.
  */
-#ifndef VERBS_KCM_INT_H
-#define VERBS_KCM_INT_H
+#ifndef AL_CM_KERN_INT_H
+#define AL_CM_KERN_INT_H
 
+#ifdef HAVE_CONFIG_H
+#include <config.h>
+#endif
+
+#ifdef HAVE_AL_CM_KERN
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -19,13 +31,66 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <netinet/in.h>
 #include <infiniband/ib.h>
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
 #include "al_cm_int.h"
-#include "verbs_prov.h"
-#include "verbs_xlate.h"
-#include "verbs_kcm.h"
+#include "al_cm_kern.h"
+#include "al_client.h"
+#include "al_verbs.h"
+#include "prov_verbs_xlate.h"
 #include "ibal_log.h"
+
+/* libibverbs devices this path keeps track of. */
+#define KC_MAX_CAS 16
+
+/* Service IDs of librdmacm's TCP port space: 0x0000000001060000 + port. */
+#define KC_SID_TCP 0x0000000001060000ull
+
+/* Private data the kernel CM leaves for the user in a REQ over IP (its own
+ * header takes 36 of the 92 bytes); a service ID not of the TCP port space
+ * also takes 8 (KC_SID_HDR). */
+#define KC_IP_REQ_PDATA 56
+#define KC_SID_HDR 8
+
+/* REJ private data that tells the requester "no such service" (librdmacm
+ * rejects as the consumer: its reason is always 28). */
+#define KC_NOSID_MAGIC "ibal-sid"
+
+/* Whether @p svc_id (host order) is a service ID of librdmacm's TCP port space. */
+static inline int kc_sid_is_tcp(uint64_t svc_id)
+{
+	return (svc_id >> 16) == (KC_SID_TCP >> 16);
+}
+
+/* The TCP port a service ID (host order) listens on: its low 16 bits (0
+ * becomes 0xffff, as port 0 would ask for any). */
+static inline uint16_t kc_sid_port(uint64_t svc_id)
+{
+	uint16_t p = (uint16_t)svc_id;
+
+	return p ? p : 0xffff;
+}
+
+/* Fills @p sa (room for a sockaddr_storage) with the address of @p gid for
+ * service @p svc_id: an IPv4-mapped GID gives AF_INET, other GIDs of an
+ * Ethernet port AF_INET6 (link-local ones scoped to @p ifindex), a GID of an
+ * InfiniBand port AF_IB with the service ID. Returns the address length
+ * (al_cm_kern_addr.c). */
+socklen_t kc_gid_addr(const ib_gid_t *gid, int ib_link, uint32_t ifindex, ib_net16_t pkey,
+		      uint64_t svc_id, struct sockaddr *sa);
+
+/* The index of the network interface that has @p gid as an IPv6 address,
+ * or 0 (the scope of a link-local GID of an Ethernet port; al_cm_kern_addr.c). */
+uint32_t kc_gid_ifindex(const ib_gid_t *gid);
+
+/* Moves @p h_qp to @p state with the attributes the kernel CM gives for
+ * @p id (INIT: @p access when nonzero replaces its access rights;
+ * al_cm_kern_qp.c). */
+ib_api_status_t kc_qp_to(struct rdma_cm_id *id, ib_qp_handle_t h_qp, ib_qp_state_t state,
+			 ib_access_t access);
 
 typedef enum kc_state {
 	KC_RESOLVING,   /* active: address, then route */
@@ -121,17 +186,19 @@ typedef struct kc_global {
 	uint32_t next_cid;
 	cl_qlist_t lports;
 	cl_qlist_t listens;
-	ib_net64_t guids[16];         /* CAs with a libibverbs device */
+	ib_net64_t guids[KC_MAX_CAS]; /* CAs with a libibverbs device, ever (atomic count) */
 	uint32_t n_guids;
+	ib_net64_t present[KC_MAX_CAS]; /* the devices libibverbs listed last */
+	uint32_t n_present;
 	int any_ib;                   /* some CA has an InfiniBand port */
 } kc_global_t;
 
 /* The one instance. */
 extern kc_global_t kc;
-/* The CM ops this path installs (verbs_kcm_calls.c). */
+/* The CM ops this path installs (al_cm_kern_calls.c). */
 extern const al_cm_kern_ops_t kc_ops;
 
-/* Connections (verbs_kcm.c); _locked: kc.lock held, _unlock: released on return. */
+/* Connections (al_cm_kern.c); _locked: kc.lock held, _unlock: released on return. */
 kc_conn_t *kc_conn_by_qp_locked(const void *p_qp);
 void kc_conn_end(kc_conn_t *c);
 void kc_conn_fail_unlock(kc_conn_t *c, ib_rej_status_t reason, const void *pdata, uint8_t len);
@@ -142,10 +209,10 @@ ib_api_status_t kc_conn_of_handle(const ib_cm_handle_t *h, const void *arg, kc_c
 void kc_conn_put_unlock(kc_conn_t *c);
 void kc_conn_unbind_locked(kc_conn_t *c);
 void kc_enter_timewait_locked(kc_conn_t *c);
-/* User callbacks, queued on the connection's object (verbs_kcm.c). */
+/* User callbacks, queued on the connection's object (al_cm_kern.c). */
 kc_ev_t *kc_ev_new(kc_conn_t *c, int kind, void *pfn);
 void kc_ev_queue(kc_ev_t *e);
-/* Listens and time-wait (verbs_kcm.c). */
+/* Listens and time-wait (al_cm_kern.c). */
 al_listen_t *kc_listen_match_locked(uint64_t sid, ib_net64_t ca_guid, const uint8_t *pdata, uint32_t len);
 kc_lport_t *kc_lport_of_id_locked(const struct rdma_cm_id *id);
 int kc_timewait_run(void);
@@ -154,7 +221,8 @@ void kc_cancel(al_listen_t *p_l);
 ib_api_status_t kc_listen(al_listen_t *p_l);
 boolean_t kc_owns_ca(ib_net64_t ca_guid);
 ib_api_status_t kc_start_locked(void);
-/* The event thread (verbs_kcm_events.c). */
+/* The event thread (al_cm_kern_events.c). */
 void *kc_thread(void *arg);
 
-#endif /* VERBS_KCM_INT_H */
+#endif /* HAVE_AL_CM_KERN */
+#endif /* AL_CM_KERN_INT_H */

@@ -1,18 +1,14 @@
 /*
- * ibal verbs provider: moving a QP with the attributes the kernel CM gives (rdma_init_qp_attr).
+ * ibal access layer: moving a QP with the attributes the kernel CM gives (rdma_init_qp_attr).
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  *
  * The QP is the user's access-layer QP: it moves through ib_modify_qp, so
  * the access layer's checks and the provider's state stay as for any other
  * transition.
  */
-#include "verbs_prov.h"
+#include "al_cm_kern_int.h"
 
-#ifdef HAVE_VERBS_PROV
-#include <string.h>
-#include "verbs_prov.h"
-#include "verbs_xlate.h"
-#include "verbs_kcm.h"
+#ifdef HAVE_AL_CM_KERN
 
 static void to_init(const struct ibv_qp_attr *a, ib_access_t access, ib_qp_mod_t *m)
 {
@@ -51,7 +47,7 @@ static void to_rts(const struct ibv_qp_attr *a, ib_access_t access, ib_qp_mod_t 
 	}
 }
 
-ib_api_status_t verbs_kcm_qp_to(struct rdma_cm_id *id, ib_qp_handle_t h_qp, ib_qp_state_t state,
+ib_api_status_t kc_qp_to(struct rdma_cm_id *id, ib_qp_handle_t h_qp, ib_qp_state_t state,
 				ib_access_t access)
 {
 	struct ibv_qp_attr a;
@@ -85,6 +81,6 @@ ib_api_status_t verbs_kcm_qp_to(struct rdma_cm_id *id, ib_qp_handle_t h_qp, ib_q
 	return ib_modify_qp(h_qp, &m);
 }
 
-#else /* !HAVE_VERBS_PROV */
-typedef int verbs_kcm_qp_unused_t;
-#endif /* HAVE_VERBS_PROV */
+#else /* !HAVE_AL_CM_KERN */
+typedef int al_cm_kern_qp_unused_t;
+#endif /* HAVE_AL_CM_KERN */

@@ -1,64 +1,77 @@
 /*
- * ibal verbs provider: the ib_cm_* calls through librdmacm (kc_ops: req, rep, rtu, rej, mra, dreq, drep, listen, cancel).
+ * ibal access layer: the ib_cm_* calls through librdmacm (kc_ops: req, rep, rtu, rej, mra, dreq, drep, listen, cancel).
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  *
- * See verbs_kcm.c for the design and verbs_kcm_int.h for what the files share.
+ * See al_cm_kern.c for the design and al_cm_kern_int.h for what the files share.
  */
-#include "verbs_prov.h"
+#include "al_cm_kern_int.h"
 
-#ifdef HAVE_VERBS_PROV
-#include "verbs_kcm_int.h"
+#ifdef HAVE_AL_CM_KERN
 
 /* ---- the calls ---- */
 
-static ib_api_status_t port_of_gid(al_qp_t *p_qp, const ib_gid_t *gid, uint8_t *p_port,
-				   uint16_t *p_pkey_index, ib_net16_t pkey, int *p_ib, uint32_t *p_ifindex)
+/* What the calls need to know of a QP's CA, from the access layer's CA
+ * attributes (the provider's, as ib_query_ca gives them). */
+typedef struct kc_ca_facts {
+	uint8_t port;            /* the port with the GID asked for */
+	uint16_t pkey_index;     /* its index of the P_Key asked for (0 if none matches) */
+	int ib;                  /* that port's link is InfiniBand */
+	uint32_t ifindex;        /* Ethernet: the interface with the GID as an address, or 0 */
+	uint8_t max_resp_res;    /* the CA's responder resources per QP */
+	uint8_t max_init_depth;  /* the CA's initiator depth per QP */
+} kc_ca_facts_t;
+
+/* The port of @p gid in @p a, or 0; fills the port's facts. */
+static uint8_t port_of_gid(const ib_ca_attr_t *a, const ib_gid_t *gid, ib_net16_t pkey,
+			   kc_ca_facts_t *f)
 {
-	verbs_qp_t *vq = (verbs_qp_t *)p_qp->v.p_prov;
-	struct ibv_context *ctx = vq && vq->pd ? vq->pd->ca->ctx : NULL;
-	struct ibv_gid_entry ge;
+	uint16_t i, k;
 	uint8_t p;
-	int i;
-	uint16_t k;
-	__be16 pk;
 
-	if (!ctx)
-		return IB_INVALID_QP_HANDLE;
-	for (p = 1; p <= vq->pd->ca->num_ports; p++) {
-		struct ibv_port_attr pa;
+	for (p = 0; p < a->num_ports; p++) {
+		const ib_port_attr_t *pa = &a->p_port_attr[p];
 
-		if (ibv_query_port(ctx, p, &pa))
+		for (i = 0; i < pa->num_gids; i++)
+			if (!memcmp(pa->p_gid_table[i].raw, gid->raw, 16))
+				break;
+		if (i == pa->num_gids)
 			continue;
-		for (i = 0; i < pa.gid_tbl_len; i++) {
-			if (ibv_query_gid_ex(ctx, p, (uint32_t)i, &ge, 0) ||
-			    memcmp(ge.gid.raw, gid->raw, 16))
-				continue;
-			*p_port = p;
-			*p_ib = pa.link_layer != IBV_LINK_LAYER_ETHERNET;
-			*p_ifindex = ge.ndev_ifindex;
-			*p_pkey_index = 0;
-			for (k = 0; k < pa.pkey_tbl_len; k++)
-				if (!ibv_query_pkey(ctx, p, k, &pk) &&
-				    (pk & htons(0x7fff)) == (pkey & htons(0x7fff))) {
-					*p_pkey_index = k;
-					break;
-				}
-			return IB_SUCCESS;
-		}
+		f->port = pa->port_num;
+		f->ib = pa->transport == RDMA_TRANSPORT_IB;
+		f->ifindex = f->ib ? 0 : kc_gid_ifindex(gid);
+		f->pkey_index = 0;
+		for (k = 0; k < pa->num_pkeys; k++)
+			if ((pa->p_pkey_table[k] & cl_hton16(0x7fff)) == (pkey & cl_hton16(0x7fff))) {
+				f->pkey_index = k;
+				break;
+			}
+		return f->port;
 	}
-	return IB_INVALID_SETTING;
+	return 0;
 }
 
-/* @p v clipped to the CA's responder resources (@p resp) or initiator
- * depth, as the provider last read them (ca->attr). */
-static uint8_t clamp_rd(verbs_ca_t *ca, uint8_t v, int resp)
+/* The facts of @p p_qp's CA; with @p gid, of the port that has it
+ * (IB_INVALID_SETTING when none has). */
+static ib_api_status_t ca_facts(al_qp_t *p_qp, const ib_gid_t *gid, ib_net16_t pkey,
+				kc_ca_facts_t *f)
 {
-	uint8_t max = v;
+	ib_ca_attr_t *a;
+	ib_api_status_t st;
 
-	pthread_mutex_lock(&ca->lock);
-	if (ca->attr)
-		max = resp ? ca->attr->max_qp_resp_res : ca->attr->max_qp_init_depth;
-	pthread_mutex_unlock(&ca->lock);
+	memset(f, 0, sizeof(*f));
+	st = al_ci_ca_query_alloc(p_qp->p_pd->p_ca->p_ci, &a);
+	if (st != IB_SUCCESS)
+		return st;
+	f->max_resp_res = a->max_qp_resp_res;
+	f->max_init_depth = a->max_qp_init_depth;
+	if (gid && !port_of_gid(a, gid, pkey, f))
+		st = IB_INVALID_SETTING;
+	cl_free(a);
+	return st;
+}
+
+static uint8_t clamp_rd(uint8_t v, uint8_t max)
+{
 	return v < max ? v : max;
 }
 
@@ -84,10 +97,10 @@ static void sync_leave(boolean_t on, cl_event_t *p_ev, ib_api_status_t st)
 
 /* The active connection's fields from the request; kc.lock held. off: the
  * bytes of service ID header before the private data (IP CM only). */
-static void conn_from_req(kc_conn_t *c, const ib_cm_req_t *r, al_qp_t *p_qp, int ib, uint32_t off)
+static void conn_from_req(kc_conn_t *c, const ib_cm_req_t *r, al_qp_t *p_qp,
+			  const kc_ca_facts_t *f, uint32_t off)
 {
 	const ib_path_rec_t *pp = r->p_primary_path;
-	verbs_qp_t *vq = (verbs_qp_t *)p_qp->v.p_prov;
 
 	c->active = TRUE;
 	c->state = KC_RESOLVING;
@@ -96,7 +109,7 @@ static void conn_from_req(kc_conn_t *c, const ib_cm_req_t *r, al_qp_t *p_qp, int
 	c->qp_context = p_qp->v.obj.context;
 	c->qp_type = r->qp_type;
 	c->svc_id = cl_ntoh64(r->svc_id);
-	c->ib = ib;
+	c->ib = f->ib;
 	c->path = *pp;
 	c->twait_ms = kc_twait_of(ib_path_rec_pkt_life(pp));
 	c->pfn_rep = r->pfn_cm_rep_cb;
@@ -109,8 +122,8 @@ static void conn_from_req(kc_conn_t *c, const ib_cm_req_t *r, al_qp_t *p_qp, int
 	if (r->req_length)
 		memcpy(c->req_pdata + off, r->p_req_pdata, r->req_length);
 	c->cp.private_data_len = (uint8_t)(off + r->req_length);
-	c->cp.responder_resources = clamp_rd(vq->pd->ca, r->resp_res, 1);
-	c->cp.initiator_depth = clamp_rd(vq->pd->ca, r->init_depth, 0);
+	c->cp.responder_resources = clamp_rd(r->resp_res, f->max_resp_res);
+	c->cp.initiator_depth = clamp_rd(r->init_depth, f->max_init_depth);
 	c->cp.flow_control = r->flow_ctrl ? 1 : 0;
 	c->cp.retry_count = r->retry_cnt > 7 ? 7 : r->retry_cnt;
 	c->cp.rnr_retry_count = r->rnr_retry_cnt > 7 ? 7 : r->rnr_retry_cnt;
@@ -124,8 +137,8 @@ static int conn_resolve(kc_conn_t *c, const ib_path_rec_t *pp, int ib, uint32_t 
 
 	if (rdma_create_id(kc.ch, &c->id, (void *)(uintptr_t)c->cid, ib ? RDMA_PS_IB : RDMA_PS_TCP))
 		return errno;
-	verbs_kcm_gid_addr(&pp->sgid, ib, ifindex, pp->pkey, 0, (struct sockaddr *)&src);
-	verbs_kcm_gid_addr(&pp->dgid, ib, ifindex, pp->pkey, c->svc_id, (struct sockaddr *)&dst);
+	kc_gid_addr(&pp->sgid, ib, ifindex, pp->pkey, 0, (struct sockaddr *)&src);
+	kc_gid_addr(&pp->dgid, ib, ifindex, pp->pkey, c->svc_id, (struct sockaddr *)&dst);
 	if (ib) {
 		((struct sockaddr_ib *)&src)->sib_sid = 0;
 		((struct sockaddr_ib *)&src)->sib_sid_mask = 0;
@@ -159,12 +172,11 @@ static ib_api_status_t kc_req_qp_init(ib_qp_handle_t h_qp, ib_qp_state_t cur, ui
 static ib_api_status_t kc_req(const ib_cm_req_t *r, al_qp_t *p_qp)
 {
 	const ib_path_rec_t *pp = r->p_primary_path;
-	uint32_t max_pdata, ifindex = 0, off = 0;
+	uint32_t max_pdata, off = 0;
 	ib_qp_attr_t qa;
 	kc_conn_t *c;
-	uint8_t port = 0;
-	uint16_t pkey_index = 0;
-	int ib = 0, err;
+	kc_ca_facts_t f;
+	int err;
 	ib_api_status_t st;
 	cl_event_t sync;
 	boolean_t do_sync;
@@ -178,12 +190,12 @@ static ib_api_status_t kc_req(const ib_cm_req_t *r, al_qp_t *p_qp)
 		return IB_INVALID_SETTING;
 	if (qa.state != IB_QPS_RESET && qa.state != IB_QPS_INIT)
 		return IB_INVALID_QP_STATE;
-	st = port_of_gid(p_qp, &pp->sgid, &port, &pkey_index, pp->pkey, &ib, &ifindex);
+	st = ca_facts(p_qp, &pp->sgid, pp->pkey, &f);
 	if (st != IB_SUCCESS)
 		return st;
-	if (!ib && !verbs_kcm_sid_is_tcp(cl_ntoh64(r->svc_id)))
-		off = VERBS_KCM_SID_HDR;
-	max_pdata = ib ? IB_REQ_PDATA_SIZE : VERBS_KCM_IP_REQ_PDATA - off;
+	if (!f.ib && !kc_sid_is_tcp(cl_ntoh64(r->svc_id)))
+		off = KC_SID_HDR;
+	max_pdata = f.ib ? IB_REQ_PDATA_SIZE : KC_IP_REQ_PDATA - off;
 	if (r->req_length > max_pdata)
 		return IB_INVALID_SETTING;
 	pthread_mutex_lock(&kc.lock);
@@ -194,18 +206,18 @@ static ib_api_status_t kc_req(const ib_cm_req_t *r, al_qp_t *p_qp)
 	st = sync_enter(r->flags, &sync, &do_sync);
 	if (st != IB_SUCCESS)
 		return st;
-	st = kc_req_qp_init(r->h_qp, qa.state, port, pkey_index);
+	st = kc_req_qp_init(r->h_qp, qa.state, f.port, f.pkey_index);
 	if (st == IB_SUCCESS)
 		st = kc_conn_new(p_qp->p_pd->p_ca->v.obj.p_parent, &c);
 	if (st != IB_SUCCESS)
 		goto fail_sync;
 	pthread_mutex_lock(&kc.lock);
-	conn_from_req(c, r, p_qp, ib, off);
+	conn_from_req(c, r, p_qp, &f, off);
 	if (do_sync) {
 		c->p_sync = &sync;
 		c->sync_kinds = 1u << KE_REP | 1u << KE_REJ;
 	}
-	err = conn_resolve(c, pp, ib, ifindex);
+	err = conn_resolve(c, pp, f.ib, f.ifindex);
 	if (err) {
 		IBAL_DBG(IBAL_SUB_CM, "REQ: resolve: %s", strerror(err));
 		c->p_sync = NULL;
@@ -248,9 +260,9 @@ static ib_api_status_t kc_rep_qp_rtr(kc_conn_t *c, const ib_cm_rep_t *r, ib_qp_s
 
 	if (cur != IB_QPS_RESET)
 		al_cm_qp_to_state(r->h_qp, IB_QPS_RESET);
-	st = verbs_kcm_qp_to(c->id, r->h_qp, IB_QPS_INIT, r->access_ctrl | IB_AC_LOCAL_WRITE);
+	st = kc_qp_to(c->id, r->h_qp, IB_QPS_INIT, r->access_ctrl | IB_AC_LOCAL_WRITE);
 	if (st == IB_SUCCESS)
-		st = verbs_kcm_qp_to(c->id, r->h_qp, IB_QPS_RTR, 0);
+		st = kc_qp_to(c->id, r->h_qp, IB_QPS_RTR, 0);
 	if (st == IB_SUCCESS && r->p_recv_wr)
 		st = ib_post_recv(r->h_qp, r->p_recv_wr, r->pp_recv_failure);
 	if (st != IB_SUCCESS)
@@ -260,16 +272,15 @@ static ib_api_status_t kc_rep_qp_rtr(kc_conn_t *c, const ib_cm_rep_t *r, ib_qp_s
 
 /* What rdma_accept() sends for a REP. */
 static void rep_conn_param(struct rdma_conn_param *cp, const kc_conn_t *c, const ib_cm_rep_t *r,
-			   const al_qp_t *p_qp, const ib_qp_attr_t *p_qa)
+			   const kc_ca_facts_t *f, const ib_qp_attr_t *p_qa)
 {
-	verbs_ca_t *ca = ((const verbs_qp_t *)p_qp->v.p_prov)->pd->ca;
-
 	memset(cp, 0, sizeof(*cp));
 	cp->private_data = r->p_rep_pdata;
 	cp->private_data_len = r->rep_length;
-	cp->responder_resources = clamp_rd(ca, c->peer_init_depth, 1);
+	cp->responder_resources = clamp_rd(c->peer_init_depth, f->max_resp_res);
 	cp->initiator_depth =
-		clamp_rd(ca, r->init_depth < c->peer_resp_res ? r->init_depth : c->peer_resp_res, 0);
+		clamp_rd(r->init_depth < c->peer_resp_res ? r->init_depth : c->peer_resp_res,
+			 f->max_init_depth);
 	cp->flow_control = r->flow_ctrl ? 1 : 0;
 	cp->rnr_retry_count = r->rnr_retry_cnt > 7 ? 7 : r->rnr_retry_cnt;
 	cp->qp_num = cl_ntoh32(p_qa->num);
@@ -286,6 +297,7 @@ static ib_api_status_t kc_rep(const ib_cm_handle_t *h, const ib_cm_rep_t *r)
 	cl_event_t sync;
 	boolean_t do_sync = FALSE;
 	ib_net64_t dev_guid = 0;
+	kc_ca_facts_t f;
 	int err;
 
 	st = kc_conn_of_handle(h, r, &c);
@@ -313,6 +325,8 @@ static ib_api_status_t kc_rep(const ib_cm_handle_t *h, const ib_cm_rep_t *r)
 	if (st != IB_SUCCESS)
 		goto out_qp;
 	st = kc_rep_qp_check(r, p_qp, dev_guid, &qa);
+	if (st == IB_SUCCESS)
+		st = ca_facts(p_qp, NULL, 0, &f);
 	if (st != IB_SUCCESS)
 		goto out_sync;
 	pthread_mutex_lock(&kc.lock);
@@ -330,7 +344,7 @@ static ib_api_status_t kc_rep(const ib_cm_handle_t *h, const ib_cm_rep_t *r)
 	c->pfn_rej = r->pfn_cm_rej_cb;
 	c->pfn_rtu = r->pfn_cm_rtu_cb;
 	c->pfn_dreq = r->pfn_cm_dreq_cb;
-	rep_conn_param(&cp, c, r, p_qp, &qa);
+	rep_conn_param(&cp, c, r, &f, &qa);
 	err = rdma_accept(c->id, &cp) ? errno : 0;
 	if (err) {
 		IBAL_DBG(IBAL_SUB_CM, "REP: rdma_accept: %s", strerror(err));
@@ -368,7 +382,7 @@ static ib_api_status_t kc_rtu(const ib_cm_handle_t *h, const ib_cm_rtu_t *r)
 	else if (c->state != KC_REP_RCVD || !c->h_qp)
 		st = IB_INVALID_STATE;
 	if (st == IB_SUCCESS)
-		st = verbs_kcm_qp_to(c->id, c->h_qp, IB_QPS_RTS, r->access_ctrl);
+		st = kc_qp_to(c->id, c->h_qp, IB_QPS_RTS, r->access_ctrl);
 	if (st == IB_SUCCESS) {
 		if (rdma_establish(c->id)) {
 			st = verbs_errno_status(errno);
@@ -564,6 +578,6 @@ const al_cm_kern_ops_t kc_ops = {
 	.qp_destroying = kc_qp_destroying,
 };
 
-#else /* !HAVE_VERBS_PROV */
-typedef int verbs_kcm_calls_unused_t;
-#endif /* HAVE_VERBS_PROV */
+#else /* !HAVE_AL_CM_KERN */
+typedef int al_cm_kern_calls_unused_t;
+#endif /* HAVE_AL_CM_KERN */

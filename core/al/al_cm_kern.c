@@ -1,11 +1,11 @@
 /*
- * ibal verbs provider: the ib_cm_* calls through librdmacm while the kernel's CM owns the CM class:
- * CAs, the event thread's start, connections, time-wait, callbacks, listens, init.
+ * ibal access layer: the ib_cm_* calls through librdmacm while the kernel's CM owns the CM class:
+ * CAs, the event thread's start, connections, time-wait, callbacks, listens, the client (start, stop, CA list changes).
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  *
  * A connection (kc_conn_t) is an access-layer object (a child of its AL
  * instance) around one rdma_cm_id with no QP of librdmacm's: the user's QP
- * moves with the attributes rdma_init_qp_attr() gives (verbs_kcm_qp.c).
+ * moves with the attributes rdma_init_qp_attr() gives (al_cm_kern_qp.c).
  * One event thread reads the event channel; it acknowledges each event
  * before acting on it (so rdma_destroy_id never waits for it) and queues
  * the user callbacks on the connection's object, so they run on access-layer
@@ -19,46 +19,19 @@
  * data when the service ID is not of the TCP port space), then by CA and
  * compare buffer, as ibal's own CM matches them.
  *
- * The rdma_cm events are verbs_kcm_events.c's, the ib_cm_* calls
- * verbs_kcm_calls.c's; verbs_kcm_int.h is what the three share.
+ * The rdma_cm events are al_cm_kern_events.c's, the ib_cm_* calls
+ * al_cm_kern_calls.c's; al_cm_kern_int.h is what the files share. The CAs
+ * whose CM this path runs are the devices libibverbs lists; everything else
+ * it learns of a CA comes through the access layer (its QPs and the
+ * provider's CA attributes), never from a provider's objects.
  */
-#include "verbs_prov.h"
+#include "al_cm_kern_int.h"
 
-#ifdef HAVE_VERBS_PROV
-#include "verbs_kcm_int.h"
+#ifdef HAVE_AL_CM_KERN
 
 kc_global_t kc = { .lock = PTHREAD_MUTEX_INITIALIZER, .stop_fd = -1 };
 
 /* ---- CAs ---- */
-
-static boolean_t kc_add_ca(ib_net64_t guid, const char *name, int has_ibv, int has_umad, void *ctx)
-{
-	(void)name;
-	(void)has_umad;
-	(void)ctx;
-	if (has_ibv && kc.n_guids < sizeof(kc.guids) / sizeof(kc.guids[0]))
-		kc.guids[kc.n_guids++] = guid;
-	return FALSE;
-}
-
-/* kc_add_ca for a CA that may be known already (kc.lock held). */
-static boolean_t kc_add_new_ca(ib_net64_t guid, const char *name, int has_ibv, int has_umad,
-			    void *ctx)
-{
-	uint32_t i;
-
-	for (i = 0; i < kc.n_guids; i++)
-		if (kc.guids[i] == guid)
-			return FALSE;
-	if (has_ibv && kc.n_guids < sizeof(kc.guids) / sizeof(kc.guids[0])) {
-		kc.guids[kc.n_guids] = guid;
-		__atomic_store_n(&kc.n_guids, kc.n_guids + 1, __ATOMIC_RELEASE);
-	}
-	(void)name;
-	(void)has_umad;
-	(void)ctx;
-	return FALSE;
-}
 
 boolean_t kc_owns_ca(ib_net64_t ca_guid)
 {
@@ -70,11 +43,53 @@ boolean_t kc_owns_ca(ib_net64_t ca_guid)
 	return FALSE;
 }
 
-static int kc_device_is_ib(struct ibv_context *ctx, uint8_t port)
+static int kc_device_is_ib(struct ibv_device *dev)
 {
+	struct ibv_context *ctx = ibv_open_device(dev);
 	struct ibv_port_attr pa;
+	int ib;
 
-	return ctx && !ibv_query_port(ctx, port, &pa) && pa.link_layer != IBV_LINK_LAYER_ETHERNET;
+	if (!ctx)
+		return 0;
+	ib = !ibv_query_port(ctx, 1, &pa) && pa.link_layer != IBV_LINK_LAYER_ETHERNET;
+	ibv_close_device(ctx);
+	return ib;
+}
+
+/*
+ * Reads libibverbs' device list: the CAs whose CM this path runs are its
+ * devices, by node GUID (the CA GUID the verbs provider gives them). A
+ * device seen for the first time is added (GUIDs are only ever added: one
+ * that went away is never asked about again); kc.any_ib is set at the first
+ * read. Returns whether a device listed at the last read is gone. kc.lock held.
+ */
+static int kc_read_devices_locked(boolean_t first)
+{
+	ib_net64_t now[KC_MAX_CAS];
+	struct ibv_device **list;
+	uint32_t n_now = 0, i, j;
+	int n = 0, k, gone = 0;
+
+	list = ibv_get_device_list(&n);
+	for (k = 0; list && k < n && n_now < KC_MAX_CAS; k++) {
+		now[n_now++] = (ib_net64_t)ibv_get_device_guid(list[k]);
+		if (first)
+			kc.any_ib |= kc_device_is_ib(list[k]);
+		if (!kc_owns_ca(now[n_now - 1]) && kc.n_guids < KC_MAX_CAS) {
+			kc.guids[kc.n_guids] = now[n_now - 1];
+			__atomic_store_n(&kc.n_guids, kc.n_guids + 1, __ATOMIC_RELEASE);
+		}
+	}
+	if (list)
+		ibv_free_device_list(list);
+	for (i = 0; i < kc.n_present; i++) {
+		for (j = 0; j < n_now && now[j] != kc.present[i]; j++)
+			;
+		gone |= j == n_now;
+	}
+	memcpy(kc.present, now, n_now * sizeof(now[0]));
+	kc.n_present = n_now;
+	return gone;
 }
 
 /* ---- the event thread and channel ---- */
@@ -422,7 +437,7 @@ static uint64_t listen_key(const al_listen_t *p_l, boolean_t ib)
 {
 	uint64_t sid = cl_ntoh64(p_l->info.svc_id);
 
-	return ib ? sid : verbs_kcm_sid_port(sid);
+	return ib ? sid : kc_sid_port(sid);
 }
 
 static kc_lport_t *lport_find_locked(uint64_t key, boolean_t ib)
@@ -465,7 +480,7 @@ static ib_api_status_t lport_use_locked(uint64_t key, boolean_t ib)
 	memset(&ss, 0, sizeof(ss));
 	if (ib) {
 		memset(&any, 0, sizeof(any));
-		len = verbs_kcm_gid_addr(&any, 1, 0, 0, key, (struct sockaddr *)&ss);
+		len = kc_gid_addr(&any, 1, 0, 0, key, (struct sockaddr *)&ss);
 		(void)len;
 	} else {
 		sin6->sin6_family = AF_INET6;
@@ -589,18 +604,19 @@ kc_lport_t *kc_lport_of_id_locked(const struct rdma_cm_id *id)
 	return NULL;
 }
 
-/* ---- init ---- */
+/* ---- the client: start, stop, CA list changes ---- */
 
 static int kernel_cm_loaded(void)
 {
 	return access("/sys/module/ib_cm", F_OK) == 0;
 }
 
-void verbs_kcm_init(void)
+/* The first ib_open_al: installs the ops when the kernel's CM is loaded (or
+ * IBAL_CM=kernel) and libibverbs lists a device; IBAL_CM=ibal keeps ibal's
+ * own CM. */
+static void kc_client_start(void)
 {
 	const char *mode = getenv("IBAL_CM");
-	struct ibv_device **list;
-	int n = 0, i;
 
 	if (mode && !strcmp(mode, "ibal"))
 		return;
@@ -611,18 +627,9 @@ void verbs_kcm_init(void)
 	cl_qlist_init(&kc.lports);
 	cl_qlist_init(&kc.listens);
 	kc.n_guids = 0;
-	verbs_for_each_ca(kc_add_ca, NULL);
-	list = ibv_get_device_list(&n);
-	for (i = 0; list && i < n; i++) {
-		struct ibv_context *ctx = ibv_open_device(list[i]);
-
-		if (ctx) {
-			kc.any_ib |= kc_device_is_ib(ctx, 1);
-			ibv_close_device(ctx);
-		}
-	}
-	if (list)
-		ibv_free_device_list(list);
+	kc.n_present = 0;
+	kc.any_ib = 0;
+	kc_read_devices_locked(TRUE);
 	kc.on = kc.n_guids != 0;
 	pthread_mutex_unlock(&kc.lock);
 	if (kc.on) {
@@ -632,25 +639,27 @@ void verbs_kcm_init(void)
 }
 
 /*
- * A CA added while running is the kernel CM's too (GUIDs are only ever
- * added: one that went away is never asked about again; kc.any_ib keeps
- * its value from the start). When a CA went away, librdmacm is made to
- * re-read its device list (rdma_get_devices): it keeps a device it once
- * used open, without a connection, until it sees the device gone, and a
- * device whose driver cannot disassociate (rxe) is not removed by the
- * kernel while a context of it is open. That re-read opens the devices
- * still there (librdmacm keeps them until they too go away).
+ * A provider's set of CAs changed: a new libibverbs device is the kernel
+ * CM's too (kc.any_ib keeps its value from the start). When a device went
+ * away, librdmacm is made to re-read its device list (rdma_get_devices): it
+ * keeps a device it once used open, without a connection, until it sees the
+ * device gone, and a device whose driver cannot disassociate (rxe) is not
+ * removed by the kernel while a context of it is open. That re-read opens
+ * the devices still there (librdmacm keeps them until they too go away).
  */
-void verbs_kcm_devices_changed(int some_gone)
+static void kc_client_ca_list_changed(void)
 {
 	struct ibv_context **list;
+	int gone;
 
-	if (!kc.on)
-		return; /* ibal's own CM, or no CA when the access layer started */
 	pthread_mutex_lock(&kc.lock);
-	verbs_for_each_ca(kc_add_new_ca, NULL);
+	if (!kc.on) {
+		pthread_mutex_unlock(&kc.lock);
+		return; /* ibal's own CM, or no CA when the access layer started */
+	}
+	gone = kc_read_devices_locked(FALSE);
 	pthread_mutex_unlock(&kc.lock);
-	if (!some_gone)
+	if (!gone)
 		return;
 	list = rdma_get_devices(NULL);
 	if (list)
@@ -658,7 +667,10 @@ void verbs_kcm_devices_changed(int some_gone)
 	IBAL_DBG(IBAL_SUB_CM, "device list changed: librdmacm re-read it");
 }
 
-void verbs_kcm_cleanup(void)
+/* The last ib_close_al (the providers are unloaded: no CA list change comes
+ * any more): stops the event thread and frees the listens (no connection is
+ * left). */
+static void kc_client_stop(void)
 {
 	uint64_t one = 1;
 
@@ -666,6 +678,7 @@ void verbs_kcm_cleanup(void)
 		return;
 	al_cm_kern_set(NULL);
 	pthread_mutex_lock(&kc.lock);
+	kc.on = FALSE;
 	while (cl_qlist_count(&kc.listens))
 		cl_free(cl_qlist_remove_head(&kc.listens));
 	while (cl_qlist_count(&kc.lports)) {
@@ -687,9 +700,15 @@ void verbs_kcm_cleanup(void)
 		kc.running = FALSE;
 		kc.stop = FALSE;
 	}
-	kc.on = FALSE;
 }
 
-#else /* !HAVE_VERBS_PROV */
-typedef int verbs_kcm_unused_t;
-#endif /* HAVE_VERBS_PROV */
+const al_client_t al_cm_kern_client = {
+	.name = "cm-kernel",
+	.start = kc_client_start,
+	.stop = kc_client_stop,
+	.ca_list_changed = kc_client_ca_list_changed,
+};
+
+#else /* !HAVE_AL_CM_KERN */
+typedef int al_cm_kern_kern_unused_t;
+#endif /* HAVE_AL_CM_KERN */

@@ -1,14 +1,12 @@
 /*
- * ibal verbs provider: librdmacm addresses of a path's GIDs and service IDs.
+ * ibal access layer: librdmacm addresses of a path's GIDs and service IDs.
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  */
-#include "verbs_prov.h"
+#include "al_cm_kern_int.h"
 
-#ifdef HAVE_VERBS_PROV
-#include <string.h>
-#include <netinet/in.h>
-#include <infiniband/ib.h>
-#include "verbs_kcm.h"
+#ifdef HAVE_AL_CM_KERN
+#include <ifaddrs.h>
+#include <net/if.h>
 
 static int gid_is_v4_mapped(const ib_gid_t *g)
 {
@@ -17,10 +15,10 @@ static int gid_is_v4_mapped(const ib_gid_t *g)
 	return !memcmp(g->raw, pfx, sizeof(pfx));
 }
 
-socklen_t verbs_kcm_gid_addr(const ib_gid_t *gid, int ib_link, uint32_t ifindex, ib_net16_t pkey,
+socklen_t kc_gid_addr(const ib_gid_t *gid, int ib_link, uint32_t ifindex, ib_net16_t pkey,
 			     uint64_t svc_id, struct sockaddr *sa)
 {
-	uint16_t port = htons(verbs_kcm_sid_port(svc_id));
+	uint16_t port = htons(kc_sid_port(svc_id));
 
 	if (ib_link) {
 		struct sockaddr_ib *sib = (struct sockaddr_ib *)sa;
@@ -54,6 +52,23 @@ socklen_t verbs_kcm_gid_addr(const ib_gid_t *gid, int ib_link, uint32_t ifindex,
 	}
 }
 
-#else /* !HAVE_VERBS_PROV */
-typedef int verbs_kcm_addr_unused_t;
-#endif /* HAVE_VERBS_PROV */
+uint32_t kc_gid_ifindex(const ib_gid_t *gid)
+{
+	struct ifaddrs *list, *a;
+	uint32_t idx = 0;
+
+	if (getifaddrs(&list))
+		return 0;
+	for (a = list; a && !idx; a = a->ifa_next) {
+		const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)(const void *)a->ifa_addr;
+
+		if (s6 && s6->sin6_family == AF_INET6 && !memcmp(&s6->sin6_addr, gid->raw, 16))
+			idx = if_nametoindex(a->ifa_name);
+	}
+	freeifaddrs(list);
+	return idx;
+}
+
+#else /* !HAVE_AL_CM_KERN */
+typedef int al_cm_kern_addr_unused_t;
+#endif /* HAVE_AL_CM_KERN */
