@@ -163,8 +163,7 @@ static void agents_close(cm_agents_t *p_ag)
 		 * DREP or REJ of the endpoint whose end brought us here. */
 		al_cm_drain_sends();
 		for (i = 0; i < p_ag->n_ports; i++)
-			if (p_ag->ports[i].h_qp)
-				ib_destroy_qp(p_ag->ports[i].h_qp, ib_sync_destroy);
+			al_port_agent_close(&p_ag->ports[i].agent);
 		ib_close_al(p_ag->h_al);
 	}
 	pthread_mutex_destroy(&p_ag->port_lock);
@@ -172,28 +171,10 @@ static void agents_close(cm_agents_t *p_ag)
 	cl_free(p_ag);
 }
 
-static ib_api_status_t agent_open_port(cm_agents_t *p_ag, cm_port_t *p_port)
+static ib_api_status_t agent_open_port(cm_port_t *p_port)
 {
-	ib_qp_create_t qc;
 	ib_mad_svc_t svc;
-	ib_api_status_t st;
 
-	st = ib_alloc_pd(p_port->h_ca, IB_PDT_ALIAS, p_port, &p_port->h_pd);
-	if (st != IB_SUCCESS)
-		return st;
-	memset(&qc, 0, sizeof(qc));
-	qc.qp_type = IB_QPT_QP1_ALIAS;
-	qc.sq_depth = 256;
-	qc.rq_depth = 256;
-	qc.sq_sge = 1;
-	qc.rq_sge = 1;
-	qc.sq_signaled = TRUE;
-	st = ib_get_spl_qp(p_port->h_pd, p_port->port_guid, &qc, p_port, NULL, &p_port->pool_key,
-			   &p_port->h_qp);
-	if (st != IB_SUCCESS) {
-		p_port->h_qp = NULL;
-		return st;
-	}
 	memset(&svc, 0, sizeof(svc));
 	svc.mad_svc_context = p_port;
 	svc.pfn_mad_send_cb = agent_on_send;
@@ -203,8 +184,8 @@ static ib_api_status_t agent_open_port(cm_agents_t *p_ag, cm_port_t *p_port)
 	svc.mgmt_version = AL_CM_CLASS_VERSION;
 	svc.method_array[IB_MAD_METHOD_SEND] = TRUE;
 	svc.svc_type = IB_MAD_SVC_RAW;      /* TIDs untouched: see al_cm_new_tid() */
-	(void)p_ag;
-	return ib_reg_mad_svc(p_port->h_qp, &svc, &p_port->h_svc);
+	return al_port_agent_open(&p_port->agent, p_port->h_ca, p_port->port_guid, 256, &svc,
+				  &al_port_agent_public);
 }
 
 /*
@@ -245,7 +226,7 @@ static ib_api_status_t AL_API agent_on_pnp(ib_pnp_rec_t *p_rec)
 	pp->port_guid = port_guid;
 	pp->port_num = p_port_rec->p_port_attr->port_num;
 	pp->h_ca = h_ca;
-	if (agent_open_port(p_ag, pp) == IB_SUCCESS)
+	if (agent_open_port(pp) == IB_SUCCESS)
 		__atomic_store_n(&p_ag->n_ports, n + 1, __ATOMIC_RELEASE);
 	else
 		memset(pp, 0, sizeof(*pp));
@@ -308,7 +289,7 @@ static ib_api_status_t agents_open(cm_agents_t **pp_ag)
 				pp->port_guid = p_attr->p_port_attr[p].port_guid;
 				pp->port_num = p_attr->p_port_attr[p].port_num;
 				pp->h_ca = h_ca;
-				if (agent_open_port(p_ag, pp) == IB_SUCCESS)
+				if (agent_open_port(pp) == IB_SUCCESS)
 					total++;
 				else
 					memset(pp, 0, sizeof(*pp));
@@ -545,7 +526,7 @@ void al_cm_send_to(cm_port_t *p_port, al_cm_msg_type_t type, const al_cm_msg_t *
 {
 	ib_mad_element_t *p_mad;
 
-	if (!p_port || ib_get_mad(p_port->pool_key, MAD_BLOCK_SIZE, &p_mad) != IB_SUCCESS)
+	if (!p_port || ib_get_mad(p_port->agent.pool_key, MAD_BLOCK_SIZE, &p_mad) != IB_SUCCESS)
 		return;
 	al_cm_pack(type, p_msg, tid, p_mad->p_mad_buf);
 	p_mad->size = MAD_BLOCK_SIZE;
@@ -568,7 +549,7 @@ void al_cm_send_to(cm_port_t *p_port, al_cm_msg_type_t type, const al_cm_msg_t *
 	if (type == AL_CM_MSG_REJ)
 		al_cm_g.stats.n_rej_tx++;
 	send_count(1);
-	if (ib_send_mad(p_port->h_svc, p_mad, NULL) != IB_SUCCESS) {
+	if (ib_send_mad(p_port->agent.h_svc, p_mad, NULL) != IB_SUCCESS) {
 		ib_put_mad(p_mad);
 		send_count(-1);
 	}

@@ -29,6 +29,7 @@
 #include <complib/cl_fleximap.h>
 #include "al_cm.h"
 #include "al_cm_wire.h"
+#include "al_port_agent.h"
 #include "al_verbs.h"
 #include "al_cm_kern.h"
 
@@ -53,10 +54,7 @@ typedef struct cm_port {
 	ib_net64_t port_guid;
 	uint8_t port_num;
 	ib_ca_handle_t h_ca;
-	ib_pd_handle_t h_pd;
-	ib_qp_handle_t h_qp;
-	ib_pool_key_t pool_key;
-	ib_mad_svc_handle_t h_svc;
+	al_port_agent_t agent;      /* the port's QP1 alias and CM MAD service */
 } cm_port_t;
 
 /* Most agent ports of a process (ports[] never moves: CEPs point into it). */

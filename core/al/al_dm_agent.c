@@ -38,6 +38,7 @@
 #include "al_verbs.h"
 #include "al_ioc.h"
 #include "al_client.h"
+#include "al_port_agent.h"
 #include "ibal_log.h"
 
 /** RespTimeValue of ClassPortInfo: 4.096 us * 2^18, about 1 s. */
@@ -46,10 +47,7 @@
 typedef struct dm_port {
 	uint8_t port_num;
 	ib_net64_t ca_guid;
-	ib_pd_handle_t h_pd;
-	ib_qp_handle_t h_qp;
-	ib_pool_key_t pool_key;
-	ib_mad_svc_handle_t h_svc;
+	al_port_agent_t agent;      /* the port's QP1 alias and DM MAD service */
 } dm_port_t;
 
 typedef struct dm_agent {
@@ -186,26 +184,8 @@ static void set_cap(dm_agent_t *p_ag, boolean_t on)
 
 static ib_api_status_t open_port(dm_port_t *p_port, ib_ca_handle_t h_ca, ib_net64_t port_guid)
 {
-	ib_qp_create_t qc;
 	ib_mad_svc_t svc;
-	ib_api_status_t st;
 
-	st = ib_alloc_pd(h_ca, IB_PDT_ALIAS, p_port, &p_port->h_pd);
-	if (st != IB_SUCCESS)
-		return st;
-	memset(&qc, 0, sizeof(qc));
-	qc.qp_type = IB_QPT_QP1_ALIAS;
-	qc.sq_depth = 64;
-	qc.rq_depth = 64;
-	qc.sq_sge = 1;
-	qc.rq_sge = 1;
-	qc.sq_signaled = TRUE;
-	st = ib_get_spl_qp(p_port->h_pd, port_guid, &qc, p_port, NULL, &p_port->pool_key,
-			   &p_port->h_qp);
-	if (st != IB_SUCCESS) {
-		p_port->h_qp = NULL;
-		return st;
-	}
 	memset(&svc, 0, sizeof(svc));
 	svc.mad_svc_context = p_port;
 	svc.pfn_mad_send_cb = on_send;
@@ -216,7 +196,7 @@ static ib_api_status_t open_port(dm_port_t *p_port, ib_ca_handle_t h_ca, ib_net6
 	svc.method_array[IB_MAD_METHOD_GET] = TRUE;
 	svc.method_array[IB_MAD_METHOD_SET] = TRUE;
 	svc.svc_type = IB_MAD_SVC_RAW;
-	return ib_reg_mad_svc(p_port->h_qp, &svc, &p_port->h_svc);
+	return al_port_agent_open(&p_port->agent, h_ca, port_guid, 64, &svc, &al_port_agent_public);
 }
 
 /* Ends an agent; not on an AL callback thread (ib_close_al). */
@@ -229,8 +209,7 @@ static void agent_close(dm_agent_t *p_ag)
 		set_cap(p_ag, FALSE);
 	if (p_ag->h_al) {
 		for (i = 0; i < p_ag->n_ports; i++)
-			if (p_ag->ports[i].h_qp)
-				ib_destroy_qp(p_ag->ports[i].h_qp, ib_sync_destroy);
+			al_port_agent_close(&p_ag->ports[i].agent);
 		ib_close_al(p_ag->h_al);
 	}
 	tls_teardown = FALSE;

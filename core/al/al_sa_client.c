@@ -11,6 +11,7 @@
 #include <string.h>
 #include <complib/cl_memory.h>
 #include "al_sa_client.h"
+#include "al_port_agent.h"
 #include "al_verbs.h"
 #include "ibal_log.h"
 
@@ -24,10 +25,7 @@ struct al_sa_port {
 	const al_sa_mad_ops_t *p_ops;
 	ib_al_handle_t h_al;         /* internal instance owning everything below */
 	ib_ca_handle_t h_ca;
-	ib_pd_handle_t h_pd;
-	ib_qp_handle_t h_qp;         /* the QP1 alias */
-	ib_pool_key_t pool_key;      /* the alias's MAD pool key */
-	ib_mad_svc_handle_t h_svc;
+	al_port_agent_t agent;       /* the QP1 alias and the SA MAD service */
 	uint64_t tid;                /* atomic: last transaction ID */
 	pthread_mutex_t lsn_lock;    /* listeners */
 	cl_qlist_t listeners;        /* al_sa_listener_t::item */
@@ -316,7 +314,7 @@ static ib_api_status_t roce_answer(al_sa_req_t *p_req, al_sa_port_t *p_port,
 {
 	ib_mad_element_t *p_resp = NULL;
 	ib_api_status_t rst = IB_SUCCESS;
-	ib_api_status_t st = al_sa_roce_answer(p_port->pool_key, p_pa, p_query, &p_resp, &rst);
+	ib_api_status_t st = al_sa_roce_answer(p_port->agent.pool_key, p_pa, p_query, &p_resp, &rst);
 
 	if (st != IB_SUCCESS)
 		return st;
@@ -391,7 +389,7 @@ ib_api_status_t al_sa_send(al_sa_req_t *p_req, al_sa_port_t *p_port,
 		nosm_wait(p_req, p_port, timeout_ms ? timeout_ms : AL_SA_DEFAULT_TIMEOUT_MS, retry_cnt);
 		return IB_SUCCESS;
 	}
-	st = ib_get_mad(p_port->pool_key, MAD_BLOCK_SIZE, &p_mad);
+	st = ib_get_mad(p_port->agent.pool_key, MAD_BLOCK_SIZE, &p_mad);
 	if (st != IB_SUCCESS)
 		return st;
 	sa_mad_fill(p_mad, p_port, p_req, p_query, sm_lid, sm_sl, timeout_ms, retry_cnt);
@@ -405,7 +403,7 @@ ib_api_status_t al_sa_send(al_sa_req_t *p_req, al_sa_port_t *p_port,
 	p_req->put_deferred = FALSE;
 	pthread_mutex_unlock(&p_req->lock);
 	__atomic_store_n(&p_req->done, 0, __ATOMIC_RELEASE);
-	st = p_port->p_ops->send_mad(p_port->h_svc, p_mad, NULL);
+	st = p_port->p_ops->send_mad(p_port->agent.h_svc, p_mad, NULL);
 	if (st != IB_SUCCESS) {
 		__atomic_store_n(&p_req->done, 1, __ATOMIC_RELEASE);
 		pthread_mutex_lock(&p_req->lock);
@@ -450,7 +448,7 @@ void al_sa_cancel(al_sa_req_t *p_req)
 	p_req->cancel_busy = TRUE;
 	pthread_mutex_unlock(&p_req->lock);
 
-	p_req->p_port->p_ops->cancel_mad(p_req->p_port->h_svc, p_mad);
+	p_req->p_port->p_ops->cancel_mad(p_req->p_port->agent.h_svc, p_mad);
 
 	pthread_mutex_lock(&p_req->lock);
 	p_req->cancel_busy = FALSE;
@@ -523,7 +521,7 @@ static void on_report(al_sa_port_t *p_port, ib_mad_element_t *p_mad)
 	p_mad->rmpp_version = 0;
 	p_mad->send_opt = 0;
 	p_mad->size = MAD_BLOCK_SIZE;
-	if (p_port->p_ops->send_mad(p_port->h_svc, p_mad, NULL) != IB_SUCCESS)
+	if (p_port->p_ops->send_mad(p_port->agent.h_svc, p_mad, NULL) != IB_SUCCESS)
 		ib_put_mad(p_mad);
 }
 
@@ -567,11 +565,11 @@ static void port_free(al_sa_port_t *p_port)
  * callback thread. */
 static void port_close(al_sa_port_t *p_port)
 {
-	if (p_port->h_svc && p_port->p_ops->close_svc)
-		p_port->p_ops->close_svc(p_port->h_svc);
+	if (p_port->agent.h_svc && p_port->p_ops->close_svc)
+		p_port->p_ops->close_svc(p_port->agent.h_svc);
 	/* The alias QP (and its MAD service) first, on its own, then the rest. */
-	if (p_port->h_qp && p_port->p_ops == &pub_ops)
-		ib_destroy_qp(p_port->h_qp, ib_sync_destroy);
+	if (p_port->p_ops == &pub_ops)
+		al_port_agent_close(&p_port->agent);
 	if (p_port->h_al)
 		ib_close_al(p_port->h_al);
 	port_free(p_port);
@@ -591,7 +589,7 @@ static ib_api_status_t port_open(ib_net64_t port_guid, const al_sa_mad_ops_t *p_
 				 al_sa_port_t **pp_port)
 {
 	al_sa_port_t *p_port = (al_sa_port_t *)cl_zalloc(sizeof(*p_port));
-	ib_qp_create_t qc;
+	al_port_agent_calls_t calls;
 	ib_mad_svc_t svc;
 	ib_api_status_t st;
 
@@ -628,20 +626,6 @@ static ib_api_status_t port_open(ib_net64_t port_guid, const al_sa_mad_ops_t *p_
 	st = ib_open_ca(p_port->h_al, p_port->ca_guid, NULL, p_port, &p_port->h_ca);
 	if (st != IB_SUCCESS)
 		goto fail;
-	st = ib_alloc_pd(p_port->h_ca, IB_PDT_ALIAS, p_port, &p_port->h_pd);
-	if (st != IB_SUCCESS)
-		goto fail;
-	memset(&qc, 0, sizeof(qc));
-	qc.qp_type = IB_QPT_QP1_ALIAS;
-	qc.sq_depth = 64;
-	qc.rq_depth = 64;
-	qc.sq_sge = 1;
-	qc.rq_sge = 1;
-	qc.sq_signaled = TRUE;
-	st = p_ops->get_spl_qp(p_port->h_pd, port_guid, &qc, p_port, NULL, &p_port->pool_key,
-			       &p_port->h_qp);
-	if (st != IB_SUCCESS)
-		goto fail;
 	memset(&svc, 0, sizeof(svc));
 	svc.mad_svc_context = p_port;
 	svc.pfn_mad_send_cb = on_send;
@@ -651,11 +635,11 @@ static ib_api_status_t port_open(ib_net64_t port_guid, const al_sa_mad_ops_t *p_
 	svc.mgmt_version = 2;
 	svc.method_array[IB_MAD_METHOD_REPORT] = TRUE;
 	svc.svc_type = IB_MAD_SVC_DEFAULT;
-	st = p_ops->reg_mad_svc(p_port->h_qp, &svc, &p_port->h_svc);
-	if (st != IB_SUCCESS) {
-		p_port->h_svc = NULL;
+	calls.get_spl_qp = p_ops->get_spl_qp;
+	calls.reg_mad_svc = p_ops->reg_mad_svc;
+	st = al_port_agent_open(&p_port->agent, p_port->h_ca, port_guid, 64, &svc, &calls);
+	if (st != IB_SUCCESS)
 		goto fail;
-	}
 	*pp_port = p_port;
 	return IB_SUCCESS;
 fail:
