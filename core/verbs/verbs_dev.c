@@ -24,6 +24,7 @@
 #include <errno.h>
 #include "verbs_prov.h"
 #include "prov_verbs_xlate.h"
+#include "prov_ca_attr.h"
 #include "verbs_watch.h"
 
 #ifdef HAVE_VERBS_PROV
@@ -113,51 +114,22 @@ void verbs_for_each_ca(boolean_t (*fn)(ib_net64_t guid, const char *name, int ha
 
 /* ---- attributes ---- */
 
-static uint64_t align_up(uint64_t off, uint64_t a)
-{
-	return (off + a - 1) & ~(a - 1);
-}
-
 uint32_t verbs_attr_size(uint8_t n_ports)
 {
-	uint64_t off = align_up(sizeof(ib_ca_attr_t), 8);
-	unsigned i;
-
-	off = align_up(off, 4) + sizeof(uint32_t);
-	off = align_up(off, 8) + (uint64_t)n_ports * sizeof(ib_port_attr_t);
-	for (i = 0; i < n_ports; i++) {
-		off = align_up(off, 8) + VERBS_MAX_GIDS * sizeof(ib_gid_t);
-		off = align_up(off, 2) + VERBS_MAX_PKEYS * sizeof(ib_net16_t);
-	}
-	return (uint32_t)align_up(off, 8);
+	return prov_ca_attr_size(1, n_ports, VERBS_MAX_GIDS, VERBS_MAX_PKEYS);
 }
 
-/* Sets the array pointers of a zeroed block of verbs_attr_size(n) bytes. */
+/* Sets the array pointers of a zeroed block of verbs_attr_size(n) bytes;
+ * the ports' GID and P_Key counts stay 0 until they are read. */
 void verbs_attr_layout(ib_ca_attr_t *a, uint8_t n_ports)
 {
-	uint8_t *base = (uint8_t *)a;
-	uint64_t off = align_up(sizeof(*a), 8);
 	unsigned i;
 
-	a->size = verbs_attr_size(n_ports);
-	off = align_up(off, 4);
-	a->p_page_size = (uint32_t *)(base + off);
-	off += sizeof(uint32_t);
-	a->num_ports = n_ports;
-	off = align_up(off, 8);
-	a->p_port_attr = (ib_port_attr_t *)(base + off);
-	off += (uint64_t)n_ports * sizeof(ib_port_attr_t);
+	prov_ca_attr_layout(a, 1, n_ports, VERBS_MAX_GIDS, VERBS_MAX_PKEYS);
 	for (i = 0; i < n_ports; i++) {
-		ib_port_attr_t *pa = &a->p_port_attr[i];
-
-		off = align_up(off, 8);
-		pa->p_gid_table = (ib_gid_t *)(base + off);
-		off += VERBS_MAX_GIDS * sizeof(ib_gid_t);
-		off = align_up(off, 2);
-		pa->p_pkey_table = (ib_net16_t *)(base + off);
-		off += VERBS_MAX_PKEYS * sizeof(ib_net16_t);
-		pa->port_num = (uint8_t)(i + 1);
-		pa->link_state = IB_LINK_DOWN;
+		a->p_port_attr[i].num_gids = 0;
+		a->p_port_attr[i].num_pkeys = 0;
+		a->p_port_attr[i].link_state = IB_LINK_DOWN;
 	}
 }
 

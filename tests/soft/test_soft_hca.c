@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "soft_hca.h"
+#include "prov_ca_attr.h"
 #include "../common/cl_test.h"
 #include "../common/fab_dir.h"
 
@@ -1157,8 +1158,84 @@ static void test_ud_multiprocess(void)
 	fab_end();
 }
 
+/*
+ * The providers' block layout (prov_ca_attr.h): every array inside the
+ * block, aligned, in order, not overlapping; and the layout ib_copy_ca_attr
+ * gathers a scattered block into is the same one.
+ */
+static void test_ca_attr_layout(void)
+{
+	const uint8_t n_ports = 3;
+	const uint16_t gids = 5, pkeys = 3;
+	uint32_t size = prov_ca_attr_size(2, n_ports, gids, pkeys);
+	ib_ca_attr_t *a = (ib_ca_attr_t *)calloc(1, size), *b = (ib_ca_attr_t *)calloc(1, size);
+	ib_ca_attr_t *src = (ib_ca_attr_t *)calloc(1, sizeof(*src));
+	ib_port_attr_t ports[3];
+	ib_gid_t g[3][5];
+	ib_net16_t pk[3][3];
+	uint32_t pages[2] = { 4096, 65536 };
+	uintptr_t last;
+	unsigned i;
+
+	CU_ASSERT_FATAL(a && b && src);
+	CU_ASSERT_EQUAL(size % 8, 0);
+	prov_ca_attr_layout(a, 2, n_ports, gids, pkeys);
+	CU_ASSERT_EQUAL(a->size, size);
+	CU_ASSERT_EQUAL(a->num_page_sizes, 2);
+	CU_ASSERT_EQUAL(a->num_ports, n_ports);
+	CU_ASSERT_EQUAL((uintptr_t)a->p_page_size % 4, 0);
+	CU_ASSERT_EQUAL((uintptr_t)a->p_port_attr % 8, 0);
+	CU_ASSERT((uint8_t *)a->p_page_size >= (uint8_t *)(a + 1));
+	last = (uintptr_t)(a->p_port_attr + n_ports);
+	CU_ASSERT((uintptr_t)(a->p_page_size + 2) <= (uintptr_t)a->p_port_attr);
+	for (i = 0; i < n_ports; i++) {
+		const ib_port_attr_t *pa = &a->p_port_attr[i];
+
+		CU_ASSERT_EQUAL(pa->port_num, i + 1);
+		CU_ASSERT_EQUAL(pa->num_gids, gids);
+		CU_ASSERT_EQUAL(pa->num_pkeys, pkeys);
+		CU_ASSERT_EQUAL((uintptr_t)pa->p_gid_table % 8, 0);
+		CU_ASSERT_EQUAL((uintptr_t)pa->p_pkey_table % 2, 0);
+		CU_ASSERT((uintptr_t)pa->p_gid_table >= last);
+		CU_ASSERT((uintptr_t)pa->p_pkey_table >= (uintptr_t)(pa->p_gid_table + gids));
+		last = (uintptr_t)(pa->p_pkey_table + pkeys);
+	}
+	CU_ASSERT(last <= (uintptr_t)a + size);
+	/* A scattered block of the same counts, gathered by ib_copy_ca_attr. */
+	memset(ports, 0, sizeof(ports));
+	memset(g, 0x11, sizeof(g));
+	memset(pk, 0x22, sizeof(pk));
+	src->size = size;
+	src->num_page_sizes = 2;
+	src->p_page_size = pages;
+	src->num_ports = n_ports;
+	src->p_port_attr = ports;
+	for (i = 0; i < n_ports; i++) {
+		ports[i].port_num = (uint8_t)(i + 1);
+		ports[i].num_gids = gids;
+		ports[i].p_gid_table = g[i];
+		ports[i].num_pkeys = pkeys;
+		ports[i].p_pkey_table = pk[i];
+	}
+	CU_ASSERT_PTR_EQUAL_FATAL(ib_copy_ca_attr(b, src), b);
+	CU_ASSERT_EQUAL((uint8_t *)b->p_page_size - (uint8_t *)b,
+			(uint8_t *)a->p_page_size - (uint8_t *)a);
+	CU_ASSERT_EQUAL((uint8_t *)b->p_port_attr - (uint8_t *)b,
+			(uint8_t *)a->p_port_attr - (uint8_t *)a);
+	for (i = 0; i < n_ports; i++) {
+		CU_ASSERT_EQUAL((uint8_t *)b->p_port_attr[i].p_gid_table - (uint8_t *)b,
+				(uint8_t *)a->p_port_attr[i].p_gid_table - (uint8_t *)a);
+		CU_ASSERT_EQUAL((uint8_t *)b->p_port_attr[i].p_pkey_table - (uint8_t *)b,
+				(uint8_t *)a->p_port_attr[i].p_pkey_table - (uint8_t *)a);
+	}
+	free(src);
+	free(b);
+	free(a);
+}
+
 static const test_entry_t tests[] = {
 	TEST_ENTRY(test_ca_attr),
+	TEST_ENTRY(test_ca_attr_layout),
 	TEST_ENTRY(test_two_cas),
 	TEST_ENTRY(test_av),
 	TEST_ENTRY(test_mr),

@@ -17,30 +17,18 @@
 #include "soft_hca.h"
 #include "soft_sm.h"
 #include "soft_mad_agent.h"
+#include "prov_ca_attr.h"
 
-static uint64_t align_up(uint64_t off, uint64_t a)
-{
-	return (off + a - 1) & ~(a - 1);
-}
-
-/* Bytes of the attribute block of a CA with @p n_ports ports. */
+/* Bytes of the attribute block of a CA with @p n_ports ports (one GID and
+ * one P_Key each). */
 static uint32_t attr_size(uint8_t n_ports)
 {
-	uint64_t off = align_up(sizeof(ib_ca_attr_t), 8);
-	unsigned i;
-
-	off = align_up(off, 4) + sizeof(uint32_t);
-	off = align_up(off, 8) + (uint64_t)n_ports * sizeof(ib_port_attr_t);
-	for (i = 0; i < n_ports; i++) {
-		off = align_up(off, 8) + sizeof(ib_gid_t);
-		off = align_up(off, 2) + sizeof(ib_net16_t);
-	}
-	return (uint32_t)align_up(off, 8);
+	return prov_ca_attr_size(1, n_ports, 1, 1);
 }
 
+/* The port's values; the block's layout set the table pointers and counts. */
 static void fill_port(const soft_port_t *port, ib_port_attr_t *pa)
 {
-	memset(pa, 0, sizeof(*pa));
 	pa->port_guid = port->guid;
 	pa->port_num = port->num;
 	pa->mtu = IB_MTU_LEN_4096;
@@ -60,25 +48,20 @@ static void fill_port(const soft_port_t *port, ib_port_attr_t *pa)
 	pa->pkey_ctr = port->pkey_ctr;
 	pa->qkey_ctr = port->qkey_ctr;
 	pa->init_type_reply = 0;
-	pa->num_gids = 1;
-	pa->num_pkeys = 1;
 }
 
 /* Writes the whole block (attr_size(ca->num_ports) bytes) at @p a. */
 static void build_attr(const soft_ca_t *ca, ib_ca_attr_t *a)
 {
-	uint32_t size = attr_size(ca->num_ports);
-	uint8_t *base = (uint8_t *)a;
-	uint64_t off = align_up(sizeof(*a), 8);
 	unsigned i;
 
-	memset(a, 0, size);
+	memset(a, 0, attr_size(ca->num_ports));
+	prov_ca_attr_layout(a, 1, ca->num_ports, 1, 1);
 	a->ca_guid = ca->guid;
 	a->vend_id = 0x02BA1A;
 	a->dev_id = 0x50F7;
 	a->revision = 1;
 	a->fw_ver = 0x0001000000000000ull;
-	a->size = size;
 	a->max_qps = SOFT_MAX_QPS;
 	a->max_wrs = SOFT_MAX_WRS;
 	a->max_sges = SOFT_MAX_SGES;
@@ -116,28 +99,14 @@ static void build_attr(const soft_ca_t *ca, ib_ca_attr_t *a)
 	a->port_active_event_support = TRUE;
 	a->system_image_guid_support = TRUE;
 	a->system_image_guid = ca->guid;
-	a->num_page_sizes = 1;
-	off = align_up(off, 4);
-	a->p_page_size = (uint32_t *)(base + off);
 	a->p_page_size[0] = 4096;
-	off += sizeof(uint32_t);
-	a->num_ports = ca->num_ports;
-	off = align_up(off, 8);
-	a->p_port_attr = (ib_port_attr_t *)(base + off);
-	off += (uint64_t)ca->num_ports * sizeof(ib_port_attr_t);
 	for (i = 0; i < ca->num_ports; i++) {
 		ib_port_attr_t *pa = &a->p_port_attr[i];
 
 		fill_port(&ca->port[i], pa);
-		off = align_up(off, 8);
-		pa->p_gid_table = (ib_gid_t *)(base + off);
 		pa->p_gid_table[0].unicast.prefix = ca->port[i].mgmt.subnet_prefix;
 		pa->p_gid_table[0].unicast.interface_id = ca->port[i].guid;
-		off += sizeof(ib_gid_t);
-		off = align_up(off, 2);
-		pa->p_pkey_table = (ib_net16_t *)(base + off);
 		pa->p_pkey_table[0] = CL_HTON16(0xFFFF);
-		off += sizeof(ib_net16_t);
 	}
 }
 
