@@ -20,11 +20,9 @@ enum { MC_STARTING, MC_ACTIVE, MC_CANCELING, MC_ERROR, MC_GONE };
 
 typedef struct al_mcast {
 	al_obj_t obj;
-	al_sa_req_t req;             /* the join */
-	al_sa_req_t fin;             /* the leave */
-	al_sa_port_t *p_port;
+	/* req: the join, fin: the leave; sa.lock guards state, attached */
+	al_sa_reg_t sa;
 	al_qp_t *p_qp;               /* the parent, or NULL */
-	pthread_mutex_t lock;        /* state, attached */
 	int state;
 	boolean_t attached;
 	ib_member_rec_t rec;         /* as sent, then as the SA returned it */
@@ -63,20 +61,20 @@ static void leave(al_mcast_t *p_mc)
 	uq.attr_size = sizeof(ib_member_rec_t);
 	uq.comp_mask = MC_JOIN_MASK;
 	uq.p_attr = &p_mc->rec;
-	al_sa_send(&p_mc->fin, p_mc->p_port, &uq, p_mc->timeout_ms, p_mc->retry_cnt);
+	al_sa_send(&p_mc->sa.fin, p_mc->sa.p_port, &uq, p_mc->timeout_ms, p_mc->retry_cnt);
 }
 
 static void mc_deliver(al_mcast_t *p_mc)
 {
 	ib_mcast_rec_t rec;
-	ib_mad_element_t *p_resp = p_mc->req.p_resp;
-	ib_api_status_t st = p_mc->req.status;
+	ib_mad_element_t *p_resp = p_mc->sa.req.p_resp;
+	ib_api_status_t st = p_mc->sa.req.status;
 	boolean_t failed = FALSE;
 
 	memset(&rec, 0, sizeof(rec));
 	rec.mcast_context = p_mc->obj.context;
 	rec.error_status = al_sa_resp_status(p_resp);
-	pthread_mutex_lock(&p_mc->lock);
+	pthread_mutex_lock(&p_mc->sa.lock);
 	if (st == IB_SUCCESS) {
 		if (p_resp && p_resp->size >= IB_SA_MAD_HDR_SIZE + sizeof(ib_member_rec_t))
 			memcpy(&p_mc->rec, ((ib_sa_mad_t *)p_resp->p_mad_buf)->data,
@@ -106,10 +104,10 @@ static void mc_deliver(al_mcast_t *p_mc)
 			failed = TRUE;
 		p_mc->state = MC_ERROR;
 	}
-	pthread_mutex_unlock(&p_mc->lock);
+	pthread_mutex_unlock(&p_mc->sa.lock);
 	rec.status = st;
 	rec.p_member_rec = &p_mc->rec;
-	p_mc->req.p_resp = NULL;
+	p_mc->sa.req.p_resp = NULL;
 	if (p_resp)
 		ib_put_mad(p_resp);
 	p_mc->pfn_mcast_cb(&rec);
@@ -117,7 +115,7 @@ static void mc_deliver(al_mcast_t *p_mc)
 	 * waits for it: after a synchronous join that failed it is gone when
 	 * the call returns. */
 	if (failed)
-		al_obj_destroy(&p_mc->obj, !p_mc->p_qp && p_mc->req.sync && !al_is_cb_thread()
+		al_obj_destroy(&p_mc->obj, !p_mc->p_qp && p_mc->sa.req.sync && !al_is_cb_thread()
 						   ? ib_sync_destroy
 						   : NULL);
 }
@@ -129,7 +127,7 @@ static void mc_cb(void *context)
 
 static void mc_done(al_sa_req_t *p_req, ib_api_status_t status, ib_mad_element_t *p_resp)
 {
-	al_mcast_t *p_mc = PARENT_STRUCT(p_req, al_mcast_t, req);
+	al_mcast_t *p_mc = PARENT_STRUCT(p_req, al_mcast_t, sa.req);
 
 	p_req->status = status;
 	p_req->p_resp = p_resp;
@@ -147,7 +145,7 @@ static void mc_destroying(al_obj_t *p_obj)
 	al_mcast_t *p_mc = PARENT_STRUCT(p_obj, al_mcast_t, obj);
 	boolean_t cancel = FALSE;
 
-	pthread_mutex_lock(&p_mc->lock);
+	pthread_mutex_lock(&p_mc->sa.lock);
 	switch (p_mc->state) {
 	case MC_STARTING:
 		p_mc->state = MC_CANCELING;
@@ -160,22 +158,16 @@ static void mc_destroying(al_obj_t *p_obj)
 	default:
 		break;
 	}
-	pthread_mutex_unlock(&p_mc->lock);
+	pthread_mutex_unlock(&p_mc->sa.lock);
 	if (cancel)
-		al_sa_cancel(&p_mc->req);
+		al_sa_cancel(&p_mc->sa.req);
 }
 
 static void mc_free(al_obj_t *p_obj)
 {
 	al_mcast_t *p_mc = PARENT_STRUCT(p_obj, al_mcast_t, obj);
 
-	if (p_mc->req.p_resp)
-		ib_put_mad(p_mc->req.p_resp);
-	if (p_mc->p_port)
-		al_sa_port_put(p_mc->p_port);
-	al_sa_req_destroy(&p_mc->req);
-	al_sa_req_destroy(&p_mc->fin);
-	pthread_mutex_destroy(&p_mc->lock);
+	al_sa_reg_destroy(&p_mc->sa);
 	cl_free(p_mc);
 }
 
@@ -230,7 +222,7 @@ static al_mcast_t *mc_new(al_qp_t *p_qp, const ib_mcast_req_t *p_req, ib_api_sta
 		return NULL;
 	/* The port first: it keeps the access layer initialized for a root. */
 	*p_st = al_sa_port_get(p_req->port_guid, p_qp ? p_qp->p_pd->p_ca->v.obj.p_parent : NULL,
-			       &p_mc->p_port);
+			       &p_mc->sa.p_port);
 	if (*p_st != IB_SUCCESS) {
 		cl_free(p_mc);
 		return NULL;
@@ -243,25 +235,17 @@ static al_mcast_t *mc_new(al_qp_t *p_qp, const ib_mcast_req_t *p_req, ib_api_sta
 	p_mc->retry_cnt = p_req->retry_cnt;
 	p_mc->pfn_mcast_cb = p_req->pfn_mcast_cb;
 	p_mc->state = MC_ERROR;
-	*p_st = IB_ERROR;
-	if (pthread_mutex_init(&p_mc->lock, NULL))
-		goto fail_obj;
-	if (al_sa_req_init(&p_mc->req, &p_mc->obj, mc_done) != IB_SUCCESS)
-		goto fail_lock;
-	if (al_sa_req_init(&p_mc->fin, &p_mc->obj, fin_done) != IB_SUCCESS)
-		goto fail_req;
-	*p_st = al_obj_init(&p_mc->obj, p_qp ? &p_qp->v.obj : NULL, p_req->mcast_context,
-			    mc_destroying, NULL, mc_free);
-	if (*p_st == IB_SUCCESS)
-		return p_mc;
-	al_sa_req_destroy(&p_mc->fin);
-fail_req:
-	al_sa_req_destroy(&p_mc->req);
-fail_lock:
-	pthread_mutex_destroy(&p_mc->lock);
-fail_obj:
+	*p_st = al_sa_reg_init(&p_mc->sa, &p_mc->obj, mc_done, fin_done);
+	if (*p_st == IB_SUCCESS) {
+		*p_st = al_obj_init(&p_mc->obj, p_qp ? &p_qp->v.obj : NULL, p_req->mcast_context,
+				    mc_destroying, NULL, mc_free);
+		if (*p_st == IB_SUCCESS)
+			return p_mc;
+		al_sa_reg_destroy(&p_mc->sa);   /* puts the port too */
+	} else {
+		al_sa_port_put(p_mc->sa.p_port);
+	}
 	al_obj_deinit(&p_mc->obj);
-	al_sa_port_put(p_mc->p_port);
 	cl_free(p_mc);
 	return NULL;
 }
@@ -292,7 +276,7 @@ static ib_api_status_t join(al_qp_t *p_qp, const ib_mcast_req_t *p_req, ib_mcast
 		al_obj_destroy(&p_mc->obj, NULL);
 		return st;
 	}
-	if (al_sa_port_info(p_mc->p_port, NULL, &gid, NULL) == IB_SUCCESS)
+	if (al_sa_port_info(p_mc->sa.p_port, NULL, &gid, NULL) == IB_SUCCESS)
 		p_mc->rec.port_gid = gid;
 	memset(&uq, 0, sizeof(uq));
 	uq.method = IB_MAD_METHOD_SET;
@@ -301,20 +285,20 @@ static ib_api_status_t join(al_qp_t *p_qp, const ib_mcast_req_t *p_req, ib_mcast
 	uq.comp_mask = MC_JOIN_MASK | (p_req->create ? MC_CREATE_MASK : 0);
 	uq.p_attr = &p_mc->rec;
 	*p_h = (ib_mcast_handle_t)al_obj_h(&p_mc->obj);
-	p_mc->req.sync = sync;
-	pthread_mutex_lock(&p_mc->lock);
+	p_mc->sa.req.sync = sync;
+	pthread_mutex_lock(&p_mc->sa.lock);
 	p_mc->state = MC_STARTING;
-	st = al_sa_send(&p_mc->req, p_mc->p_port, &uq, p_mc->timeout_ms, p_mc->retry_cnt);
+	st = al_sa_send(&p_mc->sa.req, p_mc->sa.p_port, &uq, p_mc->timeout_ms, p_mc->retry_cnt);
 	if (st != IB_SUCCESS)
 		p_mc->state = MC_ERROR;
-	pthread_mutex_unlock(&p_mc->lock);
+	pthread_mutex_unlock(&p_mc->sa.lock);
 	if (st != IB_SUCCESS) {
 		*p_h = NULL;
 		al_obj_destroy(&p_mc->obj, NULL);
 		return st;
 	}
 	if (sync) {
-		al_sa_req_wait(&p_mc->req);
+		al_sa_req_wait(&p_mc->sa.req);
 		mc_deliver(p_mc);
 	}
 	return IB_SUCCESS;

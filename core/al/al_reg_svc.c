@@ -20,10 +20,8 @@ enum { REG_STARTING, REG_ACTIVE, REG_CANCELING, REG_ERROR, REG_GONE };
 
 typedef struct al_reg_svc {
 	al_obj_t obj;
-	al_sa_req_t req;             /* the Set() */
-	al_sa_req_t fin;             /* the Delete() */
-	al_sa_port_t *p_port;
-	pthread_mutex_t lock;        /* state */
+	/* req: the Set(), fin: the Delete(); sa.lock guards state */
+	al_sa_reg_t sa;
 	int state;
 	ib_service_record_t svc_rec; /* as sent, then as the SA returned it */
 	uint32_t timeout_ms, retry_cnt;
@@ -48,7 +46,7 @@ static void send_delete(al_reg_svc_t *p_reg)
 	uq.comp_mask = ~CL_CONST64(0);
 	uq.p_attr = &p_reg->svc_rec;
 	/* On failure there is nothing more to do: the lease ends it. */
-	al_sa_send(&p_reg->fin, p_reg->p_port, &uq, p_reg->timeout_ms, p_reg->retry_cnt);
+	al_sa_send(&p_reg->sa.fin, p_reg->sa.p_port, &uq, p_reg->timeout_ms, p_reg->retry_cnt);
 }
 
 static void fin_done(al_sa_req_t *p_req, ib_api_status_t status, ib_mad_element_t *p_resp)
@@ -62,14 +60,14 @@ static void fin_done(al_sa_req_t *p_req, ib_api_status_t status, ib_mad_element_
 static void reg_deliver(al_reg_svc_t *p_reg)
 {
 	ib_reg_svc_rec_t rec;
-	ib_mad_element_t *p_resp = p_reg->req.p_resp;
+	ib_mad_element_t *p_resp = p_reg->sa.req.p_resp;
 	boolean_t failed = FALSE;
 
 	memset(&rec, 0, sizeof(rec));
 	rec.svc_context = p_reg->obj.context;
-	rec.req_status = p_reg->req.status;
+	rec.req_status = p_reg->sa.req.status;
 	rec.resp_status = al_sa_resp_status(p_resp);
-	pthread_mutex_lock(&p_reg->lock);
+	pthread_mutex_lock(&p_reg->sa.lock);
 	if (rec.req_status == IB_SUCCESS && p_resp &&
 	    p_resp->size >= IB_SA_MAD_HDR_SIZE + sizeof(ib_service_record_t))
 		memcpy(&p_reg->svc_rec, ((ib_sa_mad_t *)p_resp->p_mad_buf)->data,
@@ -90,8 +88,8 @@ static void reg_deliver(al_reg_svc_t *p_reg)
 		p_reg->state = REG_ERROR;
 	}
 	rec.svc_rec = p_reg->svc_rec;
-	pthread_mutex_unlock(&p_reg->lock);
-	p_reg->req.p_resp = NULL;
+	pthread_mutex_unlock(&p_reg->sa.lock);
+	p_reg->sa.req.p_resp = NULL;
 	if (p_resp)
 		ib_put_mad(p_resp);
 	p_reg->pfn_reg_svc_cb(&rec);
@@ -106,7 +104,7 @@ static void reg_cb(void *context)
 
 static void reg_done(al_sa_req_t *p_req, ib_api_status_t status, ib_mad_element_t *p_resp)
 {
-	al_reg_svc_t *p_reg = PARENT_STRUCT(p_req, al_reg_svc_t, req);
+	al_reg_svc_t *p_reg = PARENT_STRUCT(p_req, al_reg_svc_t, sa.req);
 
 	p_req->status = status;
 	p_req->p_resp = p_resp;
@@ -124,7 +122,7 @@ static void reg_destroying(al_obj_t *p_obj)
 	al_reg_svc_t *p_reg = PARENT_STRUCT(p_obj, al_reg_svc_t, obj);
 	boolean_t cancel = FALSE;
 
-	pthread_mutex_lock(&p_reg->lock);
+	pthread_mutex_lock(&p_reg->sa.lock);
 	switch (p_reg->state) {
 	case REG_STARTING:
 		p_reg->state = REG_CANCELING;
@@ -137,22 +135,16 @@ static void reg_destroying(al_obj_t *p_obj)
 	default:
 		break;
 	}
-	pthread_mutex_unlock(&p_reg->lock);
+	pthread_mutex_unlock(&p_reg->sa.lock);
 	if (cancel)
-		al_sa_cancel(&p_reg->req);
+		al_sa_cancel(&p_reg->sa.req);
 }
 
 static void reg_free(al_obj_t *p_obj)
 {
 	al_reg_svc_t *p_reg = PARENT_STRUCT(p_obj, al_reg_svc_t, obj);
 
-	if (p_reg->req.p_resp)
-		ib_put_mad(p_reg->req.p_resp);
-	if (p_reg->p_port)
-		al_sa_port_put(p_reg->p_port);
-	al_sa_req_destroy(&p_reg->req);
-	al_sa_req_destroy(&p_reg->fin);
-	pthread_mutex_destroy(&p_reg->lock);
+	al_sa_reg_destroy(&p_reg->sa);
 	cl_free(p_reg);
 }
 
@@ -171,22 +163,14 @@ static al_reg_svc_t *reg_new(al_inst_t *p_al, const ib_reg_svc_req_t *r, ib_api_
 	p_reg->retry_cnt = r->retry_cnt;
 	p_reg->pfn_reg_svc_cb = r->pfn_reg_svc_cb;
 	p_reg->state = REG_ERROR;
-	*p_st = IB_ERROR;
-	if (pthread_mutex_init(&p_reg->lock, NULL))
-		goto free_reg;
-	if (al_sa_req_init(&p_reg->req, &p_reg->obj, reg_done) != IB_SUCCESS)
-		goto destroy_lock;
-	if (al_sa_req_init(&p_reg->fin, &p_reg->obj, fin_done) != IB_SUCCESS)
-		goto destroy_req;
-	*p_st = al_obj_init(&p_reg->obj, &p_al->obj, r->svc_context, reg_destroying, NULL, reg_free);
-	if (*p_st == IB_SUCCESS)
-		return p_reg;
-	al_sa_req_destroy(&p_reg->fin);
-destroy_req:
-	al_sa_req_destroy(&p_reg->req);
-destroy_lock:
-	pthread_mutex_destroy(&p_reg->lock);
-free_reg:
+	*p_st = al_sa_reg_init(&p_reg->sa, &p_reg->obj, reg_done, fin_done);
+	if (*p_st == IB_SUCCESS) {
+		*p_st = al_obj_init(&p_reg->obj, &p_al->obj, r->svc_context, reg_destroying, NULL,
+				    reg_free);
+		if (*p_st == IB_SUCCESS)
+			return p_reg;
+		al_sa_reg_destroy(&p_reg->sa);
+	}
 	al_obj_deinit(&p_reg->obj);
 	cl_free(p_reg);
 	return NULL;
@@ -217,7 +201,7 @@ ib_api_status_t ib_reg_svc(const ib_al_handle_t h_al, const ib_reg_svc_req_t *co
 	p_reg = reg_new(p_al, p_reg_svc_req, &st);
 	if (!p_reg)
 		goto out;
-	st = al_sa_port_get(p_reg_svc_req->port_guid, &p_al->obj, &p_reg->p_port);
+	st = al_sa_port_get(p_reg_svc_req->port_guid, &p_al->obj, &p_reg->sa.p_port);
 	if (st == IB_SUCCESS)
 		st = al_obj_insert_handle(&p_reg->obj);
 	if (st != IB_SUCCESS) {
@@ -227,7 +211,7 @@ ib_api_status_t ib_reg_svc(const ib_al_handle_t h_al, const ib_reg_svc_req_t *co
 	/* A record without a GID names the port it is registered through. */
 	memset(&gid, 0, sizeof(gid));
 	if (!memcmp(&p_reg->svc_rec.service_gid, &gid, sizeof(gid)) &&
-	    al_sa_port_info(p_reg->p_port, NULL, &gid, NULL) == IB_SUCCESS)
+	    al_sa_port_info(p_reg->sa.p_port, NULL, &gid, NULL) == IB_SUCCESS)
 		p_reg->svc_rec.service_gid = gid;
 	memset(&uq, 0, sizeof(uq));
 	uq.method = IB_MAD_METHOD_SET;
@@ -236,20 +220,20 @@ ib_api_status_t ib_reg_svc(const ib_al_handle_t h_al, const ib_reg_svc_req_t *co
 	uq.comp_mask = p_reg_svc_req->svc_data_mask ? p_reg_svc_req->svc_data_mask : REG_DEFAULT_MASK;
 	uq.p_attr = &p_reg->svc_rec;
 	*ph_reg_svc = (ib_reg_svc_handle_t)al_obj_h(&p_reg->obj);
-	p_reg->req.sync = sync;
-	pthread_mutex_lock(&p_reg->lock);
+	p_reg->sa.req.sync = sync;
+	pthread_mutex_lock(&p_reg->sa.lock);
 	p_reg->state = REG_STARTING;
-	st = al_sa_send(&p_reg->req, p_reg->p_port, &uq, p_reg->timeout_ms, p_reg->retry_cnt);
+	st = al_sa_send(&p_reg->sa.req, p_reg->sa.p_port, &uq, p_reg->timeout_ms, p_reg->retry_cnt);
 	if (st != IB_SUCCESS)
 		p_reg->state = REG_ERROR;
-	pthread_mutex_unlock(&p_reg->lock);
+	pthread_mutex_unlock(&p_reg->sa.lock);
 	if (st != IB_SUCCESS) {
 		*ph_reg_svc = NULL;
 		al_obj_destroy(&p_reg->obj, NULL);
 		goto out;
 	}
 	if (sync) {
-		al_sa_req_wait(&p_reg->req);
+		al_sa_req_wait(&p_reg->sa.req);
 		reg_deliver(p_reg);
 	}
 out:

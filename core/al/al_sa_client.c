@@ -243,6 +243,34 @@ void al_sa_req_destroy(al_sa_req_t *p_req)
 	pthread_mutex_destroy(&p_req->lock);
 }
 
+ib_api_status_t al_sa_reg_init(al_sa_reg_t *p_reg, al_obj_t *p_owner, al_sa_pfn_done_t req_done,
+			       al_sa_pfn_done_t fin_done)
+{
+	if (pthread_mutex_init(&p_reg->lock, NULL))
+		return IB_ERROR;
+	if (al_sa_req_init(&p_reg->req, p_owner, req_done) != IB_SUCCESS)
+		goto destroy_lock;
+	if (al_sa_req_init(&p_reg->fin, p_owner, fin_done) != IB_SUCCESS)
+		goto destroy_req;
+	return IB_SUCCESS;
+destroy_req:
+	al_sa_req_destroy(&p_reg->req);
+destroy_lock:
+	pthread_mutex_destroy(&p_reg->lock);
+	return IB_ERROR;
+}
+
+void al_sa_reg_destroy(al_sa_reg_t *p_reg)
+{
+	if (p_reg->req.p_resp)
+		ib_put_mad(p_reg->req.p_resp);
+	if (p_reg->p_port)
+		al_sa_port_put(p_reg->p_port);
+	al_sa_req_destroy(&p_reg->req);
+	al_sa_req_destroy(&p_reg->fin);
+	pthread_mutex_destroy(&p_reg->lock);
+}
+
 /* The no-SM timer: ends the requests whose wait is over with IB_TIMEOUT. */
 static void nosm_expired(void *context)
 {

@@ -189,6 +189,38 @@ ib_api_status_t al_sa_req_init(al_sa_req_t *p_req, al_obj_t *p_owner, al_sa_pfn_
 void al_sa_req_destroy(al_sa_req_t *p_req);
 
 /**
+ * What each SA registration of the API (ib_subscribe, ib_reg_svc,
+ * ib_join_mcast) keeps besides its own fields: a lock for its state, the
+ * request that registers (Set, join) and the one that undoes it later
+ * (Delete, leave), and the SA port it talks through.
+ */
+typedef struct al_sa_reg {
+	pthread_mutex_t lock;   /**< The registration's state. */
+	al_sa_req_t req;        /**< Set or join. */
+	al_sa_req_t fin;        /**< Delete or leave. */
+	al_sa_port_t *p_port;   /**< Held (al_sa_port_get()), or NULL. */
+} al_sa_reg_t;
+
+/**
+ * Makes the lock and the two requests of a registration (all or none).
+ * @param p_reg zeroed; p_port may be set already.
+ * @param p_owner the registration's object.
+ * @param req_done the registering request's completion.
+ * @param fin_done the undoing request's completion.
+ * @return IB_SUCCESS or IB_ERROR.
+ */
+ib_api_status_t al_sa_reg_init(al_sa_reg_t *p_reg, al_obj_t *p_owner, al_sa_pfn_done_t req_done,
+			       al_sa_pfn_done_t fin_done);
+
+/**
+ * Releases what al_sa_reg_init() made and what the registration still
+ * holds: the registering request's response MAD and the SA port. Neither
+ * request may be outstanding.
+ * @param p_reg the registration.
+ */
+void al_sa_reg_destroy(al_sa_reg_t *p_reg);
+
+/**
  * Sends a request to the SA of a port.
  * @param p_req an initialized request that is not outstanding.
  * @param p_port the port's service (the owner keeps its count).

@@ -22,12 +22,10 @@ enum { SUB_STARTING, SUB_ACTIVE, SUB_CANCELING, SUB_ERROR, SUB_GONE };
 
 typedef struct al_sub {
 	al_obj_t obj;
-	al_sa_req_t req;             /* the subscription */
-	al_sa_req_t fin;             /* the unsubscription */
-	al_sa_port_t *p_port;
+	/* req: the subscription, fin: the unsubscription; sa.lock guards state, listening */
+	al_sa_reg_t sa;
 	al_sa_listener_t listener;
-	boolean_t listening;         /* lock */
-	pthread_mutex_t lock;        /* state, listening */
+	boolean_t listening;         /* sa.lock */
 	int state;
 	ib_inform_info_t info;
 	uint32_t timeout_ms, retry_cnt;
@@ -127,7 +125,7 @@ static void unsubscribe(al_sub_t *p_sub)
 	ib_user_query_t uq;
 
 	if (p_sub->listening)
-		al_sa_unlisten(p_sub->p_port, &p_sub->listener);
+		al_sa_unlisten(p_sub->sa.p_port, &p_sub->listener);
 	p_sub->listening = FALSE;
 	p_sub->info.subscribe = 0;
 	memset(&uq, 0, sizeof(uq));
@@ -135,25 +133,25 @@ static void unsubscribe(al_sub_t *p_sub)
 	uq.attr_id = IB_MAD_ATTR_INFORM_INFO;
 	uq.attr_size = sizeof(ib_inform_info_t);
 	uq.p_attr = &p_sub->info;
-	al_sa_send(&p_sub->fin, p_sub->p_port, &uq, p_sub->timeout_ms, p_sub->retry_cnt);
+	al_sa_send(&p_sub->sa.fin, p_sub->sa.p_port, &uq, p_sub->timeout_ms, p_sub->retry_cnt);
 }
 
 static void sub_deliver(al_sub_t *p_sub)
 {
 	ib_sub_rec_t rec;
-	ib_api_status_t st = p_sub->req.status;
+	ib_api_status_t st = p_sub->sa.req.status;
 	boolean_t failed = FALSE;
 
 	memset(&rec, 0, sizeof(rec));
 	rec.sub_context = p_sub->obj.context;
-	pthread_mutex_lock(&p_sub->lock);
+	pthread_mutex_lock(&p_sub->sa.lock);
 	if (st == IB_SUCCESS) {
 		if (p_sub->state == SUB_STARTING) {
 			p_sub->state = SUB_ACTIVE;
 			rec.h_sub = (ib_sub_handle_t)al_obj_h(&p_sub->obj);
 			/* Reports queue behind this callback (see the file comment). */
 			p_sub->listening = TRUE;
-			al_sa_listen(p_sub->p_port, &p_sub->listener);
+			al_sa_listen(p_sub->sa.p_port, &p_sub->listener);
 		} else {
 			p_sub->state = SUB_GONE;
 			st = IB_CANCELED;
@@ -164,10 +162,10 @@ static void sub_deliver(al_sub_t *p_sub)
 			failed = TRUE;
 		p_sub->state = SUB_ERROR;
 	}
-	pthread_mutex_unlock(&p_sub->lock);
-	if (p_sub->req.p_resp) {
-		ib_put_mad(p_sub->req.p_resp);
-		p_sub->req.p_resp = NULL;
+	pthread_mutex_unlock(&p_sub->sa.lock);
+	if (p_sub->sa.req.p_resp) {
+		ib_put_mad(p_sub->sa.req.p_resp);
+		p_sub->sa.req.p_resp = NULL;
 	}
 	rec.status = st;
 	p_sub->pfn_sub_cb(&rec);
@@ -182,7 +180,7 @@ static void sub_cb(void *context)
 
 static void sub_done(al_sa_req_t *p_req, ib_api_status_t status, ib_mad_element_t *p_resp)
 {
-	al_sub_t *p_sub = PARENT_STRUCT(p_req, al_sub_t, req);
+	al_sub_t *p_sub = PARENT_STRUCT(p_req, al_sub_t, sa.req);
 
 	p_req->status = status;
 	p_req->p_resp = p_resp;
@@ -200,7 +198,7 @@ static void sub_destroying(al_obj_t *p_obj)
 	al_sub_t *p_sub = PARENT_STRUCT(p_obj, al_sub_t, obj);
 	boolean_t cancel = FALSE;
 
-	pthread_mutex_lock(&p_sub->lock);
+	pthread_mutex_lock(&p_sub->sa.lock);
 	switch (p_sub->state) {
 	case SUB_STARTING:
 		p_sub->state = SUB_CANCELING;
@@ -213,9 +211,9 @@ static void sub_destroying(al_obj_t *p_obj)
 	default:
 		break;
 	}
-	pthread_mutex_unlock(&p_sub->lock);
+	pthread_mutex_unlock(&p_sub->sa.lock);
 	if (cancel)
-		al_sa_cancel(&p_sub->req);
+		al_sa_cancel(&p_sub->sa.req);
 }
 
 static void sub_free(al_obj_t *p_obj)
@@ -223,14 +221,8 @@ static void sub_free(al_obj_t *p_obj)
 	al_sub_t *p_sub = PARENT_STRUCT(p_obj, al_sub_t, obj);
 
 	if (p_sub->listening)
-		al_sa_unlisten(p_sub->p_port, &p_sub->listener);
-	if (p_sub->req.p_resp)
-		ib_put_mad(p_sub->req.p_resp);
-	if (p_sub->p_port)
-		al_sa_port_put(p_sub->p_port);
-	al_sa_req_destroy(&p_sub->req);
-	al_sa_req_destroy(&p_sub->fin);
-	pthread_mutex_destroy(&p_sub->lock);
+		al_sa_unlisten(p_sub->sa.p_port, &p_sub->listener);
+	al_sa_reg_destroy(&p_sub->sa);
 	cl_free(p_sub);
 }
 
@@ -267,22 +259,14 @@ static al_sub_t *sub_new(al_inst_t *p_al, const ib_sub_req_t *r, ib_api_status_t
 		return NULL;
 	al_obj_construct(&p_sub->obj, AL_HDL_SUB);
 	sub_from_req(p_sub, r);
-	*p_st = IB_ERROR;
-	if (pthread_mutex_init(&p_sub->lock, NULL))
-		goto free_sub;
-	if (al_sa_req_init(&p_sub->req, &p_sub->obj, sub_done) != IB_SUCCESS)
-		goto destroy_lock;
-	if (al_sa_req_init(&p_sub->fin, &p_sub->obj, fin_done) != IB_SUCCESS)
-		goto destroy_req;
-	*p_st = al_obj_init(&p_sub->obj, &p_al->obj, r->sub_context, sub_destroying, NULL, sub_free);
-	if (*p_st == IB_SUCCESS)
-		return p_sub;
-	al_sa_req_destroy(&p_sub->fin);
-destroy_req:
-	al_sa_req_destroy(&p_sub->req);
-destroy_lock:
-	pthread_mutex_destroy(&p_sub->lock);
-free_sub:
+	*p_st = al_sa_reg_init(&p_sub->sa, &p_sub->obj, sub_done, fin_done);
+	if (*p_st == IB_SUCCESS) {
+		*p_st = al_obj_init(&p_sub->obj, &p_al->obj, r->sub_context, sub_destroying, NULL,
+				    sub_free);
+		if (*p_st == IB_SUCCESS)
+			return p_sub;
+		al_sa_reg_destroy(&p_sub->sa);
+	}
 	al_obj_deinit(&p_sub->obj);
 	cl_free(p_sub);
 	return NULL;
@@ -313,7 +297,7 @@ ib_api_status_t ib_subscribe(const ib_al_handle_t h_al, const ib_sub_req_t *cons
 	p_sub = sub_new(p_al, p_sub_req, &st);
 	if (!p_sub)
 		goto out;
-	st = al_sa_port_get(p_sub_req->port_guid, &p_al->obj, &p_sub->p_port);
+	st = al_sa_port_get(p_sub_req->port_guid, &p_al->obj, &p_sub->sa.p_port);
 	if (st == IB_SUCCESS)
 		st = al_obj_insert_handle(&p_sub->obj);
 	if (st != IB_SUCCESS) {
@@ -326,20 +310,20 @@ ib_api_status_t ib_subscribe(const ib_al_handle_t h_al, const ib_sub_req_t *cons
 	uq.attr_size = sizeof(ib_inform_info_t);
 	uq.p_attr = &p_sub->info;
 	*ph_sub = (ib_sub_handle_t)al_obj_h(&p_sub->obj);
-	p_sub->req.sync = sync;
-	pthread_mutex_lock(&p_sub->lock);
+	p_sub->sa.req.sync = sync;
+	pthread_mutex_lock(&p_sub->sa.lock);
 	p_sub->state = SUB_STARTING;
-	st = al_sa_send(&p_sub->req, p_sub->p_port, &uq, p_sub->timeout_ms, p_sub->retry_cnt);
+	st = al_sa_send(&p_sub->sa.req, p_sub->sa.p_port, &uq, p_sub->timeout_ms, p_sub->retry_cnt);
 	if (st != IB_SUCCESS)
 		p_sub->state = SUB_ERROR;
-	pthread_mutex_unlock(&p_sub->lock);
+	pthread_mutex_unlock(&p_sub->sa.lock);
 	if (st != IB_SUCCESS) {
 		*ph_sub = NULL;
 		al_obj_destroy(&p_sub->obj, NULL);
 		goto out;
 	}
 	if (sync) {
-		al_sa_req_wait(&p_sub->req);
+		al_sa_req_wait(&p_sub->sa.req);
 		sub_deliver(p_sub);
 	}
 out:
