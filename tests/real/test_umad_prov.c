@@ -30,22 +30,7 @@
 #include <errno.h>
 #include <iba/ib_types.h>
 #include "al_prov.h"
-
-/* ---- Stand-ins for the core's handle resolution ---- */
-void *al_prov_av(ib_av_handle_t h_av)
-{
-	return (void *)h_av;
-}
-
-void *al_prov_mr(ib_mr_handle_t h_mr)
-{
-	return (void *)h_mr;
-}
-
-void al_prov_put(const void *h)
-{
-	(void)h;
-}
+#include "../common/prov_shim.h"
 
 /* ---- Upcalls ---- */
 static pthread_mutex_t up_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -18,25 +18,7 @@
 #include "prov_ca_attr.h"
 #include "../common/cl_test.h"
 #include "../common/fab_dir.h"
-
-/*
- * Test shim: the core defines al_prov_av()/al_prov_mr() as handle lookups.
- * Here a "handle" is the provider object itself.
- */
-void *al_prov_av(ib_av_handle_t h_av)
-{
-	return (void *)h_av;
-}
-
-void *al_prov_mr(ib_mr_handle_t h_mr)
-{
-	return (void *)h_mr;
-}
-
-void al_prov_put(const void *h)
-{
-	(void)h;
-}
+#include "../common/prov_shim.h"
 
 static const al_prov_ops_t *ops = &soft_prov_ops;
 
