@@ -11,7 +11,6 @@
 #include <string.h>
 #include <complib/cl_memory.h>
 #include "al_sa_client.h"
-#include "al_port_agent.h"
 #include "al_verbs.h"
 #include "ibal_log.h"
 
@@ -49,8 +48,7 @@ typedef struct al_sa_user {
 #define AL_OBJ_TYPE_SA_USER (AL_OBJ_TYPE_INTERNAL + 0x5A)
 
 static const al_sa_mad_ops_t pub_ops = {
-	.get_spl_qp = ib_get_spl_qp,
-	.reg_mad_svc = ib_reg_mad_svc,
+	.agent = { .get_spl_qp = ib_get_spl_qp, .reg_mad_svc = ib_reg_mad_svc },
 	.send_mad = ib_send_mad,
 	.cancel_mad = ib_cancel_mad,
 	.close_svc = NULL,
@@ -617,7 +615,6 @@ static ib_api_status_t port_open(ib_net64_t port_guid, const al_sa_mad_ops_t *p_
 				 al_sa_port_t **pp_port)
 {
 	al_sa_port_t *p_port = (al_sa_port_t *)cl_zalloc(sizeof(*p_port));
-	al_port_agent_calls_t calls;
 	ib_mad_svc_t svc;
 	ib_api_status_t st;
 
@@ -663,9 +660,7 @@ static ib_api_status_t port_open(ib_net64_t port_guid, const al_sa_mad_ops_t *p_
 	svc.mgmt_version = 2;
 	svc.method_array[IB_MAD_METHOD_REPORT] = TRUE;
 	svc.svc_type = IB_MAD_SVC_DEFAULT;
-	calls.get_spl_qp = p_ops->get_spl_qp;
-	calls.reg_mad_svc = p_ops->reg_mad_svc;
-	st = al_port_agent_open(&p_port->agent, p_port->h_ca, port_guid, 64, &svc, &calls);
+	st = al_port_agent_open(&p_port->agent, p_port->h_ca, port_guid, 64, &svc, &p_ops->agent);
 	if (st != IB_SUCCESS)
 		goto fail;
 	*pp_port = p_port;

@@ -47,6 +47,7 @@
 #include <iba/ib_al.h>
 #include <complib/cl_event.h>
 #include <complib/cl_qlist.h>
+#include "al_port_agent.h"
 #include <complib/cl_timer.h>
 #include "al_obj.h"
 
@@ -100,14 +101,8 @@ typedef struct al_sa_req {
  * fake MAD layer. Same signatures as the ib_al.h calls.
  */
 typedef struct al_sa_mad_ops {
-	/** ib_get_spl_qp(). */
-	ib_api_status_t (*get_spl_qp)(ib_pd_handle_t h_pd, ib_net64_t port_guid,
-				      ib_qp_create_t *p_create, const void *ctx,
-				      ib_pfn_event_cb_t pfn_event, ib_pool_key_t *p_key,
-				      ib_qp_handle_t *ph_qp);
-	/** ib_reg_mad_svc(). */
-	ib_api_status_t (*reg_mad_svc)(ib_qp_handle_t h_qp, const ib_mad_svc_t *p_svc,
-				       ib_mad_svc_handle_t *ph_svc);
+	/** ib_get_spl_qp() and ib_reg_mad_svc(), for the port's agent (al_port_agent.h). */
+	al_port_agent_calls_t agent;
 	/** ib_send_mad(). */
 	ib_api_status_t (*send_mad)(ib_mad_svc_handle_t h_svc, ib_mad_element_t *p_list,
 				    ib_mad_element_t **pp_fail);

@@ -320,12 +320,12 @@ static void f_close_svc(ib_mad_svc_handle_t h_svc)
 }
 
 static const al_sa_mad_ops_t fake_ops = {
-	f_get_spl_qp, f_reg_mad_svc, f_send_mad, f_cancel_mad, f_close_svc, CL_HTON16(1),
+	{ f_get_spl_qp, f_reg_mad_svc }, f_send_mad, f_cancel_mad, f_close_svc, CL_HTON16(1),
 };
 
 /* The same, with no SM known: requests wait and time out unsent. */
 static const al_sa_mad_ops_t fake_ops_nosm = {
-	f_get_spl_qp, f_reg_mad_svc, f_send_mad, f_cancel_mad, f_close_svc, AL_SA_NO_SM,
+	{ f_get_spl_qp, f_reg_mad_svc }, f_send_mad, f_cancel_mad, f_close_svc, AL_SA_NO_SM,
 };
 
 static void *fake_thread(void *arg)
