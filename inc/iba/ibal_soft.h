@@ -53,6 +53,32 @@ extern "C" {
  */
 #define IBAL_SOFT_CI_CA_PRESENT 0x50F70003u
 
+/**
+ * Installs a filter that sees every packet a soft port of this process
+ * sends, before the loss rate of IBAL_SOFT_DROP_PCT applies, and may drop it
+ * (ibal_soft_drop_ctl_t; a NULL filter removes it): for tests that lose
+ * chosen packets (an RMPP segment, one CM message). One filter serves every
+ * soft CA of the process, whichever CA the command is given on. When the
+ * call returns, the previous filter is not running and will not run again.
+ */
+#define IBAL_SOFT_CI_DROP_FILTER 0x50F70004u
+
+/**
+ * A packet filter (IBAL_SOFT_CI_DROP_FILTER): called from the sending thread,
+ * never concurrently with itself; it must not call ib_* functions.
+ * @param context the value given with the filter.
+ * @param pkt the packet as the link carries it, LRH first.
+ * @param len its length in bytes.
+ * @return TRUE to drop the packet, FALSE to let it go on.
+ */
+typedef boolean_t (*ibal_soft_drop_fn_t)(void *context, const void *pkt, size_t len);
+
+/** Argument of IBAL_SOFT_CI_DROP_FILTER. */
+typedef struct _ibal_soft_drop_ctl {
+	ibal_soft_drop_fn_t pfn_filter; /**< The filter, or NULL to remove the one installed. */
+	void *context;                  /**< Given to every call of the filter. */
+} ibal_soft_drop_ctl_t;
+
 /** Argument of IBAL_SOFT_CI_PORT_STATE and IBAL_SOFT_CI_PORT_LID. */
 typedef struct _ibal_soft_port_ctl {
 	uint8_t port_num;     /**< The port, 1-based. */

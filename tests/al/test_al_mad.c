@@ -8,7 +8,8 @@
  * side's lock; the test thread waits for counts with a bounded wait (never
  * a sleep) and returns the recorded elements to their pools at the end.
  * A few checks read the dispatcher's drop counters through the internal
- * header (al_mad.h).
+ * header (al_mad.h). Chosen packets are lost through the soft provider's
+ * public drop filter (IBAL_SOFT_CI_DROP_FILTER of ibal_soft.h).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -17,7 +18,7 @@
 #include <iba/ib_al.h>
 #include "al_mad.h"
 #include "al_mad_int.h"
-#include "soft_fabric.h"
+#include <iba/ibal_soft.h>
 #include "../common/cl_test.h"
 #include "../common/fab_dir.h"
 #include "../common/mem_track.h"
@@ -871,16 +872,28 @@ static void test_cancel_and_destroy(void)
 
 /* ---- RMPP ---- */
 
+/* Installs (or with NULL removes) the soft fabric's drop filter through A's CA. */
+static void set_drop_filter(ibal_soft_drop_fn_t pfn)
+{
+	ibal_soft_drop_ctl_t c = { pfn, NULL };
+	ib_ci_op_t op;
+
+	memset(&op, 0, sizeof(op));
+	op.command = IBAL_SOFT_CI_DROP_FILTER;
+	op.p_buf = &c;
+	op.buf_size = sizeof(c);
+	CU_ASSERT_EQUAL(ib_ci_call(sa.ca, NULL, 0, &op), IB_SUCCESS);
+}
+
 static uint32_t drop_every; /* drop filter: about one RCLASS packet in drop_every */
 static uint32_t drop_count;  /* RCLASS packets seen */
 static uint32_t drop_rng;    /* the filter's pseudo-random state (fixed seed per run) */
 
-static boolean_t drop_rmpp(void *ctx, const soft_fabric_port_t *port, const void *pkt, size_t len)
+static boolean_t drop_rmpp(void *ctx, const void *pkt, size_t len)
 {
 	const uint8_t *p = (const uint8_t *)pkt;
 
 	(void)ctx;
-	(void)port;
 	/* LRH 8 + BTH 12 + DETH 8, then the MAD (no GRH on the soft fabric here). */
 	if (len < 28 + 24 || p[28 + 1] != RCLASS)
 		return FALSE;
@@ -901,7 +914,7 @@ static void rmpp_run(uint32_t segs, uint32_t loss)
 	drop_every = loss;
 	drop_count = 0;
 	drop_rng = 0x5eed + segs;
-	soft_fabric_set_drop_filter(drop_rmpp, NULL);
+	set_drop_filter(drop_rmpp);
 	CU_ASSERT_EQUAL_FATAL(reg(&sa, sa.qp, RCLASS, 1, IB_MAD_SVC_DEFAULT, send_get, &sa.svc),
 			      IB_SUCCESS);
 	CU_ASSERT_EQUAL_FATAL(reg(&sb, sb.qp, RCLASS, 1, IB_MAD_SVC_DEFAULT, send_get, &sb.svc),
@@ -939,7 +952,7 @@ static void rmpp_run(uint32_t segs, uint32_t loss)
 	CU_ASSERT_EQUAL(r->p_mad_buf->method, IB_MAD_METHOD_GET_RESP);
 	CU_ASSERT(check((uint8_t *)r->p_mad_buf + RHDR, size - RHDR, segs));
 	/* After this returns the filter no longer runs: its counter is ours. */
-	soft_fabric_set_drop_filter(NULL, NULL);
+	set_drop_filter(NULL);
 	if (loss)
 		CU_ASSERT(drop_count > segs);
 	down();
@@ -979,13 +992,11 @@ static void test_rmpp_no_receiver(void)
 }
 
 /* Drops every DATA segment past the 40th. */
-static boolean_t drop_after_40(void *ctx, const soft_fabric_port_t *port, const void *pkt,
-			       size_t len)
+static boolean_t drop_after_40(void *ctx, const void *pkt, size_t len)
 {
 	const uint8_t *m = (const uint8_t *)pkt + 28;
 
 	(void)ctx;
-	(void)port;
 	if (len < 28 + 36 || m[1] != RCLASS || m[25] != IB_RMPP_TYPE_DATA)
 		return FALSE;
 	return ((uint32_t)m[28] << 24 | (uint32_t)m[29] << 16 | (uint32_t)m[30] << 8 | m[31]) > 40;
@@ -1004,7 +1015,7 @@ static void test_rmpp_cancel(void)
 			      IB_SUCCESS);
 	CU_ASSERT_EQUAL_FATAL(reg(&sb, sb.qp, RCLASS, 1, IB_MAD_SVC_DEFAULT, NULL, &sb.svc),
 			      IB_SUCCESS);
-	soft_fabric_set_drop_filter(drop_after_40, NULL);
+	set_drop_filter(drop_after_40);
 	e = mad_to(&sb, &sa, RHDR + 100 * RDATA, RCLASS, IB_MAD_METHOD_SEND, 1);
 	e->rmpp_version = 1;
 	e->timeout_ms = 60000; /* stalls at segment 41 until canceled */
@@ -1022,7 +1033,7 @@ static void test_rmpp_cancel(void)
 	CU_ASSERT_EQUAL(ib_cancel_mad(sb.svc, e), IB_SUCCESS);
 	CU_ASSERT_EQUAL(wait_n(&sb, &sb.n_send, 2), 2);
 	CU_ASSERT_EQUAL(e->status, IB_WCS_CANCELED);
-	soft_fabric_set_drop_filter(NULL, NULL);
+	set_drop_filter(NULL);
 	/* The ABORT went out before this one: once it is in, the reassembly is gone. */
 	e2 = mad_to(&sb, &sa, RHDR + RDATA, RCLASS, IB_MAD_METHOD_SEND, 3);
 	e2->rmpp_version = 1;
@@ -1067,14 +1078,13 @@ static struct {
 	ib_smp_t smp[SMP_CAP];
 } cap;
 
-static boolean_t cap_smp(void *ctx, const soft_fabric_port_t *port, const void *pkt, size_t len)
+static boolean_t cap_smp(void *ctx, const void *pkt, size_t len)
 {
 	const uint8_t *p = (const uint8_t *)pkt;
 	const ib_smp_t *smp = (const ib_smp_t *)(p + 28); /* LRH 8, BTH 12, DETH 8 */
 	int i;
 
 	(void)ctx;
-	(void)port;
 	if (len < 28 + sizeof(ib_smp_t) || (smp->mgmt_class != IB_MCLASS_SUBN_LID &&
 					     smp->mgmt_class != IB_MCLASS_SUBN_DIR) ||
 	    (cl_ntoh64(smp->trans_id) & ~0xFFFFull) != SMP_TID0)
@@ -1199,7 +1209,7 @@ static void test_smp_unsolicited(void)
 	pthread_mutex_init(&cap.lock, NULL);
 	cond_init(&cap.cond);
 	cap.n = 0;
-	soft_fabric_set_drop_filter(cap_smp, NULL);
+	set_drop_filter(cap_smp);
 
 	/* 1: directed route, an attribute nobody implements. */
 	smp_req(buf, &wc, IB_MCLASS_SUBN_DIR, IB_MAD_METHOD_GET, CL_HTON16(0xFF10), 1,
@@ -1285,7 +1295,7 @@ static void test_smp_unsolicited(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
 	CU_ASSERT_EQUAL(a->status, IB_MAD_STATUS_UNSUP_CLASS_VER);
 
-	soft_fabric_set_drop_filter(NULL, NULL);
+	set_drop_filter(NULL);
 	CU_ASSERT_EQUAL(cap.n, 5); /* and the Trap was not answered */
 	pthread_mutex_destroy(&cap.lock);
 	pthread_cond_destroy(&cap.cond);

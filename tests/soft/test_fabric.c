@@ -1354,13 +1354,11 @@ typedef struct {
 } nth_filter_t;
 
 /* Drops the nth packet (1-based) with the given BTH opcode. */
-static boolean_t drop_nth(void *context, const soft_fabric_port_t *port, const void *pkt,
-			  size_t len)
+static boolean_t drop_nth(void *context, const void *pkt, size_t len)
 {
 	nth_filter_t *f = (nth_filter_t *)context;
 	const uint8_t *b = (const uint8_t *)pkt;
 
-	(void)port;
 	f->calls++;
 	if (len < 9 || b[8] != f->opcode)
 		return FALSE;

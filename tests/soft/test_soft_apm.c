@@ -116,7 +116,7 @@ static struct {
 	} p[MAX_PKTS];
 } seen = { PTHREAD_MUTEX_INITIALIZER, 0, { { 0, 0, 0, 0 } } };
 
-static boolean_t watch_fn(void *ctx, const soft_fabric_port_t *port, const void *pkt, size_t len)
+static boolean_t watch_fn(void *ctx, const void *pkt, size_t len)
 {
 	const uint8_t *bth = soft_pkt_bth(pkt);
 	const soft_opcode_info_t *oi = soft_opcode_info(soft_bth_opcode(bth));
@@ -130,8 +130,10 @@ static boolean_t watch_fn(void *ctx, const soft_fabric_port_t *port, const void 
 	if (seen.n < MAX_PKTS) {
 		k = seen.n++;
 		seen.p[k].port = 0;
+		/* The sending port, by its LID (the source LID of the packet). */
 		for (i = 0; i < 4; i++)
-			if (((soft_ca_t *)ends[i / 2].ca)->port[i % 2].fp == port)
+			if (soft_port_lid(&((soft_ca_t *)ends[i / 2].ca)->port[i % 2]) ==
+			    soft_lrh_slid(pkt))
 				seen.p[k].port = (uint8_t)(i % 2 + 1);
 		seen.p[k].slid = soft_lrh_slid(pkt);
 		seen.p[k].mig = soft_bth_mig(bth);

@@ -71,13 +71,12 @@ static struct {
 	unsigned dropped;     /* packets dropped */
 } flt;
 
-static boolean_t drop_fn(void *ctx, const soft_fabric_port_t *port, const void *pkt, size_t len)
+static boolean_t drop_fn(void *ctx, const void *pkt, size_t len)
 {
 	const uint8_t *bth = soft_pkt_bth(pkt);
 	const soft_opcode_info_t *oi = soft_opcode_info(soft_bth_opcode(bth));
 
 	(void)ctx;
-	(void)port;
 	(void)len;
 	if (flt.mode == 1) {
 		flt.dropped++;

@@ -1,5 +1,5 @@
 /*
- * ibal soft provider: ib_ci_call commands (inc/iba/ibal_soft.h): port state, LID, CA presence.
+ * ibal soft provider: ib_ci_call commands (inc/iba/ibal_soft.h): port state, LID, CA presence, drop filter.
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  *
  * Changes are made under ca->lock and announced through the CA's deferred
@@ -188,6 +188,16 @@ static ib_api_status_t cmd_present(soft_ca_t *ca, ib_ci_op_t *op)
 	return IB_SUCCESS;
 }
 
+static ib_api_status_t cmd_drop(ib_ci_op_t *op)
+{
+	ibal_soft_drop_ctl_t *c = (ibal_soft_drop_ctl_t *)arg(op, sizeof(*c));
+
+	if (!c)
+		return IB_INVALID_PARAMETER;
+	soft_fabric_set_drop_filter(c->pfn_filter, c->pfn_filter ? c->context : NULL);
+	return IB_SUCCESS;
+}
+
 ib_api_status_t soft_ci_call(void *h, void *const *prov_handles, uint32_t num_handles,
 			     ib_ci_op_t *op)
 {
@@ -203,6 +213,9 @@ ib_api_status_t soft_ci_call(void *h, void *const *prov_handles, uint32_t num_ha
 		break;
 	case IBAL_SOFT_CI_CA_PRESENT:
 		st = cmd_present(ca, op);
+		break;
+	case IBAL_SOFT_CI_DROP_FILTER:
+		st = cmd_drop(op);
 		break;
 	default:
 		st = IB_INVALID_SETTING;

@@ -98,6 +98,7 @@
 #include <stdint.h>
 #include <time.h>
 #include <iba/ib_types.h>
+#include <iba/ibal_soft.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -154,19 +155,14 @@ typedef struct soft_fabric_port_info {
 } soft_fabric_port_info_t;
 
 /**
- * Decides whether to drop a packet a port is sending (test hook).
+ * Decides whether to drop a packet a port is sending (test hook; the
+ * public IBAL_SOFT_CI_DROP_FILTER command of ibal_soft.h installs it).
  * Called for every packet before IBAL_SOFT_DROP_PCT applies, from the sending
  * thread, under a process-wide lock (so calls never overlap, and after
  * soft_fabric_set_drop_filter returns the previous filter is not running and
  * will not run again). It must not call soft_fabric functions.
- * @param context the value given to soft_fabric_set_drop_filter.
- * @param port the sending port.
- * @param pkt the packet, LRH first.
- * @param len its length in bytes.
- * @return TRUE to drop the packet, FALSE to let it go on.
  */
-typedef boolean_t (*soft_fabric_drop_fn_t)(void *context, const soft_fabric_port_t *port,
-					   const void *pkt, size_t len);
+typedef ibal_soft_drop_fn_t soft_fabric_drop_fn_t;
 
 /**
  * Attaches a port to the fabric of `$IBAL_SOFT_FABRIC`: binds its socket,

@@ -57,7 +57,7 @@ static boolean_t inject_drop(soft_fabric_port_t *port, const void *pkt, size_t l
 	if (__atomic_load_n(&filter_armed, __ATOMIC_ACQUIRE)) {
 		pthread_mutex_lock(&filter_lock);
 		if (filter_fn)
-			drop = filter_fn(filter_ctx, port, pkt, len);
+			drop = filter_fn(filter_ctx, pkt, len);
 		pthread_mutex_unlock(&filter_lock);
 		if (drop)
 			return TRUE;
