@@ -331,25 +331,21 @@ int kc_timewait_run(void)
 
 /* ---- callbacks ---- */
 
-static void AL_API ev_run(void *context)
+/*
+ * A queued callback is over: it returned (@p ran), or it could not be
+ * queued. One callback fewer is pending; a synchronous caller is woken when
+ * it waited for this kind of callback, or when the connection ended and its
+ * last callback is over (conn_destroying left the waiter to it). The
+ * event's references go with it.
+ */
+static void ev_finish(kc_ev_t *e, boolean_t ran)
 {
-	kc_ev_t *e = (kc_ev_t *)context;
 	kc_conn_t *c = e->p_conn;
 	cl_event_t *p_sync = NULL;
 
-	switch (e->kind) {
-	case KE_REQ: ((ib_pfn_cm_req_cb_t)e->pfn)(&e->rec.req); break;
-	case KE_REP: ((ib_pfn_cm_rep_cb_t)e->pfn)(&e->rec.rep); break;
-	case KE_RTU: ((ib_pfn_cm_rtu_cb_t)e->pfn)(&e->rec.rtu); break;
-	case KE_REJ: ((ib_pfn_cm_rej_cb_t)e->pfn)(&e->rec.rej); break;
-	case KE_DREQ: ((ib_pfn_cm_dreq_cb_t)e->pfn)(&e->rec.dreq); break;
-	case KE_DREP: ((ib_pfn_cm_drep_cb_t)e->pfn)(&e->rec.drep); break;
-	}
 	pthread_mutex_lock(&kc.lock);
 	c->cb_pending--;
-	/* The awaited callback returned; or the connection ended and its last
-	 * callback returned (conn_destroying left the waiter to it). */
-	if (c->p_sync && ((c->sync_kinds & (1u << e->kind)) ||
+	if (c->p_sync && ((ran && (c->sync_kinds & (1u << e->kind))) ||
 			  (c->state == KC_DEAD && !c->cb_pending))) {
 		p_sync = c->p_sync;
 		c->p_sync = NULL;
@@ -361,6 +357,21 @@ static void AL_API ev_run(void *context)
 		al_obj_deref(&e->p_listen->obj);
 	al_obj_deref(&c->obj);
 	cl_free(e);
+}
+
+static void AL_API ev_run(void *context)
+{
+	kc_ev_t *e = (kc_ev_t *)context;
+
+	switch (e->kind) {
+	case KE_REQ: ((ib_pfn_cm_req_cb_t)e->pfn)(&e->rec.req); break;
+	case KE_REP: ((ib_pfn_cm_rep_cb_t)e->pfn)(&e->rec.rep); break;
+	case KE_RTU: ((ib_pfn_cm_rtu_cb_t)e->pfn)(&e->rec.rtu); break;
+	case KE_REJ: ((ib_pfn_cm_rej_cb_t)e->pfn)(&e->rec.rej); break;
+	case KE_DREQ: ((ib_pfn_cm_dreq_cb_t)e->pfn)(&e->rec.dreq); break;
+	case KE_DREP: ((ib_pfn_cm_drep_cb_t)e->pfn)(&e->rec.drep); break;
+	}
+	ev_finish(e, TRUE);
 }
 
 kc_ev_t *kc_ev_new(kc_conn_t *c, int kind, void *pfn)
@@ -381,26 +392,13 @@ kc_ev_t *kc_ev_new(kc_conn_t *c, int kind, void *pfn)
 void kc_ev_queue(kc_ev_t *e)
 {
 	kc_conn_t *c = e->p_conn;
-	cl_event_t *p_sync = NULL;
 
 	al_obj_ref(&c->obj);
 	pthread_mutex_lock(&kc.lock);
 	c->cb_pending++;
 	pthread_mutex_unlock(&kc.lock);
-	if (al_obj_queue_callback(&c->obj, ev_run, e) != IB_SUCCESS) {
-		pthread_mutex_lock(&kc.lock);
-		if (!--c->cb_pending && c->state == KC_DEAD) {
-			p_sync = c->p_sync;
-			c->p_sync = NULL;
-		}
-		pthread_mutex_unlock(&kc.lock);
-		if (p_sync)
-			cl_event_signal(p_sync);
-		if (e->p_listen)
-			al_obj_deref(&e->p_listen->obj);
-		al_obj_deref(&c->obj);
-		cl_free(e);
-	}
+	if (al_obj_queue_callback(&c->obj, ev_run, e) != IB_SUCCESS)
+		ev_finish(e, FALSE);
 }
 
 static void queue_rej(kc_conn_t *c, ib_rej_status_t reason, const void *pdata, uint8_t len)
