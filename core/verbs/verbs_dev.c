@@ -425,13 +425,19 @@ void verbs_cq_drain(verbs_cq_t *cq)
  * One completion channel event. An ib_rearm_n_cq arming fires once the
  * CQ has had that many new completions; until then the CQ is armed again
  * (and drained once more, for completions that came before the arming).
+ * A completion that lands between that request and the drain after it is
+ * counted by the drain and still raises an event: the event can come after
+ * its arming fired. An event on a CQ that is not armed is such a late one
+ * and makes no callback.
  */
 static int n_armed_fires(verbs_cq_t *cq)
 {
 	int fire = 0;
 
 	pthread_mutex_lock(&cq->lock);
-	if (!cq->n_want) {
+	if (cq->ring.arm == PROV_WC_ARM_NONE) {
+		fire = 0;
+	} else if (!cq->n_want) {
 		fire = 1;
 	} else {
 		verbs_cq_drain(cq);
