@@ -24,7 +24,7 @@
 #include "../common/cl_test.h"
 #include "../common/fab_dir.h"
 #include "../common/al_procs.h"
-#include "cm_test.h"
+#include "../common/cm_test.h"
 #include "al_cm.h"
 #include "al_sa_client.h"
 

@@ -18,7 +18,7 @@
 #include <complib/cl_memory.h>
 #include "../common/cl_test.h"
 #include "../common/fab_dir.h"
-#include "cm_test.h"
+#include "../common/cm_test.h"
 #include "al_cm.h"
 #include "al_sa_client.h"
 

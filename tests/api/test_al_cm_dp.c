@@ -18,7 +18,7 @@
  * byte of private data of each message, the REJ reasons, the time-wait
  * before a QP connects again, and none where no QP numbers were exchanged.
  */
-#include "cm_dp_fixture.h"
+#include "../common/cm_dp_fixture.h"
 
 #define REMOTE_AC (IB_AC_RDMA_READ | IB_AC_RDMA_WRITE | IB_AC_ATOMIC)
 

@@ -28,7 +28,7 @@
  * soft and rxe both do.
  */
 #include <malloc.h>
-#include "dp_fixture.h"
+#include "../common/dp_fixture.h"
 
 /* ---- Shared checks ---- */
 

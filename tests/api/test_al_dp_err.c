@@ -12,7 +12,7 @@
  * the depth it reports; the responder's affiliated error events are
  * required on soft and checked when they come elsewhere.
  */
-#include "dp_fixture.h"
+#include "../common/dp_fixture.h"
 
 /* ---- Errors ---- */
 

@@ -17,7 +17,7 @@
  * reports a bad bind only in its completion, the QP in ERROR), and both keep
  * a shared region at its original's address whatever *p_vaddr asks.
  */
-#include "dp_fixture.h"
+#include "../common/dp_fixture.h"
 
 #define RC IB_QPT_RELIABLE_CONN
 #define AC_LW IB_AC_LOCAL_WRITE

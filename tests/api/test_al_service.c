@@ -41,7 +41,7 @@
 #include "../common/cl_test.h"
 #include "../common/fab_dir.h"
 #include "../common/al_procs.h"
-#include "cm_test.h"
+#include "../common/cm_test.h"
 
 #define SVC_ID CL_HTON64(0x1000000000C5E7E1ull)
 #define WAIT_MS 30000

@@ -15,7 +15,7 @@
  * lines. On the soft fabric (the default when IBAL_PROVIDERS is unset) it
  * runs in a private fabric directory, where this process is the master SM,
  * unless IBAL_SOFT_FABRIC is set; against OpenSM on ibsim it runs under
- * tests/real/ibsim-run.sh (tests/bench/bench_sa_ibsim.sh). A query that
+ * tests/integration/ibsim/ibsim-run.sh (tests/bench/bench_sa_ibsim.sh). A query that
  * fails or an answer that does not arrive within WAIT_MS ends the program
  * with status 1.
  *

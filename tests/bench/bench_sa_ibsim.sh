@@ -5,7 +5,7 @@
 # Usage: tests/bench/bench_sa_ibsim.sh [path/to/bench_sa]
 #   (default: $BENCH_SA, else ./tests/bench/bench_sa, ./bench_sa, or next to this script)
 #
-# The fabric of tests/real/ibsim-common.sh (ibsim, OpenSM master on H1); on H2, in the same run:
+# The fabric of tests/integration/ibsim/ibsim-common.sh (ibsim, OpenSM master on H1); on H2, in the same run:
 #  - bench_sa with IBAL_PROVIDERS=verbs under LD_PRELOAD=libumad2sim.so ($BENCH_SA_ARGS, default
 #    "-t 1 -r 3"): PathRecord Get()s from H2's LID to the SM's, one at a time and 16 in flight;
 #  - saquery -p --src-to-dst LID:SMLID, the same query, $SAQUERY_N times (default 50) in a loop:
@@ -20,7 +20,7 @@ set -uo pipefail
 
 SELF=$(readlink -f "$0")
 HERE=$(dirname "$SELF")
-. "$HERE/../real/ibsim-common.sh"
+. "$HERE/../integration/ibsim/ibsim-common.sh"
 PROG=${1:-${BENCH_SA:-}}
 if [ -z "$PROG" ]; then
 	for c in ./tests/bench/bench_sa ./bench_sa "$HERE/bench_sa"; do

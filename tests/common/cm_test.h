@@ -16,7 +16,7 @@
 #include <time.h>
 #include <iba/ib_al.h>
 #include <complib/cl_waitobj.h>
-#include "../common/cl_test.h"
+#include "cl_test.h"
 
 /** One side of a connection. */
 typedef struct cm_end {

@@ -34,8 +34,8 @@
 #include <iba/ib_al.h>
 #include <complib/cl_event.h>
 #include <complib/cl_waitobj.h>
-#include "../common/cl_test.h"
-#include "../common/fab_dir.h"
+#include "cl_test.h"
+#include "fab_dir.h"
 
 #define DP_SLOT      4096u                  /* one slot of the registered buffer */
 #define DP_SLOTS     64u                    /* slots of the registered buffer */

@@ -2,7 +2,7 @@
  * ibal tests: PnP for RDMA devices added and removed while running (verbs provider, in the VM).
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  *
- * Runs where the project's real-stack VM runs it (tests/realstack): the
+ * Runs where the project's real-stack VM runs it (tests/integration/realstack): the
  * verbs provider (IBAL_PROVIDERS=verbs), IBAL_RXE_DEV set, root, and the
  * `ip` and `rdma` tools. Anywhere else it exits 77 (skipped) saying why.
  *
@@ -34,7 +34,7 @@
 #include <iba/ib_al.h>
 #include <complib/cl_event.h>
 #include "../common/cl_test.h"
-#include "cm_dp_fixture.h"
+#include "../common/cm_dp_fixture.h"
 
 #define HP_NETDEV "ibalhp0"
 #define HP_IBDEV  "rxehp"

@@ -5,7 +5,7 @@
  * Runs anywhere (no umad device, no LD_PRELOAD), so it is the one to run
  * under ASan/UBSan and valgrind. The CA is built by hand (verbs_ca_t with
  * one port named after no device); the round trip through a real umad
- * device is tests/real/test_umad_prov.c under tests/real/ibsim-run.sh.
+ * device is tests/integration/ibsim/test_umad_prov.c under tests/integration/ibsim/ibsim-run.sh.
  */
 #include <string.h>
 #include <pthread.h>

@@ -2,11 +2,11 @@
 # ibal tests: runs test_al_sa_ibsim (the access layer's SA client through the verbs provider) against OpenSM on ibsim.
 # Copyright (c) 2026 The ibal authors. BSD-2-Clause.
 #
-# Usage: tests/real/ibsim-al.sh [path/to/test_al_sa_ibsim]
-#   (default: $TEST_AL_SA_IBSIM, else ./tests/real/test_al_sa_ibsim, ./test_al_sa_ibsim, or next to
+# Usage: tests/integration/ibsim/ibsim-al.sh [path/to/test_al_sa_ibsim]
+#   (default: $TEST_AL_SA_IBSIM, else ./tests/integration/ibsim/test_al_sa_ibsim, ./test_al_sa_ibsim, or next to
 #   this script)
 #
-# The fabric of tests/real/ibsim-common.sh (ibsim, OpenSM master on H1); the program runs on H2
+# The fabric of tests/integration/ibsim/ibsim-common.sh (ibsim, OpenSM master on H1); the program runs on H2
 # with IBAL_PROVIDERS=verbs under LD_PRELOAD=libumad2sim.so, and asks through ib_query,
 # ib_reg_svc, ib_join_mcast_no_qp and ib_subscribe what saquery, run here from the same node in
 # the same run, is asked too; the answers are compared. The program prints "SYNC <tag>" when it
@@ -38,7 +38,7 @@ HERE=$(dirname "$SELF")
 . "$HERE/ibsim-common.sh"
 PROG=${1:-${TEST_AL_SA_IBSIM:-}}
 if [ -z "$PROG" ]; then # make check runs from the build directory
-	for c in ./tests/real/test_al_sa_ibsim ./test_al_sa_ibsim "$HERE/test_al_sa_ibsim"; do
+	for c in ./tests/integration/ibsim/test_al_sa_ibsim ./test_al_sa_ibsim "$HERE/test_al_sa_ibsim"; do
 		[ -x "$c" ] && { PROG=$c; break; }
 	done
 fi

@@ -1,7 +1,7 @@
 # ibal tests: shell functions shared by the harnesses that run programs against OpenSM on an ibsim fabric.
 # Copyright (c) 2026 The ibal authors. BSD-2-Clause.
 #
-# Sourced (not run) by tests/real/ibsim-run.sh, tests/real/ibsim-al.sh and
+# Sourced (not run) by tests/integration/ibsim/ibsim-run.sh, tests/integration/ibsim/ibsim-al.sh and
 # tests/bench/bench_sa_ibsim.sh. A simulated fabric (ibsim, Debian package
 # ibsim-utils: 1 switch S1, 3 HCAs H1..H3), OpenSM as master on H1 through
 # LD_PRELOAD=libumad2sim.so (libumad2sim0), programs on H2. Every wait is

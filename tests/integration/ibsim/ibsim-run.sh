@@ -2,10 +2,10 @@
 # ibal tests: runs test_umad_prov (the verbs provider's MAD path) against OpenSM on an ibsim fabric.
 # Copyright (c) 2026 The ibal authors. BSD-2-Clause.
 #
-# Usage: tests/real/ibsim-run.sh [path/to/test_umad_prov]
-#   (default: $TEST_UMAD_PROV, else ./tests/real/test_umad_prov, ./test_umad_prov, or next to this script)
+# Usage: tests/integration/ibsim/ibsim-run.sh [path/to/test_umad_prov]
+#   (default: $TEST_UMAD_PROV, else ./tests/integration/ibsim/test_umad_prov, ./test_umad_prov, or next to this script)
 #
-# A simulated fabric (tests/real/ibsim-common.sh; ibsim, Debian package ibsim-utils: 1 switch S1, 3 HCAs H1..H3), OpenSM as
+# A simulated fabric (tests/integration/ibsim/ibsim-common.sh; ibsim, Debian package ibsim-utils: 1 switch S1, 3 HCAs H1..H3), OpenSM as
 # master on H1 through LD_PRELOAD=libumad2sim.so (libumad2sim0), then on H2: the test program,
 # and saquery (infiniband-diags) asking the same questions, whose answers are compared with the
 # program's. Twice, each on a fresh fabric: as a plain client (ibsim must not hand it unsolicited
@@ -24,7 +24,7 @@ HERE=$(dirname "$SELF")
 . "$HERE/ibsim-common.sh" # skip, ibsim_check/enter/start, stop_all, wait_for, sa
 PROG=${1:-${TEST_UMAD_PROV:-}}
 if [ -z "$PROG" ]; then # make check runs from the build directory
-	for c in ./tests/real/test_umad_prov ./test_umad_prov "$HERE/test_umad_prov"; do
+	for c in ./tests/integration/ibsim/test_umad_prov ./test_umad_prov "$HERE/test_umad_prov"; do
 		[ -x "$c" ] && { PROG=$c; break; }
 	done
 fi

@@ -3,7 +3,7 @@
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  *
  * Public API only (<iba/ib_al.h>, linked with libibal). Run by
- * tests/real/ibsim-al.sh on a simulated node that is not the SM's
+ * tests/integration/ibsim/ibsim-al.sh on a simulated node that is not the SM's
  * (SIM_HOST=H2) under LD_PRELOAD=libumad2sim.so with IBAL_PROVIDERS=verbs.
  * It opens the access layer, takes the first ACTIVE port that knows an SM,
  * and then, with bounded waits only:

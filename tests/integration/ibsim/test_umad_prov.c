@@ -2,7 +2,7 @@
  * ibal tests: the verbs provider's MAD path driven directly (no access layer) against OpenSM on ibsim.
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  *
- * Run by tests/real/ibsim-run.sh under LD_PRELOAD=libumad2sim.so on a
+ * Run by tests/integration/ibsim/ibsim-run.sh under LD_PRELOAD=libumad2sim.so on a
  * simulated node that is not the SM's (SIM_HOST=H2). It calls verbs_prov_ops
  * directly: init, get_ca_guids, open_ca, query_ca, a PD, two CQs, a region,
  * QP1 taken RESET-INIT-RTR-RTS, receives posted, then SA queries to the SM
@@ -30,7 +30,7 @@
 #include <errno.h>
 #include <iba/ib_types.h>
 #include "al_prov.h"
-#include "../common/prov_shim.h"
+#include "../../common/prov_shim.h"
 
 /* ---- Upcalls ---- */
 static pthread_mutex_t up_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -2,7 +2,7 @@
 # ibal realstack: data-path benchmark in the guest: ibal_perf on ibal and on raw libibverbs, and perftest.
 # Copyright (c) 2026 The ibal authors. BSD-2-Clause.
 #
-# Run by the guest's /init (tests/realstack/guest-init.sh) when the host asked for it with
+# Run by the guest's /init (tests/integration/realstack/guest-init.sh) when the host asked for it with
 # IBAL_RXE_BENCH=1, after the test programs, with the kernel's CM modules loaded. The host must have
 # copied ibal_perf into the guest: IBAL_RXE_EXTRA=ulp/ibal_perf (or the path of one built elsewhere).
 # Environment from /init: OUT (this script's output directory), IBAL_RXE_DEV, IBAL_RXE_IP,

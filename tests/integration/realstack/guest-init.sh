@@ -1,5 +1,5 @@
 #!/bin/sh
-# ibal realstack: the guest's /init (busybox sh), put into the initramfs by tests/realstack/rxe-vm.sh.
+# ibal realstack: the guest's /init (busybox sh), put into the initramfs by tests/integration/realstack/rxe-vm.sh.
 # Copyright (c) 2026 The ibal authors. BSD-2-Clause.
 #
 # Loads the kernel modules listed in /ibal/modules.list (dependency order), makes soft-RoCE
@@ -238,7 +238,7 @@ if [ "$BENCH" = 1 ]; then
 		result bench guest-bench.sh $st $rc "$secs" - - "$(why $rc "$secs" "$BENCH_TIMEOUT" -)"
 		[ $st = FAIL ] && show_tail $OUT/bench/guest-bench.log
 	else
-		say "IBAL_RXE_BENCH=1 but there is no tests/realstack/guest-bench.sh: nothing to run"
+		say "IBAL_RXE_BENCH=1 but there is no tests/integration/realstack/guest-bench.sh: nothing to run"
 	fi
 	ph_end
 fi

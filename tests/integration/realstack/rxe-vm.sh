@@ -2,9 +2,9 @@
 # ibal tests: runs built test programs against a real Linux RDMA stack (soft-RoCE) in a qemu guest.
 # Copyright (c) 2026 The ibal authors. BSD-2-Clause.
 #
-# Usage: tests/realstack/rxe-vm.sh [BUILD_DIR] [-- PROG ...]
+# Usage: tests/integration/realstack/rxe-vm.sh [BUILD_DIR] [-- PROG ...]
 #   BUILD_DIR  the build tree (default $IBAL_RXE_BUILD, else the current directory)
-#   PROG       a test program: a path relative to BUILD_DIR (tests/real/test_verbs_unit) or an
+#   PROG       a test program: a path relative to BUILD_DIR (tests/verbs/test_verbs_unit) or an
 #              absolute one; a libtool wrapper is replaced by its real executable (DIR/.libs/NAME or
 #              DIR/.libs/lt-NAME), an ELF is taken as is, any other file is run with the guest's sh.
 #              Without "--", the programs are the words of $IBAL_RXE_PROGS; with none at all only
@@ -15,7 +15,7 @@
 # here: the kernel modules for rdma_rxe, ib_umad, rdma_ucm and 9p; rdma-core's libraries, the rxe
 # provider and tools (ibverbs-utils, rdmacm-utils, perftest, for later comparisons); the programs
 # with every library `ldd` lists for them (the build's libibal*.so* go to /opt/ibal/lib). The guest
-# (tests/realstack/guest-init.sh, its /init) makes rxe0 on a guest-local dummy0 (10.77.0.1/24,
+# (tests/integration/realstack/guest-init.sh, its /init) makes rxe0 on a guest-local dummy0 (10.77.0.1/24,
 # qemu -nic none: nothing leaves the guest) and runs each program twice: phase kcm (the kernel's CM
 # loaded) and phase nokcm (after `rmmod rdma_ucm rdma_cm iw_cm ib_cm`), each with
 #   IBAL_PROVIDERS=verbs IBAL_RXE_PHASE=kcm|nokcm IBAL_RXE_IP=10.77.0.1 IBAL_RXE_DEV=rxe0
@@ -43,7 +43,7 @@
 #   IBAL_RXE_ENV           extra VAR=value words added to every program's environment
 #   IBAL_RXE_PROG_TIMEOUT  seconds per program and phase (default 300)
 #   IBAL_RXE_TIMEOUT       seconds for the whole guest, boot to power-off (default 1500)
-#   IBAL_RXE_BENCH=1       afterwards run tests/realstack/guest-bench.sh in the guest, if it exists
+#   IBAL_RXE_BENCH=1       afterwards run tests/integration/realstack/guest-bench.sh in the guest, if it exists
 #                          (CM modules loaded again; env OUT, IBAL_RXE_IP/DEV/PORT/GID, IBAL_RXE_BIN,
 #                          IBAL_RXE_LIB; its output lands in WORK/out/bench; its exit status counts
 #                          as one test), at most IBAL_RXE_BENCH_TIMEOUT seconds (default 600)
