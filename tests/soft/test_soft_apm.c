@@ -17,6 +17,7 @@
 #include "../common/cl_test.h"
 #include "../common/fab_dir.h"
 #include "../common/prov_shim.h"
+#include "../common/upcall_rec.h"
 
 static const al_prov_ops_t *ops = &soft_prov_ops;
 
@@ -32,74 +33,12 @@ typedef struct end {
 	uint32_t qpn;
 	uint16_t lid[2];   /* host order, ports 1 and 2 */
 	uint8_t buf[BUF_LEN];
-	unsigned n_apm, n_apm_err, n_comp; /* under rec.lock */
 } end_t;
 
 static end_t ends[2];
 static end_t *const ea = &ends[0], *const eb = &ends[1];
 
-/* --- Upcall recorder ------------------------------------------------------ */
 
-static struct {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-} rec = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER };
-
-static void rec_comp(void *al_cq)
-{
-	pthread_mutex_lock(&rec.lock);
-	((end_t *)al_cq)->n_comp++;
-	pthread_cond_broadcast(&rec.cond);
-	pthread_mutex_unlock(&rec.lock);
-}
-
-static void rec_event(void *al_obj, ib_async_event_t code, uint64_t vendor)
-{
-	(void)vendor;
-	pthread_mutex_lock(&rec.lock);
-	if (al_obj == ea || al_obj == eb) {
-		if (code == IB_AE_QP_APM)
-			((end_t *)al_obj)->n_apm++;
-		if (code == IB_AE_QP_APM_ERROR)
-			((end_t *)al_obj)->n_apm_err++;
-	}
-	pthread_cond_broadcast(&rec.cond);
-	pthread_mutex_unlock(&rec.lock);
-}
-
-static void rec_port(void *al_ca, uint8_t port_num)
-{
-	(void)al_ca;
-	(void)port_num;
-}
-
-static const al_prov_upcalls_t upcalls = { rec_comp, rec_event, rec_port };
-
-/* Waits (bounded) until *p reaches @p want; returns its value. */
-static unsigned wait_count(unsigned *p, unsigned want)
-{
-	struct timespec ts;
-	unsigned v;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += TEST_WAIT_US / 1000000u;
-	pthread_mutex_lock(&rec.lock);
-	while (*p < want && pthread_cond_timedwait(&rec.cond, &rec.lock, &ts) == 0)
-		;
-	v = *p;
-	pthread_mutex_unlock(&rec.lock);
-	return v;
-}
-
-static unsigned get_count(unsigned *p)
-{
-	unsigned v;
-
-	pthread_mutex_lock(&rec.lock);
-	v = *p;
-	pthread_mutex_unlock(&rec.lock);
-	return v;
-}
 
 /* --- Packet watch (the fabric filter, dropping nothing) --------------------- */
 
@@ -218,8 +157,9 @@ static void up(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(fab_dir));
 	setenv(SOFT_FABRIC_ENV_DIR, fab_dir, 1);
 	setenv(SOFT_ENV_CAS, "2", 1);
+	rec_reset();
 	setenv(SOFT_ENV_PORTS, "2", 1);
-	CU_ASSERT_EQUAL_FATAL(ops->init(&upcalls), IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(ops->init(&rec_upcalls), IB_SUCCESS);
 	CU_ASSERT_EQUAL_FATAL(ops->get_ca_guids(guids, &n), IB_SUCCESS);
 	end_open(ea, guids[0]);
 	end_open(eb, guids[1]);
@@ -313,7 +253,7 @@ static int wait_wc(end_t *e, ib_wc_t *wc)
 		p_free = wc;
 		if (ops->poll_cq(e->cq, &p_free, &p_done) == IB_SUCCESS)
 			return 1;
-		n = get_count(&e->n_comp);
+		n = rec_comps(e);
 		CU_ASSERT_EQUAL(ops->rearm_cq(e->cq, FALSE), IB_SUCCESS);
 		wc->p_next = NULL;
 		p_free = wc;
@@ -321,7 +261,7 @@ static int wait_wc(end_t *e, ib_wc_t *wc)
 			return 1;
 		if (test_now_ms() >= end)
 			return 0;
-		wait_count(&e->n_comp, n + 1);
+		rec_wait_comps(e, n + 1);
 	}
 }
 
@@ -388,13 +328,13 @@ static void test_migreq_bit(void)
 	CU_ASSERT_EQUAL(watch_count(0, 0, NULL), total);
 	CU_ASSERT_EQUAL(query(ea).apm_state, IB_APM_ARMED);
 	CU_ASSERT_EQUAL(query(eb).apm_state, IB_APM_ARMED);
-	CU_ASSERT_EQUAL(get_count(&ea->n_apm) + get_count(&eb->n_apm), 0);
+	CU_ASSERT_EQUAL(rec_events(ea, IB_AE_QP_APM) + rec_events(eb, IB_AE_QP_APM), 0);
 	/* The consumer migrates A (what ib_force_apm() asks for). */
 	CU_ASSERT_EQUAL(set_apm(ea, IB_APM_MIGRATED), IB_SUCCESS);
-	CU_ASSERT_EQUAL(wait_count(&ea->n_apm, 1), 1);
+	CU_ASSERT_EQUAL(rec_wait_events(ea, IB_AE_QP_APM, 1), 1);
 	watch_reset();
 	transfer(ea, eb, 3);
-	CU_ASSERT_EQUAL(wait_count(&eb->n_apm, 1), 1);
+	CU_ASSERT_EQUAL(rec_wait_events(eb, IB_AE_QP_APM, 1), 1);
 	total = watch_count(0, -1, NULL);
 	CU_ASSERT(watch_count(ea->lid[1], 1, &ports) >= 3);
 	CU_ASSERT_EQUAL(ports, 1u << 2);
@@ -403,7 +343,7 @@ static void test_migreq_bit(void)
 	CU_ASSERT_EQUAL(watch_count(ea->lid[1], 1, NULL) + watch_count(eb->lid[1], 1, NULL),
 			total);
 	CU_ASSERT_EQUAL(query(eb).primary_port, 2);
-	CU_ASSERT_EQUAL(get_count(&ea->n_apm_err) + get_count(&eb->n_apm_err), 0);
+	CU_ASSERT_EQUAL(rec_events(ea, IB_AE_QP_APM_ERROR) + rec_events(eb, IB_AE_QP_APM_ERROR), 0);
 	down();
 }
 
@@ -420,11 +360,11 @@ static void test_old_path_then_peer_retries(void)
 	connect_one(ea, eb, IB_APM_ARMED);
 	connect_one(eb, ea, IB_APM_ARMED);
 	CU_ASSERT_EQUAL(set_apm(ea, IB_APM_MIGRATED), IB_SUCCESS);
-	CU_ASSERT_EQUAL(wait_count(&ea->n_apm, 1), 1);
+	CU_ASSERT_EQUAL(rec_wait_events(ea, IB_AE_QP_APM, 1), 1);
 	CU_ASSERT_EQUAL(query(ea).primary_port, 2);
 	watch_reset();
 	transfer(eb, ea, 4);
-	CU_ASSERT_EQUAL(wait_count(&eb->n_apm, 1), 1);
+	CU_ASSERT_EQUAL(rec_wait_events(eb, IB_AE_QP_APM, 1), 1);
 	/* The first transmission and two retries went out on port 1, unanswered. */
 	CU_ASSERT(watch_count(eb->lid[0], 0, &ports) >= 3 * 3);
 	CU_ASSERT_EQUAL(ports, 1u << 1);
@@ -433,8 +373,8 @@ static void test_old_path_then_peer_retries(void)
 	CU_ASSERT(watch_count(ea->lid[1], 1, NULL) >= 1);
 	CU_ASSERT_EQUAL(query(eb).primary_port, 2);
 	CU_ASSERT_EQUAL(query(eb).state, IB_QPS_RTS);
-	CU_ASSERT_EQUAL(get_count(&ea->n_apm), 1);
-	CU_ASSERT_EQUAL(get_count(&ea->n_apm_err) + get_count(&eb->n_apm_err), 0);
+	CU_ASSERT_EQUAL(rec_events(ea, IB_AE_QP_APM), 1);
+	CU_ASSERT_EQUAL(rec_events(ea, IB_AE_QP_APM_ERROR) + rec_events(eb, IB_AE_QP_APM_ERROR), 0);
 	transfer(ea, eb, 5);
 	down();
 }

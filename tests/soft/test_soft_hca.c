@@ -19,113 +19,9 @@
 #include "../common/cl_test.h"
 #include "../common/fab_dir.h"
 #include "../common/prov_shim.h"
+#include "../common/upcall_rec.h"
 
 static const al_prov_ops_t *ops = &soft_prov_ops;
-
-/* --- Upcall recorder ------------------------------------------------------ */
-
-#define REC_MAX 256
-static struct {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	unsigned n_comp;
-	void *comp_obj[REC_MAX];
-	unsigned n_ev;
-	void *ev_obj[REC_MAX];
-	ib_async_event_t ev_code[REC_MAX];
-} rec = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, { 0 }, 0, { 0 }, { 0 } };
-
-static void rec_comp(void *al_cq)
-{
-	pthread_mutex_lock(&rec.lock);
-	if (rec.n_comp < REC_MAX)
-		rec.comp_obj[rec.n_comp++] = al_cq;
-	pthread_cond_broadcast(&rec.cond);
-	pthread_mutex_unlock(&rec.lock);
-}
-
-static void rec_event(void *al_obj, ib_async_event_t code, uint64_t vendor)
-{
-	(void)vendor;
-	pthread_mutex_lock(&rec.lock);
-	if (rec.n_ev < REC_MAX) {
-		rec.ev_obj[rec.n_ev] = al_obj;
-		rec.ev_code[rec.n_ev++] = code;
-	}
-	pthread_cond_broadcast(&rec.cond);
-	pthread_mutex_unlock(&rec.lock);
-}
-
-static void rec_port(void *al_ca, uint8_t port_num)
-{
-	(void)al_ca;
-	(void)port_num;
-}
-
-static const al_prov_upcalls_t upcalls = { rec_comp, rec_event, rec_port };
-
-static void rec_reset(void)
-{
-	pthread_mutex_lock(&rec.lock);
-	rec.n_comp = rec.n_ev = 0;
-	pthread_mutex_unlock(&rec.lock);
-}
-
-static unsigned count_comp(void *obj)
-{
-	unsigned i, n = 0;
-
-	for (i = 0; i < rec.n_comp; i++)
-		n += rec.comp_obj[i] == obj;
-	return n;
-}
-
-static unsigned count_ev(void *obj, ib_async_event_t code)
-{
-	unsigned i, n = 0;
-
-	for (i = 0; i < rec.n_ev; i++)
-		n += rec.ev_obj[i] == obj && rec.ev_code[i] == code;
-	return n;
-}
-
-static void deadline(struct timespec *ts)
-{
-	clock_gettime(CLOCK_REALTIME, ts);
-	ts->tv_sec += TEST_WAIT_US / 1000000u;
-}
-
-/* Waits until @p obj has had @p n completion upcalls; returns whether it did. */
-static int wait_comp(void *obj, unsigned n)
-{
-	struct timespec ts;
-	int ok;
-
-	deadline(&ts);
-	pthread_mutex_lock(&rec.lock);
-	while (count_comp(obj) < n)
-		if (pthread_cond_timedwait(&rec.cond, &rec.lock, &ts))
-			break;
-	ok = count_comp(obj) >= n;
-	pthread_mutex_unlock(&rec.lock);
-	return ok;
-}
-
-/* Waits until @p obj has had @p n events @p code; returns whether it did. */
-static int wait_ev(void *obj, ib_async_event_t code, unsigned n)
-{
-	struct timespec ts;
-	int ok;
-
-	deadline(&ts);
-	pthread_mutex_lock(&rec.lock);
-	while (count_ev(obj, code) < n)
-		if (pthread_cond_timedwait(&rec.cond, &rec.lock, &ts))
-			break;
-	ok = count_ev(obj, code) >= n;
-	pthread_mutex_unlock(&rec.lock);
-	return ok;
-}
 
 /* --- Fixture --------------------------------------------------------------- */
 
@@ -156,7 +52,7 @@ static void up(void)
 	int i;
 
 	fab_begin();
-	CU_ASSERT_EQUAL_FATAL(ops->init(&upcalls), IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(ops->init(&rec_upcalls), IB_SUCCESS);
 	CU_ASSERT_EQUAL_FATAL(ops->get_ca_guids(guids, &n), IB_SUCCESS);
 	CU_ASSERT_EQUAL_FATAL(n, 2);
 	for (i = 0; i < 2; i++) {
@@ -332,15 +228,13 @@ static int wait_wc(void *cq, void *tag, ib_wc_t *wc)
 		wc->p_next = NULL;
 		if (ops->poll_cq(cq, &free_l, &done) == IB_SUCCESS)
 			return 1;
-		pthread_mutex_lock(&rec.lock);
-		seen = count_comp(tag);
-		pthread_mutex_unlock(&rec.lock);
+		seen = rec_comps(tag);
 		CU_ASSERT_EQUAL(ops->rearm_cq(cq, FALSE), IB_SUCCESS);
 		free_l = wc;
 		wc->p_next = NULL;
 		if (ops->poll_cq(cq, &free_l, &done) == IB_SUCCESS)
 			return 1;
-		if (!wait_comp(tag, seen + 1))
+		if (rec_wait_comps(tag, seen + 1) < seen + 1)
 			return 0;
 	}
 }
@@ -667,7 +561,7 @@ static void test_cq(void)
 	memset(&wc, 0, sizeof(wc));
 	wc.wr_id = 1;
 	soft_cq_add(cq, &wc, FALSE);
-	CU_ASSERT(wait_comp(&tag, 1));
+	CU_ASSERT(rec_wait_comps(&tag, 1) >= 1);
 	wc.wr_id = 2;
 	soft_cq_add(cq, &wc, FALSE);
 	CU_ASSERT_EQUAL(ops->peek_cq(cq, &n), IB_SUCCESS);
@@ -675,7 +569,7 @@ static void test_cq(void)
 	/* full: the third is an overrun */
 	wc.wr_id = 3;
 	soft_cq_add(cq, &wc, FALSE);
-	CU_ASSERT(wait_ev(&tag, IB_AE_CQ_ERROR, 1));
+	CU_ASSERT(rec_wait_events(&tag, IB_AE_CQ_ERROR, 1) >= 1);
 	size = 1;
 	CU_ASSERT_EQUAL(ops->resize_cq(cq, &size), IB_OVERFLOW);
 	free_l = &wcs[0];
@@ -695,16 +589,14 @@ static void test_cq(void)
 	CU_ASSERT_EQUAL(ops->rearm_cq(cq, TRUE), IB_SUCCESS);
 	soft_cq_add(cq, &wc, FALSE);
 	soft_cq_add(cq, &wc, TRUE);
-	CU_ASSERT(wait_comp(&tag, 2));
+	CU_ASSERT(rec_wait_comps(&tag, 2) >= 2);
 	/* rearm_n: the upcall after the third new completion */
 	CU_ASSERT_EQUAL(ops->rearm_n_cq(cq, 3), IB_SUCCESS);
 	for (i = 0; i < 3; i++)
 		soft_cq_add(cq, &wc, FALSE);
-	CU_ASSERT(wait_comp(&tag, 3));
-	pthread_mutex_lock(&rec.lock);
-	CU_ASSERT_EQUAL(count_comp(&tag), 3);
-	CU_ASSERT_EQUAL(count_ev(&tag, IB_AE_CQ_ERROR), 1);
-	pthread_mutex_unlock(&rec.lock);
+	CU_ASSERT(rec_wait_comps(&tag, 3) >= 3);
+	CU_ASSERT_EQUAL(rec_comps(&tag), 3);
+	CU_ASSERT_EQUAL(rec_events(&tag, IB_AE_CQ_ERROR), 1);
 	ops->destroy_cq(cq);
 	down();
 }
@@ -816,7 +708,7 @@ static void test_qp_modify_flush(void)
 	m.req_state = IB_QPS_SQD;
 	m.state.sqd.sqd_event = TRUE;
 	CU_ASSERT_EQUAL(ops->modify_qp(qp, &m), IB_SUCCESS);
-	CU_ASSERT(wait_ev(NULL, IB_AE_SQ_DRAINED, 1));
+	CU_ASSERT(rec_wait_events(NULL, IB_AE_SQ_DRAINED, 1) >= 1);
 	CU_ASSERT_EQUAL(to_state(qp, IB_QPS_RTS), IB_SUCCESS);
 	/* to ERROR flushes the receive queue, in order */
 	CU_ASSERT_EQUAL(to_state(qp, IB_QPS_ERROR), IB_SUCCESS);
@@ -1042,13 +934,11 @@ static void test_ud_srq_limit(void)
 		CU_ASSERT_EQUAL(wc.wr_id, 100 + (uint64_t)i);
 		CU_ASSERT_EQUAL(b->buf[i * 1024 + 40], i);
 	}
-	CU_ASSERT(wait_ev(&b->tag_q, IB_AE_SRQ_LIMIT_REACHED, 1));
+	CU_ASSERT(rec_wait_events(&b->tag_q, IB_AE_SRQ_LIMIT_REACHED, 1) >= 1);
 	CU_ASSERT_EQUAL(ops->query_srq(b->srq, &sa), IB_SUCCESS);
 	CU_ASSERT_EQUAL(sa.srq_limit, 0);
 	CU_ASSERT_EQUAL(sa.max_wr, 16);
-	pthread_mutex_lock(&rec.lock);
-	CU_ASSERT_EQUAL(count_ev(&b->tag_q, IB_AE_SRQ_LIMIT_REACHED), 1);
-	pthread_mutex_unlock(&rec.lock);
+	CU_ASSERT_EQUAL(rec_events(&b->tag_q, IB_AE_SRQ_LIMIT_REACHED), 1);
 	ops->destroy_av(av);
 	ud_close(a);
 	ud_close(b);
@@ -1077,7 +967,7 @@ static int mp_side(int is_child, int rfd, int wfd)
 	int bad = 0;
 
 	setenv(SOFT_ENV_CAS, "1", 1);
-	bad |= ops->init(&upcalls) != IB_SUCCESS;
+	bad |= ops->init(&rec_upcalls) != IB_SUCCESS;
 	bad |= ops->get_ca_guids(&g, &n) != IB_SUCCESS;
 	bad |= ops->open_ca(g, NULL, &ca[0]) != IB_SUCCESS;
 	if (bad)

@@ -13,38 +13,10 @@
 #include "../common/cl_test.h"
 #include "../common/fab_dir.h"
 #include "../common/prov_shim.h"
+#include "../common/upcall_rec.h"
 
 static const al_prov_ops_t *ops = &soft_prov_ops;
 
-static struct {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	unsigned n;
-} rec = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0 };
-
-static void rec_comp(void *al_cq)
-{
-	(void)al_cq;
-	pthread_mutex_lock(&rec.lock);
-	rec.n++;
-	pthread_cond_broadcast(&rec.cond);
-	pthread_mutex_unlock(&rec.lock);
-}
-
-static void rec_event(void *al_obj, ib_async_event_t code, uint64_t vendor)
-{
-	(void)al_obj;
-	(void)code;
-	(void)vendor;
-}
-
-static void rec_port(void *al_ca, uint8_t port_num)
-{
-	(void)al_ca;
-	(void)port_num;
-}
-
-static const al_prov_upcalls_t upcalls = { rec_comp, rec_event, rec_port };
 
 static char fab_dir[64];
 static void *ca[2];
@@ -61,7 +33,7 @@ static void up(void)
 	setenv(SOFT_FABRIC_ENV_DIR, fab_dir, 1);
 	setenv(SOFT_ENV_CAS, "2", 1);
 	unsetenv(SOFT_ENV_PORTS);
-	CU_ASSERT_EQUAL_FATAL(ops->init(&upcalls), IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(ops->init(&rec_upcalls), IB_SUCCESS);
 	CU_ASSERT_EQUAL_FATAL(ops->get_ca_guids(guids, &n), IB_SUCCESS);
 	for (i = 0; i < 2; i++) {
 		CU_ASSERT_EQUAL_FATAL(ops->open_ca(guids[i], &ca[i], &ca[i]), IB_SUCCESS);
@@ -200,11 +172,8 @@ static void send_mc(ud_end_t *e, void *av, uint64_t id, uint8_t tag)
 /* Polls one completion from @p cq, waiting (bounded) for it. */
 static int poll_one(void *cq, ib_wc_t *wc)
 {
-	struct timespec ts;
 	ib_wc_t *fl, *done;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += TEST_WAIT_US / 1000000u;
 	for (;;) {
 		unsigned seen;
 
@@ -212,21 +181,13 @@ static int poll_one(void *cq, ib_wc_t *wc)
 		wc->p_next = NULL;
 		if (ops->poll_cq(cq, &fl, &done) == IB_SUCCESS)
 			return 1;
-		pthread_mutex_lock(&rec.lock);
-		seen = rec.n;
-		pthread_mutex_unlock(&rec.lock);
+		seen = rec_comps(NULL);
 		ops->rearm_cq(cq, FALSE);
 		fl = wc;
 		wc->p_next = NULL;
 		if (ops->poll_cq(cq, &fl, &done) == IB_SUCCESS)
 			return 1;
-		pthread_mutex_lock(&rec.lock);
-		while (rec.n == seen)
-			if (pthread_cond_timedwait(&rec.cond, &rec.lock, &ts))
-				break;
-		seen = rec.n != seen;
-		pthread_mutex_unlock(&rec.lock);
-		if (!seen)
+		if (rec_wait_comps(NULL, seen + 1) <= seen)
 			return 0;
 	}
 }

@@ -19,48 +19,10 @@
 #include "../common/cl_test.h"
 #include "../common/fab_dir.h"
 #include "../common/prov_shim.h"
+#include "../common/upcall_rec.h"
 
 static const al_prov_ops_t *ops = &soft_prov_ops;
 
-/* --- Upcall recorder ------------------------------------------------------ */
-
-static struct {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	unsigned n_comp;
-	unsigned n_ev;
-	void *watch;       /* a CQ whose upcalls are counted apart */
-	unsigned n_watch;
-} rec = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, NULL, 0 };
-
-static void rec_comp(void *al_cq)
-{
-	pthread_mutex_lock(&rec.lock);
-	rec.n_comp++;
-	if (al_cq == rec.watch)
-		rec.n_watch++;
-	pthread_cond_broadcast(&rec.cond);
-	pthread_mutex_unlock(&rec.lock);
-}
-
-static void rec_event(void *al_obj, ib_async_event_t code, uint64_t vendor)
-{
-	(void)al_obj;
-	(void)code;
-	(void)vendor;
-	pthread_mutex_lock(&rec.lock);
-	rec.n_ev++;
-	pthread_cond_broadcast(&rec.cond);
-	pthread_mutex_unlock(&rec.lock);
-}
-
-static void rec_port(void *al_ca, uint8_t port_num)
-{
-	(void)al_ca;
-	(void)port_num;
-}
-
-static const al_prov_upcalls_t upcalls = { rec_comp, rec_event, rec_port };
 
 /* --- Drop filter ------------------------------------------------------------ */
 
@@ -136,7 +98,7 @@ static void up(void)
 	setenv(SOFT_FABRIC_ENV_DIR, fab_dir, 1);
 	setenv(SOFT_ENV_CAS, "2", 1);
 	unsetenv(SOFT_ENV_PORTS);
-	CU_ASSERT_EQUAL_FATAL(ops->init(&upcalls), IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(ops->init(&rec_upcalls), IB_SUCCESS);
 	CU_ASSERT_EQUAL_FATAL(ops->get_ca_guids(guids, &n), IB_SUCCESS);
 	for (i = 0; i < 2; i++) {
 		CU_ASSERT_EQUAL_FATAL(ops->open_ca(guids[i], &ca[i], &ca[i]), IB_SUCCESS);
@@ -322,12 +284,9 @@ static uint64_t raddr(const end_t *e, uint32_t off)
 static int wait_wc(void *cq, ib_wc_t *wc)
 {
 	ib_wc_t *free_l, *done;
-	struct timespec ts;
 	unsigned seen;
 	int waited = 0;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += TEST_WAIT_US / 1000000u;
 	for (;;) {
 		free_l = wc;
 		wc->p_next = NULL;
@@ -335,21 +294,13 @@ static int wait_wc(void *cq, ib_wc_t *wc)
 			return 1;
 		if (waited)
 			return 0;
-		pthread_mutex_lock(&rec.lock);
-		seen = rec.n_comp;
-		pthread_mutex_unlock(&rec.lock);
+		seen = rec_comps(NULL);
 		CU_ASSERT_EQUAL(ops->rearm_cq(cq, FALSE), IB_SUCCESS);
 		free_l = wc;
 		wc->p_next = NULL;
 		if (ops->poll_cq(cq, &free_l, &done) == IB_SUCCESS)
 			return 1;
-		pthread_mutex_lock(&rec.lock);
-		while (rec.n_comp == seen)
-			if (pthread_cond_timedwait(&rec.cond, &rec.lock, &ts)) {
-				waited = 1;
-				break;
-			}
-		pthread_mutex_unlock(&rec.lock);
+		waited = rec_wait_comps(NULL, seen + 1) <= seen;
 	}
 }
 
@@ -460,36 +411,23 @@ static void test_rc_send_imm_solicited(void)
 {
 	end_t a, b;
 	ib_wc_t wc;
-	struct timespec ts;
+	unsigned w0;
 
 	up();
 	pair_open(&a, &b, &rc_default);
 	fill(a.buf, 64, 2);
 	CU_ASSERT_EQUAL(post_recv(&b, 21, 0, 4096), IB_SUCCESS);
 	CU_ASSERT_EQUAL(post_recv(&b, 22, 0, 4096), IB_SUCCESS);
-	pthread_mutex_lock(&rec.lock);
-	rec.watch = &b.tag_r;
-	rec.n_watch = 0;
-	pthread_mutex_unlock(&rec.lock);
+	w0 = rec_comps(&b.tag_r);
 	CU_ASSERT_EQUAL(ops->rearm_cq(b.rcq, TRUE), IB_SUCCESS);
 	/* not solicited: no upcall on a CQ armed for solicited completions */
 	CU_ASSERT_EQUAL(post(&a, WR_SEND, 1, 0, 64, IB_SEND_OPT_IMMEDIATE, 0, 0), IB_SUCCESS);
 	expect(a.scq, 1, IB_WCS_SUCCESS, IB_WC_SEND);
-	pthread_mutex_lock(&rec.lock);
-	CU_ASSERT_EQUAL(rec.n_watch, 0);
-	pthread_mutex_unlock(&rec.lock);
+	CU_ASSERT_EQUAL(rec_comps(&b.tag_r), w0);
 	CU_ASSERT_EQUAL(post(&a, WR_SEND, 2, 0, 2 * MTU, IB_SEND_OPT_SOLICITED, 0, 0),
 			IB_SUCCESS);
 	expect(a.scq, 2, IB_WCS_SUCCESS, IB_WC_SEND);
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += TEST_WAIT_US / 1000000u;
-	pthread_mutex_lock(&rec.lock);
-	while (rec.n_watch < 1)
-		if (pthread_cond_timedwait(&rec.cond, &rec.lock, &ts))
-			break;
-	CU_ASSERT_EQUAL(rec.n_watch, 1);
-	rec.watch = NULL;
-	pthread_mutex_unlock(&rec.lock);
+	CU_ASSERT_EQUAL(rec_wait_comps(&b.tag_r, w0 + 1), w0 + 1);
 	CU_ASSERT_FATAL(wait_wc(b.rcq, &wc));
 	CU_ASSERT_EQUAL(wc.wr_id, 21);
 	CU_ASSERT_EQUAL(wc.status, IB_WCS_SUCCESS);
@@ -1142,23 +1080,6 @@ static void test_rc_rem_op_err(void)
 	down();
 }
 
-/* Waits (bounded) until the recorder has seen @p n async events. */
-static int wait_events(unsigned n)
-{
-	struct timespec ts;
-	int ok;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += TEST_WAIT_US / 1000000u;
-	pthread_mutex_lock(&rec.lock);
-	while (rec.n_ev < n)
-		if (pthread_cond_timedwait(&rec.cond, &rec.lock, &ts))
-			break;
-	ok = rec.n_ev >= n;
-	pthread_mutex_unlock(&rec.lock);
-	return ok;
-}
-
 /* SQD: outstanding messages finish (with retransmission), then the drain is reported. */
 static void test_rc_sqd(void)
 {
@@ -1174,9 +1095,7 @@ static void test_rc_sqd(void)
 	set_drop(1, 0);
 	CU_ASSERT_EQUAL(post(&a, WR_SEND, 1, 0, 3000, 0, 0, 0), IB_SUCCESS);
 	CU_ASSERT_EQUAL(post(&a, WR_SEND, 2, 0, 10, 0, 0, 0), IB_SUCCESS);
-	pthread_mutex_lock(&rec.lock);
-	ev0 = rec.n_ev;
-	pthread_mutex_unlock(&rec.lock);
+	ev0 = rec_events(NULL, REC_ANY_EVENT);
 	memset(&m, 0, sizeof(m));
 	m.req_state = IB_QPS_SQD;
 	m.state.sqd.sqd_event = TRUE;
@@ -1187,7 +1106,7 @@ static void test_rc_sqd(void)
 	set_drop(0, 0);
 	expect(a.scq, 1, IB_WCS_SUCCESS, IB_WC_SEND);
 	expect(a.scq, 2, IB_WCS_SUCCESS, IB_WC_SEND);
-	CU_ASSERT(wait_events(ev0 + 1));
+	CU_ASSERT(rec_wait_events(NULL, REC_ANY_EVENT, ev0 + 1) > ev0);
 	CU_ASSERT_EQUAL(qp_state(a.qp), IB_QPS_SQD_DRAINED);
 	CU_ASSERT(cq_empty(a.scq));
 	memset(&m, 0, sizeof(m));

@@ -26,74 +26,9 @@
 #include "../common/cl_test.h"
 #include "../common/fab_dir.h"
 #include "../common/prov_shim.h"
+#include "../common/upcall_rec.h"
 
 static const al_prov_ops_t *ops = &soft_prov_ops;
-
-/* --- Upcall recorder ------------------------------------------------------ */
-
-#define REC_MAX 256
-static struct {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	unsigned n_ev;
-	void *ev_obj[REC_MAX];
-	ib_async_event_t ev_code[REC_MAX];
-	unsigned n_port;
-} rec = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, { 0 }, { 0 }, 0 };
-
-static void rec_comp(void *al_cq)
-{
-	(void)al_cq;
-}
-
-static void rec_event(void *al_obj, ib_async_event_t code, uint64_t vendor)
-{
-	(void)vendor;
-	pthread_mutex_lock(&rec.lock);
-	if (rec.n_ev < REC_MAX) {
-		rec.ev_obj[rec.n_ev] = al_obj;
-		rec.ev_code[rec.n_ev++] = code;
-	}
-	pthread_cond_broadcast(&rec.cond);
-	pthread_mutex_unlock(&rec.lock);
-}
-
-static void rec_port(void *al_ca, uint8_t port_num)
-{
-	(void)al_ca;
-	(void)port_num;
-	pthread_mutex_lock(&rec.lock);
-	rec.n_port++;
-	pthread_cond_broadcast(&rec.cond);
-	pthread_mutex_unlock(&rec.lock);
-}
-
-static const al_prov_upcalls_t upcalls = { rec_comp, rec_event, rec_port };
-
-static unsigned count_ev(void *obj, ib_async_event_t code)
-{
-	unsigned i, n = 0;
-
-	for (i = 0; i < rec.n_ev; i++)
-		n += rec.ev_obj[i] == obj && rec.ev_code[i] == code;
-	return n;
-}
-
-static int wait_ev(void *obj, ib_async_event_t code, unsigned n)
-{
-	struct timespec ts;
-	int ok;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += TEST_WAIT_US / 1000000u;
-	pthread_mutex_lock(&rec.lock);
-	while (count_ev(obj, code) < n)
-		if (pthread_cond_timedwait(&rec.cond, &rec.lock, &ts))
-			break;
-	ok = count_ev(obj, code) >= n;
-	pthread_mutex_unlock(&rec.lock);
-	return ok;
-}
 
 /* --- Fixture --------------------------------------------------------------- */
 
@@ -108,9 +43,7 @@ static void fab_begin(void)
 	setenv(SOFT_FABRIC_ENV_DIR, fab_dir, 1);
 	setenv(SOFT_ENV_CAS, "2", 1);
 	unsetenv(SOFT_ENV_PORTS);
-	pthread_mutex_lock(&rec.lock);
-	rec.n_ev = rec.n_port = 0;
-	pthread_mutex_unlock(&rec.lock);
+	rec_reset();
 }
 
 static void fab_end(void)
@@ -124,7 +57,7 @@ static void open_cas(int n)
 	size_t cnt = 2;
 	int i;
 
-	CU_ASSERT_EQUAL_FATAL(ops->init(&upcalls), IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(ops->init(&rec_upcalls), IB_SUCCESS);
 	CU_ASSERT_EQUAL_FATAL(ops->get_ca_guids(guids, &cnt), IB_SUCCESS);
 	for (i = 0; i < n; i++)
 		CU_ASSERT_EQUAL_FATAL(ops->open_ca(guids[i], &ca[i], &ca[i]), IB_SUCCESS);
@@ -487,7 +420,7 @@ static void test_sma_portinfo_set(void)
 	CU_ASSERT_EQUAL(a->p_port_attr[0].sm_lid, cl_hton16(lid_of(0)));
 	free(a);
 	/* SM SL changed: the SM-change event */
-	CU_ASSERT(wait_ev(&ca[1], IB_AE_SM_CHANGE, 1));
+	CU_ASSERT(rec_wait_events(&ca[1], IB_AE_SM_CHANGE, 1) >= 1);
 	/* Invalid transitions: ACTIVE -> ARMED, -> INIT, bad LIDs; nothing changes */
 	pi_for_set(1, &pi);
 	pi.state_info1 |= IB_LINK_ARMED;
@@ -508,7 +441,7 @@ static void test_sma_portinfo_set(void)
 	pi.state_info1 |= IB_LINK_DOWN;
 	CU_ASSERT_EQUAL(set_pi(1, &pi), 0);
 	CU_ASSERT_EQUAL(state_of(1), IB_LINK_INIT);
-	CU_ASSERT(wait_ev(&ca[1], IB_AE_PORT_DOWN, 1));
+	CU_ASSERT(rec_wait_events(&ca[1], IB_AE_PORT_DOWN, 1) >= 1);
 	/* INIT -> ACTIVE is refused; INIT -> ARMED -> ACTIVE works */
 	pi_for_set(1, &pi);
 	pi.state_info1 |= IB_LINK_ACTIVE;
@@ -521,14 +454,14 @@ static void test_sma_portinfo_set(void)
 	pi.state_info1 |= IB_LINK_ACTIVE;
 	CU_ASSERT_EQUAL(set_pi(1, &pi), 0);
 	CU_ASSERT_EQUAL(state_of(1), IB_LINK_ACTIVE);
-	CU_ASSERT(wait_ev(&ca[1], IB_AE_PORT_ACTIVE, 1));
+	CU_ASSERT(rec_wait_events(&ca[1], IB_AE_PORT_ACTIVE, 1) >= 1);
 	/* A new LID moves the port; LID_CHANGE */
 	new_lid = (uint16_t)(0x2000 + (getpid() & 0xFFF));
 	pi_for_set(1, &pi);
 	pi.base_lid = cl_hton16(new_lid);
 	CU_ASSERT_EQUAL(set_pi(1, &pi), 0);
 	CU_ASSERT_EQUAL(lid_of(1), new_lid);
-	CU_ASSERT(wait_ev(&ca[1], IB_AE_LID_CHANGE, 1));
+	CU_ASSERT(rec_wait_events(&ca[1], IB_AE_LID_CHANGE, 1) >= 1);
 	/* M_Key: protected Sets with another key are dropped and counted */
 	pi_for_set(1, &pi);
 	pi.m_key = CL_HTON64(0x77);
@@ -807,9 +740,7 @@ static void test_sm_brings_ports_up(void)
 	CU_ASSERT_EQUAL(soft_sm_known_ports(ca[0]), 2);
 	CU_ASSERT_EQUAL(sm_lid_of(1), lid_of(0));
 	/* Bring-up during the open raised no events (the core reads the state) */
-	pthread_mutex_lock(&rec.lock);
-	CU_ASSERT_EQUAL(count_ev(&ca[1], IB_AE_PORT_ACTIVE), 0);
-	pthread_mutex_unlock(&rec.lock);
+	CU_ASSERT_EQUAL(rec_events(&ca[1], IB_AE_PORT_ACTIVE), 0);
 	down();
 }
 
@@ -831,7 +762,7 @@ static void test_sm_off(void)
 	op.buf_size = sizeof(c);
 	CU_ASSERT_EQUAL(ops->ci_call(ca[1], NULL, 0, &op), IB_SUCCESS);
 	CU_ASSERT_EQUAL(state_of(1), IB_LINK_ACTIVE);
-	CU_ASSERT(wait_ev(&ca[1], IB_AE_PORT_ACTIVE, 1));
+	CU_ASSERT(rec_wait_events(&ca[1], IB_AE_PORT_ACTIVE, 1) >= 1);
 	/* An external SM can do it with SMPs (here: local_mad) */
 	{
 		ib_port_info_t pi;
@@ -860,7 +791,7 @@ static void test_sm_settings_per_dir(void)
 
 	fab_begin();
 	setenv(SOFT_ENV_SM, "off", 1);
-	CU_ASSERT_EQUAL_FATAL(ops->init(&upcalls), IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(ops->init(&rec_upcalls), IB_SUCCESS);
 	CU_ASSERT_EQUAL_FATAL(ops->get_ca_guids(guids, &n), IB_SUCCESS);
 	CU_ASSERT_EQUAL_FATAL(ops->open_ca(guids[0], &ca[0], &ca[0]), IB_SUCCESS);
 	CU_ASSERT_EQUAL(state_of(0), IB_LINK_INIT);
@@ -903,7 +834,7 @@ static int child_main(int wfd, int rfd, int want_master, int wait_go)
 
 	if (wait_go && read(rfd, &c, 1) != 1)
 		return 9;
-	if (ops->init(&upcalls) != IB_SUCCESS || ops->get_ca_guids(guids, &n) != IB_SUCCESS ||
+	if (ops->init(&rec_upcalls) != IB_SUCCESS || ops->get_ca_guids(guids, &n) != IB_SUCCESS ||
 	    ops->open_ca(guids[0], &ca[0], &ca[0]) != IB_SUCCESS)
 		return 10;
 	if (state_of(0) != IB_LINK_ACTIVE)
@@ -976,7 +907,7 @@ static void test_sm_election_takeover(void)
 	pid = spawn(&w, &r, 1, 0);
 	CU_ASSERT_EQUAL(read_byte(r), 'M');
 	/* Ours is brought up by the child's SM; we stand by */
-	CU_ASSERT_EQUAL_FATAL(ops->init(&upcalls), IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(ops->init(&rec_upcalls), IB_SUCCESS);
 	CU_ASSERT_EQUAL_FATAL(ops->get_ca_guids(guids, &n), IB_SUCCESS);
 	CU_ASSERT_EQUAL_FATAL(ops->open_ca(guids[0], &ca[0], &ca[0]), IB_SUCCESS);
 	CU_ASSERT_EQUAL(state_of(0), IB_LINK_ACTIVE);
@@ -1024,7 +955,7 @@ static void test_sm_join_leave(void)
 	ops->close_ca(ca[0]);
 	CU_ASSERT(soft_sm_sweep_now(ca[1], 10000));
 	CU_ASSERT_EQUAL(sm_lid_of(1), lid_of(1));
-	CU_ASSERT(wait_ev(&ca[1], IB_AE_SM_CHANGE, 1));
+	CU_ASSERT(rec_wait_events(&ca[1], IB_AE_SM_CHANGE, 1) >= 1);
 	ops->close_ca(ca[1]);
 	ops->cleanup();
 	fab_end();
