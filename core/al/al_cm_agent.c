@@ -6,6 +6,7 @@
  */
 #include "al_cm_int.h"
 #include "ibal_log.h"
+#include "ibal_random.h"
 
 al_cm_globals_t al_cm_g = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
@@ -29,7 +30,7 @@ uint32_t al_cm_rand24(void)
 	uint32_t v;
 
 	do
-		v = ((uint32_t)rand() ^ ((uint32_t)rand() << 12)) & 0xFFFFFFu;
+		v = ibal_random32() & 0xFFFFFFu;
 	while (!v);
 	return v;
 }
@@ -58,9 +59,6 @@ void al_cm_lists_init_locked(void)
 	cl_fmap_init(&al_cm_g.timers, key_cmp);
 	cl_fmap_init(&al_cm_g.listens, key_cmp);
 	cl_qlist_init(&al_cm_g.peers);
-	al_cm_g.next_id = (uint32_t)rand() ^ ((uint32_t)rand() << 16);
-	al_cm_g.tid_hi = (uint32_t)rand() ^ ((uint32_t)rand() << 16);
-	al_cm_g.tid_seq = (uint32_t)rand();
 	al_cm_g.lists_init = TRUE;
 }
 
@@ -516,8 +514,7 @@ uint16_t al_cm_pkey_index_of(cm_port_t *p_port, ib_net16_t pkey, boolean_t *p_fo
  */
 ib_net64_t al_cm_new_tid(void)
 {
-	al_cm_lists_init_locked();
-	return cl_hton64((uint64_t)al_cm_g.tid_hi << 32 | ++al_cm_g.tid_seq);
+	return ibal_random64();
 }
 
 /* Sends one message to an address; al_cm_g.lock may be held (ib_send_mad queues). */

@@ -7,6 +7,7 @@
  */
 #include "al_cm_int.h"
 #include "ibal_log.h"
+#include "ibal_random.h"
 
 static const char *const state_names[AL_CM_STATE_COUNT] = {
 	"IDLE", "LISTEN", "REQ_SENT", "REQ_RCVD", "MRA_REQ_SENT", "MRA_REQ_RCVD",
@@ -314,12 +315,13 @@ ib_api_status_t al_cm_cep_create(al_obj_t *p_parent, al_cep_t **pp_cep)
 	return IB_SUCCESS;
 }
 
-/* Adds a made CEP to the tables with a fresh local ID; al_cm_g.lock held. */
+/* Adds a made CEP to the tables with a fresh local ID, random (a peer
+ * cannot guess another connection's: ibal_random.h); al_cm_g.lock held. */
 void al_cm_cep_insert_locked(al_cep_t *p_cep)
 {
 	al_cm_lists_init_locked();
 	do
-		p_cep->local_id = ++al_cm_g.next_id & ~AL_CM_KERN_CID; /* the top bit: al_cm_kern.h */
+		p_cep->local_id = ibal_random32() & ~AL_CM_KERN_CID; /* the top bit: al_cm_kern.h */
 	while (!p_cep->local_id || cl_qmap_get(&al_cm_g.ceps, p_cep->local_id) != cl_qmap_end(&al_cm_g.ceps));
 	cl_qmap_insert(&al_cm_g.ceps, p_cep->local_id, &p_cep->id_item);
 	p_cep->listed = TRUE;

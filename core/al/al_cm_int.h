@@ -207,10 +207,7 @@ typedef struct al_cm_globals {
 	cl_fmap_t listens;            /* listens by {service ID, sequence}: first made first matched */
 	cl_qlist_t peers;             /* active peer-to-peer CEPs (few) */
 	uint64_t listen_seq;
-	uint32_t tid_hi;              /* upper half of the TIDs we make: random per process */
-	uint32_t tid_seq;             /* lower half: a counter */
 	boolean_t lists_init;
-	uint32_t next_id;
 	al_cm_stats_t stats;
 	pthread_mutex_t agent_lock;
 	pthread_cond_t agent_cond;

@@ -13,6 +13,7 @@
 #include "al_sa_client.h"
 #include "al_verbs.h"
 #include "ibal_log.h"
+#include "ibal_random.h"
 
 /* A port's SA service. Fields other than ref are constant while it lives. */
 struct al_sa_port {
@@ -639,7 +640,7 @@ static ib_api_status_t port_open(ib_net64_t port_guid, const al_sa_mad_ops_t *p_
 	cl_qlist_init(&p_port->users);
 	p_port->port_guid = port_guid;
 	p_port->p_ops = p_ops;
-	p_port->tid = (uint64_t)rand() << 16;
+	p_port->tid = ibal_random64() & 0xFFFFFFFFFFFF0000ull; /* random start: ibal_random.h */
 	st = ib_open_al(&p_port->h_al);
 	if (st != IB_SUCCESS) {
 		p_port->h_al = NULL;

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include "soft_sa_int.h"
+#include "ibal_random.h"
 
 /* ------------------------------------------------------------------ */
 /* Helpers shared by the handlers                                      */
@@ -578,7 +579,7 @@ soft_sa_t *soft_sa_create(const soft_sa_ops_t *p_ops, const ib_sm_info_t *p_sm_i
 	if (p_sm_info)
 		sa->sm_info = *p_sm_info;
 	sa->sm_lid = sm_lid;
-	sa->next_tid = 1;
+	sa->next_tid = ibal_random64() & 0xFFFFFFFFFFull; /* a random start: ibal_random.h */
 	return sa;
 }
 

@@ -19,6 +19,7 @@
 #include "soft_mad_agent.h"
 #include "soft_sm_int.h"
 #include "ibal_env.h"
+#include "ibal_random.h"
 
 static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct soft_sm *sm_list;
@@ -113,6 +114,7 @@ static struct soft_sm *sm_new(const char *dir)
 	}
 	snprintf(sm->dir, sizeof(sm->dir), "%s", dir);
 	sm->pid = getpid();
+	sm->tid_seq = ibal_random32(); /* a random start: ibal_random.h */
 	cfg_read(&sm->cfg);
 	pthread_mutex_init(&sm->lock, NULL);
 	pthread_mutex_init(&sm->pub_lock, NULL);
