@@ -8,6 +8,8 @@
  * state accepts it (the table below). See al_cm_int.h for the locks and
  * docs/cm.md for the protocol.
  */
+#include <stddef.h>
+#include <string.h>
 #include "al_cm_int.h"
 #include "ibal_log.h"
 
@@ -831,31 +833,76 @@ static void recv_apr(al_cep_t *p_cep, const al_cm_apr_msg_t *p_apr)
 	al_cm_queue_apr(p_cep, st, p_apr);
 }
 
+/* Where a message carries the receiver's and the sender's comm IDs (-1:
+ * not at all). */
+#define CM_ID_OFF(msg, field) (int)offsetof(al_cm_msg_t, msg.field)
+static const struct {
+	int receiver;
+	int sender;
+} cm_ids[] = {
+	[AL_CM_MSG_REQ] = { -1, CM_ID_OFF(req, local_comm_id) },
+	[AL_CM_MSG_MRA] = { CM_ID_OFF(mra, remote_comm_id), CM_ID_OFF(mra, local_comm_id) },
+	[AL_CM_MSG_REJ] = { CM_ID_OFF(rej, remote_comm_id), CM_ID_OFF(rej, local_comm_id) },
+	[AL_CM_MSG_REP] = { CM_ID_OFF(rep, remote_comm_id), CM_ID_OFF(rep, local_comm_id) },
+	[AL_CM_MSG_RTU] = { CM_ID_OFF(rtu, remote_comm_id), CM_ID_OFF(rtu, local_comm_id) },
+	[AL_CM_MSG_DREQ] = { CM_ID_OFF(dreq, remote_comm_id), CM_ID_OFF(dreq, local_comm_id) },
+	[AL_CM_MSG_DREP] = { CM_ID_OFF(drep, remote_comm_id), CM_ID_OFF(drep, local_comm_id) },
+	[AL_CM_MSG_SIDR_REQ] = { -1, -1 },
+	[AL_CM_MSG_SIDR_REP] = { CM_ID_OFF(sidr_rep, request_id), -1 },
+	[AL_CM_MSG_LAP] = { CM_ID_OFF(lap, remote_comm_id), CM_ID_OFF(lap, local_comm_id) },
+	[AL_CM_MSG_APR] = { CM_ID_OFF(apr, remote_comm_id), CM_ID_OFF(apr, local_comm_id) },
+};
+
+static uint32_t cm_id_at(const al_cm_msg_t *m, int off)
+{
+	uint32_t v = 0;
+
+	if (off >= 0)
+		memcpy(&v, (const uint8_t *)m + off, sizeof(v));
+	return v;
+}
+
+static boolean_t known_type(al_cm_msg_type_t t)
+{
+	return (unsigned)t < sizeof(cm_ids) / sizeof(cm_ids[0]);
+}
+
 /* The receiver's comm ID a message names (0 for REQ). */
 static uint32_t msg_target(al_cm_msg_type_t t, const al_cm_msg_t *m)
 {
-	switch (t) {
-	case AL_CM_MSG_MRA:
-		return m->mra.remote_comm_id;
-	case AL_CM_MSG_REJ:
-		return m->rej.remote_comm_id;
-	case AL_CM_MSG_REP:
-		return m->rep.remote_comm_id;
-	case AL_CM_MSG_RTU:
-		return m->rtu.remote_comm_id;
-	case AL_CM_MSG_DREQ:
-		return m->dreq.remote_comm_id;
-	case AL_CM_MSG_DREP:
-		return m->drep.remote_comm_id;
-	case AL_CM_MSG_SIDR_REP:
-		return m->sidr_rep.request_id;
-	case AL_CM_MSG_LAP:
-		return m->lap.remote_comm_id;
-	case AL_CM_MSG_APR:
-		return m->apr.remote_comm_id;
-	default:
-		return 0;
-	}
+	return known_type(t) ? cm_id_at(m, cm_ids[t].receiver) : 0;
+}
+
+/* The sender's comm ID a message carries (0: none). */
+static uint32_t msg_sender(al_cm_msg_type_t t, const al_cm_msg_t *m)
+{
+	return known_type(t) ? cm_id_at(m, cm_ids[t].sender) : 0;
+}
+
+/*
+ * Why a message found by its receiver's comm ID does not come from the
+ * connection's peer (NULL: it does), as the Linux CM checks: the sender's
+ * comm ID once the CEP knows it; the QPN a DREQ or LAP names; and for
+ * those two, which end or move a connection, the source LID, which must be
+ * the primary or the alternate path's when the MAD came without a GRH.
+ */
+static const char *not_from_peer(const al_cep_t *p_cep, const ib_mad_element_t *p_mad,
+				 al_cm_msg_type_t type, const al_cm_msg_t *p_msg)
+{
+	uint32_t sender = msg_sender(type, p_msg), qpn;
+
+	if (p_cep->remote_id && sender && sender != p_cep->remote_id)
+		return "the sender's comm ID is not the connection's";
+	if (type != AL_CM_MSG_DREQ && type != AL_CM_MSG_LAP)
+		return NULL;
+	qpn = type == AL_CM_MSG_DREQ ? p_msg->dreq.remote_qpn : p_msg->lap.remote_qpn;
+	if (p_cep->local_qpn && (qpn & 0xFFFFFFu) != (p_cep->local_qpn & 0xFFFFFFu))
+		return "the QPN is not the connection's";
+	if (!p_mad->grh_valid && p_mad->remote_lid && p_cep->dlid &&
+	    p_mad->remote_lid != p_cep->dlid && p_mad->remote_lid != p_cep->path.dlid &&
+	    p_mad->remote_lid != p_cep->alt_path.dlid)
+		return "the source LID is not the connection's";
+	return NULL;
 }
 
 /* The passive CEP a REJ with no receiver ID is for (the requester gave up
@@ -955,6 +1002,7 @@ void al_cm_recv(cm_port_t *p_port, ib_mad_element_t *p_mad)
 	al_cm_msg_type_t type;
 	al_cep_t *p_cep;
 	cl_qlist_t dead;
+	const char *why;
 
 	p_msg = (al_cm_msg_t *)cl_malloc(sizeof(*p_msg));
 	if (!p_msg) {
@@ -981,10 +1029,17 @@ void al_cm_recv(cm_port_t *p_port, ib_mad_element_t *p_mad)
 		p_cep = al_cm_cep_by_local_id(msg_target(type, p_msg));
 		if (!p_cep && type == AL_CM_MSG_REJ && !p_msg->rej.remote_comm_id)
 			p_cep = cep_of_rej(p_msg);
-		if (!p_cep || !(accepts[p_cep->state] & (1u << type)))
+		why = p_cep ? not_from_peer(p_cep, p_mad, type, p_msg) : NULL;
+		if (why) {
+			IBAL_DBG(IBAL_SUB_CM, "%s from LID 0x%x for comm ID 0x%x dropped: %s",
+				 al_cm_msg_name(type), cl_ntoh16(p_mad->remote_lid),
+				 msg_target(type, p_msg), why);
+			al_cm_g.stats.n_drop++;
+		} else if (!p_cep || !(accepts[p_cep->state] & (1u << type))) {
 			recv_unexpected(p_port, p_mad, type, p_msg, p_cep);
-		else
+		} else {
 			recv_for_cep(p_cep, p_mad, type, p_msg, &dead);
+		}
 	}
 out:
 	pthread_mutex_unlock(&al_cm_g.lock);

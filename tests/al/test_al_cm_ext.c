@@ -7,7 +7,10 @@
  * class 0x07 service of another class version, packed by al_cm_pack().
  * Waits are bounded, never sleeps.
  */
+#include <sys/wait.h>
+#include <unistd.h>
 #include "cm_fixture.h"
+#include "al_cm_int.h"
 #include <iba/ibal_soft.h>
 
 /* ib_cm_handoff: the REQ of one listen is delivered to the listen of another service. */
@@ -804,6 +807,8 @@ static void test_cm_duplicates_and_stale(void)
 	memset(&m, 0, sizeof(m));
 	m.dreq.local_comm_id = cl_ntoh32(cm_rec.h_rep.cid);
 	m.dreq.remote_comm_id = cl_ntoh32(cm_rec.h_req.cid);
+	CU_ASSERT_EQUAL(ib_query_qp(pas.qp, &qa), IB_SUCCESS);
+	m.dreq.remote_qpn = cl_ntoh32(qa.num);
 	{
 		/* Bounded by time, not by a count: under valgrind the DREP that
 		 * ends DREQ_SENT may take longer than many rounds of this loop. */
@@ -825,6 +830,81 @@ static void test_cm_duplicates_and_stale(void)
 	ends_down();
 }
 
+/*
+ * A DREQ naming a live connection's receiver comm ID but not its sender's
+ * comm ID, or not the receiving QP's number, is dropped (as the Linux CM
+ * drops it): the connection stays up, and the peer's own DREQ still ends it.
+ */
+static void test_cm_spoofed_dreq(void)
+{
+	ib_listen_handle_t hl;
+	al_cm_stats_t s0, s;
+	al_cm_msg_t m;
+	ib_qp_attr_t qa;
+
+	hl = ends_up_listen();
+	raw_open();
+	connect_pair();
+	CU_ASSERT_EQUAL(ib_query_qp(pas.qp, &qa), IB_SUCCESS);
+	/* Comm IDs are random, not a counter: the two ends' are not neighbours. */
+	CU_ASSERT(cl_ntoh32(cm_rec.h_rep.cid) - cl_ntoh32(cm_rec.h_req.cid) + 1u > 2u);
+	al_cm_get_stats(&s0);
+	memset(&m, 0, sizeof(m));
+	m.dreq.local_comm_id = cl_ntoh32(cm_rec.h_rep.cid) ^ 0x10;  /* not the peer's */
+	m.dreq.remote_comm_id = cl_ntoh32(cm_rec.h_req.cid);
+	m.dreq.remote_qpn = cl_ntoh32(qa.num);
+	raw_send_msg(AL_CM_MSG_DREQ, &m);
+	CU_ASSERT(stat_wait(&s.n_drop, &s, s0.n_drop + 1) >= s0.n_drop + 1);
+	m.dreq.local_comm_id = cl_ntoh32(cm_rec.h_rep.cid);
+	m.dreq.remote_qpn = (cl_ntoh32(qa.num) + 1) & 0xFFFFFFu;     /* not the QP's */
+	raw_send_msg(AL_CM_MSG_DREQ, &m);
+	CU_ASSERT(stat_wait(&s.n_drop, &s, s0.n_drop + 2) >= s0.n_drop + 2);
+	CU_ASSERT_EQUAL(cm_rec.n_dreq, 0);
+	CU_ASSERT_EQUAL(cm_qp_state(pas.qp), IB_QPS_RTS);
+	CU_ASSERT_EQUAL(cm_qp_state(act.qp), IB_QPS_RTS);
+	disconnect_pair();
+	wait_no_cep();
+	CU_ASSERT_EQUAL(ib_destroy_qp(raw_qp, ib_sync_destroy), IB_SUCCESS);
+	CU_ASSERT_EQUAL(ib_cm_cancel(hl, ib_sync_destroy), IB_SUCCESS);
+	ends_down();
+}
+
+/*
+ * Identifiers a peer could guess differ between processes: a PSN (and a
+ * TID) drawn first in a forked child is not the parent's first one, as it
+ * was when they came from an unseeded rand().
+ */
+static void test_cm_ids_differ_per_process(void)
+{
+	int fds[2];
+	pid_t pid;
+	uint32_t psn, psn_child = 0;
+	ib_net64_t tid, tid_child = 0;
+	int status = 0;
+
+	CU_ASSERT_EQUAL_FATAL(pipe(fds), 0);
+	pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (!pid) {
+		psn = al_cm_rand24();
+		tid = al_cm_new_tid();
+		if (write(fds[1], &psn, sizeof(psn)) != sizeof(psn) ||
+		    write(fds[1], &tid, sizeof(tid)) != sizeof(tid))
+			_exit(1);
+		_exit(0);
+	}
+	psn = al_cm_rand24();
+	tid = al_cm_new_tid();
+	CU_ASSERT_EQUAL(read(fds[0], &psn_child, sizeof(psn_child)), (ssize_t)sizeof(psn_child));
+	CU_ASSERT_EQUAL(read(fds[0], &tid_child, sizeof(tid_child)), (ssize_t)sizeof(tid_child));
+	CU_ASSERT(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && !WEXITSTATUS(status));
+	close(fds[0]);
+	close(fds[1]);
+	CU_ASSERT(psn && psn <= 0xFFFFFFu);
+	CU_ASSERT(psn != psn_child);
+	CU_ASSERT(tid != tid_child);
+}
+
 static const test_entry_t tests[] = {
 	TEST_ENTRY(test_cm_handoff),
 	TEST_ENTRY(test_cm_peer_to_peer),
@@ -835,6 +915,8 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_cm_sidr),
 	TEST_ENTRY(test_cm_malformed),
 	TEST_ENTRY(test_cm_duplicates_and_stale),
+	TEST_ENTRY(test_cm_spoofed_dreq),
+	TEST_ENTRY(test_cm_ids_differ_per_process),
 };
 
 /* CM_TEST_ONLY=name runs one test. */
