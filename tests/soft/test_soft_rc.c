@@ -695,6 +695,46 @@ static void test_rc_retry_exhaust(void)
 	down();
 }
 
+/*
+ * A responder takes packets from its path's remote port only (issue 18): b
+ * is connected to c on its own CA; x on the other CA aims at b's QPN with
+ * b's R_Key. x's RDMA WRITE is dropped unanswered (x's retries run out) and
+ * b's memory is unchanged; c's WRITE through the same QP lands.
+ */
+static void test_rc_foreign_source(void)
+{
+	end_t b, c, x;
+	conn_opts_t o = rc_default;
+	uint8_t before[64];
+
+	o.retry_cnt = 1;
+	o.timeout = 10;
+	up();
+	end_open(&b, 1, o.type, 64);
+	end_open(&c, 1, o.type, 64);
+	end_open(&x, 0, o.type, 64);
+	connect_one(&b, &c, &o);
+	connect_one(&c, &b, &o);
+	connect_one(&x, &b, &o);
+	fill(x.buf, sizeof(before), 7);
+	fill(b.buf, sizeof(before), 8);
+	memcpy(before, b.buf, sizeof(before));
+	CU_ASSERT_EQUAL(post(&x, WR_RDMA_WRITE, 1, 0, sizeof(before), 0, raddr(&b, 0), b.rkey),
+			IB_SUCCESS);
+	expect(x.scq, 1, IB_WCS_TIMEOUT_RETRY_ERR, IB_WC_RDMA_WRITE);
+	CU_ASSERT_EQUAL(memcmp(b.buf, before, sizeof(before)), 0);
+	CU_ASSERT_EQUAL(qp_state(b.qp), IB_QPS_RTS);
+	fill(c.buf, sizeof(before), 9);
+	CU_ASSERT_EQUAL(post(&c, WR_RDMA_WRITE, 2, 0, sizeof(before), 0, raddr(&b, 0), b.rkey),
+			IB_SUCCESS);
+	expect(c.scq, 2, IB_WCS_SUCCESS, IB_WC_RDMA_WRITE);
+	CU_ASSERT_EQUAL(memcmp(b.buf, c.buf, sizeof(before)), 0);
+	end_close(&x);
+	end_close(&c);
+	end_close(&b);
+	down();
+}
+
 static void drop_one(ib_wr_type_t t, unsigned nth)
 {
 	end_t a, b;
@@ -1131,6 +1171,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_rc_rnr),
 	TEST_ENTRY(test_rc_rnr_exhaust),
 	TEST_ENTRY(test_rc_retry_exhaust),
+	TEST_ENTRY(test_rc_foreign_source),
 	TEST_ENTRY(test_rc_drop_one),
 	TEST_ENTRY(test_rc_read_lost_response),
 	TEST_ENTRY(test_rc_ordering),

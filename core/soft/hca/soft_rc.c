@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "soft_rc.h"
+#include "ibal_log.h"
 
 ib_qp_state_t soft_rc_state(soft_rc_t *rc)
 {
@@ -447,6 +448,15 @@ void soft_rc_recv(soft_qp_t *qp, soft_port_t *port, const soft_pkt_t *pkt)
 	if (!soft_qp_state_receives(s) || port != rc->path.port || !pkey_ok(rc, pkt)) {
 		if (rc->path.port && !pkey_ok(rc, pkt))
 			port->pkey_ctr++;
+		pthread_mutex_unlock(&rc->lock);
+		return;
+	}
+	if (pkt->lrh.slid != rc->path.dlid) {
+		/* A connected QP takes packets from its path's remote port only
+		 * (after soft_apm_recv, the path packets come on): not from a
+		 * LID it was never connected to. */
+		IBAL_DBG(IBAL_SUB_SOFT, "QP 0x%x: packet from LID 0x%x dropped: the path is to 0x%x",
+			 qp->qpn, pkt->lrh.slid, rc->path.dlid);
 		pthread_mutex_unlock(&rc->lock);
 		return;
 	}
