@@ -8,6 +8,9 @@
  * is checked right after sending; arrivals are awaited with poll() and a
  * generous bound. The capture test also runs tshark when it is on PATH.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* fallocate */
+#endif
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -19,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include "soft_fabric.h"
@@ -242,6 +246,83 @@ static void test_unusable_directories(void)
 	CU_ASSERT_EQUAL(soft_fabric_port_open(GUID(1), NODE(1), 1, &port), IB_INVALID_SETTING);
 	CU_ASSERT_PTR_NULL(port);
 	rmdir(sub);
+	fabric_end();
+}
+
+/*
+ * The trust boundary (docs/soft-fabric.md): a directory writable by others
+ * (here, and /tmp itself) is refused; so is a registry that is a symbolic
+ * link, and the file it points to is left alone.
+ */
+static void test_untrusted_directories(void)
+{
+	soft_fabric_port_t *port = NULL;
+	char path[600], target[600], sub[512];
+	struct stat st;
+	FILE *f;
+
+	fabric_begin();
+	snprintf(sub, sizeof(sub), "%s/open", fab_dir);
+	CU_ASSERT_EQUAL_FATAL(mkdir(sub, 0700), 0);
+	CU_ASSERT_EQUAL(chmod(sub, 0777), 0);
+	setenv(SOFT_FABRIC_ENV_DIR, sub, 1);
+	CU_ASSERT_EQUAL(soft_fabric_port_open(GUID(1), NODE(1), 1, &port), IB_INVALID_SETTING);
+	CU_ASSERT_PTR_NULL(port);
+	CU_ASSERT_EQUAL(chmod(sub, 0720), 0);     /* group-writable: refused too */
+	CU_ASSERT_EQUAL(soft_fabric_port_open(GUID(1), NODE(1), 1, &port), IB_INVALID_SETTING);
+	CU_ASSERT_EQUAL(chmod(sub, 0755), 0);     /* readable by others: the user's choice */
+	CU_ASSERT_EQUAL(soft_fabric_port_open(GUID(1), NODE(1), 1, &port), IB_SUCCESS);
+	soft_fabric_port_close(port);
+	port = NULL;
+	setenv(SOFT_FABRIC_ENV_DIR, "/tmp", 1);   /* sticky and writable by all */
+	CU_ASSERT_EQUAL(soft_fabric_port_open(GUID(1), NODE(1), 1, &port), IB_INVALID_SETTING);
+	/* A registry planted as a link to another file. */
+	snprintf(sub, sizeof(sub), "%s/link", fab_dir);
+	CU_ASSERT_EQUAL_FATAL(mkdir(sub, 0700), 0);
+	snprintf(target, sizeof(target), "%s/victim", fab_dir);
+	f = fopen(target, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/registry", sub);
+	CU_ASSERT_EQUAL_FATAL(symlink(target, path), 0);
+	setenv(SOFT_FABRIC_ENV_DIR, sub, 1);
+	CU_ASSERT_EQUAL(soft_fabric_port_open(GUID(1), NODE(1), 1, &port), IB_INVALID_SETTING);
+	CU_ASSERT_PTR_NULL(port);
+	CU_ASSERT_EQUAL(stat(target, &st), 0);
+	CU_ASSERT_EQUAL(st.st_size, 0);
+	fabric_end();
+}
+
+/* The errno posix_fallocate fails with (0: the real call), to stand for a
+ * full file system. The library is linked into this program, so its calls
+ * come here. */
+static int fallocate_fails;
+
+int posix_fallocate(int fd, off_t offset, off_t len)
+{
+	if (fallocate_fails)
+		return fallocate_fails;
+	if (fallocate(fd, 0, offset, len) == 0)
+		return 0;
+	if (errno != EOPNOTSUPP)
+		return errno;
+	return ftruncate(fd, offset + len) == 0 ? 0 : errno;
+}
+
+/* A full file system while the registry is made: a status, not a SIGBUS at
+ * the first touch of a sparse mapping; the next open, with room, works. */
+static void test_registry_full_disk(void)
+{
+	soft_fabric_port_t *port = NULL;
+
+	fabric_begin();
+	fallocate_fails = ENOSPC;
+	CU_ASSERT_EQUAL(soft_fabric_port_open(GUID(1), NODE(1), 1, &port), IB_INSUFFICIENT_RESOURCES);
+	CU_ASSERT_PTR_NULL(port);
+	fallocate_fails = 0;
+	CU_ASSERT_EQUAL(soft_fabric_port_open(GUID(1), NODE(1), 1, &port), IB_SUCCESS);
+	CU_ASSERT(port && soft_fabric_port_lid(port));
+	soft_fabric_port_close(port);
 	fabric_end();
 }
 
@@ -1611,6 +1692,54 @@ static void test_pcap_capture(void)
 
 /* A packet sent without CRCs says so to its receiver, unless it is captured:
  * then it is captured, and delivered, with its CRCs computed. */
+/*
+ * A capture cut short by a full file system (here a file size limit, with
+ * SIGXFSZ ignored, in a child): the process goes on sending, the capture
+ * keeps whole records only (a torn one would garble the rest) and stops.
+ */
+static void test_pcap_cut_short(void)
+{
+	char tmpl[512], path[512];
+	pcap_summary_t sum;
+	soft_fabric_port_t *a;
+	int status = -1;
+	pid_t pid;
+
+	fabric_begin();
+	a = open_port(1);   /* the registry exists before the limit */
+	soft_fabric_port_close(a);
+	snprintf(tmpl, sizeof(tmpl), "%s/cut-%%p.pcap", fab_dir);
+	setenv(SOFT_FABRIC_ENV_PCAP, tmpl, 1);
+	pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (!pid) {
+		struct rlimit rl = { 600, 600 };
+		uint8_t b[256];
+		size_t len;
+		int i;
+
+		signal(SIGXFSZ, SIG_IGN);
+		if (setrlimit(RLIMIT_FSIZE, &rl) < 0)
+			_exit(2);
+		if (soft_fabric_port_open(GUID(1), NODE(1), 1, &a) != IB_SUCCESS)
+			_exit(3);
+		for (i = 0; i < 20; i++) {
+			len = make_pkt(b, 2, soft_fabric_port_lid(a), OP_UD_SEND_ONLY, (uint32_t)i, 16);
+			if (soft_fabric_send(a, b, len) != IB_SUCCESS)
+				_exit(4);
+		}
+		soft_fabric_port_close(a);
+		_exit(0);
+	}
+	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+	CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	snprintf(path, sizeof(path), "%s/cut-%ld.pcap", fab_dir, (long)pid);
+	CU_ASSERT_EQUAL(read_capture(path, &sum), 0);
+	CU_ASSERT(sum.records > 0 && sum.records < 20);
+	unsetenv(SOFT_FABRIC_ENV_PCAP);
+	fabric_end();
+}
+
 static void test_no_crc_flag(void)
 {
 	uint8_t pkt[256], got[SOFT_FABRIC_MAX_PACKET];
@@ -1702,6 +1831,8 @@ static void test_pcap_linktype_247(void)
 static const test_entry_t tests[] = {
 	TEST_ENTRY(test_open_params),
 	TEST_ENTRY(test_unusable_directories),
+	TEST_ENTRY(test_untrusted_directories),
+	TEST_ENTRY(test_registry_full_disk),
 	TEST_ENTRY(test_lids_unique_and_stable),
 	TEST_ENTRY(test_lookups),
 	TEST_ENTRY(test_stale_socket_reclaimed),
@@ -1731,6 +1862,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_delay),
 	TEST_ENTRY(test_pcap_expand_path),
 	TEST_ENTRY(test_pcap_capture),
+	TEST_ENTRY(test_pcap_cut_short),
 	TEST_ENTRY(test_pcap_linktype_247),
 };
 

@@ -77,6 +77,27 @@ static void make_dirs(const char *path)
 	mkdir(buf, 0700);
 }
 
+/*
+ * The trust boundary (docs/soft-fabric.md): a fabric directory holds the
+ * registry, rings and sockets every process of the fabric maps and reads,
+ * so only its user may own or write it. One owned by another user, or
+ * writable by the group or others, is refused with a message naming it.
+ */
+static boolean_t dir_trusted(const char *path, const struct stat *st)
+{
+	if (st->st_uid != geteuid()) {
+		IBAL_WARN(IBAL_SUB_FABRIC, "fabric directory %s refused: owned by uid %lu, not this "
+			  "user (%lu)", path, (unsigned long)st->st_uid, (unsigned long)geteuid());
+		return FALSE;
+	}
+	if (st->st_mode & (S_IWGRP | S_IWOTH)) {
+		IBAL_WARN(IBAL_SUB_FABRIC, "fabric directory %s refused: writable by others (mode "
+			  "%04o); chmod go-w it", path, (unsigned)(st->st_mode & 07777));
+		return FALSE;
+	}
+	return TRUE;
+}
+
 /* The canonical path of the fabric directory, created if missing. */
 static ib_api_status_t resolve_dir(char *out)
 {
@@ -89,11 +110,9 @@ static ib_api_status_t resolve_dir(char *out)
 	} else {
 		snprintf(base, sizeof(base), "/tmp/ibal-soft-%lu", (unsigned long)getuid());
 		mkdir(base, 0700);
-		/* Shared /tmp: refuse a directory someone else planted. */
-		if (lstat(base, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid()) {
-			IBAL_WARN(IBAL_SUB_FABRIC, "%s is not a directory of this user", base);
+		/* Shared /tmp: refuse a directory (or a link) someone else planted. */
+		if (lstat(base, &st) < 0 || !S_ISDIR(st.st_mode) || !dir_trusted(base, &st))
 			return IB_INVALID_SETTING;
-		}
 		snprintf(dflt, sizeof(dflt), "%s/default", base);
 		mkdir(dflt, 0700);
 		env = dflt;
@@ -102,7 +121,7 @@ static ib_api_status_t resolve_dir(char *out)
 		IBAL_WARN(IBAL_SUB_FABRIC, "fabric directory %s cannot be used", env);
 		return IB_INVALID_SETTING;
 	}
-	return IB_SUCCESS;
+	return dir_trusted(out, &st) ? IB_SUCCESS : IB_INVALID_SETTING;
 }
 
 static void fabric_free(soft_fabric_t *fab)

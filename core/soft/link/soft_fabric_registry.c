@@ -107,12 +107,31 @@ static ib_api_status_t map_locked(soft_fabric_t *fab)
 	struct stat st;
 	void *map;
 
+	int err;
+
 	if (fstat(fab->reg_fd, &st) < 0)
 		return IB_ERROR;
+	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
+		IBAL_WARN(IBAL_SUB_FABRIC, "%s/%s refused: not a regular file of this user", fab->dir,
+			  SOFT_REG_FILE);
+		return IB_INVALID_SETTING;
+	}
 	if (st.st_size == 0) {
-		if (ftruncate(fab->reg_fd, (off_t)len) < 0)
-			return IB_ERROR;
+		/* Every page allocated now: a full file system is a status
+		 * here, not a SIGBUS at the first touch of the mapping. */
+		err = posix_fallocate(fab->reg_fd, 0, (off_t)len);
+		if (err) {
+			IBAL_ERR(IBAL_SUB_FABRIC, "%s/%s: cannot allocate the registry (%zu bytes): %s",
+				 fab->dir, SOFT_REG_FILE, len, strerror(err));
+			if (ftruncate(fab->reg_fd, 0) < 0) {
+				/* left empty or short: the next opener allocates again */
+			}
+			return err == ENOSPC || err == EDQUOT || err == EFBIG ? IB_INSUFFICIENT_RESOURCES
+									  : IB_ERROR;
+		}
 	} else if ((size_t)st.st_size != len) {
+		IBAL_WARN(IBAL_SUB_FABRIC, "%s/%s is not a registry of this version", fab->dir,
+			  SOFT_REG_FILE);
 		return IB_INVALID_SETTING;
 	}
 	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fab->reg_fd, 0);
@@ -124,7 +143,10 @@ static ib_api_status_t map_locked(soft_fabric_t *fab)
 	/* A zero magic: a new file, or its creator died before writing the header. */
 	if (fab->hdr->magic == 0)
 		init_hdr(fab->hdr);
-	return hdr_ok(fab->hdr) ? IB_SUCCESS : IB_INVALID_SETTING;
+	if (hdr_ok(fab->hdr))
+		return IB_SUCCESS;
+	IBAL_WARN(IBAL_SUB_FABRIC, "%s/%s is not a registry of this version", fab->dir, SOFT_REG_FILE);
+	return IB_INVALID_SETTING;
 }
 
 /* Under the lock: the highest LID to scan, never past the records (whatever the file says). */
@@ -148,20 +170,23 @@ ib_api_status_t soft_reg_open(soft_fabric_t *fab)
 
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", fab->dir, SOFT_REG_FILE) >= sizeof(path))
 		return IB_INVALID_SETTING;
-	fab->reg_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (fab->reg_fd < 0)
-		return IB_ERROR;
+	fab->reg_fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fab->reg_fd < 0) {
+		int err = errno;
+
+		IBAL_ERR(IBAL_SUB_FABRIC, "%s: cannot open the registry: %s%s", path, strerror(err),
+			 err == ELOOP ? " (a symbolic link: refused)" : "");
+		return err == EMFILE || err == ENFILE || err == ENOSPC ? IB_INSUFFICIENT_RESOURCES
+			: err == ELOOP ? IB_INVALID_SETTING : IB_ERROR;
+	}
 	if (flock_retry(fab->reg_fd, LOCK_EX) < 0) {
 		status = IB_ERROR;
 	} else {
 		status = map_locked(fab);
 		flock_retry(fab->reg_fd, LOCK_UN);
 	}
-	if (status != IB_SUCCESS) {
-		if (status == IB_INVALID_SETTING)
-			IBAL_WARN(IBAL_SUB_FABRIC, "%s is not a registry of this version", path);
+	if (status != IB_SUCCESS)
 		soft_reg_close(fab);
-	}
 	return status;
 }
 
@@ -339,8 +364,14 @@ ib_api_status_t soft_reg_attach(soft_fabric_t *fab, soft_fabric_port_t *port)
 	sa_len = soft_reg_sockaddr(fab, lid, &sa);
 	/* Any file there is stale: the LID is free and binds happen under the lock. */
 	unlink(sa.sun_path);
-	if (bind(port->fd, (const struct sockaddr *)&sa, sa_len) < 0)
+	if (bind(port->fd, (const struct sockaddr *)&sa, sa_len) < 0) {
+		IBAL_ERR(IBAL_SUB_FABRIC, "%s: cannot bind the port's socket: %s", sa.sun_path,
+			 strerror(errno));
 		return IB_ERROR;
+	}
+	/* 0600 whatever the umask (the directory is the user's alone anyway). */
+	if (chmod(sa.sun_path, 0600) < 0)
+		IBAL_WARN(IBAL_SUB_FABRIC, "%s: chmod 0600: %s", sa.sun_path, strerror(errno));
 	/* The GUID is free now (a dead holder's ring was retired with its record). */
 	soft_fabric_ring_create(port);
 	rec = &fab->recs[lid];

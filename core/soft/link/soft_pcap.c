@@ -15,6 +15,7 @@
 #include <sys/uio.h>
 #include <complib/cl_memory.h>
 #include "soft_pcap.h"
+#include "ibal_log.h"
 
 /* Classic pcap, nanosecond timestamps, version 2.4, in the writer's byte order. */
 #define PCAP_MAGIC_NS 0xA1B23C4Du
@@ -33,6 +34,7 @@
 struct soft_pcap {
 	int fd;
 	uint32_t linktype;
+	uint32_t stopped;        /* atomic: a write failed; nothing more is written */
 	char path[PATH_MAX];
 };
 
@@ -124,8 +126,10 @@ ib_api_status_t soft_pcap_open(const char *tmpl, uint32_t linktype, soft_pcap_t 
 		cl_free(p);
 		return status;
 	}
-	p->fd = open(p->path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	p->fd = open(p->path, O_RDWR | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (p->fd < 0) {
+		IBAL_ERR(IBAL_SUB_FABRIC, "capture %s: %s%s", p->path, strerror(errno),
+			 errno == ELOOP ? " (a symbolic link: refused)" : "");
 		cl_free(p);
 		return IB_ERROR;
 	}
@@ -168,7 +172,8 @@ void soft_pcap_write(soft_pcap_t *pcap, const void *pkt, size_t len, boolean_t d
 	int n = 0;
 	ssize_t rc;
 
-	if (!pcap || !pkt || len > 0xFFFF - ERF_HDR_LEN)
+	if (!pcap || !pkt || len > 0xFFFF - ERF_HDR_LEN ||
+	    __atomic_load_n(&pcap->stopped, __ATOMIC_RELAXED))
 		return;
 	if (dropped && pcap->linktype != SOFT_PCAP_LINKTYPE_ERF)
 		return;
@@ -194,6 +199,13 @@ void soft_pcap_write(soft_pcap_t *pcap, const void *pkt, size_t len, boolean_t d
 	do
 		rc = writev(pcap->fd, iov, n);
 	while (rc < 0 && errno == EINTR);
+	if (rc == (ssize_t)(iov[0].iov_len + (n == 3 ? iov[1].iov_len : 0) + len))
+		return;
+	/* A full disk (or a short write): a torn record would garble every
+	 * later one, so the capture ends here, and says so once. */
+	if (!__atomic_exchange_n(&pcap->stopped, 1, __ATOMIC_RELAXED))
+		IBAL_ERR(IBAL_SUB_FABRIC, "capture %s cut short: %s; no more packets are written to it",
+			 pcap->path, rc < 0 ? strerror(errno) : "short write");
 }
 
 const char *soft_pcap_path(const soft_pcap_t *pcap)

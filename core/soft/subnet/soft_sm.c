@@ -19,6 +19,7 @@
 #include "soft_mad_agent.h"
 #include "soft_sm_int.h"
 #include "ibal_env.h"
+#include "ibal_log.h"
 #include "ibal_random.h"
 
 static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -128,9 +129,13 @@ static struct soft_sm *sm_new(const char *dir)
 		return sm; /* holds the choice for the directory; no thread */
 	soft_sm_sw_init(sm);
 	snprintf(path, sizeof(path), "%s/%s", dir, SM_LOCK_FILE);
-	sm->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	sm->lock_fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (sm->lock_fd < 0)
+		IBAL_ERR(IBAL_SUB_SM, "%s: %s: this process cannot become the subnet manager",
+			 path, strerror(errno));
 	sm->ev_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (sm->ev_fd < 0) {
+		IBAL_ERR(IBAL_SUB_SM, "eventfd: %s: no subnet manager for %s", strerror(errno), dir);
 		if (sm->lock_fd >= 0)
 			close(sm->lock_fd);
 		pthread_mutex_destroy(&sm->lock);
