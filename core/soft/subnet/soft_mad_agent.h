@@ -104,6 +104,9 @@ void soft_pma_process(soft_port_t *port, ib_mad_t *p_mad);
 
 /** TrapNumber of the notice a port sends when its CapabilityMask changes (IBA 14.2.5.1). */
 #define SOFT_TRAP_CAP_MASK_CHANGED 144
+/** TrapNumber of the notice of a link state change (IBA 14.2.5.1): what the
+ * soft port sends after its link went down and retrained. */
+#define SOFT_TRAP_LINK_STATE 128
 
 /**
  * Reports a change of a port's CapabilityMask to the master SM, as an HCA's

@@ -305,11 +305,13 @@ boolean_t soft_sm_trap(soft_port_t *port, const ib_smp_t *smp)
 	uint16_t lid;
 	size_t i;
 
-	/* Only Trap 144 (CapabilityMask changed) is the SM's: read the issuer's
-	 * PortInfo again. Other traps go on as before (not taken here). */
+	/* Traps 144 (CapabilityMask changed) and 128 (a link went down and
+	 * retrained) are the SM's: read the issuer's PortInfo again (and bring
+	 * it up). Other traps go on as before (not taken here). */
 	if (!sm || sm->pid != getpid() || !sm->cfg.enabled || smp->class_ver != 1 ||
 	    smp->attr_id != IB_MAD_ATTR_NOTICE || !(ntc->generic_type & 0x80) ||
-	    ntc->g_or_v.generic.trap_num != CL_HTON16(144))
+	    (ntc->g_or_v.generic.trap_num != CL_HTON16(SOFT_TRAP_CAP_MASK_CHANGED) &&
+	     ntc->g_or_v.generic.trap_num != CL_HTON16(SOFT_TRAP_LINK_STATE)))
 		return FALSE;
 	pthread_mutex_lock(&sm->lock);
 	if (!sm->master || sm->sm_port != port) {

@@ -125,6 +125,8 @@ void soft_sma_port_info(soft_port_t *port, ib_port_info_t *pi)
 	pthread_mutex_unlock(&ca->lock);
 }
 
+static void send_trap(soft_port_t *port, uint16_t trap);
+
 /* Applies a PortInfo Set; returns the MAD status (0 when applied). */
 static ib_net16_t port_info_set(soft_port_t *port, const ib_port_info_t *pi)
 {
@@ -163,6 +165,9 @@ static ib_net16_t port_info_set(soft_port_t *port, const ib_port_info_t *pi)
 	if (want == IB_LINK_DOWN) {
 		soft_port_set_state(port, IB_LINK_DOWN);
 		soft_port_set_state(port, IB_LINK_INIT); /* the link retrains */
+		/* ... and the SM hears of it (a switch's Trap 128), so that it
+		 * brings the port up again: one SMP cannot keep it down. */
+		send_trap(port, SOFT_TRAP_LINK_STATE);
 	} else if (want != IB_LINK_NO_CHANGE) {
 		soft_port_set_state(port, want);
 	}
@@ -320,15 +325,17 @@ ib_api_status_t soft_local_mad(void *h, uint8_t port_num, const void *p_mad_in, 
 	}
 }
 
-/* ---- Trap 144: the port's CapabilityMask changed ---- */
+/* ---- Traps to the master SM: 144 (CapabilityMask changed), 128 (link) ---- */
 
-void soft_sma_cap_changed(soft_port_t *port)
+/* Sends Trap(Notice @p trap) from @p port to its master SM, LID-routed to
+ * QP0; nothing while the port knows no SM (it reads PortInfo when it
+ * brings the port up). No lock held. */
+static void send_trap(soft_port_t *port, uint16_t trap)
 {
 	ib_smp_t smp;
 	ib_mad_notice_attr_t *ntc = (ib_mad_notice_attr_t *)smp.data;
 	soft_mad_addr_t dst;
 	uint16_t lid, sm_lid, pkey = 0xFFFF;
-	ib_net32_t caps;
 	static uint32_t tid_seq;
 
 	pthread_mutex_lock(&port->ca->lock);
@@ -339,7 +346,6 @@ void soft_sma_cap_changed(soft_port_t *port)
 	pthread_mutex_unlock(&port->ca->lock);
 	if (!sm_lid)
 		return; /* no SM yet: it reads PortInfo when it brings the port up */
-	caps = cap_mask(port);
 	(void)soft_port_pkey(port, 0, &pkey);
 	memset(&smp, 0, sizeof(smp));
 	smp.base_ver = 1;
@@ -351,12 +357,21 @@ void soft_sma_cap_changed(soft_port_t *port)
 	smp.attr_id = IB_MAD_ATTR_NOTICE;
 	ntc->generic_type = (uint8_t)(0x80 | IB_NOTICE_TYPE_INFO);
 	ib_notice_set_prod_type(ntc, IB_NOTICE_PRODUCER_TYPE_CA);
-	ntc->g_or_v.generic.trap_num = CL_HTON16(SOFT_TRAP_CAP_MASK_CHANGED);
+	ntc->g_or_v.generic.trap_num = cl_hton16(trap);
 	ntc->issuer_lid = cl_hton16(lid);
-	ntc->data_details.ntc_144.lid = cl_hton16(lid);
-	ntc->data_details.ntc_144.new_cap_mask = caps;
+	if (trap == SOFT_TRAP_CAP_MASK_CHANGED) {
+		ntc->data_details.ntc_144.lid = cl_hton16(lid);
+		ntc->data_details.ntc_144.new_cap_mask = cap_mask(port);
+	} else {
+		ntc->data_details.ntc_128.sw_lid = cl_hton16(lid);
+	}
 	dst.lid = sm_lid;
 	dst.qpn = 0;
 	dst.pkey = pkey;
 	soft_agent_send(port, &smp, MAD_BLOCK_SIZE, 0, &dst, sm_lid, 0);
+}
+
+void soft_sma_cap_changed(soft_port_t *port)
+{
+	send_trap(port, SOFT_TRAP_CAP_MASK_CHANGED);
 }
