@@ -545,6 +545,43 @@ static void test_service_lease_expiry(void)
 	destroy(sa);
 }
 
+/* A port holds at most IBAL_SOFT_SA_SVC_PER_PORT ServiceRecords: a Set past
+ * that is NO_RESOURCES, a Set that replaces one of its records is not, other
+ * ports are not affected, and a Delete makes room. */
+static void test_service_bound_per_port(void)
+{
+	soft_sa_t *sa;
+	ib_service_record_t s;
+	ib_sa_mad_t m;
+	unsigned i;
+
+	setenv("IBAL_SOFT_SA_SVC_PER_PORT", "3", 1);
+	sa = mk_sa();
+	unsetenv("IBAL_SOFT_SA_SVC_PER_PORT");
+	add_ports(sa, 3);
+	for (i = 0; i < 3; i++) {
+		s = svc(0x100 + i, 2, "mine", 0xFFFFFFFF);
+		m = req(IB_MAD_METHOD_SET, IB_MAD_ATTR_SERVICE_RECORD, SR_KEYS, &s, sizeof(s));
+		CU_ASSERT_EQUAL(ask(sa, &m)->status, 0);
+	}
+	s = svc(0x200, 2, "one too many", 0xFFFFFFFF);
+	m = req(IB_MAD_METHOD_SET, IB_MAD_ATTR_SERVICE_RECORD, SR_KEYS, &s, sizeof(s));
+	CU_ASSERT_EQUAL(ask(sa, &m)->status, IB_SA_MAD_STATUS_NO_RESOURCES);
+	s = svc(0x101, 2, "renamed", 60);
+	m = req(IB_MAD_METHOD_SET, IB_MAD_ATTR_SERVICE_RECORD, SR_KEYS, &s, sizeof(s));
+	CU_ASSERT_EQUAL(ask(sa, &m)->status, 0);
+	s = svc(0x200, 3, "another port", 0xFFFFFFFF);
+	m = req(IB_MAD_METHOD_SET, IB_MAD_ATTR_SERVICE_RECORD, SR_KEYS, &s, sizeof(s));
+	CU_ASSERT_EQUAL(ask(sa, &m)->status, 0);
+	s = svc(0x101, 2, "renamed", 60);
+	m = req(IB_MAD_METHOD_DELETE, IB_MAD_ATTR_SERVICE_RECORD, SR_KEYS, &s, sizeof(s));
+	CU_ASSERT_EQUAL(ask(sa, &m)->status, 0);
+	s = svc(0x200, 2, "room now", 0xFFFFFFFF);
+	m = req(IB_MAD_METHOD_SET, IB_MAD_ATTR_SERVICE_RECORD, SR_KEYS, &s, sizeof(s));
+	CU_ASSERT_EQUAL(ask(sa, &m)->status, 0);
+	destroy(sa);
+}
+
 /* Subscribes the port of LID lid to a trap (0xFFFF: all). */
 static ib_net16_t subscribe(soft_sa_t *sa, uint16_t lid, uint16_t trap, uint8_t on)
 {
@@ -1219,6 +1256,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_multipath),
 	TEST_ENTRY(test_service_set_get_delete),
 	TEST_ENTRY(test_service_lease_expiry),
+	TEST_ENTRY(test_service_bound_per_port),
 	TEST_ENTRY(test_inform_traps_64_65),
 	TEST_ENTRY(test_inform_record_and_errors),
 	TEST_ENTRY(test_mcast_create_join_leave),

@@ -580,6 +580,7 @@ soft_sa_t *soft_sa_create(const soft_sa_ops_t *p_ops, const ib_sm_info_t *p_sm_i
 		sa->sm_info = *p_sm_info;
 	sa->sm_lid = sm_lid;
 	sa->next_tid = ibal_random64() & 0xFFFFFFFFFFull; /* a random start: ibal_random.h */
+	soft_sa_svc_init(sa);
 	return sa;
 }
 

@@ -18,6 +18,8 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <string.h>
+#include <complib/cl_fleximap.h>
+#include <complib/cl_qmap.h>
 #include "soft_sa.h"
 
 /** SA class version answered (IBA 15.2.1). */
@@ -40,6 +42,10 @@
 #define SA_RMPP_MAX_XFERS 256u
 /** Records one answer may hold; a query matching more is answered NO_RESOURCES. */
 #define SA_MAX_RECORDS 100000u
+/** ServiceRecords one port may register (then Set answers NO_RESOURCES). */
+#define SA_SVC_PER_PORT 1024u
+/** The environment variable that changes SA_SVC_PER_PORT. */
+#define SOFT_SA_ENV_SVC_PER_PORT "IBAL_SOFT_SA_SVC_PER_PORT"
 /** Report: retransmissions of one Notice before the SA gives it up. */
 #define SA_REPORT_MAX_RETRIES 3u
 /** Report: shortest wait for a ReportResp. */
@@ -54,11 +60,35 @@ typedef struct sa_port {
 } sa_port_t;
 
 /** A registered service (ServiceRecord). */
+/** A ServiceRecord's RID (ServiceID, ServiceGID, ServiceP_Key): its key. */
+typedef struct sa_svc_rid {
+	ib_net64_t service_id;     /**< ServiceID. */
+	ib_gid_t gid;              /**< ServiceGID. */
+	ib_net16_t pkey;           /**< ServiceP_Key. */
+	uint8_t pad[6];            /**< Zero (the key is compared as bytes). */
+} sa_svc_rid_t;
+
+/** When a leased record ends, and which one it is: its key in the expiry index. */
+typedef struct sa_svc_due {
+	uint64_t expire_us;        /**< When the lease ends. */
+	uint64_t self;             /**< The record's address (keys are unique). */
+} sa_svc_due_t;
+
 typedef struct sa_svc {
-	struct sa_svc *next;       /**< Next in soft_sa_t::svcs. */
+	cl_fmap_item_t by_rid;     /**< In soft_sa_t::svc_rid. */
+	cl_fmap_item_t by_due;     /**< In soft_sa_t::svc_due while the lease is finite. */
+	sa_svc_rid_t rid;          /**< Key of by_rid. */
+	sa_svc_due_t due;          /**< Key of by_due. */
+	struct sa_svc_count *count; /**< Its port's record count. */
 	ib_service_record_t rec;   /**< The record as registered. */
 	uint64_t expire_us;        /**< When the lease ends; UINT64_MAX: never. */
 } sa_svc_t;
+
+/** How many records a port (by the ServiceGID's interface ID) registered. */
+typedef struct sa_svc_count {
+	cl_map_item_t item;        /**< In soft_sa_t::svc_counts, by interface ID. */
+	uint32_t n;                /**< Records; the entry goes at 0. */
+} sa_svc_count_t;
 
 /** A member of a multicast group. */
 typedef struct sa_mcm {
@@ -129,7 +159,10 @@ struct soft_sa {
 	sa_port_t *ports;           /**< Ports known. */
 	size_t n_ports;             /**< Entries used in ports. */
 	size_t cap_ports;           /**< Entries allocated in ports. */
-	sa_svc_t *svcs;             /**< Service records. */
+	cl_fmap_t svc_rid;          /**< Service records by RID (sa_svc_t). */
+	cl_fmap_t svc_due;          /**< Leased service records by end of lease. */
+	cl_qmap_t svc_counts;       /**< Records per port (sa_svc_count_t). */
+	uint32_t svc_max;           /**< Records one port may hold (SA_SVC_PER_PORT). */
 	sa_mcg_t *groups;           /**< Multicast groups. */
 	sa_sub_t *subs;             /**< InformInfo subscriptions. */
 	sa_report_t *reports;       /**< Reports awaiting ReportResp. */
@@ -240,6 +273,8 @@ uint64_t soft_sa_svc_expire(soft_sa_t *sa, uint64_t now);
 void soft_sa_svc_port_gone(soft_sa_t *sa, const ib_gid_t *gid);
 /** Frees all service records. */
 void soft_sa_svc_free_all(soft_sa_t *sa);
+/** Makes the ServiceRecord indexes and reads their bound (soft_sa_svc.c). */
+void soft_sa_svc_init(soft_sa_t *sa);
 
 /* soft_sa_mcast.c */
 /** MCMemberRecord. */

@@ -11,9 +11,18 @@
  * (NO_RECORDS when there is none). Get and GetTable return the records the
  * component mask selects, with the lease left in seconds. soft_sa_timer()
  * and every ServiceRecord request drop expired records.
+ *
+ * Records are indexed by RID (a Set or Delete is O(log n)) and, when
+ * leased, by the end of their lease (expiry looks at the ended ones only).
+ * A port (by the ServiceGID's interface ID) holds at most
+ * IBAL_SOFT_SA_SVC_PER_PORT records (default SA_SVC_PER_PORT): a Set past
+ * that is answered NO_RESOURCES and logged.
  */
+#include <inttypes.h>
 #include <stdlib.h>
 #include "soft_sa_int.h"
+#include "ibal_env.h"
+#include "ibal_log.h"
 
 #define LEASE_INFINITE 0xFFFFFFFFu
 
@@ -57,39 +66,105 @@ static uint32_t lease_left(const sa_svc_t *s, uint64_t now)
 	return (uint32_t)((s->expire_us - now + 999999u) / 1000000u);
 }
 
+static int CL_API rid_cmp(const void *const a, const void *const b)
+{
+	return memcmp(a, b, sizeof(sa_svc_rid_t));
+}
+
+static int CL_API due_cmp(const void *const p1, const void *const p2)
+{
+	const sa_svc_due_t *a = (const sa_svc_due_t *)p1, *b = (const sa_svc_due_t *)p2;
+
+	if (a->expire_us != b->expire_us)
+		return a->expire_us < b->expire_us ? -1 : 1;
+	return a->self < b->self ? -1 : a->self > b->self;
+}
+
+void soft_sa_svc_init(soft_sa_t *sa)
+{
+	cl_fmap_init(&sa->svc_rid, rid_cmp);
+	cl_fmap_init(&sa->svc_due, due_cmp);
+	cl_qmap_init(&sa->svc_counts);
+	sa->svc_max = (uint32_t)__cl_env_uint(SOFT_SA_ENV_SVC_PER_PORT, 1, 1u << 20, SA_SVC_PER_PORT);
+}
+
+static void rid_of(const ib_service_record_t *q, sa_svc_rid_t *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->service_id = q->service_id;
+	k->gid = q->service_gid;
+	k->pkey = q->service_pkey;
+}
+
+/* The count of the port a ServiceGID names, made at 0 when @p make. */
+static sa_svc_count_t *count_of(soft_sa_t *sa, const ib_gid_t *gid, boolean_t make)
+{
+	uint64_t key = gid->unicast.interface_id;
+	cl_map_item_t *it = cl_qmap_get(&sa->svc_counts, key);
+	sa_svc_count_t *c;
+
+	if (it != cl_qmap_end(&sa->svc_counts))
+		return PARENT_STRUCT(it, sa_svc_count_t, item);
+	if (!make || !(c = calloc(1, sizeof(*c))))
+		return NULL;
+	cl_qmap_insert(&sa->svc_counts, key, &c->item);
+	return c;
+}
+
+static void count_drop(soft_sa_t *sa, sa_svc_count_t *c)
+{
+	if (c && !--c->n) {
+		cl_qmap_remove_item(&sa->svc_counts, &c->item);
+		free(c);
+	}
+}
+
+/* Files the record's lease end (or takes it out of the index). */
+static void due_set(soft_sa_t *sa, sa_svc_t *s, uint64_t expire_us)
+{
+	if (s->expire_us != UINT64_MAX)
+		cl_fmap_remove_item(&sa->svc_due, &s->by_due);
+	s->expire_us = expire_us;
+	if (expire_us == UINT64_MAX)
+		return;
+	s->due.expire_us = expire_us;
+	s->due.self = (uint64_t)(uintptr_t)s;
+	cl_fmap_insert(&sa->svc_due, &s->due, &s->by_due);
+}
+
 static void svc_unlink(soft_sa_t *sa, sa_svc_t *s)
 {
-	sa_svc_t **pp;
-
-	for (pp = &sa->svcs; *pp; pp = &(*pp)->next)
-		if (*pp == s) {
-			*pp = s->next;
-			free(s);
-			return;
-		}
+	cl_fmap_remove_item(&sa->svc_rid, &s->by_rid);
+	if (s->expire_us != UINT64_MAX)
+		cl_fmap_remove_item(&sa->svc_due, &s->by_due);
+	count_drop(sa, s->count);
+	free(s);
 }
 
 uint64_t soft_sa_svc_expire(soft_sa_t *sa, uint64_t now)
 {
-	sa_svc_t *s, *n;
-	uint64_t next = UINT64_MAX;
+	cl_fmap_item_t *it;
 
-	for (s = sa->svcs; s; s = n) {
-		n = s->next;
-		if (s->expire_us <= now)
-			svc_unlink(sa, s);
-		else if (s->expire_us < next)
-			next = s->expire_us;
+	while ((it = cl_fmap_head(&sa->svc_due)) != cl_fmap_end(&sa->svc_due)) {
+		sa_svc_t *s = PARENT_STRUCT(it, sa_svc_t, by_due);
+
+		if (s->expire_us > now)
+			return s->expire_us;
+		svc_unlink(sa, s);
 	}
-	return next;
+	return UINT64_MAX;
 }
 
 void soft_sa_svc_port_gone(soft_sa_t *sa, const ib_gid_t *gid)
 {
-	sa_svc_t *s, *n;
+	cl_fmap_item_t *it, *next;
 
-	for (s = sa->svcs; s; s = n) {
-		n = s->next;
+	if (!count_of(sa, gid, FALSE))
+		return;   /* it registered nothing */
+	for (it = cl_fmap_head(&sa->svc_rid); it != cl_fmap_end(&sa->svc_rid); it = next) {
+		sa_svc_t *s = PARENT_STRUCT(it, sa_svc_t, by_rid);
+
+		next = cl_fmap_next(it);
 		if (!memcmp(&s->rec.service_gid, gid, sizeof(*gid)))
 			svc_unlink(sa, s);
 	}
@@ -97,8 +172,10 @@ void soft_sa_svc_port_gone(soft_sa_t *sa, const ib_gid_t *gid)
 
 void soft_sa_svc_free_all(soft_sa_t *sa)
 {
-	while (sa->svcs)
-		svc_unlink(sa, sa->svcs);
+	cl_fmap_item_t *it;
+
+	while ((it = cl_fmap_head(&sa->svc_rid)) != cl_fmap_end(&sa->svc_rid))
+		svc_unlink(sa, PARENT_STRUCT(it, sa_svc_t, by_rid));
 }
 
 /* The record of a Set or Delete: no ServiceP_Key means the default one, no lease an infinite one. */
@@ -116,14 +193,12 @@ static ib_service_record_t svc_rid(const ib_sa_mad_t *req, uint64_t cm)
 /* The record with the RID (ServiceID, ServiceGID, ServiceP_Key) of q. */
 static sa_svc_t *svc_find_rid(soft_sa_t *sa, const ib_service_record_t *q)
 {
-	sa_svc_t *s;
+	sa_svc_rid_t k;
+	cl_fmap_item_t *it;
 
-	for (s = sa->svcs; s; s = s->next)
-		if (s->rec.service_id == q->service_id &&
-		    !memcmp(&s->rec.service_gid, &q->service_gid, sizeof(ib_gid_t)) &&
-		    s->rec.service_pkey == q->service_pkey)
-			return s;
-	return NULL;
+	rid_of(q, &k);
+	it = cl_fmap_get(&sa->svc_rid, &k);
+	return it == cl_fmap_end(&sa->svc_rid) ? NULL : PARENT_STRUCT(it, sa_svc_t, by_rid);
 }
 
 static void svc_set(soft_sa_t *sa, const ib_sa_mad_t *req, const soft_mad_addr_t *src, uint64_t cm,
@@ -139,16 +214,32 @@ static void svc_set(soft_sa_t *sa, const ib_sa_mad_t *req, const soft_mad_addr_t
 	}
 	s = svc_find_rid(sa, &q);
 	if (!s) {
-		s = calloc(1, sizeof(*s));
-		if (!s) {
+		sa_svc_count_t *c = count_of(sa, &q.service_gid, TRUE);
+
+		if (c && c->n >= sa->svc_max) {
+			IBAL_WARN(IBAL_SUB_SM, "SA: ServiceRecord Set for port 0x%016" PRIx64 " refused: it "
+				  "holds %u records (%s)", cl_ntoh64(q.service_gid.unicast.interface_id),
+				  c->n, SOFT_SA_ENV_SVC_PER_PORT);
 			soft_sa_respond_err(sa, req, src, IB_SA_MAD_STATUS_NO_RESOURCES);
 			return;
 		}
-		s->next = sa->svcs;
-		sa->svcs = s;
+		s = c ? calloc(1, sizeof(*s)) : NULL;
+		if (!s) {
+			if (c && !c->n) {   /* made just now: not kept empty */
+				cl_qmap_remove_item(&sa->svc_counts, &c->item);
+				free(c);
+			}
+			soft_sa_respond_err(sa, req, src, IB_SA_MAD_STATUS_NO_RESOURCES);
+			return;
+		}
+		c->n++;
+		s->count = c;
+		s->expire_us = UINT64_MAX;
+		rid_of(&q, &s->rid);
+		cl_fmap_insert(&sa->svc_rid, &s->rid, &s->by_rid);
 	}
 	s->rec = q;
-	s->expire_us = lease == LEASE_INFINITE ? UINT64_MAX : now + (uint64_t)lease * 1000000u;
+	due_set(sa, s, lease == LEASE_INFINITE ? UINT64_MAX : now + (uint64_t)lease * 1000000u);
 	out = s->rec;
 	out.service_lease = cl_hton32(lease_left(s, now));
 	soft_sa_respond_one(sa, req, src, &out, sizeof(out));
@@ -174,7 +265,7 @@ void soft_sa_h_service(soft_sa_t *sa, const ib_sa_mad_t *req, const soft_mad_add
 {
 	uint64_t cm = cl_ntoh64(req->comp_mask), now = soft_sa_now(sa);
 	const ib_service_record_t *q = (const ib_service_record_t *)req->data;
-	sa_svc_t *s;
+	const cl_fmap_item_t *it;
 	sa_recs_t r;
 
 	pthread_once(&svc_once, svc_fields_init);
@@ -190,7 +281,8 @@ void soft_sa_h_service(soft_sa_t *sa, const ib_sa_mad_t *req, const soft_mad_add
 		return;
 	}
 	soft_sa_recs_init(&r, sizeof(ib_service_record_t));
-	for (s = sa->svcs; s; s = s->next) {
+	for (it = cl_fmap_head(&sa->svc_rid); it != cl_fmap_end(&sa->svc_rid); it = cl_fmap_next(it)) {
+		const sa_svc_t *s = PARENT_STRUCT(it, sa_svc_t, by_rid);
 		ib_service_record_t rec = s->rec;
 
 		rec.service_lease = cl_hton32(lease_left(s, now));
