@@ -526,14 +526,24 @@ static void AL_API on_cq(const ib_cq_handle_t h_cq, void *context)
 	}
 }
 
+/* An event of the CA or the CQ (their context: the side). */
 static void AL_API on_async(ib_async_event_rec_t *p_rec)
 {
 	bench_t *b = (bench_t *)p_rec->context;
 
-	if (p_rec->code == IB_AE_QP_COMM)   /* data before the RTU: nothing to do */
-		return;
 	fprintf(stderr, "ibal_cmtime %s: asynchronous event %s\n", b ? b->name : "?",
 		ib_get_async_event_str(p_rec->code));
+}
+
+/* An event of a QP (its context: the connection). */
+static void AL_API on_qp_async(ib_async_event_rec_t *p_rec)
+{
+	conn_t *c = (conn_t *)p_rec->context;
+
+	if (p_rec->code == IB_AE_QP_COMM)   /* data before the RTU: nothing to do */
+		return;
+	fprintf(stderr, "ibal_cmtime %s: connection %u: asynchronous event %s\n",
+		c && c->b ? c->b->name : "?", c ? c->idx : 0, ib_get_async_event_str(p_rec->code));
 }
 
 /* ---- Setting up a side ---- */
@@ -658,7 +668,7 @@ static ib_api_status_t create_qp(bench_t *b, conn_t *c)
 	qc.sq_sge = qc.rq_sge = 1;
 	qc.h_sq_cq = qc.h_rq_cq = b->cq;
 	qc.sq_signaled = TRUE;
-	return ib_create_qp(b->pd, &qc, c, on_async, &c->qp);
+	return ib_create_qp(b->pd, &qc, c, on_qp_async, &c->qp);
 }
 
 static void AL_API on_qp_destroyed(void *context)
@@ -670,6 +680,12 @@ static void AL_API on_qp_destroyed(void *context)
 }
 
 /* Destroys every QP of the run and waits for their destroy callbacks. */
+/* The connections made so far: none when the run failed before its array. */
+static uint32_t conns_made(const bench_t *b)
+{
+	return b->c ? b->n : 0;
+}
+
 static boolean_t destroy_qps(bench_t *b)
 {
 	uint32_t i, want = 0;
@@ -681,7 +697,7 @@ static boolean_t destroy_qps(bench_t *b)
 		b->deadline = grace;
 	pthread_mutex_unlock(&b->lock);
 
-	for (i = 0; i < b->n; i++) {
+	for (i = 0; i < conns_made(b); i++) {
 		conn_t *c = &b->c[i];
 
 		if (!c->qp)
@@ -1371,7 +1387,7 @@ static stat_t step_stat(const bench_t *b, int k)
 		r.min_us = r.avg_us = d / 1e3;
 		return r;
 	}
-	for (i = 0; i < b->n; i++) {
+	for (i = 0; i < conns_made(b); i++) {
 		const span_t *t = &b->c[i].t[k];
 
 		if (!t->start || !t->end || t->end < t->start)
@@ -1470,7 +1486,7 @@ static int run_server(const opts_t *o, int ca_index, bench_t *b)
 
 	if (!good)
 		tell_ready(b, -1);
-	for (i = 0; i < b->n; i++)
+	for (i = 0; i < conns_made(b); i++)
 		if (b->c[i].qp && !b->c[i].failed && !b->c[i].t[STEP_DISCONNECT].end)
 			left++;
 	if (left) {

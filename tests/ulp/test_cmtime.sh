@@ -8,7 +8,8 @@
 # the client given the server's GID, its LID, and nothing but the service
 # ID (found through the SA's ServiceRecord); last, a client asking for a
 # service nobody listens on must fail with REJ reason 8 (invalid service
-# ID) and exit 1. A passing run exits 0, prints its step table with every
+# ID) and exit 1; a client with no path to its server's LID exits 1 (no
+# crash). A passing run exits 0, prints its step table with every
 # CM step, and a JSON line with "ok":true and every connection counted.
 set -u
 prog=${CMTIME:-./ulp/ibal_cmtime}
@@ -147,6 +148,16 @@ if server_start; then
 else
 	result "a REQ to an unknown service ID is rejected" "the server did not start" "$srv_out"
 fi
+
+# 5. A client that fails before it made its connections (no path to a LID
+#    nobody has): exit 1 with a message and its JSON line, not a crash.
+fresh
+timeout 60 "$prog" -c 3 -T 20 --json 0x7ff0 >"$tmp/early.out" 2>&1
+rc=$?
+bad=""
+[ "$rc" -eq 1 ] || bad="exit status $rc, not 1"
+grep -q "\"ok\":false" "$tmp/early.out" || bad="$bad${bad:+; }no JSON line with ok false"
+result "a client failing before its connections exist exits 1" "$bad" "$tmp/early.out"
 
 echo "CUNIT-TOTALS: tests=$n failed=$fail"
 echo "cmtime checks: $((n - fail)) passed, $fail failed"
