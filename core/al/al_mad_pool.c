@@ -9,16 +9,78 @@
  * so a bad list (an element never obtained, returned twice, or repeated)
  * changes nothing.
  */
+#include <pthread.h>
+#include <stddef.h>
 #include <string.h>
 #include <complib/cl_memory.h>
+#include <complib/cl_qmap.h>
 #include "al_mad_pool.h"
 
 /* One growth's worth of elements. */
 typedef struct al_mad_chunk {
 	cl_list_item_t item;   /* on al_pool_t::chunks */
+	cl_map_item_t live;    /* in live_chunks, by address */
 	size_t count;
 	al_mad_elem_t elems[];
 } al_mad_chunk_t;
+
+/* ---- The chunks that exist, to tell a pool's element from any memory ---- */
+
+/* Every chunk of every pool, by address: an element a user hands back is
+ * looked up here before its wrapper is read, so an object that never came
+ * from a pool (or whose pool is gone) is refused without reading past it. */
+static pthread_rwlock_t live_lock = PTHREAD_RWLOCK_INITIALIZER;
+static cl_qmap_t live_chunks;
+static boolean_t live_init;
+
+static void chunk_register(al_mad_chunk_t *p_chunk)
+{
+	pthread_rwlock_wrlock(&live_lock);
+	if (!live_init) {
+		cl_qmap_init(&live_chunks);
+		live_init = TRUE;
+	}
+	cl_qmap_insert(&live_chunks, (uint64_t)(uintptr_t)p_chunk, &p_chunk->live);
+	pthread_rwlock_unlock(&live_lock);
+}
+
+static void chunk_free(al_mad_chunk_t *p_chunk)
+{
+	size_t i;
+
+	pthread_rwlock_wrlock(&live_lock);
+	cl_qmap_remove_item(&live_chunks, &p_chunk->live);
+	pthread_rwlock_unlock(&live_lock);
+	for (i = 0; i < p_chunk->count; i++)
+		if (p_chunk->elems[i].p_big_buf)
+			cl_free(p_chunk->elems[i].p_big_buf);
+	cl_free(p_chunk);
+}
+
+boolean_t al_mad_elem_known(const ib_mad_element_t *p_element)
+{
+	uintptr_t a = (uintptr_t)p_element - offsetof(al_mad_elem_t, element), first;
+	const al_mad_chunk_t *p_chunk;
+	cl_map_item_t *it;
+	boolean_t known = FALSE;
+
+	if (!p_element)
+		return FALSE;
+	pthread_rwlock_rdlock(&live_lock);
+	if (live_init) {
+		/* The chunk starting last at or before a. */
+		it = cl_qmap_get_next(&live_chunks, (uint64_t)a);
+		it = it == cl_qmap_end(&live_chunks) ? cl_qmap_tail(&live_chunks) : cl_qmap_prev(it);
+		if (it != cl_qmap_end(&live_chunks)) {
+			p_chunk = PARENT_STRUCT(it, al_mad_chunk_t, live);
+			first = (uintptr_t)p_chunk->elems;
+			known = a >= first && a < first + p_chunk->count * sizeof(al_mad_elem_t) &&
+				(a - first) % sizeof(al_mad_elem_t) == 0;
+		}
+	}
+	pthread_rwlock_unlock(&live_lock);
+	return known;
+}
 
 /* ---- Pools ---- */
 
@@ -41,6 +103,7 @@ static al_mad_chunk_t *chunk_alloc(al_pool_t *p_pool, size_t n)
 		p_elem->p_self = p_elem;
 		p_elem->p_pool = p_pool;
 	}
+	chunk_register(p_chunk);
 	return p_chunk;
 }
 
@@ -69,16 +132,9 @@ static void pool_free(al_obj_t *p_obj)
 {
 	al_pool_t *p_pool = PARENT_STRUCT(p_obj, al_pool_t, obj);
 	cl_list_item_t *it;
-	size_t i;
 
-	while ((it = cl_qlist_remove_head(&p_pool->chunks)) != cl_qlist_end(&p_pool->chunks)) {
-		al_mad_chunk_t *p_chunk = PARENT_STRUCT(it, al_mad_chunk_t, item);
-
-		for (i = 0; i < p_chunk->count; i++)
-			if (p_chunk->elems[i].p_big_buf)
-				cl_free(p_chunk->elems[i].p_big_buf);
-		cl_free(p_chunk);
-	}
+	while ((it = cl_qlist_remove_head(&p_pool->chunks)) != cl_qlist_end(&p_pool->chunks))
+		chunk_free(PARENT_STRUCT(it, al_mad_chunk_t, item));
 	cl_spinlock_destroy(&p_pool->lock);
 	cl_free(p_pool);
 }
@@ -110,7 +166,8 @@ ib_api_status_t al_mad_pool_create(al_obj_t *p_parent, size_t min, size_t max, s
 		p_pool->actual = min;
 	}
 	if (cl_spinlock_init(&p_pool->lock) != CL_SUCCESS) {
-		cl_free(p_chunk);
+		if (p_chunk)
+			chunk_free(p_chunk);
 		cl_free(p_pool);
 		return IB_ERROR;
 	}
@@ -515,7 +572,7 @@ ib_api_status_t ib_put_mad(const ib_mad_element_t *p_mad_element_list)
 	for (p_e = p_mad_element_list; p_e; p_e = p_e->p_next, n++) {
 		p_elem = al_mad_elem_from_ib(p_e);
 		want = AL_MAD_MAGIC_OUT;
-		if (p_elem->p_self != p_elem ||
+		if (!al_mad_elem_known(p_e) || p_elem->p_self != p_elem ||
 		    !__atomic_compare_exchange_n(&p_elem->magic, &want, AL_MAD_MAGIC_PUT, 0,
 						 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
 			unclaim(p_mad_element_list, n);

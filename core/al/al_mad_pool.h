@@ -197,10 +197,17 @@ static inline al_mad_elem_t *al_mad_elem_from_ib(const ib_mad_element_t *p_eleme
 }
 
 /**
+ * Tells whether memory is an element of a live pool (without reading it):
+ * the address is an element's in a chunk of a pool not yet freed.
+ * @param p_element what a user gave as an element.
+ * @return TRUE when it is one.
+ */
+boolean_t al_mad_elem_known(const ib_mad_element_t *p_element);
+
+/**
  * Tells whether an element is out of a pool, for validating an element
- * given by a user. Reads the wrapper's memory, so @p p_element must point
- * to at least sizeof(al_mad_elem_t) readable bytes (any element of a pool
- * does).
+ * given by a user: anything not in a live pool's chunk is refused before
+ * its wrapper is read (al_mad_elem_known).
  * @param p_element the element.
  * @return TRUE when it was obtained from a pool and not returned.
  */
@@ -208,7 +215,7 @@ static inline boolean_t al_mad_elem_is_out(const ib_mad_element_t *p_element)
 {
 	const al_mad_elem_t *p_elem = al_mad_elem_from_ib(p_element);
 
-	return p_element && p_elem->p_self == p_elem &&
+	return al_mad_elem_known(p_element) && p_elem->p_self == p_elem &&
 	       __atomic_load_n(&p_elem->magic, __ATOMIC_ACQUIRE) == AL_MAD_MAGIC_OUT;
 }
 

@@ -469,6 +469,17 @@ static void test_put_validation(void)
 	a->p_next = &fake->element;
 	CU_ASSERT_EQUAL(ib_put_mad(a), IB_INVALID_PARAMETER);
 	free(fake);
+	/* An object of the caller's, just an element's size: refused without
+	 * reading past its end (ASan would tell). */
+	{
+		ib_mad_element_t *mine = (ib_mad_element_t *)calloc(1, sizeof(*mine));
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(mine);
+		CU_ASSERT_EQUAL(ib_put_mad(mine), IB_INVALID_PARAMETER);
+		a->p_next = mine;
+		CU_ASSERT_EQUAL(ib_put_mad(a), IB_INVALID_PARAMETER);
+		free(mine);
+	}
 	CU_ASSERT_EQUAL(pool_out(pool), 2);
 
 	/* A list across two keys of one pool and a second pool. */
@@ -584,6 +595,9 @@ static void test_close_al_releases_all(void)
 	CU_ASSERT_EQUAL(ib_get_mad(key2, 1, &e), IB_INVALID_PARAMETER);
 	CU_ASSERT_EQUAL(ib_destroy_mad_pool(pool2), IB_RESOURCE_BUSY);
 	CU_ASSERT_EQUAL(ib_close_al(h_al2), IB_SUCCESS);
+	/* Its pool went with the instance: the element is refused, its memory
+	 * not read (it is freed). */
+	CU_ASSERT_EQUAL(ib_put_mad(e), IB_INVALID_PARAMETER);
 	CU_ASSERT_EQUAL(al_handle_count(), handles);
 	test_track_end();
 }
