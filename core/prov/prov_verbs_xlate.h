@@ -49,6 +49,7 @@ static inline ib_api_status_t verbs_errno_status(int err)
 	case EINVAL:
 	case ERANGE:
 	case EOVERFLOW:
+	case EFAULT:   /* ibv_reg_mr of memory that is not mapped */
 		return IB_INVALID_PARAMETER;
 	case EPERM:
 	case EACCES:

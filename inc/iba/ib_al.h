@@ -346,6 +346,8 @@ ib_modify_ca(IN const ib_ca_handle_t h_ca, IN const uint8_t port_num,
  * @return the status of the call.
  * @retval IB_SUCCESS the close was started.
  * @retval IB_INVALID_CA_HANDLE h_ca is invalid.
+ * @retval IB_INVALID_STATE ib_sync_destroy from a callback of the adapter or
+ * of one of its resources (the wait could never end); nothing was closed.
  */
 AL_EXPORT ib_api_status_t AL_API
 ib_close_ca(IN const ib_ca_handle_t h_ca, IN const ib_pfn_destroy_cb_t pfn_destroy_cb OPTIONAL);
@@ -402,6 +404,10 @@ ib_dealloc_pd(IN const ib_pd_handle_t h_pd, IN const ib_pfn_destroy_cb_t pfn_des
  * @retval IB_INSUFFICIENT_MEMORY not enough memory.
  * @retval IB_INVALID_PORT the port number of p_av_attr is invalid for the
  * adapter.
+ * @retval IB_INVALID_SETTING an attribute of p_av_attr is out of range for
+ * the adapter (a zero DLID, a multicast DLID without a GRH, an SL above 15
+ * or a static rate it does not know, source path bits beyond the port's
+ * LMC).
  * @retval IB_INSUFFICIENT_RESOURCES the adapter has no resources left.
  */
 AL_EXPORT ib_api_status_t AL_API
@@ -796,6 +802,8 @@ ib_query_cq(IN const ib_cq_handle_t h_cq, OUT uint32_t *const p_size);
  * @retval IB_SUCCESS the destruction was started.
  * @retval IB_INVALID_CQ_HANDLE h_cq is invalid.
  * @retval IB_RESOURCE_BUSY queue pairs are still associated with the queue.
+ * @retval IB_INVALID_STATE ib_sync_destroy from a callback of the queue (the
+ * wait could never end); nothing was destroyed.
  */
 AL_EXPORT ib_api_status_t AL_API
 ib_destroy_cq(IN const ib_cq_handle_t h_cq, IN const ib_pfn_destroy_cb_t pfn_destroy_cb OPTIONAL);
@@ -816,7 +824,8 @@ ib_destroy_cq(IN const ib_cq_handle_t h_cq, IN const ib_pfn_destroy_cb_t pfn_des
  * @return the status of the call.
  * @retval IB_SUCCESS the region was registered.
  * @retval IB_INVALID_PD_HANDLE h_pd is invalid.
- * @retval IB_INVALID_PARAMETER p_mr_create, p_lkey, p_rkey or ph_mr is NULL.
+ * @retval IB_INVALID_PARAMETER p_mr_create, p_lkey, p_rkey or ph_mr is NULL,
+ * the length is 0, or the range is not memory mapped in the process.
  * @retval IB_INSUFFICIENT_MEMORY not enough memory.
  * @retval IB_INSUFFICIENT_RESOURCES the adapter has no resources left.
  * @retval IB_UNSUPPORTED the adapter does not support the access rights.
@@ -3061,6 +3070,8 @@ ib_reg_pnp(IN const ib_al_handle_t h_al, IN const ib_pnp_req_t *const p_pnp_req,
  * @return the status of the call.
  * @retval IB_SUCCESS the deregistration was started.
  * @retval IB_INVALID_HANDLE h_pnp is invalid.
+ * @retval IB_INVALID_STATE ib_sync_destroy from a PnP callback of the
+ * registration (the wait could never end); nothing was canceled.
  */
 AL_EXPORT ib_api_status_t AL_API
 ib_dereg_pnp(IN const ib_pnp_handle_t h_pnp, IN const ib_pfn_destroy_cb_t pfn_destroy_cb OPTIONAL);
@@ -3276,6 +3287,8 @@ ib_open_al(OUT ib_al_handle_t *const ph_al);
  * @return the status of the call.
  * @retval IB_SUCCESS the instance was closed.
  * @retval IB_INVALID_AL_HANDLE h_al is invalid.
+ * @retval IB_INVALID_STATE called from an access-layer callback (the wait
+ * for callbacks could never end); nothing was closed.
  */
 AL_EXPORT ib_api_status_t AL_API
 ib_close_al(IN const ib_al_handle_t h_al);

@@ -17,6 +17,8 @@
  * reports a bad bind only in its completion, the QP in ERROR), and both keep
  * a shared region at its original's address whatever *p_vaddr asks.
  */
+#include <sys/mman.h>
+#include <unistd.h>
 #include "../common/dp_fixture.h"
 
 #define RC IB_QPT_RELIABLE_CONN
@@ -144,6 +146,36 @@ static net32_t bind_ok(ib_mw_handle_t mw, dp_qp_t *qp, uint64_t wr_id, ib_mr_han
 	CU_ASSERT_EQUAL(ib_query_mw(mw, &pd, &q), IB_SUCCESS);
 	CU_ASSERT_EQUAL(q, rkey);
 	return rkey;
+}
+
+/* ---- Registration ---- */
+
+/* Memory that is not mapped is refused, as a hardware registration that
+ * pins it refuses it (EFAULT); a mapped range a byte into the next page is
+ * accepted. */
+static void test_reg_unmapped(void)
+{
+	ib_mr_create_t mc;
+	ib_mr_handle_t mr = NULL;
+	net32_t lkey, rkey;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	uint8_t *p;
+
+	dp_up();
+	p = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CU_ASSERT_FATAL(p != MAP_FAILED);
+	mr_create(&mc, p + page - 8, 16, AC_LW);
+	CU_ASSERT_EQUAL(ib_reg_mem(D.pd, &mc, &lkey, &rkey, &mr), IB_SUCCESS);
+	if (mr)
+		CU_ASSERT_EQUAL(ib_dereg_mr(mr), IB_SUCCESS);
+	CU_ASSERT_EQUAL(munmap(p + page, page), 0);
+	mr = NULL;
+	CU_ASSERT_EQUAL(ib_reg_mem(D.pd, &mc, &lkey, &rkey, &mr), IB_INVALID_PARAMETER);
+	CU_ASSERT_PTR_NULL(mr);
+	CU_ASSERT_EQUAL(munmap(p, page), 0);
+	mr_create(&mc, p, page, AC_LW);
+	CU_ASSERT_EQUAL(ib_reg_mem(D.pd, &mc, &lkey, &rkey, &mr), IB_INVALID_PARAMETER);
+	dp_down();
 }
 
 /* ---- Re-registration ---- */
@@ -569,6 +601,7 @@ static void test_mw_bind_refused(void)
 }
 
 static const test_entry_t tests[] = {
+	TEST_ENTRY(test_reg_unmapped),
 	TEST_ENTRY(test_rereg_access),
 	TEST_ENTRY(test_rereg_addr),
 	TEST_ENTRY(test_rereg_pd),

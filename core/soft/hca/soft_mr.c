@@ -8,7 +8,10 @@
  * An MR's L_Key and R_Key are the same value; the R_Key is usable remotely
  * only with remote rights.
  */
+#include <errno.h>
 #include <stdlib.h>
+#include <unistd.h>
+#include <sys/mman.h>
 #include "soft_hca.h"
 
 #define AC_REMOTE (IB_AC_RDMA_READ | IB_AC_RDMA_WRITE | IB_AC_ATOMIC)
@@ -97,9 +100,22 @@ ib_api_status_t soft_mr_check(soft_pd_t *pd, uint32_t key, uint64_t va, uint64_t
 
 /* Checks a registration request: NULL address or zero length (parameter),
  * unknown bits and remote write/atomic without local write (permission). */
+/* Whether [va, va + len) is mapped in this process, as a hardware
+ * registration pins it (ibv_reg_mr fails with EFAULT otherwise). msync with
+ * MS_ASYNC changes nothing and fails with ENOMEM on an unmapped page. */
+static boolean_t range_mapped(uint64_t va, uint64_t len)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), start = va & ~(page - 1);
+
+	return msync((void *)(uintptr_t)start, (size_t)(va + len - start), MS_ASYNC) == 0 ||
+	       errno != ENOMEM;
+}
+
 static ib_api_status_t check_create(uint64_t va, uint64_t len, ib_access_t access)
 {
 	if (!va || !len || len > SOFT_MAX_MR_SIZE || va + len < va)
+		return IB_INVALID_PARAMETER;
+	if (!range_mapped(va, len))
 		return IB_INVALID_PARAMETER;
 	if (access & ~AC_ALL)
 		return IB_INVALID_PERMISSION;
