@@ -237,9 +237,14 @@ ib_api_status_t verbs_reg_mem(void *h, const ib_mr_create_t *p_create, net32_t *
 		mr->ibv = ibv_reg_mr(pd->ibv, p_create->vaddr, p_create->length,
 				     verbs_access(p_create->access_ctrl));
 		if (!mr->ibv) {
-			ib_api_status_t st = verbs_errno_status(errno);
+			int err = errno;
+			ib_api_status_t st = verbs_errno_status(err);
 
 			free(mr);
+			/* EFAULT: the range is not mapped (ib_reg_mem documents
+			 * IB_INVALID_PARAMETER); EINVAL: the access or sizes. */
+			if (err == EFAULT)
+				return IB_INVALID_PARAMETER;
 			return st == IB_INVALID_PARAMETER ? IB_INVALID_SETTING : st;
 		}
 	}

@@ -101,14 +101,24 @@ ib_api_status_t soft_mr_check(soft_pd_t *pd, uint32_t key, uint64_t va, uint64_t
 /* Checks a registration request: NULL address or zero length (parameter),
  * unknown bits and remote write/atomic without local write (permission). */
 /* Whether [va, va + len) is mapped in this process, as a hardware
- * registration pins it (ibv_reg_mr fails with EFAULT otherwise). msync with
- * MS_ASYNC changes nothing and fails with ENOMEM on an unmapped page. */
+ * registration pins it (ibv_reg_mr fails with EFAULT otherwise). mincore
+ * reads nothing of the range and fails with ENOMEM on an unmapped page; it
+ * is asked a chunk of pages at a time. */
 static boolean_t range_mapped(uint64_t va, uint64_t len)
 {
-	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), start = va & ~(page - 1);
+	unsigned char vec[1024];
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), at = va & ~(page - 1), end = va + len;
 
-	return msync((void *)(uintptr_t)start, (size_t)(va + len - start), MS_ASYNC) == 0 ||
-	       errno != ENOMEM;
+	while (at < end) {
+		uint64_t n = (end - at + page - 1) / page;
+
+		if (n > sizeof(vec))
+			n = sizeof(vec);
+		if (mincore((void *)(uintptr_t)at, (size_t)(n * page), vec) < 0 && errno == ENOMEM)
+			return FALSE;
+		at += n * page;
+	}
+	return TRUE;
 }
 
 static ib_api_status_t check_create(uint64_t va, uint64_t len, ib_access_t access)
