@@ -349,6 +349,11 @@ void soft_fabric_port_close(soft_fabric_port_t *port)
 	soft_fabric_put(fab);
 }
 
+boolean_t soft_fabric_dir_intact(const soft_fabric_port_t *port)
+{
+	return soft_reg_intact(port->fab);
+}
+
 uint16_t soft_fabric_port_lid(const soft_fabric_port_t *port)
 {
 	return __atomic_load_n(&port->lid, __ATOMIC_ACQUIRE);

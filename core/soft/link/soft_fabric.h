@@ -234,6 +234,16 @@ void soft_fabric_unreserve(const soft_fabric_port_info_t *p_ports, size_t n);
 ib_api_status_t soft_fabric_dir_file(const char *name, char *out, size_t cap);
 
 /**
+ * Whether a port's fabric directory still holds the registry this process
+ * mapped: FALSE when the directory or its registry was removed, or replaced
+ * by another (another fabric now lives at that path, which this process's
+ * ports can no longer reach or be reached from).
+ * @param port a port of the fabric.
+ * @return TRUE while the directory is intact.
+ */
+boolean_t soft_fabric_dir_intact(const soft_fabric_port_t *port);
+
+/**
  * Detaches a port: deregisters it (its LID becomes free), closes its socket
  * and discards its delayed packets. NULL is ignored.
  * @param port the port; invalid afterwards.

@@ -159,6 +159,8 @@ struct soft_fabric_port {
 /* Opens (creating and initializing it if needed) and maps the registry of fab->dir. */
 SOFT_PRIVATE ib_api_status_t soft_reg_open(soft_fabric_t *fab);
 SOFT_PRIVATE void soft_reg_close(soft_fabric_t *fab);
+/* Whether fab->dir still holds the registry fab mapped (same file). */
+SOFT_PRIVATE boolean_t soft_reg_intact(const soft_fabric_t *fab);
 /* Serializes against every other registry user, in and out of this process. */
 SOFT_PRIVATE ib_api_status_t soft_reg_lock(soft_fabric_t *fab);
 SOFT_PRIVATE void soft_reg_unlock(soft_fabric_t *fab);

@@ -190,6 +190,17 @@ ib_api_status_t soft_reg_open(soft_fabric_t *fab)
 	return status;
 }
 
+boolean_t soft_reg_intact(const soft_fabric_t *fab)
+{
+	char path[PATH_MAX];
+	struct stat mine, there;
+
+	if (fab->reg_fd < 0 || fstat(fab->reg_fd, &mine) < 0 ||
+	    (size_t)snprintf(path, sizeof(path), "%s/%s", fab->dir, SOFT_REG_FILE) >= sizeof(path))
+		return FALSE;
+	return stat(path, &there) == 0 && there.st_dev == mine.st_dev && there.st_ino == mine.st_ino;
+}
+
 void soft_reg_close(soft_fabric_t *fab)
 {
 	if (fab->hdr)

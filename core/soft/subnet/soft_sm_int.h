@@ -121,6 +121,8 @@ struct soft_sm {
 	int sw_dirty;                 /**< The SA's view of the switch needs pushing. */
 	uint16_t trap_lids[SM_TRAP_LIDS]; /**< Ports whose Trap 144 asks for a new PortInfo read. */
 	size_t n_trap_lids;           /**< Entries used in trap_lids. */
+	uint64_t next_dir_us;         /**< Next check that the directory is still there. */
+	int dir_gone;                 /**< It was removed or replaced: the ports are down. */
 };
 
 /** Now, CLOCK_MONOTONIC, in microseconds. */

@@ -21,6 +21,7 @@
 #include <sys/inotify.h>
 #include "soft_mad_agent.h"
 #include "soft_sm_int.h"
+#include "ibal_log.h"
 
 /* ---- SA host ------------------------------------------------------------ */
 
@@ -144,6 +145,29 @@ void soft_sm_follow_port(struct soft_sm *sm)
 	}
 }
 
+/*
+ * The fabric directory removed or replaced under the process (sm->lock
+ * held): checked once per light sweep (master) or retry period (standby).
+ * Its ports can no longer reach the fabric nor be reached, so they go
+ * DOWN (IB_AE_PORT_DOWN, PnP PORT_DOWN), once, with a message; the SM
+ * stops managing anything.
+ */
+static void check_dir(struct soft_sm *sm, uint64_t now)
+{
+	size_t i;
+
+	if (sm->dir_gone || now < sm->next_dir_us || !sm->n_ports)
+		return;
+	sm->next_dir_us = now + (uint64_t)(sm->master ? sm->cfg.sweep_ms : sm->cfg.retry_ms) * 1000u;
+	if (soft_fabric_dir_intact(sm->ports[0]->fp))
+		return;
+	sm->dir_gone = 1;
+	IBAL_ERR(IBAL_SUB_SM, "fabric directory %s was removed or replaced under this process: its "
+		 "%zu port(s) leave the fabric (PORT_DOWN)", sm->dir, sm->n_ports);
+	for (i = 0; i < sm->n_ports; i++)
+		soft_port_set_state(sm->ports[i], IB_LINK_DOWN);
+}
+
 void *soft_sm_main(void *arg)
 {
 	struct soft_sm *sm = arg;
@@ -153,6 +177,13 @@ void *soft_sm_main(void *arg)
 
 	pthread_mutex_lock(&sm->lock);
 	while (!sm->stop) {
+		check_dir(sm, soft_sm_now_us());
+		if (sm->dir_gone) {
+			/* Nothing left to manage: wait to be stopped. */
+			while (!sm->stop)
+				pthread_cond_wait(&sm->cond, &sm->lock);
+			break;
+		}
 		soft_sm_follow_port(sm);
 		if (!sm->master && sm->sm_port)
 			try_master(sm);
