@@ -210,8 +210,10 @@ ib_api_status_t ib_close_al(const ib_al_handle_t h_al)
 
 /* ---- Provider CAs ---- */
 
-/* The provider owning a GUID; mgr_lock held. */
-static const al_prov_ops_t *prov_of_guid(ib_net64_t guid)
+/* The provider owning a GUID (*pp_ops); mgr_lock held. IB_INVALID_GUID when
+ * no provider enumerates it, IB_INSUFFICIENT_MEMORY when the list of a
+ * provider's GUIDs could not be made. */
+static ib_api_status_t prov_of_guid(ib_net64_t guid, const al_prov_ops_t **pp_ops)
 {
 	ib_net64_t *g;
 	size_t n, i;
@@ -223,16 +225,17 @@ static const al_prov_ops_t *prov_of_guid(ib_net64_t guid)
 			continue;
 		g = (ib_net64_t *)cl_malloc(n * sizeof(*g));
 		if (!g)
-			return NULL;
+			return IB_INSUFFICIENT_MEMORY;
 		if (provs[p]->get_ca_guids(g, &n) == IB_SUCCESS)
 			for (i = 0; i < n; i++)
 				if (g[i] == guid) {
 					cl_free(g);
-					return provs[p];
+					*pp_ops = provs[p];
+					return IB_SUCCESS;
 				}
 		cl_free(g);
 	}
-	return NULL;
+	return IB_INVALID_GUID;
 }
 
 ib_api_status_t al_ci_ca_acquire(ib_net64_t guid, al_ci_ca_t **pp_ci)
@@ -245,10 +248,10 @@ ib_api_status_t al_ci_ca_acquire(ib_net64_t guid, al_ci_ca_t **pp_ci)
 	pthread_mutex_lock(&mgr_lock);
 	/* Only a CA the providers enumerate now (one unplugged stays open
 	 * for its users but cannot be opened again). */
-	p_ops = prov_of_guid(guid);
-	if (!p_ops) {
+	st = prov_of_guid(guid, &p_ops);
+	if (st != IB_SUCCESS) {
 		pthread_mutex_unlock(&mgr_lock);
-		return IB_INVALID_GUID;
+		return st;
 	}
 	for (it = cl_qlist_head(&ci_list); it != cl_qlist_end(&ci_list); it = cl_qlist_next(it)) {
 		p_ci = PARENT_STRUCT(it, al_ci_ca_t, item);

@@ -195,10 +195,33 @@ __attribute__((destructor)) static void cl_memory_dtor(void)
 	_cl_deinit();
 }
 
+/* __cl_mem_fail_nth: allocations of this thread before the failure (0: none
+ * asked), and whether the last one asked for was made. */
+static __thread uint32_t fail_countdown;
+static __thread boolean_t fail_made;
+
+boolean_t __cl_mem_fail_nth(const uint32_t nth)
+{
+	boolean_t made = fail_made;
+
+	fail_countdown = nth;
+	fail_made = FALSE;
+	return made;
+}
+
+/* Whether this allocation is the one to fail. */
+static boolean_t fail_now(void)
+{
+	if (!fail_countdown || --fail_countdown)
+		return FALSE;
+	fail_made = TRUE;
+	return TRUE;
+}
+
 void *__cl_malloc_trk_ex(const char *const file, const int32_t line, const size_t size,
 			 const boolean_t pageable, const char *tag)
 {
-	void *p = malloc(size ? size : 1);
+	void *p = fail_now() ? NULL : malloc(size ? size : 1);
 
 	(void)pageable;
 	trk_add(p, size, file, line, tag);
@@ -208,7 +231,7 @@ void *__cl_malloc_trk_ex(const char *const file, const int32_t line, const size_
 void *__cl_zalloc_trk_ex(const char *const file, const int32_t line, const size_t size,
 			 const boolean_t pageable, const char *tag)
 {
-	void *p = calloc(1, size ? size : 1);
+	void *p = fail_now() ? NULL : calloc(1, size ? size : 1);
 
 	(void)pageable;
 	trk_add(p, size, file, line, tag);

@@ -40,6 +40,17 @@ extern "C" {
 cl_status_t CL_API __cl_mem_track(IN const boolean_t start);
 
 /**
+ * Fault injection for tests (an ibal extension): the @p nth allocation
+ * (cl_malloc, cl_zalloc, cl_palloc, cl_pzalloc) made from now on by the
+ * calling thread returns NULL, once; other threads are not affected, so a
+ * test that walks @p nth over 1, 2, ... fails each of its own allocations in
+ * turn, deterministically.
+ * @param nth 1 for the next allocation; 0 cancels a failure not yet made.
+ * @return whether the failure asked for by the previous call was made.
+ */
+boolean_t CL_API __cl_mem_fail_nth(IN const uint32_t nth);
+
+/**
  * Initializes complib for the process. Called automatically when the library
  * loads; applications ported from Windows may call it, and calls nest.
  * @return CL_SUCCESS.
