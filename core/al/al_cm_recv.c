@@ -879,12 +879,20 @@ static uint32_t msg_sender(al_cm_msg_type_t t, const al_cm_msg_t *m)
 	return known_type(t) ? cm_id_at(m, cm_ids[t].sender) : 0;
 }
 
+static boolean_t gid_set(const ib_gid_t *p_gid)
+{
+	static const ib_gid_t zero;
+
+	return memcmp(p_gid, &zero, sizeof(zero)) != 0;
+}
+
 /*
  * Why a message found by its receiver's comm ID does not come from the
  * connection's peer (NULL: it does), as the Linux CM checks: the sender's
  * comm ID once the CEP knows it; the QPN a DREQ or LAP names; and for
- * those two, which end or move a connection, the source LID, which must be
- * the primary or the alternate path's when the MAD came without a GRH.
+ * those two, which end or move a connection, the source: the LID of the
+ * primary or the alternate path when the MAD came without a GRH, else its
+ * GID.
  */
 static const char *not_from_peer(const al_cep_t *p_cep, const ib_mad_element_t *p_mad,
 				 al_cm_msg_type_t type, const al_cm_msg_t *p_msg)
@@ -902,6 +910,10 @@ static const char *not_from_peer(const al_cep_t *p_cep, const ib_mad_element_t *
 	    p_mad->remote_lid != p_cep->dlid && p_mad->remote_lid != p_cep->path.dlid &&
 	    p_mad->remote_lid != p_cep->alt_path.dlid)
 		return "the source LID is not the connection's";
+	if (p_mad->grh_valid && p_mad->p_grh && gid_set(&p_cep->path.dgid) &&
+	    memcmp(&p_mad->p_grh->src_gid, &p_cep->path.dgid, sizeof(ib_gid_t)) &&
+	    memcmp(&p_mad->p_grh->src_gid, &p_cep->alt_path.dgid, sizeof(ib_gid_t)))
+		return "the source GID is not the connection's";
 	return NULL;
 }
 
