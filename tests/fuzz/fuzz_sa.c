@@ -11,6 +11,7 @@
  */
 #include <string.h>
 #include "soft_sa.h"
+#include "../soft/soft_sa_ports.h"
 #include "fuzz.h"
 
 static void drop(void *ctx, const ib_mad_t *m, const soft_mad_addr_t *dst)
@@ -18,43 +19,6 @@ static void drop(void *ctx, const ib_mad_t *m, const soft_mad_addr_t *dst)
 	(void)ctx;
 	(void)m;
 	(void)dst;
-}
-
-static soft_sa_port_t port_of(unsigned i)
-{
-	soft_sa_port_t p;
-
-	memset(&p, 0, sizeof(p));
-	p.node_info.base_version = 1;
-	p.node_info.class_version = 1;
-	p.node_info.node_type = IB_NODE_TYPE_CA;
-	p.node_info.num_ports = 1;
-	p.node_info.node_guid = cl_hton64(0x100 + i);
-	p.node_info.sys_guid = cl_hton64(0x100 + i);
-	p.node_info.port_guid = cl_hton64(0x200 + i);
-	p.node_info.partition_cap = cl_hton16(1);
-	p.port_num = 1;
-	p.port_info.subnet_prefix = IB_DEFAULT_SUBNET_PREFIX;
-	p.port_info.base_lid = cl_hton16((uint16_t)i);
-	p.port_info.master_sm_base_lid = cl_hton16(1);
-	p.port_info.local_port_num = 1;
-	p.port_info.link_width_active = IB_LINK_WIDTH_ACTIVE_4X;
-	p.port_info.state_info1 = (uint8_t)((IB_LINK_SPEED_ACTIVE_10 << 4) | IB_LINK_ACTIVE);
-	p.port_info.link_speed = (uint8_t)(IB_LINK_SPEED_ACTIVE_10 << 4);
-	p.port_info.mtu_smsl = (uint8_t)(IB_MTU_LEN_4096 << 4);
-	p.port_info.mtu_cap = IB_MTU_LEN_4096;
-	p.guid_info.guid[0] = p.node_info.port_guid;
-	p.pkey_table.pkey_entry[0] = cl_hton16(0xFFFF);
-	return p;
-}
-
-static ib_gid_t gid_of(unsigned i)
-{
-	ib_gid_t g;
-
-	g.unicast.prefix = IB_DEFAULT_SUBNET_PREFIX;
-	g.unicast.interface_id = cl_hton64(0x200 + i);
-	return g;
 }
 
 static void seed(const char *name, uint8_t method, ib_net16_t attr, uint64_t comp_mask,
@@ -139,7 +103,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!sa)
 		return 0;
 	for (i = 1; i <= 3; i++) {
-		soft_sa_port_t p = port_of(i);
+		soft_sa_port_t p = mk_port(i, (uint16_t)i, IB_LINK_ACTIVE);
 
 		(void)soft_sa_port_update(sa, &p);
 	}
