@@ -214,7 +214,7 @@ static void svc_set(soft_sa_t *sa, const ib_sa_mad_t *req, const soft_mad_addr_t
 	}
 	s = svc_find_rid(sa, &q);
 	if (!s) {
-		sa_svc_count_t *c = count_of(sa, &q.service_gid, TRUE);
+		sa_svc_count_t *c = count_of(sa, &q.service_gid, FALSE);
 
 		if (c && c->n >= sa->svc_max) {
 			IBAL_WARN(IBAL_SUB_SM, "SA: ServiceRecord Set for port 0x%016" PRIx64 " refused: it "
@@ -223,12 +223,11 @@ static void svc_set(soft_sa_t *sa, const ib_sa_mad_t *req, const soft_mad_addr_t
 			soft_sa_respond_err(sa, req, src, IB_SA_MAD_STATUS_NO_RESOURCES);
 			return;
 		}
-		s = c ? calloc(1, sizeof(*s)) : NULL;
-		if (!s) {
-			if (c && !c->n) {   /* made just now: not kept empty */
-				cl_qmap_remove_item(&sa->svc_counts, &c->item);
-				free(c);
-			}
+		s = calloc(1, sizeof(*s));
+		if (s && !c)
+			c = count_of(sa, &q.service_gid, TRUE);
+		if (!s || !c) {
+			free(s);
 			soft_sa_respond_err(sa, req, src, IB_SA_MAD_STATUS_NO_RESOURCES);
 			return;
 		}
