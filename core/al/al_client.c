@@ -9,17 +9,23 @@
 #include "al_client.h"
 
 /* In the order they are told: the CM sends its last messages before the
- * DM agents of the closed instance's IOCs end; the CM through the kernel's
- * starts after the others and stops before them. */
+ * DM agents of the closed instance's IOCs end; the IOC sweeper a closed
+ * registration stopped ends before the SA services it used are waited for;
+ * the CM through the kernel's starts after the others and stops before them. */
 static const al_client_t *const clients[] = {
 	&al_cm_client,
 	&al_dm_agent_client,
+	&al_ioc_pnp_client,
+	&al_sa_client,
 #ifdef HAVE_AL_CM_KERN
 	&al_cm_kern_client,
 #endif
 };
 
 #define N_CLIENTS (sizeof(clients) / sizeof(clients[0]))
+
+/* Depth of al_client_close_al() calls on this thread. */
+static __thread uint32_t t_internal_close;
 
 void al_clients_qp_destroying(struct al_qp *p_qp)
 {
@@ -34,6 +40,8 @@ void al_clients_al_closed(void)
 {
 	size_t i;
 
+	if (t_internal_close)
+		return;
 	for (i = 0; i < N_CLIENTS; i++)
 		if (clients[i]->al_closed)
 			clients[i]->al_closed();
@@ -64,4 +72,11 @@ void al_clients_ca_list_changed(void)
 	for (i = 0; i < N_CLIENTS; i++)
 		if (clients[i]->ca_list_changed)
 			clients[i]->ca_list_changed();
+}
+
+void al_client_close_al(ib_al_handle_t h_al)
+{
+	t_internal_close++;
+	(void)ib_close_al(h_al);
+	t_internal_close--;
 }

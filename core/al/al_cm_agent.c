@@ -4,6 +4,7 @@
  *
  * See al_cm_int.h for the locks.
  */
+#include "al_client.h"
 #include "al_cm_int.h"
 #include "ibal_log.h"
 #include "ibal_random.h"
@@ -162,7 +163,7 @@ static void agents_close(cm_agents_t *p_ag)
 		al_cm_drain_sends();
 		for (i = 0; i < p_ag->n_ports; i++)
 			al_port_agent_close(&p_ag->ports[i].agent);
-		ib_close_al(p_ag->h_al);
+		al_client_close_al(p_ag->h_al);
 	}
 	pthread_mutex_destroy(&p_ag->port_lock);
 	cl_free(p_ag->ports);

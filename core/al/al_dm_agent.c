@@ -65,7 +65,6 @@ static pthread_cond_t ag_cond = PTHREAD_COND_INITIALIZER;
 static cl_qlist_t agents;
 static boolean_t agents_init;
 static uint32_t teardowns;          /* agents ending (ag_lock) */
-static __thread boolean_t tls_teardown; /* this thread ends an agent */
 
 /* ---- Answers ---- */
 
@@ -204,15 +203,13 @@ static void agent_close(dm_agent_t *p_ag)
 {
 	uint8_t i;
 
-	tls_teardown = TRUE;
 	if (p_ag->h_ca)
 		set_cap(p_ag, FALSE);
 	if (p_ag->h_al) {
 		for (i = 0; i < p_ag->n_ports; i++)
 			al_port_agent_close(&p_ag->ports[i].agent);
-		ib_close_al(p_ag->h_al);
+		al_client_close_al(p_ag->h_al);
 	}
-	tls_teardown = FALSE;
 	cl_free(p_ag->ports);
 	cl_free(p_ag);
 }
@@ -355,8 +352,6 @@ void al_dm_agent_stop(ib_net64_t ca_guid)
 
 void al_dm_agent_quiesce(void)
 {
-	if (tls_teardown)
-		return;
 	pthread_mutex_lock(&ag_lock);
 	while (teardowns)
 		pthread_cond_wait(&ag_cond, &ag_lock);

@@ -46,6 +46,7 @@
 #include <complib/cl_memory.h>
 #include "al_verbs.h"
 #include "al_mad.h"
+#include "al_client.h"
 #include "ibal_env.h"
 #include "ibal_log.h"
 
@@ -102,6 +103,7 @@ static pthread_mutex_t wake_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake_cond;     /* CLOCK_MONOTONIC */
 static pthread_once_t wake_once = PTHREAD_ONCE_INIT;
 static uint32_t n_alive;             /* wake_lock: sweeper threads not ended */
+static uint32_t n_stopped;           /* wake_lock: of those, the ones told to stop */
 
 /* ---- The model ---- */
 
@@ -795,7 +797,7 @@ static void *sweeper_main(void *arg)
 			break;
 	}
 	if (h_al)
-		ib_close_al(h_al);
+		al_client_close_al(h_al);
 	al_pnp_lock();
 	model_free(&sw->model);
 	al_pnp_unlock();
@@ -803,6 +805,7 @@ static void *sweeper_main(void *arg)
 	sw->ended = TRUE;
 	orphan = sw->orphan;
 	n_alive--;
+	n_stopped--;
 	pthread_cond_broadcast(&wake_cond);
 	pthread_mutex_unlock(&wake_lock);
 	if (orphan)
@@ -875,6 +878,7 @@ void al_ioc_pnp_unuse(void)
 		if (sw) {
 			pthread_mutex_lock(&wake_lock);
 			__atomic_store_n(&sw->stop, 1, __ATOMIC_RELEASE);
+			n_stopped++;
 			pthread_cond_broadcast(&wake_cond);
 			pthread_mutex_unlock(&wake_lock);
 		}
@@ -901,6 +905,24 @@ void al_ioc_pnp_quiesce(void)
 	pthread_once(&wake_once, wake_init);
 	wait_no_sweeper();
 }
+
+/* The IOC discovery as a client of the core (al_client.h): a sweeper
+ * stopped by the last IOU/IOC registration (of the closed instance, or of
+ * any) has ended, its AL instance closed, before ib_close_al returns. A
+ * sweeper still running for another registration is not waited for. */
+static void ioc_pnp_al_closed(void)
+{
+	pthread_once(&wake_once, wake_init);
+	pthread_mutex_lock(&wake_lock);
+	while (n_stopped)
+		pthread_cond_wait(&wake_cond, &wake_lock);
+	pthread_mutex_unlock(&wake_lock);
+}
+
+const al_client_t al_ioc_pnp_client = {
+	.name = "ioc-pnp",
+	.al_closed = ioc_pnp_al_closed,
+};
 
 boolean_t al_ioc_pnp_ready(void)
 {

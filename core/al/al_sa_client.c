@@ -11,6 +11,7 @@
 #include <string.h>
 #include <complib/cl_memory.h>
 #include "al_sa_client.h"
+#include "al_client.h"
 #include "al_verbs.h"
 #include "ibal_log.h"
 #include "ibal_random.h"
@@ -598,7 +599,7 @@ static void port_close(al_sa_port_t *p_port)
 	if (p_port->p_ops == &pub_ops)
 		al_port_agent_close(&p_port->agent);
 	if (p_port->h_al)
-		ib_close_al(p_port->h_al);
+		al_client_close_al(p_port->h_al);
 	port_free(p_port);
 }
 
@@ -817,6 +818,14 @@ void al_sa_quiesce(void)
 		pthread_cond_wait(&g_cond, &g_lock);
 	pthread_mutex_unlock(&g_lock);
 }
+
+/* The SA client as a client of the core (al_client.h): a closed instance
+ * that held a port's service last started its teardown; ib_close_al returns
+ * once it is over (its AL instance, QP1 alias and memory gone). */
+const al_client_t al_sa_client = {
+	.name = "sa",
+	.al_closed = al_sa_quiesce,
+};
 
 /* ---- Listeners ---- */
 
