@@ -352,7 +352,6 @@ typedef struct sweep_port {
 	ib_net64_t ca_guid;
 	ib_net64_t port_guid;
 	ib_ca_handle_t h_ca;         /* opened on the first DevMgt request */
-	ib_pd_handle_t h_pd;
 	al_gmp_client_t gmp;
 	boolean_t gmp_open;
 } sweep_port_t;
@@ -368,12 +367,7 @@ static ib_api_status_t port_gmp(sweep_port_t *sp)
 		if (st != IB_SUCCESS)
 			return st;
 	}
-	if (!sp->h_pd) {
-		st = ib_alloc_pd(sp->h_ca, IB_PDT_ALIAS, NULL, &sp->h_pd);
-		if (st != IB_SUCCESS)
-			return st;
-	}
-	st = al_gmp_client_open(sp->h_pd, sp->port_guid, &sp->gmp);
+	st = al_gmp_client_open(sp->h_ca, sp->port_guid, &sp->gmp);
 	sp->gmp_open = st == IB_SUCCESS;
 	return st;
 }

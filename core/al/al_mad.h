@@ -46,6 +46,7 @@
 #include <complib/cl_qlist.h>
 #include <complib/cl_waitobj.h>
 #include "al_verbs.h"
+#include "al_port_agent.h"
 #include "al_mad_pool.h"
 
 #ifdef __cplusplus
@@ -289,23 +290,22 @@ ib_api_status_t al_mad_inst_pool(al_pd_t *p_pd, al_pool_t **pp_pool);
  */
 typedef void (*al_gmp_cb_t)(void *context, ib_api_status_t status, ib_mad_element_t *p_resp);
 
-/** A GMP client on one port's QP1: an alias, its pool key, one MAD service. */
+/** A GMP client on one port's QP1: the port's agent objects (al_port_agent.h). */
 typedef struct al_gmp_client {
-	ib_qp_handle_t h_qp;        /**< The QP1 alias. */
-	ib_pool_key_t h_key;        /**< Its pool key. */
-	ib_mad_svc_handle_t h_svc;  /**< The service its requests go through. */
+	al_port_agent_t agent;      /**< Alias PD, QP1 alias, pool key, MAD service. */
 } al_gmp_client_t;
 
 /**
- * Opens a GMP client: a QP1 alias on @p port_guid under @p h_pd, and a
- * MAD service (IB_MAD_SVC_DEFAULT, so SA class responses are reassembled)
- * that takes no unsolicited MADs.
- * @param h_pd a PD of the CA of the port.
+ * Opens a GMP client through al_port_agent_open(): an alias PD of @p h_ca,
+ * the QP1 alias of @p port_guid and a MAD service (IB_MAD_SVC_DEFAULT, so
+ * SA class responses are reassembled) that takes no unsolicited MADs.
+ * @param h_ca the CA of the port.
  * @param port_guid the port.
- * @param p_client receives the client.
- * @return IB_SUCCESS or the status of ib_get_spl_qp() / ib_reg_mad_svc().
+ * @param p_client receives the client (closed again on failure).
+ * @return IB_SUCCESS or the status of ib_alloc_pd() / ib_get_spl_qp() /
+ *         ib_reg_mad_svc().
  */
-ib_api_status_t al_gmp_client_open(ib_pd_handle_t h_pd, ib_net64_t port_guid,
+ib_api_status_t al_gmp_client_open(ib_ca_handle_t h_ca, ib_net64_t port_guid,
 				   al_gmp_client_t *p_client);
 
 /**
@@ -329,9 +329,9 @@ ib_api_status_t al_gmp_request(al_gmp_client_t *p_client, ib_net16_t dlid, const
 			       al_gmp_cb_t pfn_cb, void *context);
 
 /**
- * Closes a GMP client: its requests still outstanding complete with
- * IB_CANCELED (their callbacks come before this returns when called from
- * a non-callback thread).
+ * Closes a GMP client (its QP1 alias, then its PD): its requests still
+ * outstanding complete with IB_CANCELED (their callbacks come before this
+ * returns when called from a non-callback thread).
  * @param p_client the client.
  */
 void al_gmp_client_close(al_gmp_client_t *p_client);

@@ -2,7 +2,8 @@
  * ibal access layer: a small GMP request client on a port's QP1, for the SA client to build on.
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  *
- * Built only on the public MAD calls: a QP1 alias, its pool key and one
+ * Built only on the public MAD calls, through the port agent helper
+ * (al_port_agent.h): an alias PD, the QP1 alias, its pool key and one
  * IB_MAD_SVC_DEFAULT service. Each request carries a cl_malloc'd record
  * in its element's context1; the send callback reports failures, and the
  * response (delivered right after the send callback, on the same service
@@ -51,32 +52,23 @@ static void AL_API gmp_recv_cb(const ib_mad_svc_handle_t h_svc, void *svc_ctx,
 	cl_free(r);
 }
 
-ib_api_status_t al_gmp_client_open(ib_pd_handle_t h_pd, ib_net64_t port_guid,
+ib_api_status_t al_gmp_client_open(ib_ca_handle_t h_ca, ib_net64_t port_guid,
 				   al_gmp_client_t *p_client)
 {
-	ib_qp_create_t qc;
 	ib_mad_svc_t svc;
 	ib_api_status_t st;
 
 	if (!p_client)
 		return IB_INVALID_PARAMETER;
 	memset(p_client, 0, sizeof(*p_client));
-	memset(&qc, 0, sizeof(qc));
-	qc.qp_type = IB_QPT_QP1_ALIAS;
-	st = ib_get_spl_qp(h_pd, port_guid, &qc, p_client, NULL, &p_client->h_key,
-			   &p_client->h_qp);
-	if (st != IB_SUCCESS)
-		return st;
 	memset(&svc, 0, sizeof(svc));
 	svc.mad_svc_context = p_client;
 	svc.pfn_mad_send_cb = gmp_send_cb;
 	svc.pfn_mad_recv_cb = gmp_recv_cb;
 	svc.svc_type = IB_MAD_SVC_DEFAULT;
-	st = ib_reg_mad_svc(p_client->h_qp, &svc, &p_client->h_svc);
-	if (st != IB_SUCCESS) {
-		ib_destroy_qp(p_client->h_qp, al_sync_unless_cb());
-		p_client->h_qp = NULL;
-	}
+	st = al_port_agent_open(&p_client->agent, h_ca, port_guid, 64, &svc, &al_port_agent_public);
+	if (st != IB_SUCCESS)
+		al_gmp_client_close(p_client);
 	return st;
 }
 
@@ -93,7 +85,7 @@ ib_api_status_t al_gmp_request(al_gmp_client_t *p_client, ib_net16_t dlid, const
 	r = (gmp_req_t *)cl_zalloc(sizeof(*r));
 	if (!r)
 		return IB_INSUFFICIENT_MEMORY;
-	st = ib_get_mad(p_client->h_key, MAD_BLOCK_SIZE, &e);
+	st = ib_get_mad(p_client->agent.pool_key, MAD_BLOCK_SIZE, &e);
 	if (st != IB_SUCCESS) {
 		cl_free(r);
 		return st;
@@ -109,7 +101,7 @@ ib_api_status_t al_gmp_request(al_gmp_client_t *p_client, ib_net16_t dlid, const
 	e->timeout_ms = timeout_ms;
 	e->retry_cnt = retries;
 	e->context1 = r;
-	st = ib_send_mad(p_client->h_svc, e, NULL);
+	st = ib_send_mad(p_client->agent.h_svc, e, NULL);
 	if (st != IB_SUCCESS) {
 		ib_put_mad(e);
 		cl_free(r);
@@ -119,8 +111,11 @@ ib_api_status_t al_gmp_request(al_gmp_client_t *p_client, ib_net16_t dlid, const
 
 void al_gmp_client_close(al_gmp_client_t *p_client)
 {
-	if (p_client && p_client->h_qp)
-		ib_destroy_qp(p_client->h_qp, al_sync_unless_cb());
-	if (p_client)
-		memset(p_client, 0, sizeof(*p_client));
+	if (!p_client)
+		return;
+	if (p_client->agent.h_qp)
+		ib_destroy_qp(p_client->agent.h_qp, al_sync_unless_cb());
+	if (p_client->agent.h_pd)
+		ib_dealloc_pd(p_client->agent.h_pd, al_sync_unless_cb());
+	memset(p_client, 0, sizeof(*p_client));
 }

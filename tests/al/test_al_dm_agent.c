@@ -30,7 +30,6 @@ static ib_ca_handle_t h_ca[2];
 static ib_net64_t ca_guid[2];
 static ib_net64_t port_guid[2];
 static ib_net16_t port_lid[2];
-static ib_pd_handle_t h_pd;
 static al_gmp_client_t client;
 
 static void read_port(int i)
@@ -77,8 +76,7 @@ static void up(void)
 		CU_ASSERT_EQUAL_FATAL(ib_open_ca(h_al, ca_guid[i], NULL, NULL, &h_ca[i]), IB_SUCCESS);
 		read_port(i);
 	}
-	CU_ASSERT_EQUAL_FATAL(ib_alloc_pd(h_ca[1], IB_PDT_ALIAS, NULL, &h_pd), IB_SUCCESS);
-	CU_ASSERT_EQUAL_FATAL(al_gmp_client_open(h_pd, port_guid[1], &client), IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(al_gmp_client_open(h_ca[1], port_guid[1], &client), IB_SUCCESS);
 }
 
 static void down(void)

@@ -1392,7 +1392,7 @@ static void test_gmp_client(void)
 	CU_ASSERT_EQUAL_FATAL(reg(&sa, sa.qp, VCLASS, 1, IB_MAD_SVC_DEFAULT, get, &sa.svc),
 			      IB_SUCCESS);
 	sa.resp_svc = sa.svc;
-	CU_ASSERT_EQUAL_FATAL(al_gmp_client_open(sb.pd, sb.port_guid, &c), IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(al_gmp_client_open(sb.ca, sb.port_guid, &c), IB_SUCCESS);
 	memset(&m, 0, sizeof(m));
 	m.base_ver = 1;
 	m.mgmt_class = VCLASS;
