@@ -13,6 +13,7 @@
  * registration stopped ends before the SA services it used are waited for;
  * the CM through the kernel's starts after the others and stops before them. */
 static const al_client_t *const clients[] = {
+	&al_mad_layer_client,
 	&al_cm_client,
 	&al_dm_agent_client,
 	&al_ioc_pnp_client,
@@ -79,4 +80,21 @@ void al_client_close_al(ib_al_handle_t h_al)
 	t_internal_close++;
 	(void)ib_close_al(h_al);
 	t_internal_close--;
+}
+
+ib_api_status_t al_clients_create_qp(struct al_pd *p_pd, const ib_qp_create_t *p_create,
+				     const void *qp_context, ib_pfn_event_cb_t pfn_event_cb,
+				     ib_qp_handle_t *ph_qp)
+{
+	ib_api_status_t st;
+	size_t i;
+
+	for (i = 0; i < N_CLIENTS; i++) {
+		if (!clients[i]->create_qp)
+			continue;
+		st = clients[i]->create_qp(p_pd, p_create, qp_context, pfn_event_cb, ph_qp);
+		if (st != IB_UNSUPPORTED)
+			return st;
+	}
+	return IB_INVALID_SETTING;
 }

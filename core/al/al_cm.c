@@ -1184,5 +1184,6 @@ const al_client_t al_cm_client = {
 	.name = "cm",
 	.qp_destroying = al_cm_qp_destroying,
 	.al_closed = al_cm_drain_sends,
+	.port_added = al_cm_port_added,
 };
 

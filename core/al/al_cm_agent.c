@@ -4,7 +4,6 @@
  *
  * See al_cm_int.h for the locks.
  */
-#include "al_client.h"
 #include "al_cm_int.h"
 #include "ibal_log.h"
 #include "ibal_random.h"
@@ -155,8 +154,7 @@ static void agents_close(cm_agents_t *p_ag)
 	pthread_mutex_lock(&p_ag->port_lock);
 	p_ag->closing = TRUE;
 	pthread_mutex_unlock(&p_ag->port_lock);
-	if (p_ag->h_pnp)
-		ib_dereg_pnp(p_ag->h_pnp, ib_sync_destroy);   /* its callbacks are over */
+	al_client_unwatch_ports(p_ag->p_watch);   /* its callbacks are over */
 	if (p_ag->h_al) {
 		/* Destroying the QP1 aliases cancels what they still send: the
 		 * DREP or REJ of the endpoint whose end brought us here. */
@@ -188,42 +186,37 @@ static ib_api_status_t agent_open_port(cm_port_t *p_port)
 }
 
 /*
- * A port's PnP event (the set's registration, on an AL callback thread): a
+ * A port is there (the CM's watch of the ports, on an AL callback thread): a
  * port without an agent gets one, on the CA handle of a port of the same CA
- * or a new one (closed with the set's AL instance).
+ * or a new one (closed with the set's AL instance). The ports present when
+ * the set was made come first, and are skipped.
  */
-static ib_api_status_t AL_API agent_on_pnp(ib_pnp_rec_t *p_rec)
+void al_cm_port_added(void *context, const al_client_port_t *p_port)
 {
-	cm_agents_t *p_ag = (cm_agents_t *)p_rec->pnp_context;
-	ib_pnp_port_rec_t *p_port_rec = (ib_pnp_port_rec_t *)p_rec;
-	ib_net64_t port_guid, ca_guid;
+	cm_agents_t *p_ag = (cm_agents_t *)context;
 	ib_ca_handle_t h_ca = NULL;
 	cm_port_t *pp;
 	uint32_t i, n;
 
-	if (p_rec->pnp_event != IB_PNP_PORT_ADD || !p_port_rec->p_port_attr || !p_port_rec->p_ca_attr)
-		return IB_SUCCESS;
-	port_guid = p_port_rec->p_port_attr->port_guid;
-	ca_guid = p_port_rec->p_ca_attr->ca_guid;
-	if (al_cm_kern_owns(ca_guid))
-		return IB_SUCCESS;      /* the kernel's CM runs it (al_cm_kern.h) */
+	if (al_cm_kern_owns(p_port->ca_guid))
+		return;         /* the kernel's CM runs it (al_cm_kern.h) */
 	pthread_mutex_lock(&p_ag->port_lock);
 	n = p_ag->n_ports;
 	if (p_ag->closing || n >= AL_CM_MAX_PORTS)
 		goto out;
 	for (i = 0; i < n; i++) {
-		if (p_ag->ports[i].port_guid == port_guid)
+		if (p_ag->ports[i].port_guid == p_port->port_guid)
 			goto out;       /* has its agent */
-		if (p_ag->ports[i].ca_guid == ca_guid)
+		if (p_ag->ports[i].ca_guid == p_port->ca_guid)
 			h_ca = p_ag->ports[i].h_ca;
 	}
-	if (!h_ca && ib_open_ca(p_ag->h_al, ca_guid, NULL, NULL, &h_ca) != IB_SUCCESS)
+	if (!h_ca && ib_open_ca(p_ag->h_al, p_port->ca_guid, NULL, NULL, &h_ca) != IB_SUCCESS)
 		goto out;
 	pp = &p_ag->ports[n];
 	memset(pp, 0, sizeof(*pp));
-	pp->ca_guid = ca_guid;
-	pp->port_guid = port_guid;
-	pp->port_num = p_port_rec->p_port_attr->port_num;
+	pp->ca_guid = p_port->ca_guid;
+	pp->port_guid = p_port->port_guid;
+	pp->port_num = p_port->port_num;
 	pp->h_ca = h_ca;
 	if (agent_open_port(pp) == IB_SUCCESS)
 		__atomic_store_n(&p_ag->n_ports, n + 1, __ATOMIC_RELEASE);
@@ -233,7 +226,6 @@ static ib_api_status_t AL_API agent_on_pnp(ib_pnp_rec_t *p_rec)
 	 * AL instance closes. */
 out:
 	pthread_mutex_unlock(&p_ag->port_lock);
-	return IB_SUCCESS;
 }
 
 static ib_api_status_t agents_open(cm_agents_t **pp_ag)
@@ -246,7 +238,6 @@ static ib_api_status_t agents_open(cm_agents_t **pp_ag)
 	uint32_t size, total = 0;
 	uint8_t p;
 	ib_ca_handle_t h_ca;
-	ib_pnp_req_t pnp;
 
 	if (!p_ag)
 		return IB_INSUFFICIENT_MEMORY;
@@ -302,14 +293,10 @@ static ib_api_status_t agents_open(cm_agents_t **pp_ag)
 		guids = NULL;
 		goto fail;
 	}
-	/* Ports added later: their IB_PNP_PORT_ADD (the ones above come again
-	 * first, and are skipped). Without it, those ports have no agent. */
-	memset(&pnp, 0, sizeof(pnp));
-	pnp.pnp_class = IB_PNP_PORT;
-	pnp.pnp_context = p_ag;
-	pnp.pfn_pnp_cb = agent_on_pnp;
-	if (ib_reg_pnp(p_ag->h_al, &pnp, &p_ag->h_pnp) != IB_SUCCESS)
-		p_ag->h_pnp = NULL;
+	/* Ports added later: the CM's port_added (the ones above come again
+	 * first, and are skipped). Without the watch, those ports have no agent. */
+	if (al_client_watch_ports(&al_cm_client, p_ag, &p_ag->p_watch) != IB_SUCCESS)
+		p_ag->p_watch = NULL;
 	*pp_ag = p_ag;
 	return IB_SUCCESS;
 fail:

@@ -29,6 +29,7 @@
 #include <complib/cl_fleximap.h>
 #include "al_cm.h"
 #include "al_cm_wire.h"
+#include "al_client.h"
 #include "al_port_agent.h"
 #include "al_verbs.h"
 #include "al_cm_kern.h"
@@ -62,13 +63,13 @@ typedef struct cm_port {
 
 /* The agents of every port, made on first use, ended with the last user.
  * Ports present then get theirs at once; a port added later (a CA plugged
- * in) gets its agent from the IB_PNP_PORT_ADD event of a PnP registration
- * of the set's AL instance. ports[0 .. n_ports) are complete: n_ports is
+ * in) gets its agent from the CM's port_added, as a client watching the
+ * ports (al_client_watch_ports()). ports[0 .. n_ports) are complete: n_ports is
  * written (under port_lock) with a release store after the entry, and read
  * with al_cm_n_ports() (acquire). */
 typedef struct cm_agents {
 	ib_al_handle_t h_al;
-	ib_pnp_handle_t h_pnp;
+	struct al_pnp *p_watch;       /* the CM's watch of the ports */
 	pthread_mutex_t port_lock;    /* adds to ports[]; leaf lock */
 	boolean_t closing;            /* port_lock: no more adds */
 	cm_port_t *ports;
@@ -298,5 +299,9 @@ void al_cm_queue_drep(al_cep_t *p_cep, ib_api_status_t status, const al_cm_drep_
 void al_cm_queue_apr(al_cep_t *p_cep, ib_api_status_t status, const al_cm_apr_msg_t *p_apr);
 /* A path record from a REQ's primary or alternate path. */
 void al_cm_wire_to_path(const al_cm_path_t *w, const al_cm_req_msg_t *p_req, ib_path_rec_t *p);
+
+/* A port is there (the CM's port_added as a client, al_client.h): a port
+ * without an agent gets one. @p context is the agent set. */
+void al_cm_port_added(void *context, const al_client_port_t *p_port);
 
 #endif /* AL_CM_INT_H */

@@ -203,20 +203,6 @@ static inline boolean_t al_qp_is_mad(const al_qp_t *p_qp)
 /* ---- al_spl_qp.c ---- */
 
 /**
- * Creates an IB_QPT_MAD queue pair (ib_create_qp() hands the type here).
- * @param p_pd the PD, entered by the caller.
- * @param p_create the attributes (only qp_type is used).
- * @param qp_context the user's context.
- * @param pfn_event_cb the QP's event callback (never called: no provider QP).
- * @param ph_qp receives the handle.
- * @return IB_SUCCESS; IB_INVALID_PD_HANDLE when the PD is being destroyed;
- *         IB_INSUFFICIENT_MEMORY.
- */
-ib_api_status_t al_mad_qp_create(al_pd_t *p_pd, const ib_qp_create_t *p_create,
-				 const void *qp_context, ib_pfn_event_cb_t pfn_event_cb,
-				 ib_qp_handle_t *ph_qp);
-
-/**
  * Moves a provider QP from any state to RTS as a datagram QP: RESET, INIT
  * (port, Q_Key, P_Key index), RTR, RTS (ib_init_dgrm_svc() and the
  * dispatchers).

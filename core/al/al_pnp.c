@@ -39,6 +39,7 @@
 #include <complib/cl_memory.h>
 #include <complib/cl_thread.h>
 #include "al_verbs.h"
+#include "al_client.h"
 
 /* An attribute snapshot shared by the events made from it. */
 typedef struct pnp_snap {
@@ -76,6 +77,10 @@ typedef struct al_pnp {
 	ib_pfn_pnp_cb_t pfn;
 	cl_qlist_t devs;             /* pnp_dev_t (pnp_lock) */
 	uint32_t dereg;              /* atomic: being destroyed, no more user callbacks */
+	/* A client's watch of the ports (al_client_watch_ports()): no handle,
+	 * no instance; its port events go to the client's callbacks. */
+	const al_client_t *p_client;
+	void *client_ctx;
 	/* IOU/IOC: what waits for the discovery's first sweep (pnp_lock). */
 	boolean_t pending;
 	ib_pnp_event_t pending_ev;   /* IB_PNP_REG_COMPLETE or 0 */
@@ -181,6 +186,24 @@ static void sync_signal(pnp_sync_t *p_sync)
 }
 
 /* Calls the user back with the record of one event. */
+/* Tells a watching client of a port added or removed (other events of
+ * the port class are not a client's). */
+static void deliver_client(const al_pnp_t *p_reg, const pnp_event_t *p_ev)
+{
+	const al_client_t *c = p_reg->p_client;
+	const ib_ca_attr_t *p_attr = p_ev->p_snap ? p_ev->p_snap->p_attr : NULL;
+	al_client_port_t port;
+
+	port.ca_guid = p_ev->ca_guid;
+	port.port_guid = p_ev->guid;
+	port.port_num = p_attr ? p_attr->p_port_attr[p_ev->port_idx].port_num
+			       : (uint8_t)(p_ev->port_idx + 1);
+	if (p_ev->event == IB_PNP_PORT_ADD && c->port_added)
+		c->port_added(p_reg->client_ctx, &port);
+	else if (p_ev->event == IB_PNP_PORT_REMOVE && c->port_removed)
+		c->port_removed(p_reg->client_ctx, &port);
+}
+
 static void deliver(pnp_event_t *p_ev)
 {
 	al_pnp_t *p_reg = p_ev->p_reg;
@@ -233,9 +256,11 @@ static void event_done(pnp_event_t *p_ev)
 static void run_event(void *context)
 {
 	pnp_event_t *p_ev = (pnp_event_t *)context;
+	boolean_t live = p_ev->event && !__atomic_load_n(&p_ev->p_reg->dereg, __ATOMIC_ACQUIRE);
 
-	if (p_ev->event && !__atomic_load_n(&p_ev->p_reg->dereg, __ATOMIC_ACQUIRE) &&
-	    !(p_ev->p_dev && __atomic_load_n(&p_ev->p_dev->declined, __ATOMIC_ACQUIRE)))
+	if (live && p_ev->p_reg->p_client)
+		deliver_client(p_ev->p_reg, p_ev);
+	else if (live && !(p_ev->p_dev && __atomic_load_n(&p_ev->p_dev->declined, __ATOMIC_ACQUIRE)))
 		deliver(p_ev);
 	event_done(p_ev);
 }
@@ -765,6 +790,56 @@ ib_api_status_t ib_reg_pnp(const ib_al_handle_t h_al, const ib_pnp_req_t *const 
 ib_api_status_t ib_dereg_pnp(const ib_pnp_handle_t h_pnp, const ib_pfn_destroy_cb_t pfn_destroy_cb)
 {
 	return al_destroy_handle((void *)h_pnp, AL_HDL_PNP, pfn_destroy_cb, IB_INVALID_HANDLE);
+}
+
+/* ---- Clients' watches of the ports (al_client.h) ---- */
+
+#define AL_OBJ_TYPE_PORT_WATCH (AL_OBJ_TYPE_INTERNAL + 0x50)
+
+ib_api_status_t al_client_watch_ports(const al_client_t *p_client, void *context,
+				      struct al_pnp **pp_watch)
+{
+	al_pnp_t *p_reg;
+	cl_list_item_t *it;
+	ib_api_status_t st;
+
+	if (!p_client || !pp_watch)
+		return IB_INVALID_PARAMETER;
+	p_reg = (al_pnp_t *)cl_zalloc(sizeof(*p_reg));
+	if (!p_reg)
+		return IB_INSUFFICIENT_MEMORY;
+	p_reg->pnp_class = IB_PNP_PORT;
+	p_reg->p_client = p_client;
+	p_reg->client_ctx = context;
+	cl_qlist_init(&p_reg->devs);
+	st = pnp_use();
+	if (st != IB_SUCCESS) {
+		cl_free(p_reg);
+		return st;
+	}
+	al_obj_construct(&p_reg->obj, AL_OBJ_TYPE_PORT_WATCH);
+	st = al_obj_init(&p_reg->obj, NULL, context, reg_destroying, reg_cleanup, reg_free);
+	if (st != IB_SUCCESS) {
+		al_obj_deinit(&p_reg->obj);
+		cl_free(p_reg);
+		pnp_unuse();
+		return st;
+	}
+	pthread_mutex_lock(&pnp_lock);
+	rescan();
+	cl_qlist_insert_tail(&reg_list, &p_reg->item);
+	p_reg->listed = TRUE;
+	for (it = cl_qlist_head(&ca_list); it != cl_qlist_end(&ca_list); it = cl_qlist_next(it))
+		announce_ca(p_reg, PARENT_STRUCT(it, pnp_ca_t, item));
+	pthread_mutex_unlock(&pnp_lock);
+	*pp_watch = p_reg;
+	return IB_SUCCESS;
+}
+
+void al_client_unwatch_ports(struct al_pnp *p_watch)
+{
+	if (p_watch)
+		al_obj_destroy(&p_watch->obj, ib_sync_destroy);
 }
 
 /* ---- The IOU and IOC classes (al_ioc_pnp.c reports) ---- */

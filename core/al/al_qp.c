@@ -155,8 +155,8 @@ ib_api_status_t ib_create_qp(const ib_pd_handle_t h_pd, ib_qp_create_t *const p_
 	if (!p_qp_create || !ph_qp)
 		st = IB_INVALID_PARAMETER;
 	else if (p_qp_create->qp_type == IB_QPT_MAD)
-		/* No provider QP: MADs go through a dispatcher (al_spl_qp.c). */
-		st = al_mad_qp_create(p_pd, p_qp_create, qp_context, pfn_qp_event_cb, ph_qp);
+		/* No provider QP: a client makes it (the MAD layer's dispatcher). */
+		st = al_clients_create_qp(p_pd, p_qp_create, qp_context, pfn_qp_event_cb, ph_qp);
 	else if (p_qp_create->qp_type == IB_QPT_QP0 || p_qp_create->qp_type == IB_QPT_QP1 ||
 		 p_qp_create->qp_type == IB_QPT_QP0_ALIAS ||
 		 p_qp_create->qp_type == IB_QPT_QP1_ALIAS)

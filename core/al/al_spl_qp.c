@@ -15,6 +15,7 @@
 #include <string.h>
 #include <complib/cl_memory.h>
 #include "al_mad.h"
+#include "al_client.h"
 
 /* ---- Ops of MAD and alias QPs ---- */
 
@@ -129,18 +130,31 @@ static ib_api_status_t mq_publish(al_mad_qp_t *q, ib_qp_handle_t *ph_qp)
 	return IB_SUCCESS;
 }
 
-ib_api_status_t al_mad_qp_create(al_pd_t *p_pd, const ib_qp_create_t *p_create,
-				 const void *qp_context, ib_pfn_event_cb_t pfn_event_cb,
-				 ib_qp_handle_t *ph_qp)
+/* Makes an IB_QPT_MAD queue pair (ib_create_qp(), through the clients):
+ * no provider QP, its MADs go through a dispatcher. @p p_pd is entered by
+ * the caller; only the type of @p p_create is used; the event callback is
+ * never called. */
+static ib_api_status_t mad_qp_create(al_pd_t *p_pd, const ib_qp_create_t *p_create,
+				     const void *qp_context, ib_pfn_event_cb_t pfn_event_cb,
+				     ib_qp_handle_t *ph_qp)
 {
 	al_mad_qp_t *q;
 	ib_api_status_t st;
 
+	if (p_create->qp_type != IB_QPT_MAD)
+		return IB_UNSUPPORTED;
 	st = mq_new(p_pd, p_create->qp_type, qp_context, pfn_event_cb, &q);
 	if (st != IB_SUCCESS)
 		return st;
 	return mq_publish(q, ph_qp);
 }
+
+/* The MAD layer as a client of the core (al_client.h): it makes the QPs of
+ * type IB_QPT_MAD that ib_create_qp() is asked for. */
+const al_client_t al_mad_layer_client = {
+	.name = "mad",
+	.create_qp = mad_qp_create,
+};
 
 /* ---- ib_get_spl_qp ---- */
 
