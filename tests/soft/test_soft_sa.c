@@ -724,6 +724,27 @@ static void test_inform_record_and_errors(void)
 	destroy(sa);
 }
 
+/* A port holds at most IBAL_SOFT_SA_SUBS_PER_PORT subscriptions: a new one
+ * past that is NO_RESOURCES, the same one again is not, other ports are not
+ * affected, and an unsubscribe makes room. */
+static void test_inform_bound_per_port(void)
+{
+	soft_sa_t *sa;
+
+	setenv("IBAL_SOFT_SA_SUBS_PER_PORT", "2", 1);
+	sa = mk_sa();
+	unsetenv("IBAL_SOFT_SA_SUBS_PER_PORT");
+	add_ports(sa, 3);
+	CU_ASSERT_EQUAL(subscribe(sa, 2, 64, 1), 0);
+	CU_ASSERT_EQUAL(subscribe(sa, 2, 65, 1), 0);
+	CU_ASSERT_EQUAL(subscribe(sa, 2, 66, 1), IB_SA_MAD_STATUS_NO_RESOURCES);
+	CU_ASSERT_EQUAL(subscribe(sa, 2, 65, 1), 0);   /* the same again */
+	CU_ASSERT_EQUAL(subscribe(sa, 3, 66, 1), 0);   /* another port */
+	CU_ASSERT_EQUAL(subscribe(sa, 2, 64, 0), 0);
+	CU_ASSERT_EQUAL(subscribe(sa, 2, 66, 1), 0);   /* room now */
+	destroy(sa);
+}
+
 #define MC_CREATE (HO(IB_MCR_COMPMASK_MGID) | HO(IB_MCR_COMPMASK_PORT_GID) | HO(IB_MCR_COMPMASK_QKEY) | \
 		   HO(IB_MCR_COMPMASK_PKEY) | HO(IB_MCR_COMPMASK_SL) | HO(IB_MCR_COMPMASK_FLOW) | \
 		   HO(IB_MCR_COMPMASK_TCLASS) | HO(IB_MCR_COMPMASK_JOIN_STATE))
@@ -1259,6 +1280,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_service_bound_per_port),
 	TEST_ENTRY(test_inform_traps_64_65),
 	TEST_ENTRY(test_inform_record_and_errors),
+	TEST_ENTRY(test_inform_bound_per_port),
 	TEST_ENTRY(test_mcast_create_join_leave),
 	TEST_ENTRY(test_mcast_rules),
 	TEST_ENTRY(test_mcast_proxy),

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include "soft_sa_int.h"
+#include "ibal_env.h"
 #include "ibal_random.h"
 
 /* ------------------------------------------------------------------ */
@@ -581,6 +582,7 @@ soft_sa_t *soft_sa_create(const soft_sa_ops_t *p_ops, const ib_sm_info_t *p_sm_i
 	sa->sm_lid = sm_lid;
 	sa->next_tid = ibal_random64() & 0xFFFFFFFFFFull; /* a random start: ibal_random.h */
 	soft_sa_svc_init(sa);
+	sa->subs_max = (uint32_t)__cl_env_uint(SOFT_SA_ENV_SUBS_PER_PORT, 1, 1u << 16, SA_SUBS_PER_PORT);
 	return sa;
 }
 

@@ -16,10 +16,14 @@
  * the address its Set came from (LID, QPN: C13-32.1.2); the Report is sent
  * again after a timeout derived from the InformInfo's RespTimeValue until a
  * ReportResp with its TID comes back, SA_REPORT_MAX_RETRIES times at most.
- * InformInfoRecords show QPN 0 to untrusted requesters.
+ * InformInfoRecords show QPN 0 to untrusted requesters. A port holds at
+ * most sa->subs_max subscriptions (IBAL_SOFT_SA_SUBS_PER_PORT): a new one
+ * past that is refused with NO_RESOURCES and logged.
  */
+#include <inttypes.h>
 #include <stdlib.h>
 #include "soft_sa_int.h"
+#include "ibal_log.h"
 
 /* Same subscription: every field but Subscribe, the reserved ones and the QPN/RespTimeValue word. */
 static bool ii_same(const ib_inform_info_t *a, const ib_inform_info_t *b)
@@ -31,6 +35,18 @@ static bool ii_same(const ib_inform_info_t *a, const ib_inform_info_t *b)
 	x.g_or_v.generic.reserved2 = y.g_or_v.generic.reserved2 = 0;
 	x.g_or_v.generic.qpn_resp_time_val = y.g_or_v.generic.qpn_resp_time_val = 0;
 	return !memcmp(&x, &y, sizeof(x));
+}
+
+/* The subscriptions of port @p who (the list is bounded by the ports times
+ * subs_max, so a count by walking it is too). */
+static uint32_t subs_of(const soft_sa_t *sa, const ib_gid_t *who)
+{
+	const sa_sub_t *s;
+	uint32_t n = 0;
+
+	for (s = sa->subs; s; s = s->next)
+		n += !memcmp(&s->subscriber, who, sizeof(*who));
+	return n;
 }
 
 static void sub_unlink(soft_sa_t *sa, sa_sub_t *s)
@@ -84,6 +100,13 @@ void soft_sa_h_inform(soft_sa_t *sa, const ib_sa_mad_t *req, const soft_mad_addr
 		}
 		sub_unlink(sa, s);
 	} else {
+		if (!s && subs_of(sa, &who) >= sa->subs_max) {
+			IBAL_WARN(IBAL_SUB_SM, "SA: InformInfo Set of port 0x%016" PRIx64 " refused: it "
+				  "holds %u subscriptions (%s)", cl_ntoh64(who.unicast.interface_id),
+				  sa->subs_max, SOFT_SA_ENV_SUBS_PER_PORT);
+			soft_sa_respond_err(sa, req, src, IB_SA_MAD_STATUS_NO_RESOURCES);
+			return;
+		}
 		if (!s) {
 			s = calloc(1, sizeof(*s));
 			if (!s) {

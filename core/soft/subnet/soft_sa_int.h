@@ -46,6 +46,10 @@
 #define SA_SVC_PER_PORT 1024u
 /** The environment variable that changes SA_SVC_PER_PORT. */
 #define SOFT_SA_ENV_SVC_PER_PORT "IBAL_SOFT_SA_SVC_PER_PORT"
+/** InformInfo subscriptions one port may hold (then Set answers NO_RESOURCES). */
+#define SA_SUBS_PER_PORT 256u
+/** The environment variable that changes SA_SUBS_PER_PORT. */
+#define SOFT_SA_ENV_SUBS_PER_PORT "IBAL_SOFT_SA_SUBS_PER_PORT"
 /** Report: retransmissions of one Notice before the SA gives it up. */
 #define SA_REPORT_MAX_RETRIES 3u
 /** Report: shortest wait for a ReportResp. */
@@ -163,6 +167,7 @@ struct soft_sa {
 	cl_fmap_t svc_due;          /**< Leased service records by end of lease. */
 	cl_qmap_t svc_counts;       /**< Records per port (sa_svc_count_t). */
 	uint32_t svc_max;           /**< Records one port may hold (SA_SVC_PER_PORT). */
+	uint32_t subs_max;          /**< Subscriptions one port may hold (SA_SUBS_PER_PORT). */
 	sa_mcg_t *groups;           /**< Multicast groups. */
 	sa_sub_t *subs;             /**< InformInfo subscriptions. */
 	sa_report_t *reports;       /**< Reports awaiting ReportResp. */
