@@ -12,14 +12,27 @@
  * everything (complib's allocation tracking counts nothing left). It ends
  * when the scenario makes fewer allocations than the one asked to fail.
  * Another instance keeps the providers loaded and the CA open meanwhile.
+ *
+ * No file descriptors: a child (this program re-run) uses up its
+ * descriptors but a few (0 to NOFD_SPARE_MAX), then opens the access layer
+ * and a soft CA, a PD, a CQ and a PnP registration, and closes: every call
+ * answers IB_SUCCESS or a resource status, never crashes or hangs (the
+ * child ends itself after NOFD_CHILD_S seconds), and a call that fails left
+ * a log line saying why.
  */
+#define _GNU_SOURCE
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 #include <iba/ib_al.h>
 #include <complib/cl_memory.h>
 #include "../common/cl_test.h"
 #include "../common/fab_dir.h"
 #include "../common/mem_track.h"
+#include "../common/log_capture.h"
 
 /* The bad answers seen: step name and status, for the report. */
 static unsigned n_bad;
@@ -160,8 +173,113 @@ static void test_each_allocation_fails(void)
 	unsetenv("IBAL_SOFT_CAS");
 }
 
+/* ---- No file descriptors ---- */
+
+#define NOFD_SPARE_MAX 10
+#define NOFD_LIMIT 256
+#define NOFD_CHILD_S 60
+
+static void AL_API on_nofd_comp(const ib_cq_handle_t h_cq, void *ctx)
+{
+	(void)h_cq;
+	(void)ctx;
+}
+
+/* The child: prints "<step> <status>" per call, "FAILED" when one failed
+ * for want of resources, "BAD" when one answered something else. */
+static int nofd_child(void)
+{
+	struct rlimit rl = { NOFD_LIMIT, NOFD_LIMIT };
+	int spare = atoi(getenv("IBAL_TEST_NOFD_SPARE") ? getenv("IBAL_TEST_NOFD_SPARE") : "0");
+	int fds[NOFD_LIMIT], n = 0, bad = 0, failed = 0;
+	ib_al_handle_t al = NULL;
+	ib_ca_handle_t ca = NULL;
+	ib_pd_handle_t pd = NULL;
+	ib_cq_handle_t cq = NULL;
+	ib_pnp_handle_t pnp = NULL;
+	ib_pnp_req_t pr = { IB_PNP_PORT | IB_PNP_FLAG_REG_SYNC, NULL, on_pnp };
+	ib_cq_create_t cc;
+	ib_net64_t guid;
+	size_t ng = 1;
+	ib_api_status_t st = IB_SUCCESS;
+
+	dup2(1, 2);   /* the log goes to the parent with the rest */
+	alarm(NOFD_CHILD_S);
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		return 2;
+	while (n < NOFD_LIMIT && (fds[n] = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0)
+		n++;
+	while (spare-- > 0 && n > 0)
+		close(fds[--n]);
+	memset(&cc, 0, sizeof(cc));
+	cc.size = 16;
+	cc.pfn_comp_cb = on_nofd_comp;
+#define NOFD_STEP(name, call)                                                  \
+	do {                                                                   \
+		if (st == IB_SUCCESS) {                                        \
+			st = (call);                                           \
+			printf("%s %s\n", name, ib_get_err_str(st));           \
+			if (st == IB_INSUFFICIENT_RESOURCES ||                 \
+			    st == IB_INSUFFICIENT_MEMORY)                      \
+				failed = 1;                                    \
+			else if (st != IB_SUCCESS)                             \
+				bad = 1;                                       \
+		}                                                              \
+	} while (0)
+	NOFD_STEP("open_al", ib_open_al(&al));
+	NOFD_STEP("get_ca_guids", ib_get_ca_guids(al, &guid, &ng));
+	NOFD_STEP("open_ca", ib_open_ca(al, guid, NULL, NULL, &ca));
+	NOFD_STEP("alloc_pd", ib_alloc_pd(ca, IB_PDT_NORMAL, NULL, &pd));
+	NOFD_STEP("create_cq", ib_create_cq(ca, &cc, NULL, NULL, &cq));
+	NOFD_STEP("reg_pnp", ib_reg_pnp(al, &pr, &pnp));
+#undef NOFD_STEP
+	if (al && ib_close_al(al) != IB_SUCCESS)
+		bad = 1;
+	printf("%s\n", bad ? "BAD" : failed ? "FAILED" : "DONE");
+	fflush(stdout);
+	return bad;
+}
+
+static void test_no_file_descriptors(void)
+{
+	static char out[16384];
+	char spare_env[64], dir[64];
+	int spare, n_failed = 0;
+
+	strcpy(dir, "/tmp/ibal-nofd-XXXXXX");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	setenv("IBAL_SOFT_FABRIC", dir, 1);
+	setenv("IBAL_SOFT_CAS", "1", 1);
+	for (spare = 0; spare <= NOFD_SPARE_MAX; spare++) {
+		snprintf(spare_env, sizeof(spare_env), "IBAL_TEST_NOFD_SPARE=%d", spare);
+		if (test_run_self("nofd", spare_env, NULL, out, sizeof(out))) {
+			printf("\n    %d spare descriptors: the child failed:\n%s", spare, out);
+			CU_FAIL("a call crashed, hung or answered a status other than a resource one");
+			continue;
+		}
+		if (strstr(out, "FAILED")) {
+			n_failed++;
+			if (!strstr(out, "Too many open files")) {
+				printf("\n    %d spare descriptors: no log line:\n%s", spare, out);
+				CU_FAIL("a call failed for want of descriptors without a log line");
+			}
+		}
+	}
+	/* With none to spare the CA cannot open: the case was met. */
+	CU_ASSERT(n_failed > 0);
+	test_rm_tree(dir);
+	unsetenv("IBAL_SOFT_FABRIC");
+	unsetenv("IBAL_SOFT_CAS");
+}
+
 static const test_entry_t tests[] = {
+	TEST_ENTRY(test_no_file_descriptors),
 	TEST_ENTRY(test_each_allocation_fails),
 };
 
-TEST_MAIN("al_nomem", tests)
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "nofd"))
+		return nofd_child();
+	return test_run_suite("al_nomem", tests, TEST_COUNT(tests));
+}

@@ -18,6 +18,7 @@
  * wait out a running one.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -28,6 +29,8 @@
 #include "soft_hca.h"
 #include "soft_rc.h"
 #include "soft_mad_agent.h"
+#include "ibal_errno.h"
+#include "ibal_log.h"
 
 static void wake(soft_ca_t *ca)
 {
@@ -438,27 +441,54 @@ static void progress_main(void *context)
 ib_api_status_t soft_progress_start(soft_ca_t *ca)
 {
 	struct epoll_event ev;
+	const char *what = NULL;
+	int err = 0;
 	unsigned i;
 
+	ca->evfd = -1;
 	ca->epfd = epoll_create1(EPOLL_CLOEXEC);
-	ca->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	ca->rx_buf = malloc(SOFT_FABRIC_MAX_PACKET);
-	if (ca->epfd < 0 || ca->evfd < 0 || !ca->rx_buf)
+	if (ca->epfd < 0) {
+		what = "epoll_create1";
+		err = errno;
 		goto fail;
+	}
+	ca->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (ca->evfd < 0) {
+		what = "eventfd";
+		err = errno;
+		goto fail;
+	}
+	ca->rx_buf = malloc(SOFT_FABRIC_MAX_PACKET);
+	if (!ca->rx_buf) {
+		what = "a receive buffer";
+		err = ENOMEM;
+		goto fail;
+	}
 	memset(&ev, 0, sizeof(ev));
 	ev.events = EPOLLIN;
 	ev.data.u32 = 0;
-	if (epoll_ctl(ca->epfd, EPOLL_CTL_ADD, ca->evfd, &ev))
+	if (epoll_ctl(ca->epfd, EPOLL_CTL_ADD, ca->evfd, &ev)) {
+		what = "epoll_ctl";
+		err = errno;
 		goto fail;
+	}
 	for (i = 0; i < ca->num_ports; i++) {
 		ev.data.u32 = i + 1;
-		if (epoll_ctl(ca->epfd, EPOLL_CTL_ADD, soft_fabric_port_fd(ca->port[i].fp), &ev))
+		if (epoll_ctl(ca->epfd, EPOLL_CTL_ADD, soft_fabric_port_fd(ca->port[i].fp), &ev)) {
+			what = "epoll_ctl";
+			err = errno;
 			goto fail;
+		}
 	}
-	if (cl_thread_init(&ca->thread, progress_main, ca, "soft-progress") != CL_SUCCESS)
+	if (cl_thread_init(&ca->thread, progress_main, ca, "soft-progress") != CL_SUCCESS) {
+		what = "a thread";
+		err = EAGAIN;
 		goto fail;
+	}
 	return IB_SUCCESS;
 fail:
+	IBAL_ERR(IBAL_SUB_SOFT, "CA 0x%016" PRIx64 ": no progress thread: %s: %s",
+		 cl_ntoh64(ca->guid), what, strerror(err));
 	if (ca->epfd >= 0)
 		close(ca->epfd);
 	if (ca->evfd >= 0)
@@ -466,7 +496,7 @@ fail:
 	ca->epfd = ca->evfd = -1;
 	free(ca->rx_buf);
 	ca->rx_buf = NULL;
-	return IB_ERROR;
+	return ibal_status_of_errno(err);
 }
 
 void soft_progress_stop(soft_ca_t *ca)

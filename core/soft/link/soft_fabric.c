@@ -3,6 +3,7 @@
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include <complib/cl_memory.h>
 #include "soft_fabric_int.h"
 #include "ibal_env.h"
+#include "ibal_errno.h"
 #include "ibal_log.h"
 
 #define DEFAULT_SEED 0x1BA15EEDull
@@ -304,8 +306,12 @@ ib_api_status_t soft_fabric_port_open_at(ib_net64_t port_guid, ib_net64_t node_g
 	port->port_num = port_num;
 	port->fd = soft_fabric_new_socket();
 	if (port->fd < 0) {
+		int err = errno;
+
+		IBAL_ERR(IBAL_SUB_FABRIC, "port 0x%016" PRIx64 ": no socket: %s", cl_ntoh64(port_guid),
+			 strerror(err));
 		port_free(port);
-		return IB_ERROR;
+		return ibal_status_of_errno(err);
 	}
 	status = soft_fabric_get(&fab);
 	if (status != IB_SUCCESS) {
