@@ -890,12 +890,14 @@ static boolean_t gid_set(const ib_gid_t *p_gid)
  * Why a message found by its receiver's comm ID does not come from the
  * connection's peer (NULL: it does), as the Linux CM checks: the sender's
  * comm ID once the CEP knows it; the QPN a DREQ or LAP names; and for
- * those two, which end or move a connection, the source: the LID of the
- * primary or the alternate path when the MAD came without a GRH, else its
- * GID.
+ * those two, which end or move a connection, the local port it came on
+ * (the connection's, or the one of its alternate path) and the source: the
+ * LID of the primary or the alternate path when the MAD came without a
+ * GRH, else its GID.
  */
-static const char *not_from_peer(const al_cep_t *p_cep, const ib_mad_element_t *p_mad,
-				 al_cm_msg_type_t type, const al_cm_msg_t *p_msg)
+static const char *not_from_peer(const cm_port_t *p_port, const al_cep_t *p_cep,
+				 const ib_mad_element_t *p_mad, al_cm_msg_type_t type,
+				 const al_cm_msg_t *p_msg)
 {
 	uint32_t sender = msg_sender(type, p_msg), qpn;
 
@@ -906,6 +908,10 @@ static const char *not_from_peer(const al_cep_t *p_cep, const ib_mad_element_t *
 	qpn = type == AL_CM_MSG_DREQ ? p_msg->dreq.remote_qpn : p_msg->lap.remote_qpn;
 	if (p_cep->local_qpn && (qpn & 0xFFFFFFu) != (p_cep->local_qpn & 0xFFFFFFu))
 		return "the QPN is not the connection's";
+	if (p_cep->p_port && p_port != p_cep->p_port &&
+	    !(gid_set(&p_cep->alt_path.sgid) && al_cm_g.p_agents &&
+	      al_cm_port_by_gid(al_cm_g.p_agents, &p_cep->alt_path.sgid) == p_port))
+		return "it came on a port the connection does not use";
 	if (!p_mad->grh_valid && p_mad->remote_lid && p_cep->dlid &&
 	    p_mad->remote_lid != p_cep->dlid && p_mad->remote_lid != p_cep->path.dlid &&
 	    p_mad->remote_lid != p_cep->alt_path.dlid)
@@ -1041,7 +1047,7 @@ void al_cm_recv(cm_port_t *p_port, ib_mad_element_t *p_mad)
 		p_cep = al_cm_cep_by_local_id(msg_target(type, p_msg));
 		if (!p_cep && type == AL_CM_MSG_REJ && !p_msg->rej.remote_comm_id)
 			p_cep = cep_of_rej(p_msg);
-		why = p_cep ? not_from_peer(p_cep, p_mad, type, p_msg) : NULL;
+		why = p_cep ? not_from_peer(p_port, p_cep, p_mad, type, p_msg) : NULL;
 		if (why) {
 			IBAL_DBG(IBAL_SUB_CM, "%s from LID 0x%x for comm ID 0x%x dropped: %s",
 				 al_cm_msg_name(type), cl_ntoh16(p_mad->remote_lid),

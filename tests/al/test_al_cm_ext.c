@@ -835,6 +835,29 @@ static void test_cm_duplicates_and_stale(void)
  * comm ID, or not the receiving QP's number, is dropped (as the Linux CM
  * drops it): the connection stays up, and the peer's own DREQ still ends it.
  */
+/* Hands a CM message to the CM as if it came on @p port_guid's QP1 from
+ * @p slid (synchronous: al_cm_recv handles it before returning). */
+static void recv_on_port(ib_net64_t port_guid_in, al_cm_msg_type_t type, const al_cm_msg_t *m,
+			 ib_net16_t slid)
+{
+	union {
+		ib_mad_t hdr;
+		uint8_t bytes[MAD_BLOCK_SIZE];
+	} mad;
+	ib_mad_element_t e;
+	cm_port_t *p_port = al_cm_port_by_guid(al_cm_g.p_agents, port_guid_in);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p_port);
+	al_cm_pack(type, m, CL_HTON64(0x78), &mad.hdr);
+	memset(&e, 0, sizeof(e));
+	e.p_mad_buf = &mad.hdr;
+	e.size = MAD_BLOCK_SIZE;
+	e.remote_lid = slid;
+	e.remote_qp = IB_QP1;
+	e.remote_qkey = IB_QP1_WELL_KNOWN_Q_KEY;
+	al_cm_recv(p_port, &e);
+}
+
 static void test_cm_spoofed_dreq(void)
 {
 	ib_listen_handle_t hl;
@@ -859,6 +882,12 @@ static void test_cm_spoofed_dreq(void)
 	m.dreq.remote_qpn = (cl_ntoh32(qa.num) + 1) & 0xFFFFFFu;     /* not the QP's */
 	raw_send_msg(AL_CM_MSG_DREQ, &m);
 	CU_ASSERT(stat_wait(&s.n_drop, &s, s0.n_drop + 2) >= s0.n_drop + 2);
+	/* Right comm IDs, QPN and source LID, but handed to the CM on the
+	 * other CA's port, which the passive end's connection does not use. */
+	m.dreq.remote_qpn = cl_ntoh32(qa.num);
+	recv_on_port(port_guid[0], AL_CM_MSG_DREQ, &m, lid[0]);
+	al_cm_get_stats(&s);
+	CU_ASSERT_EQUAL(s.n_drop, s0.n_drop + 3);
 	CU_ASSERT_EQUAL(cm_rec.n_dreq, 0);
 	CU_ASSERT_EQUAL(cm_qp_state(pas.qp), IB_QPS_RTS);
 	CU_ASSERT_EQUAL(cm_qp_state(act.qp), IB_QPS_RTS);
