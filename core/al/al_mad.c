@@ -227,8 +227,16 @@ void al_mad_slot_fail(al_mad_disp_t *d, int slot)
 void al_mad_queue_reply(al_mad_disp_t *d, const void *p_mad, uint32_t len, const ib_av_attr_t *av,
 			ib_net32_t rqp, uint16_t pkey_index)
 {
-	al_mad_reply_t *r = (al_mad_reply_t *)cl_zalloc(sizeof(*r));
+	al_mad_reply_t *r;
 
+	if (cl_qlist_count(&d->replies) >= AL_MAD_MAX_REPLIES) {
+		if (!d->n_drop_replies++)
+			IBAL_WARN(IBAL_SUB_MAD, "port %u: %u answers wait for a send slot: new ones are "
+				  "dropped (a peer sends faster than answers go)", d->port_num,
+				  AL_MAD_MAX_REPLIES);
+		return;
+	}
+	r = (al_mad_reply_t *)cl_zalloc(sizeof(*r));
 	if (!r)
 		return;
 	memcpy(r->buf, p_mad, len > MAD_BLOCK_SIZE ? MAD_BLOCK_SIZE : len);

@@ -55,6 +55,10 @@ extern "C" {
 
 /** Registered send buffers of a dispatcher (sends in flight at once). */
 #define AL_MAD_SEND_SLOTS 64
+/** Answers the dispatcher makes itself (error statuses, RMPP ACKs) that may
+ * wait for a send slot; past that a new one is dropped (a peer flooding
+ * requests while the sends stall cannot grow the queue). */
+#define AL_MAD_MAX_REPLIES 1024
 /** Receive buffers a dispatcher keeps posted. */
 #define AL_MAD_RECV_SLOTS 128
 /** Bytes of one receive buffer: the GRH area, then one MAD. */
@@ -184,6 +188,7 @@ typedef struct al_mad_disp {
 	uint8_t *bufs;              /**< Send slots (MAD_BLOCK_SIZE each), then receive slots. */
 	uint32_t n_drop_no_svc;     /**< Received MADs no service took (diagnostics). */
 	uint32_t n_drop_bad;        /**< Malformed MADs dropped (diagnostics). */
+	uint32_t n_drop_replies;    /**< Own answers dropped, the queue full (diagnostics). */
 } al_mad_disp_t;
 
 /** The ops of alias and MAD queue pairs (no provider object): query, modify

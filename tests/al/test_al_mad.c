@@ -1377,6 +1377,38 @@ static int gmp_wait(gmp_res_t *g, int want)
 	return v;
 }
 
+/* The dispatcher's own answers wait for send slots in a bounded queue: a
+ * peer flooding requests while the sends stall cannot grow it; the ones
+ * queued still go once the dispatcher runs. */
+static void test_replies_bounded(void)
+{
+	static const uint8_t send[] = { IB_MAD_METHOD_SEND, 0 };
+	uint8_t mad[MAD_BLOCK_SIZE];
+	ib_av_attr_t av;
+	al_mad_disp_t *d;
+	uint32_t i, drop0;
+
+	up();
+	CU_ASSERT_EQUAL_FATAL(reg(&sa, sa.qp, VCLASS, 1, IB_MAD_SVC_DEFAULT, send, &sa.svc),
+			      IB_SUCCESS);
+	d = disp_of(sa.qp);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	memset(mad, 0, sizeof(mad));
+	ib_mad_init_new((ib_mad_t *)mad, 0x0A, 1, IB_MAD_METHOD_GET_RESP, CL_HTON64(1), 0, 0);
+	memset(&av, 0, sizeof(av));
+	av.dlid = CL_HTON16(0x7FF0);   /* no port has it */
+	av.port_num = 1;
+	pthread_mutex_lock(&d->lock);  /* the dispatcher's thread sends nothing meanwhile */
+	drop0 = d->n_drop_replies;
+	for (i = 0; i < AL_MAD_MAX_REPLIES + 100; i++)
+		al_mad_queue_reply(d, mad, MAD_BLOCK_SIZE, &av, CL_HTON32(1), 0);
+	CU_ASSERT(cl_qlist_count(&d->replies) <= AL_MAD_MAX_REPLIES);
+	CU_ASSERT(d->n_drop_replies - drop0 >= 100);
+	pthread_mutex_unlock(&d->lock);
+	al_mad_poke(d);
+	down();
+}
+
 static void test_gmp_client(void)
 {
 	static const uint8_t get[] = { IB_MAD_METHOD_GET, 0 };
@@ -1447,6 +1479,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_rmpp_no_receiver),
 	TEST_ENTRY(test_rmpp_cancel),
 	TEST_ENTRY(test_mad_qp),
+	TEST_ENTRY(test_replies_bounded),
 	TEST_ENTRY(test_gmp_client),
 };
 
