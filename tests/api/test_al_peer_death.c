@@ -430,9 +430,35 @@ static void test_fabric_dir_removed(void)
 	dir_end();
 }
 
+/* With no embedded SM (IBAL_SOFT_SM=off) the process still watches its
+ * directory: removed, the port (INIT: nothing activates it) goes DOWN.
+ * In this process, after the tests that fork. */
+static void test_fabric_dir_removed_sm_off(void)
+{
+	ib_pnp_req_t req = { IB_PNP_PORT | IB_PNP_FLAG_REG_SYNC, NULL, on_pnp };
+	ib_al_handle_t al;
+	ib_ca_handle_t ca;
+	ib_port_attr_t pa;
+	ib_pnp_handle_t h;
+	ib_gid_t gid;
+
+	dir_begin();
+	setenv("IBAL_SOFT_SM", "off", 1);
+	port_down_seen = 0;
+	CU_ASSERT_EQUAL_FATAL(test_open_first_port(&al, &ca, &pa, &gid), IB_SUCCESS);
+	CU_ASSERT_EQUAL(pa.link_state, IB_LINK_INIT);
+	CU_ASSERT_EQUAL(ib_reg_pnp(al, &req, &h), IB_SUCCESS);
+	test_rm_tree(fab_dir);
+	CU_ASSERT(wait_port_down(DEATH_BOUND_MS));
+	CU_ASSERT_EQUAL(ib_close_al(al), IB_SUCCESS);
+	unsetenv("IBAL_SOFT_SM");
+	dir_end();
+}
+
 static const test_entry_t tests[] = {
 	TEST_ENTRY(test_peer_killed_mid_rdma),
 	TEST_ENTRY(test_fabric_dir_removed),
+	TEST_ENTRY(test_fabric_dir_removed_sm_off),
 };
 
 TEST_MAIN("al_peer_death", tests)

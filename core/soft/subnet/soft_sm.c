@@ -6,8 +6,8 @@
  * process's soft CAs has ports there; it reads the IBAL_SOFT_SM* settings
  * when it is made (the first CA of the process opening ports in that
  * directory), and they hold until it ends, as the fabric's own settings do.
- * With $IBAL_SOFT_SM off the instance only keeps that choice for the
- * directory: no thread, no master role. Its thread and sweeps are in
+ * With $IBAL_SOFT_SM off the instance keeps that choice for the directory
+ * and its thread only watches the directory (no master role, no sweep). Its thread and sweeps are in
  * soft_sm_thread.c and soft_sm_sweep.c (see soft_sm_int.h).
  */
 #include <errno.h>
@@ -125,17 +125,18 @@ static struct soft_sm *sm_new(const char *dir)
 	pthread_cond_init(&sm->cond, &ca);
 	pthread_condattr_destroy(&ca);
 	sm->lock_fd = sm->ev_fd = sm->ino_fd = -1;
-	if (!sm->cfg.enabled)
-		return sm; /* holds the choice for the directory; no thread */
-	soft_sm_sw_init(sm);
-	snprintf(path, sizeof(path), "%s/%s", dir, SM_LOCK_FILE);
-	sm->lock_fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (sm->lock_fd < 0)
-		IBAL_ERR(IBAL_SUB_SM, "%s: %s: this process cannot become the subnet manager",
-			 path, strerror(errno));
+	if (sm->cfg.enabled) {
+		soft_sm_sw_init(sm);
+		snprintf(path, sizeof(path), "%s/%s", dir, SM_LOCK_FILE);
+		sm->lock_fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (sm->lock_fd < 0)
+			IBAL_ERR(IBAL_SUB_SM, "%s: %s: this process cannot become the subnet manager",
+				 path, strerror(errno));
+	}
 	sm->ev_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (sm->ev_fd < 0) {
-		IBAL_ERR(IBAL_SUB_SM, "eventfd: %s: no subnet manager for %s", strerror(errno), dir);
+		IBAL_ERR(IBAL_SUB_SM, "eventfd: %s: %s for %s", strerror(errno),
+			 sm->cfg.enabled ? "no subnet manager" : "no watch of the fabric directory", dir);
 		if (sm->lock_fd >= 0)
 			close(sm->lock_fd);
 		pthread_mutex_destroy(&sm->lock);
@@ -194,8 +195,6 @@ uint32_t soft_sm_ca_opened(soft_ca_t *ca)
 	if (!sm)
 		return 0;
 	__atomic_store_n(&ca->sm, sm, __ATOMIC_RELEASE);
-	if (!sm->cfg.enabled)
-		return 0;
 	pthread_mutex_lock(&sm->lock);
 	if (sm->n_ports + ca->num_ports > sm->cap_ports) {
 		size_t cap = sm->cap_ports * 2 + ca->num_ports + 4;
@@ -208,14 +207,16 @@ uint32_t soft_sm_ca_opened(soft_ca_t *ca)
 	}
 	for (i = 0; i < ca->num_ports && sm->n_ports < sm->cap_ports; i++) {
 		sm->ports[sm->n_ports++] = &ca->port[i];
-		soft_sm_mark(sm, soft_port_lid(&ca->port[i]));
+		if (sm->cfg.enabled)
+			soft_sm_mark(sm, soft_port_lid(&ca->port[i]));
 	}
-	soft_sm_follow_port(sm);
+	if (sm->cfg.enabled)
+		soft_sm_follow_port(sm);
 	if (!sm->thread_started && !pthread_create(&sm->thread, NULL, soft_sm_main, sm))
 		sm->thread_started = 1;
 	pthread_mutex_unlock(&sm->lock);
 	soft_sm_wake(sm);
-	return sm->cfg.wait_ms;
+	return sm->cfg.enabled ? sm->cfg.wait_ms : 0;
 }
 
 void soft_sm_ca_closing(soft_ca_t *ca)
@@ -223,13 +224,17 @@ void soft_sm_ca_closing(soft_ca_t *ca)
 	struct soft_sm *sm = sm_of(ca);
 	size_t i, j;
 
-	if (!sm || sm->pid != getpid() || !sm->cfg.enabled)
+	if (!sm || sm->pid != getpid())
 		return;
 	pthread_mutex_lock(&sm->lock);
 	for (i = j = 0; i < sm->n_ports; i++)
 		if (sm->ports[i]->ca != ca)
 			sm->ports[j++] = sm->ports[i];
 	sm->n_ports = j;
+	if (!sm->cfg.enabled) {
+		pthread_mutex_unlock(&sm->lock);
+		return;
+	}
 	if (sm->pend_state == PEND_WAIT && sm->pend_port && sm->pend_port->ca == ca) {
 		sm->pend_state = PEND_ABORT;
 		pthread_cond_broadcast(&sm->cond);

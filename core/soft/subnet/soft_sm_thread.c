@@ -147,7 +147,8 @@ void soft_sm_follow_port(struct soft_sm *sm)
 
 /*
  * The fabric directory removed or replaced under the process (sm->lock
- * held): checked once per light sweep (master) or retry period (standby).
+ * held): checked once per light sweep (master) or retry period (standby,
+ * or with $IBAL_SOFT_SM off, when the thread does nothing else).
  * Its ports can no longer reach the fabric nor be reached, so they go
  * DOWN (IB_AE_PORT_DOWN, PnP PORT_DOWN), once, with a message; the SM
  * stops managing anything.
@@ -184,11 +185,12 @@ void *soft_sm_main(void *arg)
 				pthread_cond_wait(&sm->cond, &sm->lock);
 			break;
 		}
-		soft_sm_follow_port(sm);
-		if (!sm->master && sm->sm_port)
+		if (sm->cfg.enabled)
+			soft_sm_follow_port(sm);
+		if (sm->cfg.enabled && !sm->master && sm->sm_port)
 			try_master(sm);
 		now = soft_sm_now_us();
-		if (sm->master && sm->sm_port) {
+		if (sm->cfg.enabled && sm->master && sm->sm_port) {
 			if (sm->ino_fd >= 0)
 				read_inotify(sm);
 			if (now >= sm->next_light_us) {
