@@ -1264,6 +1264,27 @@ static void test_set_sm_info(void)
 	caps = NULL;
 }
 
+/* The MGID an SA assigns is not the same in every SA (a random start, as
+ * TIDs have): a peer cannot name a group before it is made. */
+static void test_mcast_mgid_unpredictable(void)
+{
+	ib_gid_t mgid[2];
+	ib_member_rec_t r;
+	ib_net16_t st;
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		soft_sa_t *sa = mk_sa();
+
+		add_ports(sa, 2);
+		r = mcr(NULL, 1, IB_MC_REC_STATE_FULL_MEMBER);
+		mgid[k] = mc_set(sa, IB_MAD_METHOD_SET, MC_CREATE, &r, &st)->mgid;
+		CU_ASSERT_EQUAL(st, 0);
+		destroy(sa);
+	}
+	CU_ASSERT(memcmp(&mgid[0].raw[8], &mgid[1].raw[8], 8) != 0);
+}
+
 static const test_entry_t tests[] = {
 	TEST_ENTRY(test_class_port_info),
 	TEST_ENTRY(test_node_record_get),
@@ -1282,6 +1303,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_inform_record_and_errors),
 	TEST_ENTRY(test_inform_bound_per_port),
 	TEST_ENTRY(test_mcast_create_join_leave),
+	TEST_ENTRY(test_mcast_mgid_unpredictable),
 	TEST_ENTRY(test_mcast_rules),
 	TEST_ENTRY(test_mcast_proxy),
 	TEST_ENTRY(test_inform_matching_rules),

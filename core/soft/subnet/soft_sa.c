@@ -581,6 +581,7 @@ soft_sa_t *soft_sa_create(const soft_sa_ops_t *p_ops, const ib_sm_info_t *p_sm_i
 		sa->sm_info = *p_sm_info;
 	sa->sm_lid = sm_lid;
 	sa->next_tid = ibal_random64() & 0xFFFFFFFFFFull; /* a random start: ibal_random.h */
+	sa->mgid_seq = ibal_random64(); /* MGIDs it assigns: not guessable either */
 	soft_sa_svc_init(sa);
 	sa->subs_max = (uint32_t)__cl_env_uint(SOFT_SA_ENV_SUBS_PER_PORT, 1, 1u << 16, SA_SUBS_PER_PORT);
 	return sa;

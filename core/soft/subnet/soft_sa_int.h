@@ -174,7 +174,7 @@ struct soft_sa {
 	sa_xfer_t *xfers;           /**< RMPP transfers. */
 	size_t n_xfers;             /**< Entries in xfers. */
 	uint64_t next_tid;          /**< Transaction IDs of the SA's own requests (Reports). */
-	uint64_t mgid_seq;          /**< Counter of SA-assigned MGIDs. */
+	uint64_t mgid_seq;          /**< Counter of SA-assigned MGIDs (random start). */
 	uint16_t sub_enum;          /**< Next SubscriberEnum. */
 };
 
