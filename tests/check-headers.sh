@@ -4,8 +4,11 @@
 #
 # Every public header compiles on its own as C99, gnu11 and C++17 with gcc
 # and clang under -Wall -Wextra -Werror; none includes <unistd.h> or
-# <getopt.h>; and a program that declares its own optarg/getopt_long
-# compiles after including all of them.
+# <getopt.h>; a program that declares its own optarg/getopt_long compiles
+# after including all of them; and the C library declarations upstream's
+# headers bring (tests/headers/brings.txt) are there after including only
+# the header, with implicit declarations an error (as gcc 14 and clang 16
+# make them).
 set -u
 src=${top_srcdir:-.}
 inc="$src/inc"
@@ -46,6 +49,25 @@ for cc in $compilers; do
 		echo "FAIL: own optarg/getopt_long after all headers with $cc"; cat "$tmp/err"; fail=$((fail + 1))
 	fi
 done
+# What upstream's headers bring: "header: statements" per line.
+while IFS= read -r line; do
+	case "$line" in ''|'#'*) continue ;; esac
+	h=${line%%:*}
+	body=${line#*: }
+	printf '#include <%s>\nstatic int use(const char *fmt, ...)\n{\n%s\n}\nint main(void) { return use("%%d", 1) < 0; }\n' \
+		"$h" "$body" > "$tmp/brings.c"
+	for cc in $compilers; do
+		for std in c99 gnu11; do
+			n=$((n + 1))
+			if ! $cc -std=$std -Wall -Wextra -Werror -Werror=implicit-function-declaration \
+				-I"$inc" "$tmp/brings.c" -o "$tmp/b.out" 2>"$tmp/err"; then
+				echo "FAIL: $h does not bring what upstream's does ($cc -std=$std): $body"
+				cat "$tmp/err"; fail=$((fail + 1))
+			fi
+		done
+	done
+done < "$src/tests/headers/brings.txt"
+
 echo "CUNIT-TOTALS: tests=$n failed=$fail"
 echo "header checks: $((n - fail)) passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -6,7 +6,9 @@
  * @file cl_byteswap_osd.h
  * @brief CPU_LE / CPU_BE and the inline cl_ntoh16 ... cl_hton64 functions,
  * which compile to a single byte-swap instruction (or to nothing on a
- * big-endian CPU).
+ * big-endian CPU). Like upstream's (whose swaps are the C library's), it
+ * includes `<stdlib.h>`: programs including cl_byteswap.h or iba/ib_types.h
+ * call malloc() and free() without including it.
  *
  * Thread safety: pure functions.
  */
@@ -14,6 +16,7 @@
 #define _CL_BYTESWAP_OSD_H_
 
 #include <complib/cl_types.h>
+#include <stdlib.h>
 
 #if !defined(__BYTE_ORDER__) || !defined(__ORDER_LITTLE_ENDIAN__)
 #error "the compiler does not predefine __BYTE_ORDER__"

@@ -12,6 +12,9 @@
  * have trace lines start with `module:` before the function name. Every
  * trace line starts with the kernel thread id (hexadecimal) of the caller.
  *
+ * Like upstream's, it includes `<stdio.h>` and `<stdarg.h>`: programs that
+ * include cl_debug.h call printf() and use va_list without including them.
+ *
  * Thread safety: everything here may be used from any thread.
  */
 #ifndef _CL_DEBUG_OSD_H_
@@ -19,6 +22,8 @@
 
 #include <complib/cl_types.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {

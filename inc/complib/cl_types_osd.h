@@ -10,7 +10,10 @@
  * Ported code uses `IN`, `OUT`, `OPTIONAL`, `CL_EXPORT`, `CL_API` and
  * `CL_INLINE` freely; on Linux they expand to nothing harmful (the ABI is the
  * plain C ABI). `<inttypes.h>` is included so that `PRIx64` and friends work
- * as they do with OFED for Windows. This header never includes `<unistd.h>`.
+ * as they do with OFED for Windows. Upstream's user-mode cl_types_osd.h
+ * includes `<windows.h>`, which brings the C library's `<string.h>` and
+ * `<stdarg.h>`; programs rely on that, so this one includes them. It never
+ * includes `<unistd.h>`.
  */
 #ifndef _CL_TYPES_OSD_H_
 #define _CL_TYPES_OSD_H_
@@ -18,6 +21,7 @@
 #ifndef __STDC_FORMAT_MACROS
 #define __STDC_FORMAT_MACROS 1 /**< PRI* macros in older C++ libraries. */
 #endif
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <inttypes.h>

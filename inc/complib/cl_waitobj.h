@@ -30,6 +30,13 @@
  * the process, so they are available here to keep an application's object
  * alive while the access layer may still signal it.
  *
+ * Handles are checked: a value that is not a live wait object (never
+ * created, or its last reference gone) gives CL_INVALID_PARAMETER (NULL
+ * from cl_waitobj_ref, -1 from cl_waitobj_fd), never a crash; a second
+ * cl_waitobj_destroy of one handle is refused the same way. ibal differs
+ * from OFED for Windows only in that Windows checks kernel handles and
+ * reports other statuses.
+ *
  * Thread safety: every function may be called concurrently from any thread
  * for a handle that holds a reference; no thread may use a handle after its
  * own reference was dropped.
@@ -58,7 +65,8 @@ CL_EXPORT cl_status_t CL_API cl_waitobj_create(IN const boolean_t manual_reset,
  * Drops the reference that cl_waitobj_create gave. The object and its
  * descriptor go away when no cl_waitobj_ref reference remains.
  * @param h_wait_obj the handle.
- * @return CL_SUCCESS; CL_INVALID_PARAMETER if @p h_wait_obj is NULL.
+ * @return CL_SUCCESS; CL_INVALID_PARAMETER if @p h_wait_obj is NULL, is no
+ * live wait object, or was destroyed already.
  */
 CL_EXPORT cl_status_t CL_API cl_waitobj_destroy(IN cl_waitobj_handle_t h_wait_obj);
 
@@ -68,7 +76,7 @@ CL_EXPORT cl_status_t CL_API cl_waitobj_destroy(IN cl_waitobj_handle_t h_wait_ob
  * @param h_user_wait_obj a valid wait object handle (as void *, the
  * upstream signature), or NULL.
  * @return the same object as a cl_waitobj_handle_t, or NULL if
- * @p h_user_wait_obj is NULL.
+ * @p h_user_wait_obj is NULL or no live wait object.
  */
 CL_EXPORT cl_waitobj_handle_t CL_API cl_waitobj_ref(IN void *h_user_wait_obj);
 
@@ -83,7 +91,7 @@ CL_EXPORT void CL_API cl_waitobj_deref(IN cl_waitobj_handle_t h_kernel_wait_obj)
  * (auto-reset) or all waiters (manual-reset), and making its descriptor
  * readable. Signalling a signalled object has no effect.
  * @param h_wait_obj the handle.
- * @return CL_SUCCESS; CL_INVALID_PARAMETER if @p h_wait_obj is NULL;
+ * @return CL_SUCCESS; CL_INVALID_PARAMETER if @p h_wait_obj is NULL or no live wait object;
  * CL_ERROR if the eventfd could not be written.
  */
 CL_EXPORT cl_status_t CL_API cl_waitobj_signal(IN cl_waitobj_handle_t h_wait_obj);
@@ -91,7 +99,7 @@ CL_EXPORT cl_status_t CL_API cl_waitobj_signal(IN cl_waitobj_handle_t h_wait_obj
 /**
  * Sets a wait object to the reset state.
  * @param h_wait_obj the handle.
- * @return CL_SUCCESS; CL_INVALID_PARAMETER if @p h_wait_obj is NULL;
+ * @return CL_SUCCESS; CL_INVALID_PARAMETER if @p h_wait_obj is NULL or no live wait object;
  * CL_ERROR if the eventfd could not be read.
  */
 CL_EXPORT cl_status_t CL_API cl_waitobj_reset(IN cl_waitobj_handle_t h_wait_obj);
@@ -106,7 +114,7 @@ CL_EXPORT cl_status_t CL_API cl_waitobj_reset(IN cl_waitobj_handle_t h_wait_obj)
  * in this thread during the wait; FALSE to keep waiting.
  * @return CL_SUCCESS when signalled; CL_TIMEOUT when the time limit passed
  * first; CL_NOT_DONE when interrupted (only if @p interruptible);
- * CL_INVALID_PARAMETER if @p h_wait_obj is NULL; CL_ERROR if the wait failed.
+ * CL_INVALID_PARAMETER if @p h_wait_obj is NULL or no live wait object; CL_ERROR if the wait failed.
  */
 CL_EXPORT cl_status_t CL_API cl_waitobj_wait_on(IN cl_waitobj_handle_t h_wait_obj,
 						IN const uint32_t wait_us,
@@ -117,7 +125,8 @@ CL_EXPORT cl_status_t CL_API cl_waitobj_wait_on(IN cl_waitobj_handle_t h_wait_ob
  * and epoll. It is readable while the object is signalled; see the file
  * description for the rules.
  * @param h_wait_obj the handle.
- * @return the descriptor, or -1 if @p h_wait_obj is NULL.
+ * @return the descriptor, or -1 if @p h_wait_obj is NULL or no live wait
+ * object.
  */
 CL_EXPORT int CL_API cl_waitobj_fd(IN cl_waitobj_handle_t h_wait_obj);
 

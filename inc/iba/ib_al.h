@@ -750,7 +750,8 @@ typedef struct _ib_cq_create {
  * @return the status of the call.
  * @retval IB_SUCCESS the queue was created.
  * @retval IB_INVALID_CA_HANDLE h_ca is invalid.
- * @retval IB_INVALID_PARAMETER p_cq_create or ph_cq is NULL.
+ * @retval IB_INVALID_PARAMETER p_cq_create or ph_cq is NULL, or h_wait_obj
+ * is not a live wait object (cl_waitobj_create()).
  * @retval IB_INVALID_SETTING both or neither of pfn_comp_cb and h_wait_obj
  * were given.
  * @retval IB_INSUFFICIENT_MEMORY not enough memory.

@@ -276,6 +276,13 @@ static void test_cq(void)
 	c.pfn_comp_cb = NULL;
 	c.h_wait_obj = NULL;
 	CU_ASSERT_EQUAL(ib_create_cq(h_ca, &c, NULL, NULL, &cq), IB_INVALID_SETTING);
+	/* A value that is no wait object (as upstream tests pass on purpose):
+	 * checked, not used, as the Windows access layer checks it. */
+	c.h_wait_obj = (cl_waitobj_handle_t)(uintptr_t)0x1234;
+	CU_ASSERT_EQUAL(ib_create_cq(h_ca, &c, NULL, NULL, &cq), IB_INVALID_PARAMETER);
+	c.h_wait_obj = (cl_waitobj_handle_t)(void *)&c;
+	CU_ASSERT_EQUAL(ib_create_cq(h_ca, &c, NULL, NULL, &cq), IB_INVALID_PARAMETER);
+	c.h_wait_obj = NULL;
 	c.size = 1u << 30;
 	c.pfn_comp_cb = on_comp;
 	CU_ASSERT_EQUAL(ib_create_cq(h_ca, &c, NULL, NULL, &cq), IB_INVALID_CQ_SIZE);

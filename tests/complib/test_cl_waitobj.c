@@ -33,6 +33,48 @@ static void test_invalid_handles(void)
 	cl_waitobj_deref(NULL);	/* ignored */
 }
 
+/* Values that are not wait objects, and objects gone, are refused: no call
+ * reads or writes through them. */
+static void test_not_wait_objects(void)
+{
+	int other = 0;
+	cl_waitobj_handle_t bad[3], h;
+	size_t i;
+
+	bad[0] = (cl_waitobj_handle_t)(uintptr_t)0x1234;
+	bad[1] = (cl_waitobj_handle_t)(void *)&other;
+	CU_ASSERT_EQUAL_FATAL(cl_waitobj_create(FALSE, &h), CL_SUCCESS);
+	CU_ASSERT_EQUAL(cl_waitobj_destroy(h), CL_SUCCESS);
+	bad[2] = h;   /* destroyed: its last reference is gone */
+	for (i = 0; i < 3; i++) {
+		CU_ASSERT_EQUAL(cl_waitobj_destroy(bad[i]), CL_INVALID_PARAMETER);
+		CU_ASSERT_EQUAL(cl_waitobj_signal(bad[i]), CL_INVALID_PARAMETER);
+		CU_ASSERT_EQUAL(cl_waitobj_reset(bad[i]), CL_INVALID_PARAMETER);
+		CU_ASSERT_EQUAL(cl_waitobj_wait_on(bad[i], 0, FALSE), CL_INVALID_PARAMETER);
+		CU_ASSERT_EQUAL(cl_waitobj_fd(bad[i]), -1);
+		CU_ASSERT_PTR_NULL(cl_waitobj_ref(bad[i]));
+		cl_waitobj_deref(bad[i]);   /* ignored */
+	}
+	CU_ASSERT_EQUAL(other, 0);
+}
+
+/* The creator's reference is dropped once: a second destroy of an object a
+ * reference keeps alive is refused and leaves it working. */
+static void test_double_destroy(void)
+{
+	cl_waitobj_handle_t h, k;
+
+	CU_ASSERT_EQUAL_FATAL(cl_waitobj_create(FALSE, &h), CL_SUCCESS);
+	k = cl_waitobj_ref(h);
+	CU_ASSERT_PTR_EQUAL(k, h);
+	CU_ASSERT_EQUAL(cl_waitobj_destroy(h), CL_SUCCESS);
+	CU_ASSERT_EQUAL(cl_waitobj_destroy(h), CL_INVALID_PARAMETER);
+	CU_ASSERT_EQUAL(cl_waitobj_signal(k), CL_SUCCESS);
+	CU_ASSERT_EQUAL(cl_waitobj_wait_on(k, 0, FALSE), CL_SUCCESS);
+	cl_waitobj_deref(k);
+	CU_ASSERT_EQUAL(cl_waitobj_signal(k), CL_INVALID_PARAMETER);
+}
+
 static void test_auto_reset(void)
 {
 	cl_waitobj_handle_t h = NULL;
@@ -253,6 +295,8 @@ static void test_interruptible(void)
 
 static const test_entry_t tests[] = {
 	TEST_ENTRY(test_invalid_handles),
+	TEST_ENTRY(test_not_wait_objects),
+	TEST_ENTRY(test_double_destroy),
 	TEST_ENTRY(test_auto_reset),
 	TEST_ENTRY(test_manual_reset),
 	TEST_ENTRY(test_timeout_accuracy),
