@@ -189,12 +189,62 @@ ib_api_status_t al_mad_post(al_mad_disp_t *d, int slot, uint32_t len, const ib_a
 	return st;
 }
 
+/*
+ * The local route of QP0 (disp->lock held): an SMP for the sending port's
+ * own agents, a directed-route one with hop count 0 or a LID-routed one to
+ * the permissive LID (IBA 14.2.2, the first thing an SM sends), goes to the
+ * provider's local MAD interface instead of the wire, and its answer is
+ * received here as if it came from the port, as the Windows access layer's
+ * SMI does. TRUE when @p s was handled so (done, or its answer delivered).
+ */
+static boolean_t local_smp(al_mad_disp_t *d, al_mad_send_t *s)
+{
+	const ib_mad_element_t *e = s->p_elem;
+	const ib_smp_t *smp = (const ib_smp_t *)e->p_mad_buf;
+	uint8_t in[MAD_BLOCK_SIZE], out[MAD_BLOCK_GRH_SIZE];
+	ib_api_status_t st;
+	ib_wc_t wc;
+
+	if (d->type != IB_QPT_QP0 || e->size < MAD_BLOCK_SIZE || ib_mad_is_response(e->p_mad_buf))
+		return FALSE;
+	if (!(smp->mgmt_class == IB_MCLASS_SUBN_DIR && !ib_smp_is_d(smp) && !smp->hop_count) &&
+	    !(smp->mgmt_class == IB_MCLASS_SUBN_LID && s->av.dlid == IB_LID_PERMISSIVE))
+		return FALSE;
+	memcpy(in, e->p_mad_buf, MAD_BLOCK_SIZE);
+	((ib_mad_t *)in)->trans_id = s->tid;
+	memset(out, 0, sizeof(out));
+	s->state = AL_MAD_SEND_POSTED;
+	s->sent_once = TRUE;
+	st = ib_local_mad(d->h_ca, d->port_num, in, out + sizeof(ib_grh_t));
+	if (st != IB_SUCCESS) {
+		IBAL_DBG(IBAL_SUB_MAD, "local SMP attr 0x%04x on port %u: %s", cl_ntoh16(smp->attr_id),
+			 d->port_num, ib_get_err_str(st));
+		al_mad_send_done(d, s, IB_WCS_LOCAL_OP_ERR);
+		return TRUE;
+	}
+	if (!e->resp_expected) {
+		al_mad_send_done(d, s, IB_WCS_SUCCESS);
+		return TRUE;
+	}
+	memset(&wc, 0, sizeof(wc));
+	wc.wc_type = IB_WC_RECV;
+	wc.status = IB_WCS_SUCCESS;
+	wc.length = MAD_BLOCK_GRH_SIZE;
+	wc.recv.ud.remote_lid = IB_LID_PERMISSIVE;
+	wc.recv.ud.remote_qp = 0;
+	al_mad_rx(d, &wc, out);   /* the answer completes the send */
+	return TRUE;
+}
+
 /* Posts a plain (non-RMPP) send; FALSE when no slot is free. */
 static boolean_t post_plain(al_mad_disp_t *d, al_mad_send_t *s)
 {
 	ib_mad_element_t *e = s->p_elem;
-	int slot = al_mad_slot_take(d);
+	int slot;
 
+	if (local_smp(d, s))
+		return TRUE;
+	slot = al_mad_slot_take(d);
 	if (slot < 0)
 		return FALSE;
 	memset(al_mad_slot_buf(d, slot), 0, MAD_BLOCK_SIZE);
@@ -257,7 +307,7 @@ ib_net32_t al_mad_send_qkey(const al_mad_disp_t *d, const ib_mad_element_t *e)
 /* Posts what waits while slots are free (disp->lock held). */
 static void pump(al_mad_disp_t *d)
 {
-	cl_list_item_t *it;
+	cl_list_item_t *it, *next;
 
 	while (d->n_free_slots && cl_qlist_count(&d->replies)) {
 		al_mad_reply_t *r = (al_mad_reply_t *)cl_qlist_remove_head(&d->replies);
@@ -274,9 +324,10 @@ static void pump(al_mad_disp_t *d)
 		cl_free(r);
 	}
 	for (it = cl_qlist_head(&d->sends); it != cl_qlist_end(&d->sends) && d->n_free_slots;
-	     it = cl_qlist_next(it)) {
+	     it = next) {
 		al_mad_send_t *s = (al_mad_send_t *)it;
 
+		next = cl_qlist_next(it);   /* a local SMP's send ends at once (local_smp()) */
 		if (s->rmpp)
 			al_rmpp_pump(d, s);
 		else if (s->state == AL_MAD_SEND_QUEUED)

@@ -79,6 +79,30 @@ static boolean_t is_unicast(uint16_t lid)
 	return lid && lid <= SOFT_FABRIC_LID_UNICAST_MAX;
 }
 
+/* Whether a user QP0 of the port takes the SMPs its SMA does not own (a
+ * subnet manager's QP0 MAD service through the access layer). A hint read
+ * without the table lock: a QP0 going away meanwhile loses the SMP. */
+static boolean_t qp0_open(soft_port_t *port)
+{
+	return __atomic_load_n(&port->spl[0], __ATOMIC_ACQUIRE) != NULL;
+}
+
+/* Whether the port's SMA owns a request, as HCA firmware owns it: Get and
+ * Set (class version 1) of the attributes it implements, SMInfo only while
+ * this process's embedded SM runs on the port. The rest (Trap, TrapRepress,
+ * other methods, SMInfo for another SM) is a subnet manager's: through a
+ * user QP0 when there is one, else the SMA answers it (an error status). */
+static boolean_t sma_owns(soft_port_t *port, const ib_smp_t *smp)
+{
+	ib_sm_info_t smi;
+
+	if (smp->method != IB_MAD_METHOD_GET && smp->method != IB_MAD_METHOD_SET)
+		return FALSE;
+	if (smp->attr_id == IB_MAD_ATTR_SM_INFO)
+		return soft_sm_info(port, &smi);
+	return TRUE;
+}
+
 /* A response reached QP0: the SM's if it waits for it, else a user QP0's. */
 static boolean_t smp_response(soft_port_t *port, const ib_smp_t *smp)
 {
@@ -106,10 +130,13 @@ static boolean_t smp_dr(soft_port_t *port, const soft_pkt_t *pkt, ib_smp_t *smp)
 		return TRUE; /* a CA forwards nothing; LID-routed parts are not modelled */
 	if (smp->method & IB_MAD_METHOD_RESP_MASK)
 		return TRUE;
-	if (smp->method == IB_MAD_METHOD_TRAP)
-		return FALSE;
 	smp->return_path[smp->hop_ptr] = port->num;
 	smp->hop_ptr++;
+	if (smp->method == IB_MAD_METHOD_TRAP || (!sma_owns(port, smp) && qp0_open(port))) {
+		/* The SM's: it gets the SMP as this port's SMI leaves it. */
+		memcpy((void *)(uintptr_t)pkt->payload, smp, sizeof(*smp));
+		return FALSE;
+	}
 	soft_port_kick_hold(TRUE);
 	if (soft_sma_process(port, smp)) {
 		smp->status |= IB_SMP_DIRECTION;
@@ -151,6 +178,8 @@ static boolean_t smp_recv(soft_port_t *port, const soft_pkt_t *pkt, uint8_t stat
 		return smp_response(port, &smp);
 	if (smp.method == IB_MAD_METHOD_TRAP)
 		return soft_sm_trap(port, &smp);
+	if (!sma_owns(port, &smp) && qp0_open(port))
+		return FALSE;   /* a subnet manager's, through QP0 */
 	if (!is_unicast(pkt->lrh.slid))
 		return TRUE;
 	soft_port_kick_hold(TRUE);

@@ -13,10 +13,15 @@
  * - QP0 (SMPs, VL15, no Q_Key, accepted while the port is INIT, ARMED or
  *   ACTIVE): Get/Set of the subnet management class, LID-routed (0x01) or
  *   directed-route (0x81, IBA 14.2.2: hop pointer, hop count, D bit, return
- *   path), are answered by the port's SMA (soft_sma_process()) and never
- *   reach a user QP0. Responses go to the local subnet manager when it is
- *   waiting for them (soft_sm.h), else to a user QP0 if there is one, as do
- *   traps. Anything else is dropped.
+ *   path), of the attributes the SMA implements are answered by the port's
+ *   SMA (soft_sma_process()) and never reach a user QP0; so is SMInfo
+ *   while this process's embedded SM runs on the port. What the SMA does
+ *   not own (Trap, TrapRepress, other methods, SMInfo for another SM) goes
+ *   to a user QP0 when there is one (a subnet manager's QP0 MAD service), as
+ *   on Windows the HCA hands it to the access layer's SMI; without one the
+ *   SMA answers it with an error status. Responses go to the local subnet
+ *   manager when it is waiting for them (soft_sm.h), else to a user QP0 if
+ *   there is one. Anything else is dropped.
  * - QP1 (GMPs, port ACTIVE, P_Key and the GSI Q_Key 0x80010000 checked and
  *   violations counted): PerfMgt requests are answered by the PMA
  *   (soft_pma_process()); SA-class requests to the port of this process's
