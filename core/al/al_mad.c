@@ -232,7 +232,9 @@ static boolean_t local_smp(al_mad_disp_t *d, al_mad_send_t *s)
 	wc.length = MAD_BLOCK_GRH_SIZE;
 	wc.recv.ud.remote_lid = IB_LID_PERMISSIVE;
 	wc.recv.ud.remote_qp = 0;
-	al_mad_rx(d, &wc, out);   /* the answer completes the send */
+	al_mad_rx(d, &wc, out);   /* the answer completes the send... */
+	if (al_mad_find_send(d, (const ib_mad_t *)in, FALSE) == s)
+		al_mad_send_done(d, s, IB_WCS_LOCAL_OP_ERR); /* ...unless no element took it */
 	return TRUE;
 }
 

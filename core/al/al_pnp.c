@@ -22,6 +22,11 @@
  * declined the device. Attribute snapshots are shared, reference counted
  * and never changed once made.
  *
+ * A client of the core that watches the ports (al_client_watch_ports(),
+ * al_client.h) has a registration of the port class too, without a handle
+ * or an AL instance: its PORT_ADD and PORT_REMOVE events go to the client's
+ * port_added and port_removed, the other port events nowhere.
+ *
  * The IOU and IOC classes share the registrations and the delivery; what
  * they report comes from the IOC discovery (al_ioc_pnp.c), which calls
  * al_pnp_ioc_event() with pnp_lock held for every change it finds and
@@ -185,7 +190,6 @@ static void sync_signal(pnp_sync_t *p_sync)
 	pthread_mutex_unlock(&p_sync->lock);
 }
 
-/* Calls the user back with the record of one event. */
 /* Tells a watching client of a port added or removed (other events of
  * the port class are not a client's). */
 static void deliver_client(const al_pnp_t *p_reg, const pnp_event_t *p_ev)
@@ -204,6 +208,7 @@ static void deliver_client(const al_pnp_t *p_reg, const pnp_event_t *p_ev)
 		c->port_removed(p_reg->client_ctx, &port);
 }
 
+/* Calls the user back with the record of one event. */
 static void deliver(pnp_event_t *p_ev)
 {
 	al_pnp_t *p_reg = p_ev->p_reg;
