@@ -49,7 +49,9 @@ IBSIM_TIMEOUT=${IBSIM_TIMEOUT:-600} ibsim_enter "$SELF" "$PROG" # two runs of up
 
 FAILS=0
 ok() { echo "OK    $*"; }
-bad() { echo "FAIL  $*"; FAILS=$((FAILS+1)); }
+FAILED=
+bad() { echo "FAIL  $*"; FAILS=$((FAILS+1)); FAILED="$FAILED
+  ${MODE:-plain}: $*"; }
 # A known defect, not fixed: under TSan (make check-tsan), in mode issm, OpenSM
 # sometimes stops processing for over a minute after the switch's trap 128 (no
 # sweep, no Report) while the instrumented program holds QP0 and claims IsSM.
@@ -196,7 +198,7 @@ act() { # TAG: what the program asked for
 
 run_mode() { # NAME ENV: one run on a fresh fabric
 	local mode=$1 menv=$2 n=0 tag rc
-	ibsim_start "$WORK/$mode" || { FAILS=$((FAILS+1)); stop_all; return; }
+	ibsim_start "$WORK/$mode" || { bad "the fabric did not come up"; stop_all; return; }
 	echo "=== mode $mode: fabric up (ibsim, OpenSM master on H1), program on H2 ${menv:+with $menv}"
 	rm -f ctl; mkfifo ctl; exec 4<>ctl
 	env SIM_HOST=H2 LD_PRELOAD=$SIM IBAL_PROVIDERS=verbs IBAL_VERBS_POLL_MS=100 \
@@ -247,5 +249,5 @@ if [ $FAILS = 0 ]; then
 	[ "${IBSIM_KEEP:-0}" = 1 ] || rm -rf "$WORK"
 	exit 0
 fi
-echo "RESULT: FAIL ($FAILS) - logs in $WORK"
+echo "RESULT: FAIL ($FAILS) - logs in $WORK; failed:$FAILED"
 exit 1
