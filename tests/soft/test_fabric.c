@@ -27,6 +27,7 @@
 #include <sys/wait.h>
 #include "soft_fabric.h"
 #include "soft_pcap.h"
+#include "soft_fabric_view.h"
 #include "soft_ring.h"
 #include "soft_wire.h"
 #include "../common/cl_test.h"
@@ -1828,6 +1829,161 @@ static void test_pcap_linktype_247(void)
 	fabric_end();
 }
 
+/* ------------------------------------------------------------------------ */
+/* The inspector's view (soft_fabric_view.h)                                 */
+/* ------------------------------------------------------------------------ */
+
+/* The view lists the ports with their holders and the counters their
+ * processes keep, and changes nothing; bad arguments get statuses. */
+static void test_view_ports_and_counters(void)
+{
+	soft_fabric_port_t *a, *b;
+	soft_fabric_view_t *v = NULL;
+	soft_view_port_t ports[4];
+	soft_fabric_stats_t st;
+	soft_view_capture_t cap;
+	soft_view_sm_t sm;
+	char path[1100];
+	size_t n = 0;
+	int i;
+
+	fabric_begin();
+	/* No registry yet: nothing to inspect, and nothing is created. */
+	CU_ASSERT_EQUAL(soft_fabric_view_open(NULL, &v), IB_NOT_FOUND);
+	CU_ASSERT_EQUAL(soft_fabric_view_open("/nonexistent/ibal-fabric", &v), IB_NOT_FOUND);
+	CU_ASSERT_EQUAL(soft_fabric_view_open(NULL, NULL), IB_INVALID_PARAMETER);
+	a = open_port(1);
+	b = open_port(2);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	for (i = 0; i < 5; i++)
+		send_seq(a, soft_fabric_port_lid(b), (uint32_t)i);
+	CU_ASSERT_EQUAL_FATAL(soft_fabric_view_open(fab_dir, &v), IB_SUCCESS);
+	CU_ASSERT_EQUAL(soft_fabric_view_ports(v, NULL, 0, &n), IB_INSUFFICIENT_MEMORY);
+	CU_ASSERT_EQUAL(n, 2);
+	CU_ASSERT_EQUAL(soft_fabric_view_ports(v, ports, 1, &n), IB_INSUFFICIENT_MEMORY);
+	CU_ASSERT_EQUAL(soft_fabric_view_ports(v, NULL, 1, &n), IB_INVALID_PARAMETER);
+	CU_ASSERT_EQUAL_FATAL(soft_fabric_view_ports(v, ports, 4, &n), IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(n, 2);
+	CU_ASSERT_EQUAL(ports[0].info.lid, soft_fabric_port_lid(a));
+	CU_ASSERT_EQUAL(ports[0].info.port_guid, GUID(1));
+	CU_ASSERT_EQUAL(ports[0].info.node_guid, NODE(1));
+	CU_ASSERT_EQUAL(ports[0].info.owner_pid, getpid());
+	CU_ASSERT_EQUAL(ports[0].flags, SOFT_VIEW_ACTIVE | SOFT_VIEW_LIVE | SOFT_VIEW_RING);
+	soft_fabric_port_stats(a, &st);
+	CU_ASSERT_EQUAL(st.tx_packets, 5);
+	CU_ASSERT_EQUAL(memcmp(&ports[0].stats, &st, sizeof(st)), 0);
+	CU_ASSERT_EQUAL(ports[1].info.lid, soft_fabric_port_lid(b));
+	CU_ASSERT_EQUAL(ports[1].stats.tx_packets, 0);
+	CU_ASSERT(ports[1].ring_used > 0); /* five packets wait at b */
+	/* No SM ran here; the capture is off. */
+	soft_fabric_view_sm(v, &sm);
+	CU_ASSERT_FALSE(sm.running);
+	CU_ASSERT_EQUAL(sm.pid, 0);
+	soft_fabric_view_capture(v, &cap);
+	CU_ASSERT_FALSE(cap.on);
+	CU_ASSERT_FALSE(soft_fabric_view_service(v, NULL, 0));
+	/* Bad capture requests change nothing. */
+	CU_ASSERT_EQUAL(soft_fabric_view_capture_set(v, "x.pcap", 12), IB_INVALID_PARAMETER);
+	CU_ASSERT_EQUAL(soft_fabric_view_capture_set(v, "", SOFT_PCAP_LINKTYPE_ERF),
+			IB_INVALID_PARAMETER);
+	memset(path, 'a', sizeof(path) - 1);
+	path[sizeof(path) - 1] = '\0';
+	CU_ASSERT_EQUAL(soft_fabric_view_capture_set(v, path, SOFT_PCAP_LINKTYPE_ERF), IB_OVERFLOW);
+	soft_fabric_view_capture(v, &cap);
+	CU_ASSERT_FALSE(cap.on);
+	CU_ASSERT_EQUAL(cap.gen, 0);
+	soft_fabric_port_close(a);
+	soft_fabric_port_close(b);
+	CU_ASSERT_EQUAL(soft_fabric_view_ports(v, ports, 4, &n), IB_SUCCESS);
+	CU_ASSERT_EQUAL(n, 0);
+	soft_fabric_view_close(v);
+	soft_fabric_view_close(NULL);
+	fabric_end();
+}
+
+typedef struct capture_sender {
+	soft_fabric_port_t *port;
+	uint16_t dlid;
+	int n;
+} capture_sender_t;
+
+static void *capture_send_thread(void *arg)
+{
+	capture_sender_t *c = arg;
+	int i;
+
+	for (i = 0; i < c->n; i++)
+		send_seq(c->port, c->dlid, (uint32_t)i);
+	return NULL;
+}
+
+/* A capture started and stopped through the registry: packets sent while it
+ * is on are captured, others not; toggled while threads send, the file holds
+ * whole records only. */
+static void test_view_capture_live(void)
+{
+	soft_fabric_port_t *a, *b;
+	soft_fabric_view_t *v = NULL;
+	capture_sender_t snd[2];
+	soft_view_capture_t cap;
+	pthread_t th[2];
+	pcap_summary_t sum;
+	char tmpl[512], path[512];
+	uint8_t buf[SOFT_FABRIC_MAX_PACKET];
+	size_t len;
+	int i;
+
+	fabric_begin();
+	snprintf(tmpl, sizeof(tmpl), "%s/live-%%p.pcap", fab_dir);
+	snprintf(path, sizeof(path), "%s/live-%ld.pcap", fab_dir, (long)getpid());
+	a = open_port(1);
+	b = open_port(2);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	CU_ASSERT_EQUAL_FATAL(soft_fabric_view_open(fab_dir, &v), IB_SUCCESS);
+	send_seq(a, soft_fabric_port_lid(b), 100);
+	CU_ASSERT_EQUAL(soft_fabric_view_capture_set(v, tmpl, SOFT_PCAP_LINKTYPE_ERF), IB_SUCCESS);
+	soft_fabric_view_capture(v, &cap);
+	CU_ASSERT(cap.on);
+	CU_ASSERT_STRING_EQUAL(cap.path, tmpl);
+	CU_ASSERT_EQUAL(cap.linktype, SOFT_PCAP_LINKTYPE_ERF);
+	for (i = 0; i < 3; i++)
+		send_seq(a, soft_fabric_port_lid(b), (uint32_t)i);
+	CU_ASSERT_EQUAL(soft_fabric_view_capture_set(v, NULL, SOFT_PCAP_LINKTYPE_ERF), IB_SUCCESS);
+	send_seq(a, soft_fabric_port_lid(b), 101);
+	send_seq(b, soft_fabric_port_lid(a), 102);
+	CU_ASSERT_EQUAL(soft_fabric_view_capture_set(v, tmpl, SOFT_PCAP_LINKTYPE_ERF), IB_SUCCESS);
+	send_seq(b, soft_fabric_port_lid(a), 3);
+	CU_ASSERT_EQUAL(soft_fabric_view_capture_set(v, NULL, SOFT_PCAP_LINKTYPE_ERF), IB_SUCCESS);
+	send_seq(b, soft_fabric_port_lid(a), 103);
+	CU_ASSERT_EQUAL_FATAL(read_capture(path, &sum), 0);
+	CU_ASSERT_EQUAL(sum.records, 4);
+	for (i = 0; i < 4 && i < sum.records; i++)
+		CU_ASSERT_EQUAL(sum.seq[i], (uint32_t)i);
+	/* Every packet was delivered whether captured or not. */
+	for (i = 0; i < 5; i++)
+		CU_ASSERT_EQUAL(wait_recv(b, buf, sizeof(buf), &len, WAIT_MS), IB_SUCCESS);
+	for (i = 0; i < 3; i++)
+		CU_ASSERT_EQUAL(wait_recv(a, buf, sizeof(buf), &len, WAIT_MS), IB_SUCCESS);
+	/* Toggled while two threads send: whole records, fewer than were sent. */
+	snd[0].port = a;
+	snd[0].dlid = 0x7777; /* nobody: the ring does not fill */
+	snd[0].n = 3000;
+	snd[1] = snd[0];
+	snd[1].port = b;
+	for (i = 0; i < 2; i++)
+		CU_ASSERT_EQUAL_FATAL(pthread_create(&th[i], NULL, capture_send_thread, &snd[i]), 0);
+	for (i = 0; i < 40; i++)
+		soft_fabric_view_capture_set(v, i % 2 ? NULL : tmpl, SOFT_PCAP_LINKTYPE_ERF);
+	for (i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	CU_ASSERT_EQUAL(read_capture(path, &sum), 0);
+	CU_ASSERT(sum.records >= 4 && sum.records <= 4 + 6000);
+	soft_fabric_view_close(v);
+	soft_fabric_port_close(a);
+	soft_fabric_port_close(b);
+	fabric_end();
+}
+
 static const test_entry_t tests[] = {
 	TEST_ENTRY(test_open_params),
 	TEST_ENTRY(test_unusable_directories),
@@ -1864,6 +2020,8 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_pcap_capture),
 	TEST_ENTRY(test_pcap_cut_short),
 	TEST_ENTRY(test_pcap_linktype_247),
+	TEST_ENTRY(test_view_ports_and_counters),
+	TEST_ENTRY(test_view_capture_live),
 };
 
 TEST_MAIN("soft fabric", tests)

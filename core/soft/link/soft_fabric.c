@@ -100,25 +100,31 @@ static boolean_t dir_trusted(const char *path, const struct stat *st)
 	return TRUE;
 }
 
-/* The canonical path of the fabric directory, created if missing. */
-static ib_api_status_t resolve_dir(char *out)
+ib_api_status_t soft_fabric_resolve_dir(const char *path, boolean_t create, char *out)
 {
-	const char *env = getenv(SOFT_FABRIC_ENV_DIR);
+	const char *env = path && *path ? path : getenv(SOFT_FABRIC_ENV_DIR);
 	char base[64], dflt[80];
 	struct stat st;
 
 	if (env && *env) {
-		make_dirs(env);
+		if (create)
+			make_dirs(env);
 	} else {
 		snprintf(base, sizeof(base), "/tmp/ibal-soft-%lu", (unsigned long)getuid());
-		mkdir(base, 0700);
+		if (create)
+			mkdir(base, 0700);
+		else if (lstat(base, &st) < 0 && errno == ENOENT)
+			return IB_NOT_FOUND;
 		/* Shared /tmp: refuse a directory (or a link) someone else planted. */
 		if (lstat(base, &st) < 0 || !S_ISDIR(st.st_mode) || !dir_trusted(base, &st))
 			return IB_INVALID_SETTING;
 		snprintf(dflt, sizeof(dflt), "%s/default", base);
-		mkdir(dflt, 0700);
+		if (create)
+			mkdir(dflt, 0700);
 		env = dflt;
 	}
+	if (!create && stat(env, &st) < 0 && errno == ENOENT)
+		return IB_NOT_FOUND;
 	if (!realpath(env, out) || stat(out, &st) < 0 || !S_ISDIR(st.st_mode)) {
 		IBAL_WARN(IBAL_SUB_FABRIC, "fabric directory %s cannot be used", env);
 		return IB_INVALID_SETTING;
@@ -126,11 +132,13 @@ static ib_api_status_t resolve_dir(char *out)
 	return dir_trusted(out, &st) ? IB_SUCCESS : IB_INVALID_SETTING;
 }
 
-static void fabric_free(soft_fabric_t *fab)
+void soft_fabric_free(soft_fabric_t *fab)
 {
 	soft_delay_shutdown(fab);
 	soft_link_free_all(fab);
 	pthread_mutex_destroy(&fab->peer_lock);
+	soft_capture_free(fab);
+	pthread_rwlock_destroy(&fab->live_lock);
 	soft_pcap_close(fab->pcap);
 	soft_reg_close(fab);
 	cl_event_destroy(&fab->delay_ev);
@@ -140,7 +148,7 @@ static void fabric_free(soft_fabric_t *fab)
 	cl_free(fab);
 }
 
-static ib_api_status_t fabric_create(const char *dir, soft_fabric_t **pp_fab)
+ib_api_status_t soft_fabric_create(const char *dir, soft_fabric_t **pp_fab)
 {
 	soft_fabric_t *fab = (soft_fabric_t *)cl_zalloc(sizeof(*fab));
 	ib_api_status_t status;
@@ -150,6 +158,7 @@ static ib_api_status_t fabric_create(const char *dir, soft_fabric_t **pp_fab)
 		return IB_INSUFFICIENT_MEMORY;
 	fab->reg_fd = -1;
 	pthread_mutex_init(&fab->peer_lock, NULL);
+	pthread_rwlock_init(&fab->live_lock, NULL);
 	cl_mutex_construct(&fab->reg_lock);
 	cl_mutex_construct(&fab->q_lock);
 	cl_mutex_construct(&fab->send_lock);
@@ -159,7 +168,7 @@ static ib_api_status_t fabric_create(const char *dir, soft_fabric_t **pp_fab)
 	if (cl_mutex_init(&fab->reg_lock) != CL_SUCCESS || cl_mutex_init(&fab->q_lock) != CL_SUCCESS ||
 	    cl_mutex_init(&fab->send_lock) != CL_SUCCESS ||
 	    cl_event_init(&fab->delay_ev, FALSE) != CL_SUCCESS) {
-		fabric_free(fab);
+		soft_fabric_free(fab);
 		return IB_ERROR;
 	}
 	fab->pid = getpid();
@@ -168,7 +177,7 @@ static ib_api_status_t fabric_create(const char *dir, soft_fabric_t **pp_fab)
 	/* "<dir>/lid-XXXX" must fit a socket address. */
 	if (n + sizeof(SOCK_NAME_PREFIX) - 1 + 4 + 1 > sizeof(fab->sa_proto.sun_path)) {
 		IBAL_WARN(IBAL_SUB_FABRIC, "fabric directory %s: path too long for a socket", dir);
-		fabric_free(fab);
+		soft_fabric_free(fab);
 		return IB_INVALID_SETTING;
 	}
 	fab->sa_proto.sun_family = AF_UNIX;
@@ -177,7 +186,7 @@ static ib_api_status_t fabric_create(const char *dir, soft_fabric_t **pp_fab)
 	fab->sa_prefix_len = n + sizeof(SOCK_NAME_PREFIX) - 1;
 	status = soft_reg_open(fab);
 	if (status != IB_SUCCESS) {
-		fabric_free(fab);
+		soft_fabric_free(fab);
 		return status;
 	}
 	read_cfg(&fab->cfg);
@@ -189,7 +198,7 @@ static ib_api_status_t fabric_create(const char *dir, soft_fabric_t **pp_fab)
 ib_api_status_t soft_fabric_get(soft_fabric_t **pp_fab)
 {
 	char dir[PATH_MAX];
-	ib_api_status_t status = resolve_dir(dir);
+	ib_api_status_t status = soft_fabric_resolve_dir(NULL, TRUE, dir);
 	pid_t self = getpid();
 	soft_fabric_t *fab;
 
@@ -201,7 +210,7 @@ ib_api_status_t soft_fabric_get(soft_fabric_t **pp_fab)
 		if (fab->pid == self && !strcmp(fab->dir, dir))
 			break;
 	if (!fab) {
-		status = fabric_create(dir, &fab);
+		status = soft_fabric_create(dir, &fab);
 		if (status == IB_SUCCESS) {
 			fab->next = fab_list;
 			fab_list = fab;
@@ -228,7 +237,7 @@ void soft_fabric_put(soft_fabric_t *fab)
 		;
 	*pp = fab->next;
 	pthread_mutex_unlock(&fab_list_lock);
-	fabric_free(fab);
+	soft_fabric_free(fab);
 }
 
 ib_api_status_t soft_fabric_dir_file(const char *name, char *out, size_t cap)
@@ -239,7 +248,7 @@ ib_api_status_t soft_fabric_dir_file(const char *name, char *out, size_t cap)
 
 	if (!name || !*name || strchr(name, '/') || !out || !cap)
 		return IB_INVALID_PARAMETER;
-	status = resolve_dir(dir);
+	status = soft_fabric_resolve_dir(NULL, TRUE, dir);
 	if (status != IB_SUCCESS)
 		return status;
 	n = snprintf(out, cap, "%s/%s", dir, name);
@@ -274,6 +283,8 @@ void soft_fabric_ring_create(soft_fabric_port_t *port)
 
 	soft_reg_ring_path(port->fab, port->port_guid, path, sizeof(path));
 	err = soft_ring_create(path, 0, &port->ring);
+	if (!err) /* the counters go where the inspector reads them */
+		port->stats = (soft_fabric_stats_t *)(void *)port->ring.hdr->owner_stats;
 	if (err)
 		IBAL_WARN(IBAL_SUB_FABRIC, "%s: no shared-memory ring (%s); the port receives on its socket",
 				 path, strerror(err));
@@ -300,6 +311,7 @@ ib_api_status_t soft_fabric_port_open_at(ib_net64_t port_guid, ib_net64_t node_g
 	port = (soft_fabric_port_t *)cl_zalloc(sizeof(*port));
 	if (!port)
 		return IB_INSUFFICIENT_MEMORY;
+	port->stats = &port->own_stats;
 	port->want_lid = lid;
 	port->port_guid = port_guid;
 	port->node_guid = node_guid;
@@ -388,7 +400,7 @@ int soft_fabric_port_fd(const soft_fabric_port_t *port)
 
 void soft_fabric_port_stats(const soft_fabric_port_t *port, soft_fabric_stats_t *p_stats)
 {
-	const uint64_t *src = (const uint64_t *)(const void *)&port->stats;
+	const uint64_t *src = (const uint64_t *)(const void *)port->stats;
 	uint64_t *dst = (uint64_t *)(void *)p_stats;
 	size_t i;
 

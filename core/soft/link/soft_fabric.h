@@ -77,7 +77,11 @@
  * packet bytes alone) instead, without the dropped packets. Records are
  * appended with one `writev` each on a file opened `O_APPEND`, so threads and
  * processes may share one file (on a local file system); an existing file
- * is appended to, never truncated.
+ * is appended to, never truncated. The inspector can also start and stop a
+ * capture of every process of a running fabric through the registry
+ * (soft_fabric_view_capture_set()); `$IBAL_SOFT_PCAP` takes precedence in the
+ * processes that set it. Each port's counters (soft_fabric_port_stats()) live
+ * in the header of its ring, where the inspector reads them.
  *
  * The environment is read when the first port of a fabric directory opens in
  * a process; the settings hold until the last port of that directory closes.

@@ -34,6 +34,9 @@
 #define SOFT_REG_HDR_SIZE 4096u
 #define SOFT_REG_NRECS 0xC000u /* one record per LID 0..0xBFFF; record 0 unused */
 
+/* Room for the path template of a capture started by the inspector. */
+#define SOFT_REG_CAPTURE_PATH 1024u
+
 #define SOFT_REC_FREE 0u
 #define SOFT_REC_ACTIVE 1u
 
@@ -52,7 +55,23 @@ typedef struct soft_reg_hdr {
 	uint32_t reserved0;
 	uint64_t gen;             /* bumped at every assignment; names it */
 	ib_net64_t subnet_prefix; /* GID prefix of the fabric's ports */
-	uint8_t pad[SOFT_REG_HDR_SIZE - 48];
+	/* The master SM as it last described itself (soft_fabric_sm_publish;
+	 * zero in a registry no SM wrote): for the inspector only. */
+	int32_t sm_pid;
+	uint16_t sm_lid;
+	uint8_t sm_priority;
+	uint8_t sm_reserved;
+	ib_net64_t sm_guid;
+	uint64_t sm_sweeps;
+	uint64_t sm_since;        /* when it became master (CLOCK_REALTIME seconds) */
+	/* Capture of the running fabric (soft_fabric_view_capture_set): each
+	 * process compares capture_gen with its own copy at every send and,
+	 * when it changed, opens capture_path (`%p`: its PID) or stops. */
+	uint64_t capture_gen;     /* atomic; written last, with release order */
+	uint32_t capture_on;
+	uint32_t capture_linktype; /* SOFT_PCAP_LINKTYPE_ERF or _INFINIBAND */
+	char capture_path[SOFT_REG_CAPTURE_PATH];
+	uint8_t pad[SOFT_REG_HDR_SIZE - 96 - SOFT_REG_CAPTURE_PATH];
 } soft_reg_hdr_t;
 
 typedef struct soft_reg_rec {
@@ -120,7 +139,14 @@ typedef struct soft_fabric {
 	size_t map_len;
 
 	soft_fab_cfg_t cfg;
-	soft_pcap_t *pcap;
+	soft_pcap_t *pcap;        /* $IBAL_SOFT_PCAP's, for the fabric object's life */
+
+	/* The capture the registry asks for (soft_fabric_capture.c): live_pcap
+	 * is replaced under live_lock held for writing, used under it held for
+	 * reading; live_gen is the registry's capture_gen it follows (atomic). */
+	pthread_rwlock_t live_lock;
+	soft_pcap_t *live_pcap;   /* atomic pointer */
+	uint64_t live_gen;
 
 	/* Peers' rings by LID (soft_fabric_link.c), allocated at the first send. */
 	pthread_mutex_t peer_lock;
@@ -151,7 +177,8 @@ struct soft_fabric_port {
 	uint64_t ring_seen_drops; /* ring.dropped already added to the stats */
 	uint32_t empty_polls;     /* soft_fabric_poll's empty polls since it looked at the socket */
 	uint32_t rx_flags;        /* flags of the packet received last */
-	soft_fabric_stats_t stats; /* fields updated atomically */
+	soft_fabric_stats_t *stats; /* &own_stats, or in the ring's header for the inspector */
+	soft_fabric_stats_t own_stats; /* fields updated atomically */
 };
 
 /* ---- soft_fabric_registry.c ---- */
@@ -164,6 +191,8 @@ SOFT_PRIVATE boolean_t soft_reg_intact(const soft_fabric_t *fab);
 /* Serializes against every other registry user, in and out of this process. */
 SOFT_PRIVATE ib_api_status_t soft_reg_lock(soft_fabric_t *fab);
 SOFT_PRIVATE void soft_reg_unlock(soft_fabric_t *fab);
+/* Under the lock: TRUE if the holder of lid's record still exists (nothing freed). */
+SOFT_PRIVATE boolean_t soft_reg_holder_alive(const soft_fabric_t *fab, uint16_t lid);
 /* Under the lock: TRUE if the record's holder still exists (frees it otherwise). */
 SOFT_PRIVATE boolean_t soft_reg_check_live(soft_fabric_t *fab, uint16_t lid);
 /* Under the lock: chooses a LID for port_guid (port->want_lid if not 0), binds fd there and records it. */
@@ -214,7 +243,27 @@ SOFT_PRIVATE void soft_delay_purge(soft_fabric_t *fab, soft_fabric_port_t *port)
 /* The key of a port's drop decisions. */
 SOFT_PRIVATE uint64_t soft_rng_key(uint64_t seed, ib_net64_t port_guid, uint8_t port_num);
 
+/* ---- soft_fabric_capture.c ---- */
+
+/* The capture a packet sent now goes to, or NULL; when not NULL, fab->live_lock
+ * may be held for reading: release with soft_capture_put(fab, pcap). */
+SOFT_PRIVATE soft_pcap_t *soft_capture_get(soft_fabric_t *fab);
+SOFT_PRIVATE void soft_capture_put(soft_fabric_t *fab, soft_pcap_t *pcap);
+/* Whether any capture is on (the environment's or the registry's). */
+SOFT_PRIVATE boolean_t soft_capture_any(const soft_fabric_t *fab);
+/* Closes the registry's capture (fabric teardown). */
+SOFT_PRIVATE void soft_capture_free(soft_fabric_t *fab);
+
 /* ---- soft_fabric.c ---- */
+
+/* The canonical path of a fabric directory: @p path, else $IBAL_SOFT_FABRIC,
+ * else the default; created (mode 0700) if @p create, else IB_NOT_FOUND when
+ * missing; IB_INVALID_SETTING when it is not a directory its user alone may write. */
+SOFT_PRIVATE ib_api_status_t soft_fabric_resolve_dir(const char *path, boolean_t create, char *out);
+/* A fabric object for dir that no port uses and the process's list does not
+ * hold (the inspector's view); freed with soft_fabric_free. */
+SOFT_PRIVATE ib_api_status_t soft_fabric_create(const char *dir, soft_fabric_t **pp_fab);
+SOFT_PRIVATE void soft_fabric_free(soft_fabric_t *fab);
 
 /* This process's object for the fabric directory of the environment, one more reference. */
 SOFT_PRIVATE ib_api_status_t soft_fabric_get(soft_fabric_t **pp_fab);
@@ -229,6 +278,6 @@ SOFT_PRIVATE int soft_fabric_new_socket(void);
 
 /* Atomic counter helpers for the port statistics. */
 #define SOFT_STAT_ADD(port, field, v) \
-	__atomic_fetch_add(&(port)->stats.field, (uint64_t)(v), __ATOMIC_RELAXED)
+	__atomic_fetch_add(&(port)->stats->field, (uint64_t)(v), __ATOMIC_RELAXED)
 
 #endif

@@ -244,7 +244,7 @@ static boolean_t sock_answers(const soft_fabric_t *fab, uint16_t lid)
 	return rc == 0 || (err != ECONNREFUSED && err != ENOENT);
 }
 
-static boolean_t holder_alive(const soft_fabric_t *fab, uint16_t lid)
+boolean_t soft_reg_holder_alive(const soft_fabric_t *fab, uint16_t lid)
 {
 	const soft_reg_rec_t *rec = &fab->recs[lid];
 	pid_t pid = (pid_t)rec->owner_pid;
@@ -313,7 +313,7 @@ boolean_t soft_reg_check_live(soft_fabric_t *fab, uint16_t lid)
 
 	if (rec->state != SOFT_REC_ACTIVE)
 		return FALSE;
-	if (holder_alive(fab, lid))
+	if (soft_reg_holder_alive(fab, lid))
 		return TRUE;
 	free_rec(fab, lid);
 	return FALSE;

@@ -71,7 +71,7 @@ static boolean_t inject_drop(soft_fabric_port_t *port, const void *pkt, size_t l
 
 boolean_t soft_link_plain(const soft_fabric_t *fab)
 {
-	return !fab->pcap && fab->cfg.drop_pct <= 0.0 && !fab->cfg.delay_us &&
+	return !soft_capture_any(fab) && fab->cfg.drop_pct <= 0.0 && !fab->cfg.delay_us &&
 	       !__atomic_load_n(&filter_armed, __ATOMIC_ACQUIRE);
 }
 
@@ -224,6 +224,7 @@ static ib_api_status_t send_common(soft_fabric_port_t *port, uint16_t dest_lid,
 				   boolean_t explicit_dest, const void *pkt, size_t len, uint32_t flags)
 {
 	uint8_t sealed[SOFT_FABRIC_MAX_PACKET];
+	soft_pcap_t *pcap;
 	soft_fabric_t *fab;
 	const uint8_t *b = (const uint8_t *)pkt;
 	boolean_t dropped;
@@ -234,8 +235,9 @@ static ib_api_status_t send_common(soft_fabric_port_t *port, uint16_t dest_lid,
 	fab = port->fab;
 	if ((flags & SOFT_FABRIC_DIRECT) && (explicit_dest || !soft_link_plain(fab)))
 		return IB_NOT_DONE;
+	pcap = soft_capture_get(fab);
 	/* A captured packet carries its CRCs, as on a wire: computed here. */
-	if ((flags & SOFT_FABRIC_NO_CRC) && fab->pcap) {
+	if ((flags & SOFT_FABRIC_NO_CRC) && pcap) {
 		memcpy(sealed, pkt, len);
 		if (soft_pkt_seal(sealed, len) == SOFT_WIRE_OK) {
 			pkt = b = sealed;
@@ -245,8 +247,10 @@ static ib_api_status_t send_common(soft_fabric_port_t *port, uint16_t dest_lid,
 	SOFT_STAT_ADD(port, tx_packets, 1);
 	SOFT_STAT_ADD(port, tx_bytes, len);
 	dropped = inject_drop(port, pkt, len);
-	if (fab->pcap)
-		soft_pcap_write(fab->pcap, pkt, len, dropped);
+	if (pcap) {
+		soft_pcap_write(pcap, pkt, len, dropped);
+		soft_capture_put(fab, pcap);
+	}
 	if (dropped) {
 		SOFT_STAT_ADD(port, drop_injected, 1);
 		return IB_SUCCESS;

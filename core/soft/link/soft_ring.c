@@ -16,6 +16,7 @@
 #include "soft_ring.h"
 
 _Static_assert(sizeof(soft_ring_hdr_t) == SOFT_RING_HDR_BYTES, "ring header size");
+_Static_assert(offsetof(soft_ring_hdr_t, owner_stats) == 256, "owner counters on their own line");
 _Static_assert((SOFT_RING_BYTES & (SOFT_RING_BYTES - 1)) == 0, "ring size is a power of two");
 _Static_assert(SOFT_RING_SPILL >= SOFT_RING_REC_HDR + SOFT_RING_MAX_PKT + SOFT_RING_ALIGN,
 	       "the spill area holds any record");

@@ -74,6 +74,9 @@ extern "C" {
 /** How long a claimed record may stay unpublished before it is skipped. */
 #define SOFT_RING_STUCK_MS 1000u
 
+/** 64-bit words of the ring header kept for the owner's port counters. */
+#define SOFT_RING_OWNER_STATS 32u
+
 /** The shared header of a ring file. */
 typedef struct soft_ring_hdr {
 	uint64_t magic;          /**< SOFT_RING_MAGIC. */
@@ -89,7 +92,12 @@ typedef struct soft_ring_hdr {
 	uint64_t head;           /**< Consumer's position, published for producers (atomic). */
 	uint8_t pad2[56];        /**< Own cache line. */
 	uint32_t sleeping;       /**< Set by a consumer about to sleep (atomic). */
-	uint8_t pad3[SOFT_RING_HDR_BYTES - 196]; /**< Rest of the page. */
+	uint8_t pad3[60];        /**< To the next cache line. */
+	/** The consumer's port counters (soft_fabric_stats_t), written by the
+	 * consumer's process only, read by the fabric inspector; what a
+	 * producer finds there is never used. */
+	uint64_t owner_stats[SOFT_RING_OWNER_STATS];
+	uint8_t pad4[SOFT_RING_HDR_BYTES - 256 - 8 * SOFT_RING_OWNER_STATS]; /**< Rest of the page. */
 } soft_ring_hdr_t;
 
 /** "IBALRNG1" read little endian. */

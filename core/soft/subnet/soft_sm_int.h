@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "soft_fabric_int.h"
+#include "soft_fabric_view.h"
 #include "soft_sm.h"
 
 /** Wait for one SMP response, per try. */

@@ -422,6 +422,7 @@ void soft_sm_sweep(struct soft_sm *sm)
 	soft_sm_sw_push(sm, FALSE);
 	pthread_rwlock_unlock(&sm->sa_lock);
 	sm->sweeps++;
+	soft_fabric_sm_publish(sm->sm_port->fp, sm->cfg.priority, sm->sweeps, FALSE);
 	pthread_mutex_lock(&sm->pub_lock);
 	sm->pub_act_count++;
 	pthread_mutex_unlock(&sm->pub_lock);

@@ -91,6 +91,7 @@ static void try_master(struct soft_sm *sm)
 	pthread_mutex_unlock(&sm->pub_lock);
 	sm->full = 1;
 	sa_reset(sm);
+	soft_fabric_sm_publish(sm->sm_port->fp, sm->cfg.priority, sm->sweeps, TRUE);
 	pthread_cond_broadcast(&sm->cond);
 }
 
