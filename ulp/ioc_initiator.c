@@ -13,6 +13,7 @@
  * IB_PNP_IOC_REMOVE that the target's exit causes.
  *
  *   ibal_ioc_initiator [--timeout S] [--messages N]   (defaults 60 s, 100)
+ *   ibal_ioc_initiator --help
  *
  * The fabric directory is $IBAL_SOFT_FABRIC, else the soft provider's
  * default; IBAL_IOC_SWEEP_MS sets how often the subnet is swept for IOCs.
@@ -411,6 +412,22 @@ static void print_ioc(void)
 	       cl_ntoh16(S.path.dlid));
 }
 
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: ibal_ioc_initiator [--timeout SECONDS] [--messages N]\n"
+		"The IOC example's initiator: waits for the PnP events of the I/O controller\n"
+		"\"" EX_ID_STRING "\" (ibal_ioc_target) and of a path to it, prints its profile and\n"
+		"service entries, connects to the first service through the CM, checks that N\n"
+		"messages come back unchanged, disconnects, and waits for the IOC's removal.\n"
+		"  --timeout SECONDS   limit of the whole run (default 60)\n"
+		"  --messages N        messages to send and check, at least 1 (default 100)\n"
+		"  -h, --help          this text\n"
+		"The soft fabric directory is $IBAL_SOFT_FABRIC or the provider's default;\n"
+		"IBAL_IOC_SWEEP_MS sets how often the subnet is swept for IOCs.\n"
+		"Exit status 0 only if every step passed.\n");
+}
+
 int main(int argc, char **argv)
 {
 	ib_al_handle_t h_al = NULL;
@@ -420,6 +437,10 @@ int main(int argc, char **argv)
 	int i, ok = 0;
 	ib_api_status_t st;
 
+	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		usage(stdout);
+		return 0;
+	}
 	for (i = 1; i + 1 < argc; i += 2) {
 		if (!strcmp(argv[i], "--timeout"))
 			timeout_s = (unsigned)strtoul(argv[i + 1], NULL, 10);

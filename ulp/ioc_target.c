@@ -13,6 +13,7 @@
  * (ulp/ioc_initiator.c; docs/ioc.md).
  *
  *   ibal_ioc_target [--timeout S]   (default 60 s for the whole run)
+ *   ibal_ioc_target --help
  *
  * The fabric directory is $IBAL_SOFT_FABRIC, else the soft provider's
  * default. Exit status 0 only if a connection was served to its end.
@@ -366,6 +367,20 @@ static long echo(const res_t *r)
 	return -1;
 }
 
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: ibal_ioc_target [--timeout SECONDS]\n"
+		"The IOC example's target: creates an I/O controller \"" EX_ID_STRING "\" with two\n"
+		"service entries, \"ibal.echo\" and \"ibal.spare\", registers it with the device\n"
+		"manager, accepts one RC connection to the first and echoes every message until\n"
+		"the initiator (ibal_ioc_initiator) disconnects, then destroys the controller.\n"
+		"  --timeout SECONDS   limit of the whole run (default 60)\n"
+		"  -h, --help          this text\n"
+		"The soft fabric directory is $IBAL_SOFT_FABRIC or the provider's default.\n"
+		"Exit status 0 only if a connection was served to its end.\n");
+}
+
 int main(int argc, char **argv)
 {
 	ib_al_handle_t h_al = NULL;
@@ -379,6 +394,10 @@ int main(int argc, char **argv)
 	int ok = 0;
 	ib_api_status_t st;
 
+	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		usage(stdout);
+		return 0;
+	}
 	if (argc == 3 && !strcmp(argv[1], "--timeout"))
 		timeout_s = (unsigned)strtoul(argv[2], NULL, 10);
 	else if (argc != 1) {
