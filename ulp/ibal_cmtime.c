@@ -75,6 +75,7 @@
 #include <unistd.h>
 #include <iba/ib_al.h>
 #include <complib/comp_lib.h>
+#include "ibal_progress.h"
 
 #define MSG_LEN 64u              /* bytes of one message */
 #define RSLOTS 2u                /* receive buffers per connection */
@@ -197,6 +198,7 @@ struct bench {
 	boolean_t stop_on_fail;    /* a wait ends at the first failed connection */
 	span_t resolve;
 	char err[256];             /* the first failure */
+	ibal_progress_t prog;      /* on a terminal: the waits' counts (not -f's server thread) */
 
 	/* -f: the server tells the client where it is. */
 	pthread_mutex_t *ready_lock;
@@ -267,6 +269,8 @@ static boolean_t wait_count(bench_t *b, const uint32_t *a, const uint32_t *b2, u
 		got = *a + (b2 ? *b2 : 0);
 		if (got >= want || now_ns() >= b->deadline || (b->stop_on_fail && b->n_fail))
 			break;
+		/* the run's total, not the window's next step */
+		ibal_progress_show(&b->prog, what, got, b->n > want ? b->n : want);
 		clock_gettime(CLOCK_REALTIME, &ts);
 		ts.tv_nsec += 100000000;   /* look at the deadline every 100 ms */
 		if (ts.tv_nsec >= 1000000000) {
@@ -276,6 +280,7 @@ static boolean_t wait_count(bench_t *b, const uint32_t *a, const uint32_t *b2, u
 		pthread_cond_timedwait(&b->cond, &b->lock, &ts);
 	}
 	pthread_mutex_unlock(&b->lock);
+	ibal_progress_clear(&b->prog);
 	if (got < want && b->stop_on_fail && b->n_fail)
 		return FALSE;
 	if (got < want) {
@@ -1456,6 +1461,7 @@ static void bench_init(bench_t *b, const opts_t *o, boolean_t server, int ca_ind
 	b->ca_index = ca_index;
 	b->msgs = o->msgs;
 	b->deadline = now_ns() + (uint64_t)o->limit_s * 1000000000u;
+	ibal_progress_init(&b->prog);
 	pthread_mutex_init(&b->lock, NULL);
 	pthread_cond_init(&b->cond, NULL);
 }
@@ -1583,6 +1589,7 @@ static int run_both(const opts_t *o)
 	if (!st)
 		return 1;
 	bench_init(&st->b, o, TRUE, 0);
+	st->b.prog.on = 0; /* one progress line: the client's */
 	st->b.ready_lock = &rl;
 	st->b.ready_cond = &rc;
 	st->b.ready = &ready;

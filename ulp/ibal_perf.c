@@ -80,6 +80,7 @@
 #include <time.h>
 #include <sys/resource.h>
 #include <iba/ib_al.h>
+#include "ibal_progress.h"
 
 /* Raw mode needs libibverbs: always when built by hand, as configure found it otherwise. */
 #if !defined(HAVE_CONFIG_H) || defined(HAVE_VERBS_PROV)
@@ -1093,6 +1094,9 @@ static void print_result(const perf_t *p, int api, int test, uint64_t n, uint64_
 }
 
 /* One test on one API: warm-up, then -n measured iterations; prints its line. */
+/* On a terminal: the test and round running (shown between measurements only). */
+static ibal_progress_t prog;
+
 static int run_one(perf_t *p, int api, int test)
 {
 	uint64_t n = p->o->n, ns = 0, *rtt = NULL;
@@ -1100,7 +1104,9 @@ static int run_one(perf_t *p, int api, int test)
 
 	if (test == T_LAT && !(rtt = calloc(n, sizeof(*rtt))))
 		return -1;
+	ibal_progress_show(&prog, test_name(test), 0, 0);
 	rc = measure_api(p, api, test, n, p->o->warm, rtt, &ns);
+	ibal_progress_clear(&prog);
 	if (!rc)
 		print_result(p, api, test, n, rtt, ns, "");
 	free(rtt);
@@ -1142,6 +1148,7 @@ static int run_both(perf_t *p, int test)
 		if (p->o->warm && measure_api(p, api, test, p->o->warm, 0, NULL, &ns))
 			goto out;
 	for (r = 0; r < R; r++) {
+		ibal_progress_show(&prog, test_name(test), r, R);
 		for (k = 0; k < 2; k++) {
 			uint64_t *slice;
 
@@ -1162,6 +1169,7 @@ static int run_both(perf_t *p, int test)
 		}
 		ratio[r] = val[API_IBAL][r] / val[API_RAW][r];
 	}
+	ibal_progress_clear(&prog);
 	for (api = API_IBAL; api <= API_RAW; api++) {
 		best = val[api][0];
 		for (r = 1; r < R; r++)
@@ -1177,6 +1185,7 @@ static int run_both(perf_t *p, int test)
 	       ratio[R - 1]);
 	rc = 0;
 out:
+	ibal_progress_clear(&prog);
 	free(val[0]);
 	free(val[1]);
 	free(ratio);
@@ -1353,6 +1362,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ibal_perf: built without libibverbs: only --api ibal\n");
 		return 77;
 	}
+	ibal_progress_init(&prog);
 	memset(&p, 0, sizeof(p));
 	p.o = &o;
 	p.window = o.window;

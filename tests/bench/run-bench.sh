@@ -8,6 +8,8 @@
 #   BENCH_GROUPS     groups to run (default: all; see `bench_ibal -l`)
 #   BENCH_CALLGRIND  1: also instructions per op under callgrind; only: just that
 #   VALGRIND         the valgrind program (default: valgrind)
+#   IBAL_PROGRESS    0: no progress line; 1: one even when stderr is not a
+#                    terminal (default: only on a terminal)
 #
 # Each group (qlist, qmap, ...) runs as its own process, ibal and OpenSM
 # alternating (ABBA order across runs), so that both see the same machine
@@ -28,6 +30,14 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/ibal-bench.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
 status=0
+
+# On a terminal: one line on stderr, rewritten, saying which group and run
+# is going on; erased before the tables. Nothing when not a terminal.
+progress=0
+[ -t 2 ] && progress=1
+case ${IBAL_PROGRESS:-} in 0) progress=0 ;; ?*) progress=1 ;; esac
+show() { [ "$progress" = 0 ] || printf '\r\033[K%s' "$*" >&2; }
+clear_line() { [ "$progress" = 0 ] || printf '\r\033[K' >&2; }
 
 # run PROG OUTFILE ARGS...: appends the program's rows; remembers failures.
 run() {
@@ -84,10 +94,12 @@ table() {
 if [ "$cg" != only ]; then
 	: >"$tmp/ibal" && : >"$tmp/osm" && : >"$tmp/stderr"
 	echo "make bench: $runs run(s) per group, ABBA order; ibal=$ibal${osm:+ OpenSM=$osm}" >&2
+	n_groups=$(echo $groups | wc -w) i=0
 	for g in $groups; do
-		printf '  %s' "$g" >&2
+		i=$((i + 1))
 		r=1
 		while [ "$r" -le "$runs" ]; do
+			show "make bench: group $i/$n_groups ($g), run $r/$runs"
 			if [ -z "$osm" ]; then
 				run ibal "$tmp/ibal" "$ibal" "$g"
 			elif [ $((r % 2)) -eq 1 ]; then
@@ -100,7 +112,7 @@ if [ "$cg" != only ]; then
 			r=$((r + 1))
 		done
 	done
-	echo >&2
+	clear_line
 	table "Time per operation (best of $runs runs; on a shared machine expect a few % of noise)" \
 		ns/op 0.05 "$tmp/ibal" ${osm:+"$tmp/osm"}
 fi
@@ -129,8 +141,11 @@ if [ -n "$cg" ] && [ "$cg" != 0 ]; then
 		exit 1
 	fi
 	echo "make bench: callgrind (small sizes: maps at 1e3 and 1e4)" >&2
+	show "make bench: callgrind, ibal"
 	cg_run "$ibal" "$tmp/cg_ibal" ibal
+	show "make bench: callgrind, OpenSM"
 	[ -z "$osm" ] || cg_run "$osm" "$tmp/cg_osm" osm
+	clear_line
 	table "Instructions per operation (callgrind; all threads; deterministic up to lock contention)" \
 		Ir/op 0 "$tmp/cg_ibal" ${osm:+"$tmp/cg_osm"}
 fi

@@ -100,7 +100,21 @@ IFS='|'
 bad=$(check_run "$tmp/f.out" $rc 50 $cm_rows)
 unset IFS
 grep -q "^rep -> rtu *: " "$tmp/f.out" || bad="$bad${bad:+; }no server table"
+cr=$(printf '\r')
+grep -q "$cr" "$tmp/f.out" && bad="$bad${bad:+; }a progress line though stderr is not a terminal"
 result "ibal_cmtime -f (server and client threads, 50 connections)" "$bad" "$tmp/f.out"
+
+# 1b. The progress line, forced (IBAL_PROGRESS=1): on stderr only, erased.
+fresh
+IBAL_PROGRESS=1 timeout 60 "$prog" -f -c 20 -T 50 >"$tmp/p.out" 2>"$tmp/p.err"
+rc=$?
+bad=""
+[ "$rc" -eq 0 ] || bad="exit status $rc"
+grep -q "replies: [0-9]*/20 (" "$tmp/p.err" || bad="$bad${bad:+; }no progress of the replies on stderr"
+[ "$(tail -c 4 "$tmp/p.err" | od -An -c | tr -d ' ')" = '\r033[K' ] ||
+	bad="$bad${bad:+; }the last progress line not erased"
+grep -q "$cr" "$tmp/p.out" && bad="$bad${bad:+; }progress on stdout"
+result "IBAL_PROGRESS=1: a progress line on stderr, erased at the end" "$bad" "$tmp/p.err"
 
 # 2. The reference without a CM.
 fresh
