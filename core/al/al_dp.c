@@ -2,25 +2,33 @@
  * ibal access layer: the data path (posts, poll, peek, rearm) with one indirect call each.
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  *
- * Each call enters the object through its handle (one compare-and-swap),
- * makes one indirect call to the provider through the ops cached in the
- * object, and exits; a destroy racing the call waits for the exit. NULL
- * pointers the API documents as invalid are caught here; everything else
- * is the provider's to check.
+ * Each call marks its thread inside the data path (al_epoch.h: a plain store
+ * to the thread's own record, no atomic read-modify-write), looks its handle
+ * up, makes one indirect call to the provider through the ops cached in the
+ * object, and marks itself outside; a destroy racing the call waits for it
+ * (al_handle_drain(): al_epoch_synchronize()). NULL pointers the API
+ * documents as invalid are caught here; everything else is the provider's
+ * to check.
  */
+#include "al_epoch.h"
 #include "al_verbs.h"
 
-/* Enters h as type, or returns bad; calls slot(p_prov, args...) (a slot the
- * provider left empty holds a stub answering IB_UNSUPPORTED: al_prov_stubs.c). */
+/* Looks h up as type inside an epoch, or returns bad; calls slot(p_prov,
+ * args...) (a slot the provider left empty holds a stub answering
+ * IB_UNSUPPORTED: al_prov_stubs.c). */
 #define AL_DP_CALL(h, type, bad, slot, ...)                                              \
 	do {                                                                             \
-		al_verbs_obj_t *p_v_ = (al_verbs_obj_t *)AL_ENTER((h), (type));          \
+		al_epoch_rec_t *p_e_ = al_epoch_enter();                                 \
+		al_verbs_obj_t *p_v_ =                                                   \
+			(al_verbs_obj_t *)al_handle_get_dp(AL_HANDLE_FROM_IB(h), (type)); \
 		ib_api_status_t st_;                                                     \
                                                                                          \
-		if (!p_v_)                                                               \
+		if (!p_v_) {                                                             \
+			al_epoch_exit(p_e_);                                             \
 			return (bad);                                                    \
+		}                                                                        \
 		st_ = p_v_->p_ops->slot(p_v_->p_prov, __VA_ARGS__);                      \
-		AL_EXIT(h);                                                              \
+		al_epoch_exit(p_e_);                                                     \
 		return st_;                                                              \
 	} while (0)
 

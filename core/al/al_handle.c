@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 #include <complib/cl_debug.h>
+#include "al_epoch.h"
 #include "al_handle.h"
 
 _Static_assert(sizeof(al_handle_slot_t) == 64, "a slot fills one cache line");
@@ -271,6 +272,9 @@ void al_handle_drain(al_handle_t h)
 	unsigned waited_s = 0;
 	struct timespec deadline;
 
+	/* Data-path calls are not counted: they are waited for by epoch. */
+	if (p_slot && al_handle_type_dp(al_handle_type(h)))
+		al_epoch_synchronize();
 	if (!p_slot || !(w & AL_HSLOT_COUNT_MASK))
 		return;
 	CL_ASSERT(!(w & AL_HSLOT_LIVE));

@@ -228,6 +228,34 @@ static inline void *al_handle_lookup(al_handle_t h, al_handle_type_t type)
 }
 
 /**
+ * Finds the object of a live handle for a caller inside a data-path epoch
+ * (al_epoch_enter()): the handle of a QP, SRQ or CQ is drained with
+ * al_epoch_synchronize(), so once seen live here its slot and object stay
+ * until al_epoch_exit(), and one look at the slot suffices.
+ * @param h the handle (any value).
+ * @param type AL_HDL_QP, AL_HDL_SRQ or AL_HDL_CQ.
+ * @return the object; NULL when @p h is not a live handle of type @p type.
+ */
+static inline void *al_handle_get_dp(al_handle_t h, al_handle_type_t type)
+{
+	al_handle_slot_t *p_slot;
+	uint64_t key = al_handle_key(h), w;
+
+	if ((key & 0xFF) != (uint64_t)type || !(p_slot = al_handle_slot(h)))
+		return NULL;
+	w = __atomic_load_n(&p_slot->word, __ATOMIC_ACQUIRE);
+	if ((w >> AL_HSLOT_KEY_SHIFT) != key || !(w & AL_HSLOT_LIVE))
+		return NULL;
+	return __atomic_load_n(&p_slot->p_obj, __ATOMIC_RELAXED);
+}
+
+/** Whether handles of this type are used by the data path (drained by epoch too). */
+static inline int al_handle_type_dp(al_handle_type_t type)
+{
+	return type == AL_HDL_QP || type == AL_HDL_SRQ || type == AL_HDL_CQ;
+}
+
+/**
  * Finds the object of a live handle and counts the caller in: the handle
  * cannot be freed, nor its drain finish, until the matching
  * al_handle_exit(). Lock-free (one compare-and-swap when uncontended).

@@ -5,6 +5,7 @@
 #include <complib/cl_event.h>
 #include <complib/cl_thread.h>
 #include <iba/ib_al.h>
+#include "al_epoch.h"
 #include "al_handle.h"
 #include "../common/cl_test.h"
 
@@ -377,6 +378,86 @@ static void test_free_waits_for_exit(void)
 	drain_with_thread_inside(TRUE);
 }
 
+/* ---- The data path's epochs (al_epoch.h) ---- */
+
+typedef struct {
+	al_handle_t h;
+	void *p_seen;
+	cl_event_t entered, go, done;
+	ib_api_status_t free_status;
+} epoch_ctx_t;
+
+static void CL_API epoch_inside_thread(void *context)
+{
+	epoch_ctx_t *c = (epoch_ctx_t *)context;
+	al_epoch_rec_t *e = al_epoch_enter(), *e2;
+
+	c->p_seen = al_handle_get_dp(c->h, AL_HDL_QP);
+	e2 = al_epoch_enter(); /* nested: the outer call stays protected */
+	al_epoch_exit(e2);
+	cl_event_signal(&c->entered);
+	cl_event_wait_on(&c->go, TEST_WAIT_US, FALSE);
+	al_epoch_exit(e);
+}
+
+static void CL_API epoch_free_thread(void *context)
+{
+	epoch_ctx_t *c = (epoch_ctx_t *)context;
+
+	c->free_status = al_handle_free(c->h);
+	cl_event_signal(&c->done);
+}
+
+/* A QP handle's free waits for a data-path call that found it live (no count
+ * in the slot: only the thread's epoch says it is inside); a call that
+ * starts after the invalidation does not find it. */
+static void test_epoch_free_waits_for_call(void)
+{
+	epoch_ctx_t c;
+	cl_thread_t in, fr;
+	al_epoch_rec_t *e;
+
+	cl_memclr(&c, sizeof(c));
+	c.free_status = IB_ERROR;
+	cl_event_construct(&c.entered);
+	cl_event_construct(&c.go);
+	cl_event_construct(&c.done);
+	cl_event_init(&c.entered, FALSE);
+	cl_event_init(&c.go, FALSE);
+	cl_event_init(&c.done, FALSE);
+	c.h = alloc_ok(AL_HDL_QP, &objs[9]);
+	CU_ASSERT_EQUAL(cl_thread_init(&in, epoch_inside_thread, &c, "e_inside"), CL_SUCCESS);
+	CU_ASSERT_EQUAL(cl_event_wait_on(&c.entered, TEST_WAIT_US, FALSE), CL_SUCCESS);
+	CU_ASSERT_PTR_EQUAL(c.p_seen, &objs[9]);
+	CU_ASSERT_EQUAL(al_handle_inflight(c.h), 0);
+	CU_ASSERT_EQUAL(cl_thread_init(&fr, epoch_free_thread, &c, "e_free"), CL_SUCCESS);
+	/* The free cannot finish while the call is inside (a loose check: it
+	 * can only miss a bug, not invent one)... */
+	CU_ASSERT_EQUAL(cl_event_wait_on(&c.done, 20000, FALSE), CL_TIMEOUT);
+	/* ...while a call starting now does not find the handle. */
+	e = al_epoch_enter();
+	CU_ASSERT_PTR_NULL(al_handle_get_dp(c.h, AL_HDL_QP));
+	al_epoch_exit(e);
+	cl_event_signal(&c.go);
+	CU_ASSERT_EQUAL(cl_event_wait_on(&c.done, TEST_WAIT_US, FALSE), CL_SUCCESS);
+	cl_thread_destroy(&in);
+	cl_thread_destroy(&fr);
+	CU_ASSERT_EQUAL(c.free_status, IB_SUCCESS);
+	/* Wrong type, NULL, garbage: not found. */
+	e = al_epoch_enter();
+	CU_ASSERT_PTR_NULL(al_handle_get_dp(c.h, AL_HDL_QP));
+	CU_ASSERT_PTR_NULL(al_handle_get_dp(AL_HANDLE_NULL, AL_HDL_QP));
+	CU_ASSERT_PTR_NULL(al_handle_get_dp((al_handle_t)0xdeadbeefcafeull, AL_HDL_CQ));
+	al_epoch_exit(e);
+	/* A free with no call inside returns at once (and from a thread that
+	 * never made one). */
+	c.h = alloc_ok(AL_HDL_CQ, &objs[9]);
+	CU_ASSERT_EQUAL(al_handle_free(c.h), IB_SUCCESS);
+	cl_event_destroy(&c.entered);
+	cl_event_destroy(&c.go);
+	cl_event_destroy(&c.done);
+}
+
 /* ---- Lookups racing allocation and release ---- */
 
 enum { PRODUCERS = 2, READERS = 2, OBJS = 8, ROUNDS = 4000, MIN_HITS = 2000 };
@@ -421,6 +502,7 @@ static void CL_API reader(void *context)
 {
 	unsigned x = (unsigned)(uintptr_t)context * 2654435761u + 1;
 	racy_obj_t *p_obj;
+	al_epoch_rec_t *e;
 	al_handle_t h;
 	int p, k;
 
@@ -439,6 +521,13 @@ static void CL_API reader(void *context)
 			al_handle_exit(h);
 			__atomic_add_fetch(&race_hits, 1, __ATOMIC_RELAXED);
 		}
+		/* Inside a data-path epoch: the object found stays h's until the exit. */
+		e = al_epoch_enter();
+		p_obj = (racy_obj_t *)al_handle_get_dp(h, AL_HDL_QP);
+		if (p_obj && (p_obj != &racy[p][k] ||
+			      __atomic_load_n(&p_obj->h, __ATOMIC_ACQUIRE) != h))
+			__atomic_add_fetch(&race_errors, 1, __ATOMIC_RELAXED);
+		al_epoch_exit(e);
 		/* Not entered: whatever is found must be the slot's object. */
 		p_obj = (racy_obj_t *)al_handle_lookup(h, AL_HDL_QP);
 		if (p_obj && p_obj != &racy[p][k])
@@ -493,6 +582,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_nested_enter),
 	TEST_ENTRY(test_drain_waits_for_exit),
 	TEST_ENTRY(test_free_waits_for_exit),
+	TEST_ENTRY(test_epoch_free_waits_for_call),
 	TEST_ENTRY(test_concurrent_lookup),
 };
 

@@ -3,8 +3,9 @@
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  *
  * Misuse a real application can make: two threads destroying the same
- * handle, or one thread deregistering an MR that another is querying or
- * binding a window to. Every call must return a documented status and the
+ * handle, one thread deregistering an MR that another is querying or
+ * binding a window to, or destroying a QP and CQ another is posting to and
+ * polling. Every call must return a documented status and the
  * program must not touch freed memory (which ASan and valgrind check in
  * CI). Threads start together on a barrier; no test sleeps.
  */
@@ -93,7 +94,7 @@ static ib_api_status_t make_qp(ib_qp_handle_t *ph)
 typedef struct race {
 	pthread_barrier_t bar;
 	ib_api_status_t (*fn)(struct race *, int who);
-	void *h;
+	void *h, *h2;
 	ib_api_status_t st[2];
 	uint8_t buf[64];
 	volatile int stop;
@@ -245,7 +246,93 @@ static void test_dereg_while_queried(void)
 	teardown();
 }
 
+/* Thread 0 posts receives and polls the CQ in a loop (the data path, which
+ * counts nothing in the handle: al_epoch.h) while thread 1 destroys the QP
+ * and then the CQ: every call returns success, a QP-state error or the
+ * invalid handle, and once a handle is seen invalid it stays so. */
+static ib_api_status_t dp_vs_destroy(race_t *r, int who)
+{
+	ib_qp_handle_t h_qp = (ib_qp_handle_t)r->h;
+	ib_cq_handle_t h_c = (ib_cq_handle_t)r->h2;
+	ib_local_ds_t ds = { (uintptr_t)r->buf, sizeof(r->buf), 0 };
+	ib_recv_wr_t wr, *p_fail;
+	ib_wc_t wc, *p_free, *p_done;
+	ib_api_status_t st;
+	uint64_t end;
+	int qp_gone = 0, cq_gone = 0;
+
+	if (who) {
+		st = ib_destroy_qp(h_qp, ib_sync_destroy);
+		return st != IB_SUCCESS ? st : ib_destroy_cq(h_c, ib_sync_destroy);
+	}
+	memset(&wr, 0, sizeof(wr));
+	wr.num_ds = 1;
+	wr.ds_array = &ds;
+	/* Until the CQ is gone (bounded: the destroyer may be slow to start). */
+	for (end = test_now_ms() + TEST_WAIT_US / 1000u; !cq_gone && test_now_ms() < end;) {
+		p_fail = NULL;
+		st = ib_post_recv(h_qp, &wr, &p_fail);
+		if (st == IB_INVALID_QP_HANDLE)
+			qp_gone = 1;
+		else if (qp_gone || (st != IB_SUCCESS && st != IB_INVALID_QP_STATE &&
+				     st != IB_INSUFFICIENT_RESOURCES)) {
+			printf("(post_recv: %s after %s) ", ib_get_err_str(st),
+			       qp_gone ? "the invalid handle" : "no invalid handle");
+			return IB_ERROR;
+		}
+		memset(&wc, 0, sizeof(wc));
+		p_free = &wc;
+		p_done = NULL;
+		st = ib_poll_cq(h_c, &p_free, &p_done);
+		if (st == IB_INVALID_CQ_HANDLE)
+			cq_gone = 1;
+		else if (st != IB_SUCCESS && st != IB_NOT_FOUND) {
+			printf("(poll_cq: %s) ", ib_get_err_str(st));
+			return IB_ERROR;
+		}
+	}
+	return cq_gone ? IB_SUCCESS : IB_TIMEOUT;
+}
+
+static void test_data_path_while_destroyed(void)
+{
+	race_t r;
+	int round;
+
+	setup();
+	memset(&r, 0, sizeof(r));
+	for (round = 0; round < ROUNDS; round++) {
+		ib_cq_create_t cc;
+		ib_qp_create_t c;
+		ib_cq_handle_t h_c;
+		ib_qp_handle_t h;
+
+		memset(&cc, 0, sizeof(cc));
+		cc.size = 16;
+		cc.pfn_comp_cb = on_comp;
+		CU_ASSERT_EQUAL_FATAL(ib_create_cq(h_ca, &cc, NULL, NULL, &h_c), IB_SUCCESS);
+		memset(&c, 0, sizeof(c));
+		c.qp_type = IB_QPT_UNRELIABLE_DGRM;
+		c.sq_depth = c.rq_depth = 4;
+		c.sq_sge = c.rq_sge = 1;
+		c.h_sq_cq = c.h_rq_cq = h_c;
+		CU_ASSERT_EQUAL_FATAL(ib_create_qp(h_pd, &c, NULL, NULL, &h), IB_SUCCESS);
+		pthread_barrier_init(&r.bar, NULL, 2);
+		r.h = h;
+		r.h2 = h_c;
+		r.fn = dp_vs_destroy;
+		run_race(&r);
+		pthread_barrier_destroy(&r.bar);
+		CU_ASSERT_EQUAL(r.st[0], IB_SUCCESS);
+		CU_ASSERT_EQUAL(r.st[1], IB_SUCCESS);
+		CU_ASSERT_EQUAL(ib_post_recv(h, NULL, NULL), IB_INVALID_QP_HANDLE);
+		CU_ASSERT_EQUAL(ib_rearm_cq(h_c, FALSE), IB_INVALID_CQ_HANDLE);
+	}
+	teardown();
+}
+
 static const test_entry_t tests[] = {
+	TEST_ENTRY(test_data_path_while_destroyed),
 	TEST_ENTRY(test_double_destroy_qp),
 	TEST_ENTRY(test_double_close_al),
 	TEST_ENTRY(test_dereg_while_queried),
