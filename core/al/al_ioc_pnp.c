@@ -798,12 +798,15 @@ static void *sweeper_main(void *arg)
 	pthread_mutex_lock(&wake_lock);
 	sw->ended = TRUE;
 	orphan = sw->orphan;
+	/* Nobody else holds an orphan: it goes before the counts that an
+	 * ib_close_al waits on say this sweeper is over (freed after them, it
+	 * was still allocated when the close returned). */
+	if (orphan)
+		cl_free(sw);
 	n_alive--;
 	n_stopped--;
 	pthread_cond_broadcast(&wake_cond);
 	pthread_mutex_unlock(&wake_lock);
-	if (orphan)
-		cl_free(sw);
 	return NULL;
 }
 
