@@ -155,27 +155,16 @@ static void reg_qp_agents(verbs_port_t *port, unsigned n)
 	}
 }
 
-static void unreg_qp_agents(verbs_port_t *port, unsigned n)
-{
-	unsigned c, i;
-
-	if (verbs_issm)
-		return; /* kept until the port closes: see port_open() */
-
-	for (c = 0; c < 256; c++) {
-		int qpn = (c == 0x01 || c == 0x81) ? 0 : 1;
-
-		if ((unsigned)qpn != n || port->agent[c] < 0)
-			continue;
-		umad_unregister(port->fd, port->agent[c]);
-		port->agent[c] = -1;
-	}
-	if (n == 1) {
-		for (i = 0; i < port->n_oui; i++)
-			umad_unregister(port->fd, port->oui_agent[i].id);
-		port->n_oui = 0;
-	}
-}
+/*
+ * A QP's agents are never unregistered one by one: they stay until the
+ * device closes (port_close), which releases them all after the receive
+ * thread has stopped. A response can arrive at any time (a late answer to a
+ * canceled query, say); umad2sim, ibsim's umad library, dereferences a NULL
+ * queue for a MAD of a class whose agent was just unregistered and crashes
+ * the process, and on a kernel such a MAD would only be answered or dropped
+ * there instead of here. While the port stays open for another special QP,
+ * MADs for a destroyed one are dropped by the receive thread.
+ */
 
 /* The agent to send @p mad with, registering one if needed (port->lock held). */
 static int send_agent(verbs_port_t *port, const uint8_t *mad, unsigned n)
@@ -491,8 +480,8 @@ static ib_api_status_t port_open(verbs_port_t *port)
 
 		/* umad2sim crashes on a MAD of a class no agent registered (it
 		 * looks up a NULL queue), and an SM client gets requests of every
-		 * class: register both QPs' classes now and keep them, before the
-		 * issm open makes the SM sweep us. */
+		 * class: register both QPs' classes now, before the issm open
+		 * makes the SM sweep us (agents stay until the port closes). */
 		reg_qp_agents(port, 0);
 		reg_qp_agents(port, 1);
 		/* plain open(): umad2sim intercepts it, not openat() */
@@ -514,10 +503,15 @@ static ib_api_status_t port_open(verbs_port_t *port)
 /* Stops the receive thread and closes the device (port->oc_lock held, port->lock not). */
 static void port_close(verbs_port_t *port)
 {
+	unsigned i;
+
 	__atomic_store_n(&port->rx_stop, 1, __ATOMIC_RELEASE);
 	pthread_join(port->rx_thread, NULL);
-	umad_close_port(port->fd);
+	umad_close_port(port->fd); /* releases every agent of the port */
 	port->fd = -1;
+	for (i = 0; i < 256; i++)
+		port->agent[i] = -1;
+	port->n_oui = 0;
 	if (port->issm_fd >= 0)
 		close(port->issm_fd);
 	port->issm_fd = -1;
@@ -616,7 +610,6 @@ ib_api_status_t verbs_create_spl_qp(void *h_pd, uint8_t port_num, ib_qp_create_t
 		port->spl[n] = qp;
 		port->n_users++;
 	} else if (port->fd >= 0 && !port->n_users) {
-		unreg_qp_agents(port, n);
 		pthread_mutex_unlock(&port->lock);
 		port_close(port);
 		pthread_mutex_unlock(&port->oc_lock);
@@ -689,7 +682,6 @@ void verbs_spl_destroy_qp(verbs_qp_t *qp)
 	pthread_mutex_lock(&port->oc_lock);
 	pthread_mutex_lock(&port->lock);
 	port->spl[qp->n] = NULL;
-	unreg_qp_agents(port, qp->n);
 	last = --port->n_users == 0;
 	pthread_mutex_unlock(&port->lock);
 	if (last)
