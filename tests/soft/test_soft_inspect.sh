@@ -25,34 +25,9 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-n=0 fail=0
-
-check() {
-	n=$((n + 1))
-	if [ -n "$2" ]; then
-		echo "FAIL: $1: $2"
-		sed 's/^/    /' "$tmp/out" "$tmp/err" 2>/dev/null | head -40
-		fail=$((fail + 1))
-	else
-		echo "ok: $1"
-	fi
-}
-
-run() {
-	timeout 60 "$prog" "$@" >"$tmp/out" 2>"$tmp/err"
-	rc=$?
-}
-
-expect_error() {
-	name=$1 want=$2 text=$3
-	shift 3
-	run "$@"
-	bad=""
-	[ "$rc" -eq "$want" ] || bad="status $rc, not $want"
-	[ "$(grep -c '^ibal_soft_inspect: ' "$tmp/err")" -eq 1 ] || bad="$bad${bad:+; }not one line of its own"
-	grep -q "$text" "$tmp/err" || bad="$bad${bad:+; }no '$text'"
-	check "$name" "$bad"
-}
+tool=ibal_soft_inspect
+# shellcheck source=../common/tool_test.sh
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/common/tool_test.sh"
 
 IBAL_SOFT_FABRIC=$tmp/fab
 IBAL_PROVIDERS=soft
@@ -164,5 +139,4 @@ grep -q "^SM       none running" "$tmp/out" || bad="$bad; an SM still shown"
 grep -q "^service  not running" "$tmp/out" || bad="$bad; the service still shown"
 check "show after the service stopped" "$bad"
 
-echo "CUNIT-TOTALS: tests=$n failed=$fail"
-[ "$fail" -eq 0 ]
+tool_test_end

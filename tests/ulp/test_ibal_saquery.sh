@@ -22,34 +22,9 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-n=0 fail=0
-
-check() {
-	n=$((n + 1))
-	if [ -n "$2" ]; then
-		echo "FAIL: $1: $2"
-		sed 's/^/    /' "$tmp/out" "$tmp/err" 2>/dev/null | head -40
-		fail=$((fail + 1))
-	else
-		echo "ok: $1"
-	fi
-}
-
-run() {
-	timeout 60 "$prog" "$@" >"$tmp/out" 2>"$tmp/err"
-	rc=$?
-}
-
-expect_error() {
-	name=$1 want=$2 text=$3
-	shift 3
-	run "$@"
-	bad=""
-	[ "$rc" -eq "$want" ] || bad="status $rc, not $want"
-	[ "$(grep -c '^ibal_saquery: ' "$tmp/err")" -eq 1 ] || bad="$bad${bad:+; }not one line of its own"
-	grep -q "$text" "$tmp/err" || bad="$bad${bad:+; }no '$text'"
-	check "$name" "$bad"
-}
+tool=ibal_saquery
+# shellcheck source=../common/tool_test.sh
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/common/tool_test.sh"
 
 IBAL_SOFT_FABRIC=$tmp/fab
 IBAL_PROVIDERS=soft
@@ -132,5 +107,4 @@ srv_pid=
 mkdir "$tmp/fab2"
 IBAL_SOFT_FABRIC=$tmp/fab2 IBAL_SOFT_SM=off expect_error "no ACTIVE port" 1 "no ACTIVE port" nodes
 
-echo "CUNIT-TOTALS: tests=$n failed=$fail"
-[ "$fail" -eq 0 ]
+tool_test_end

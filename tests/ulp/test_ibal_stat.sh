@@ -14,37 +14,9 @@ set -u
 prog=${IBAL_STAT:-./ulp/ibal_stat}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ibal-stat-test-XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
-n=0 fail=0
-
-# check NAME BAD: counts one test; BAD empty is a pass.
-check() {
-	n=$((n + 1))
-	if [ -n "$2" ]; then
-		echo "FAIL: $1: $2"
-		sed 's/^/    /' "$tmp/out" "$tmp/err" 2>/dev/null | head -40
-		fail=$((fail + 1))
-	else
-		echo "ok: $1"
-	fi
-}
-
-# run ARGS...: runs the tool, output in $tmp/out and $tmp/err, status in rc.
-run() {
-	timeout 60 "$prog" "$@" >"$tmp/out" 2>"$tmp/err"
-	rc=$?
-}
-
-# expect_error NAME STATUS TEXT ARGS...: one line on stderr naming TEXT, status STATUS.
-expect_error() {
-	name=$1 want=$2 text=$3
-	shift 3
-	run "$@"
-	bad=""
-	[ "$rc" -eq "$want" ] || bad="status $rc, not $want"
-	[ "$(grep -c '^ibal_stat: ' "$tmp/err")" -eq 1 ] || bad="$bad${bad:+; }not one line of its own on stderr"
-	grep -q "$text" "$tmp/err" || bad="$bad${bad:+; }no '$text'"
-	check "$name" "$bad"
-}
+tool=ibal_stat
+# shellcheck source=../common/tool_test.sh
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/common/tool_test.sh"
 
 IBAL_SOFT_FABRIC=$tmp/fab
 IBAL_SOFT_CAS=2
@@ -118,5 +90,4 @@ expect_error "no such CA index" 1 "no CA 7 (2 found)" --ca 7
 : >"$tmp/file"
 IBAL_SOFT_CAS=1 IBAL_SOFT_FABRIC=$tmp/file/fab expect_error "no fabric" 1 "cannot open it"
 
-echo "CUNIT-TOTALS: tests=$n failed=$fail"
-[ "$fail" -eq 0 ]
+tool_test_end
