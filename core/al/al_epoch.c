@@ -45,6 +45,9 @@ static void rec_release(void *p)
 
 	__atomic_store_n(&r->active, 0, __ATOMIC_RELEASE);
 	r->depth = 0;
+	/* A data-path call from a later destructor of this thread registers
+	 * anew rather than use a record another thread may take now. */
+	al_epoch_self = NULL;
 	__atomic_store_n(&r->in_use, 0, __ATOMIC_RELEASE);
 }
 
