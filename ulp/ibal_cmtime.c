@@ -75,6 +75,7 @@
 #include <unistd.h>
 #include <iba/ib_al.h>
 #include <complib/comp_lib.h>
+#include "ibal_cmdline.h"
 #include "ibal_progress.h"
 
 #define MSG_LEN 64u              /* bytes of one message */
@@ -1669,7 +1670,7 @@ int main(int argc, char **argv)
 	opts_t o;
 	uint64_t v, port = 7471;
 	boolean_t svc_given = FALSE, conns_given = FALSE;
-	int c, rc;
+	int c, li, rc;
 	bench_t b;
 
 	memset(&o, 0, sizeof(o));
@@ -1680,7 +1681,9 @@ int main(int argc, char **argv)
 	o.limit_s = 120;
 	o.window = 16;
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((c = getopt_long(argc, argv, "sfc:n:S:p:P:b:d:r:t:w:T:h", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((li = -1, c = getopt_long(argc, argv, ":sfc:n:S:p:P:b:d:r:t:w:T:h", longopts, &li)) !=
+	       -1) {
 		switch (c) {
 		case 's': o.server = TRUE; continue;
 		case 'f': o.both = TRUE; continue;
@@ -1699,16 +1702,20 @@ int main(int argc, char **argv)
 		case 'T': if (parse_u64(optarg, 1, 86400, &v)) { o.limit_s = (uint32_t)v; continue; } break;
 		default: break;
 		}
-		usage(stderr);
-		return 2;
+		return ibal_cmdline_error("ibal_cmtime", c, longopts, li, argv);
 	}
 	if (optind < argc && !o.dest)
 		o.dest = argv[optind++];
-	if (optind < argc || (o.server && o.both) || (o.raw && !o.both) ||
-	    (o.server && o.dest) || (!o.server && !o.conns)) {
-		usage(stderr);
-		return 2;
-	}
+	if (optind < argc)
+		return ibal_cmdline_extra("ibal_cmtime", argv[optind]);
+	if (o.server && o.both)
+		return ibal_cmdline_bad("ibal_cmtime", "-s and -f exclude each other");
+	if (o.raw && !o.both)
+		return ibal_cmdline_bad("ibal_cmtime", "--raw goes with -f");
+	if (o.server && o.dest)
+		return ibal_cmdline_bad("ibal_cmtime", "a server takes no destination");
+	if (!o.server && !o.conns)
+		return ibal_cmdline_bad("ibal_cmtime", "a client needs at least one connection (-c)");
 	if (!svc_given)
 		o.svc_id = RDMA_PS_TCP + port;
 	if (o.server && !conns_given)

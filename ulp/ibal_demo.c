@@ -49,6 +49,7 @@
 #include <unistd.h>
 #include <iba/ib_al.h>
 #include <complib/comp_lib.h>
+#include "ibal_cmdline.h"
 
 #define SLOT 256u               /* bytes of one message slot */
 #define SRV_RECV_SLOTS 512u     /* server receive queue: pings and the stream */
@@ -1744,10 +1745,11 @@ int main(int argc, char **argv)
 	opts_t o = { 1000, 50000, 64, 8u << 20, 60 };
 	const char *server = NULL, *client = NULL;
 	uint64_t v;
-	int c, fd, rc;
+	int c, li, fd, rc;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((c = getopt_long(argc, argv, "s:c:p:m:l:b:t:h", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((li = -1, c = getopt_long(argc, argv, ":s:c:p:m:l:b:t:h", longopts, &li)) != -1) {
 		switch (c) {
 		case 's': server = optarg; continue;
 		case 'c': client = optarg; continue;
@@ -1759,13 +1761,12 @@ int main(int argc, char **argv)
 		case 't': if (parse_num(optarg, 1, 86400, &v)) { o.timeout_s = (uint32_t)v; continue; } break;
 		default: break;
 		}
-		usage(stderr);
-		return 2;
+		return ibal_cmdline_error("ibal_demo", c, longopts, li, argv);
 	}
-	if (optind < argc || (server && client)) {
-		usage(stderr);
-		return 2;
-	}
+	if (optind < argc)
+		return ibal_cmdline_extra("ibal_demo", argv[optind]);
+	if (server && client)
+		return ibal_cmdline_bad("ibal_demo", "--server and --client exclude each other");
 	if (!server && !client)
 		return run_both(&o);
 	deadline_ns = now_ns() + (uint64_t)o.timeout_s * 1000000000u;

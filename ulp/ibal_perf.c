@@ -80,6 +80,7 @@
 #include <time.h>
 #include <sys/resource.h>
 #include <iba/ib_al.h>
+#include "ibal_cmdline.h"
 #include "ibal_progress.h"
 
 /* Raw mode needs libibverbs: always when built by hand, as configure found it otherwise. */
@@ -1262,7 +1263,7 @@ static int parse_args(int argc, char **argv, opts_t *o)
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t v;
-	int c;
+	int c, li;
 
 	memset(o, 0, sizeof(*o));
 	o->tests = T_ALL;
@@ -1272,7 +1273,8 @@ static int parse_args(int argc, char **argv, opts_t *o)
 	o->gid_index = -1;
 	o->limit_s = 120;
 	o->rounds = 20;
-	while ((c = getopt_long(argc, argv, "t:s:n:W:w:x:G1r:T:h", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((li = -1, c = getopt_long(argc, argv, ":t:s:n:W:w:x:G1r:T:h", longopts, &li)) != -1) {
 		switch (c) {
 		case 'a':
 			if (!strcmp(optarg, "raw"))
@@ -1280,11 +1282,11 @@ static int parse_args(int argc, char **argv, opts_t *o)
 			else if (!strcmp(optarg, "both"))
 				o->api = API_BOTH;
 			else if (strcmp(optarg, "ibal"))
-				return -1;
+				return ibal_cmdline_error("ibal_perf", c, longopts, li, argv);
 			break;
 		case 'r':
 			if (parse_u64(optarg, 1, 100000, &v))
-				return -1;
+				return ibal_cmdline_error("ibal_perf", c, longopts, li, argv);
 			o->rounds = (unsigned)v;
 			break;
 		case 't':
@@ -1297,29 +1299,29 @@ static int parse_args(int argc, char **argv, opts_t *o)
 			else if (!strcmp(optarg, "all"))
 				o->tests = T_ALL;
 			else
-				return -1;
+				return ibal_cmdline_error("ibal_perf", c, longopts, li, argv);
 			break;
 		case 's':
 			if (parse_u64(optarg, 1, 1u << 30, &v))
-				return -1;
+				return ibal_cmdline_error("ibal_perf", c, longopts, li, argv);
 			o->size = (uint32_t)v;
 			break;
 		case 'n':
 			if (parse_u64(optarg, 1, 1ull << 32, &o->n))
-				return -1;
+				return ibal_cmdline_error("ibal_perf", c, longopts, li, argv);
 			break;
 		case 'W':
 			if (parse_u64(optarg, 0, 1ull << 32, &o->warm))
-				return -1;
+				return ibal_cmdline_error("ibal_perf", c, longopts, li, argv);
 			break;
 		case 'w':
 			if (parse_u64(optarg, 1, PERF_MAX_WIN, &v))
-				return -1;
+				return ibal_cmdline_error("ibal_perf", c, longopts, li, argv);
 			o->window = (uint32_t)v;
 			break;
 		case 'x':
 			if (parse_u64(optarg, 0, 255, &v))
-				return -1;
+				return ibal_cmdline_error("ibal_perf", c, longopts, li, argv);
 			o->gid_index = (int)v;
 			break;
 		case 'G':
@@ -1330,17 +1332,17 @@ static int parse_args(int argc, char **argv, opts_t *o)
 			break;
 		case 'T':
 			if (parse_u64(optarg, 1, 86400, &v))
-				return -1;
+				return ibal_cmdline_error("ibal_perf", c, longopts, li, argv);
 			o->limit_s = (unsigned)v;
 			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
 		default:
-			return -1;
+			return ibal_cmdline_error("ibal_perf", c, longopts, li, argv);
 		}
 	}
-	return optind == argc ? 0 : -1;
+	return optind == argc ? 0 : ibal_cmdline_extra("ibal_perf", argv[optind]);
 }
 
 int main(int argc, char **argv)
@@ -1354,10 +1356,8 @@ int main(int argc, char **argv)
 	unsigned i;
 	int rc;
 
-	if (parse_args(argc, argv, &o)) {
-		usage(stderr);
-		return 2;
-	}
+	if (parse_args(argc, argv, &o))
+		return 2; /* said in one line */
 	if (!PERF_RAW && o.api != API_IBAL) {
 		fprintf(stderr, "ibal_perf: built without libibverbs: only --api ibal\n");
 		return 77;

@@ -449,8 +449,15 @@ int main(int argc, char **argv)
 		else
 			break;
 	}
-	if (i != argc || !n_msg) {
-		fprintf(stderr, "usage: ibal_ioc_initiator [--timeout SECONDS] [--messages N]\n");
+	if (i != argc) {
+		fprintf(stderr, "ibal_ioc_initiator: %s '%s' (try --help)\n",
+			!strcmp(argv[i], "--timeout") || !strcmp(argv[i], "--messages")
+				? "a value is missing after"
+				: "unknown option", argv[i]);
+		return 2;
+	}
+	if (!n_msg) {
+		fprintf(stderr, "ibal_ioc_initiator: --messages needs at least 1 (try --help)\n");
 		return 2;
 	}
 	deadline_ms = now_ms() + timeout_s * 1000ull;

@@ -401,7 +401,15 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "--timeout"))
 		timeout_s = (unsigned)strtoul(argv[2], NULL, 10);
 	else if (argc != 1) {
-		fprintf(stderr, "usage: ibal_ioc_target [--timeout SECONDS]\n");
+		const char *what = "unknown option", *word = argv[1];
+
+		if (!strcmp(argv[1], "--timeout") && argc == 2)
+			what = "a value is missing after";
+		else if (!strcmp(argv[1], "--timeout"))
+			what = "unexpected argument", word = argv[3];
+		else if (argv[1][0] != '-')
+			what = "unexpected argument";
+		fprintf(stderr, "ibal_ioc_target: %s '%s' (try --help)\n", what, word);
 		return 2;
 	}
 	deadline_ms = now_ms() + timeout_s * 1000ull;
