@@ -381,7 +381,24 @@ static void port_close(sweep_port_t *sp)
 }
 
 /* Reads the controllers of a unit (slots marked present). */
-static ib_api_status_t read_iocs(sweep_port_t *sp, ib_net16_t dlid, const ib_iou_info_t *info,
+/* A port's Get of a DevMgt attribute of one unit (read_iocs' source of answers). */
+typedef struct unit_at {
+	sweep_port_t *sp;
+	ib_net16_t dlid;
+} unit_at_t;
+
+static ib_api_status_t unit_get(void *ctx, ib_net16_t attr_id, ib_net32_t attr_mod, void *p_data,
+				size_t len)
+{
+	unit_at_t *at = (unit_at_t *)ctx;
+
+	return dm_get(&at->sp->gmp, at->dlid, attr_id, attr_mod, p_data, len);
+}
+
+/* Reads the controllers a unit's IOUnitInfo says are installed, their
+ * profiles and service entries, through @p get: every count comes from the
+ * peer and bounds only what is read, into records of fixed size. */
+static ib_api_status_t read_iocs(al_ioc_dm_get_fn get, void *ctx, const ib_iou_info_t *info,
 				 disc_iou_t *u)
 {
 	ib_svc_entries_t ents;
@@ -402,8 +419,8 @@ static ib_api_status_t read_iocs(sweep_port_t *sp, ib_net16_t dlid, const ib_iou
 		p_ioc->info.chassis_slot = u->rec.slot;
 		p_ioc->info.iou_guid = u->rec.guid;
 		p_ioc->info.iou_slot = (uint8_t)slot;
-		st = dm_get(&sp->gmp, dlid, IB_MAD_ATTR_IO_CONTROLLER_PROFILE, cl_hton32(slot),
-			    &p_ioc->info.profile, sizeof(p_ioc->info.profile));
+		st = get(ctx, IB_MAD_ATTR_IO_CONTROLLER_PROFILE, cl_hton32(slot),
+			 &p_ioc->info.profile, sizeof(p_ioc->info.profile));
 		if (st != IB_SUCCESS)
 			return st;
 		n = p_ioc->info.profile.num_svc_entries;
@@ -415,9 +432,9 @@ static ib_api_status_t read_iocs(sweep_port_t *sp, ib_net16_t dlid, const ib_iou
 		for (k = 0; k < n; k += SVC_ENTRY_COUNT) {
 			unsigned hi = k + SVC_ENTRY_COUNT - 1 < n - 1 ? k + SVC_ENTRY_COUNT - 1 : n - 1;
 
-			st = dm_get(&sp->gmp, dlid, IB_MAD_ATTR_SERVICE_ENTRIES,
-				    ib_dm_set_slot_lo_hi((uint8_t)slot, (uint8_t)k, (uint8_t)hi),
-				    &ents, sizeof(ents));
+			st = get(ctx, IB_MAD_ATTR_SERVICE_ENTRIES,
+				 ib_dm_set_slot_lo_hi((uint8_t)slot, (uint8_t)k, (uint8_t)hi), &ents,
+				 sizeof(ents));
 			if (st != IB_SUCCESS)
 				return st;
 			memcpy(&p_ioc->p_svc[k], ents.service_entry,
@@ -474,8 +491,10 @@ static void sweep_unit(sweep_port_t *sp, const ib_node_record_t *nr, const disc_
 		u.change_id = prev->change_id;
 		st = iocs_copy(&u, prev);
 	} else if (st == IB_SUCCESS) {
+		unit_at_t at = { sp, p.path.dlid };
+
 		u.change_id = info.change_id;
-		st = read_iocs(sp, p.path.dlid, &info, &u);
+		st = read_iocs(unit_get, &at, &info, &u);
 	}
 	if (st != IB_SUCCESS) {
 		/* Not answering now: keep what was known, else try next time. */
@@ -994,5 +1013,32 @@ ib_api_status_t al_ioc_guids_alloc(ib_net64_t **pp_guids, size_t *p_count)
 		return IB_SUCCESS; /* no SA: none known */
 	st = guids_of(&m, pp_guids, p_count);
 	model_free(&m);
+	return st;
+}
+
+ib_api_status_t al_ioc_read_unit(al_ioc_dm_get_fn get, void *ctx, uint32_t *p_n_ioc,
+				 uint32_t *p_n_svc)
+{
+	disc_model_t one;
+	disc_iou_t u;
+	ib_iou_info_t info;
+	ib_api_status_t st;
+	uint32_t i;
+
+	if (!get || !p_n_ioc || !p_n_svc)
+		return IB_INVALID_PARAMETER;
+	memset(&u, 0, sizeof(u));
+	*p_n_ioc = *p_n_svc = 0;
+	st = get(ctx, IB_MAD_ATTR_IO_UNIT_INFO, 0, &info, sizeof(info));
+	if (st == IB_SUCCESS) {
+		u.change_id = info.change_id;
+		st = read_iocs(get, ctx, &info, &u);
+	}
+	*p_n_ioc = u.n_ioc;
+	for (i = 0; i < u.n_ioc; i++)
+		*p_n_svc += u.p_ioc[i].info.profile.num_svc_entries;
+	one.n_iou = 1;
+	one.p_iou = &u;
+	model_free_units(&one);
 	return st;
 }

@@ -180,6 +180,26 @@ void al_ioc_pnp_quiesce(void);
  * registration runs the discovery and the caller is not an AL callback). */
 ib_api_status_t al_ioc_guids_alloc(ib_net64_t **pp_guids, size_t *p_count);
 
+/**
+ * Where the IOC discovery gets a unit's DevMgt attributes: a Get of
+ * @p attr_id with @p attr_mod whose answer's first @p len bytes of data go
+ * to @p p_data; IB_SUCCESS, or the failure of the request or the answer.
+ */
+typedef ib_api_status_t (*al_ioc_dm_get_fn)(void *ctx, ib_net16_t attr_id, ib_net32_t attr_mod,
+					    void *p_data, size_t len);
+
+/**
+ * Reads one unit as the IOC discovery does (IOUnitInfo, then the profile
+ * and service entries of each installed controller) from @p get, and frees
+ * what it built: the parser of the DM answers, for tests/fuzz/fuzz_dm_resp.
+ * @param get the source of answers. @param ctx its context.
+ * @param p_n_ioc receives the controllers read. @param p_n_svc their service entries.
+ * @return the first failure of @p get, or IB_SUCCESS; IB_INVALID_PARAMETER;
+ * IB_INSUFFICIENT_MEMORY.
+ */
+ib_api_status_t al_ioc_read_unit(al_ioc_dm_get_fn get, void *ctx, uint32_t *p_n_ioc,
+				 uint32_t *p_n_svc);
+
 /* The instance of a handle, entered (al_handle_exit when done), or NULL. */
 al_inst_t *al_inst_enter(ib_al_handle_t h_al);
 
