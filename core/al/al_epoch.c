@@ -85,8 +85,10 @@ al_epoch_rec_t *al_epoch_register(void)
 
 	pthread_once(&rec_once, init_once);
 	pthread_mutex_lock(&rec_lock);
+	/* Acquire: a record given back by an exited thread (release) is
+	 * taken with everything that thread wrote to it. */
 	for (r = rec_head; r; r = r->next)
-		if (!__atomic_load_n(&r->in_use, __ATOMIC_RELAXED))
+		if (!__atomic_load_n(&r->in_use, __ATOMIC_ACQUIRE))
 			break;
 	if (!r) {
 		/* Plain calloc: records outlive every access-layer instance, so

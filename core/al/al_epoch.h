@@ -64,9 +64,11 @@ static inline al_epoch_rec_t *al_epoch_enter(void)
 	if (__builtin_expect(!r, 0))
 		r = al_epoch_register();
 	if (!r->depth++) {
+		/* Release (a plain store on x86): a synchronizer that reads this
+		 * epoch also sees everything before the thread's last exit. */
 		__atomic_store_n(&r->active, __atomic_load_n(&al_epoch_now, __ATOMIC_RELAXED),
-				 __ATOMIC_RELAXED);
-		if (__builtin_expect(al_epoch_fence, 0))
+				 __ATOMIC_RELEASE);
+		if (__builtin_expect(__atomic_load_n(&al_epoch_fence, __ATOMIC_RELAXED), 0))
 			__atomic_thread_fence(__ATOMIC_SEQ_CST);
 		else
 			__atomic_signal_fence(__ATOMIC_SEQ_CST);
