@@ -31,9 +31,10 @@ static inline int ibal_cmdline_error(const char *prog, int c, const struct optio
 	const char *word = optind > 0 ? argv[optind - 1] : "";
 	char name[64];
 
+	/* A missing value: the option is the last word read ("--repeat", "-t"). */
 	if (li >= 0 && longopts[li].name)
 		snprintf(name, sizeof(name), "--%s", longopts[li].name);
-	else if ((c == '?' || c == ':') && optopt)
+	else if (c == '?' && optopt)
 		snprintf(name, sizeof(name), "-%c", optopt);
 	else if (c == '?' || c == ':')
 		snprintf(name, sizeof(name), "%s", word);

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <arpa/inet.h>
 #include <iba/ib_al.h>
+#include "ibal_cmdline.h"
 
 typedef struct opts {
 	int json;
@@ -436,12 +437,13 @@ int main(int argc, char **argv)
 	ib_api_status_t st;
 	opts_t o;
 	uint64_t v;
-	int c, rc;
+	int c, li, rc;
 
 	memset(&o, 0, sizeof(o));
 	o.timeout_ms = 1000;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:P:t:jh", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((li = -1, c = getopt_long(argc, argv, "+:P:t:jh", longopts, &li)) != -1) {
 		switch (c) {
 		case 'P':
 			if (parse_u64(optarg, UINT64_MAX, &v) || !v) {
@@ -459,14 +461,8 @@ int main(int argc, char **argv)
 			break;
 		case 'j': o.json = 1; break;
 		case 'h': usage(stdout); return 0;
-		case ':':
-			fprintf(stderr, "ibal_saquery: option '%s' needs a value (ibal_saquery --help)\n",
-				argv[optind - 1]);
-			return 2;
-		default:
-			fprintf(stderr, "ibal_saquery: unknown option '%s' (ibal_saquery --help)\n",
-				argv[optind - 1]);
-			return 2;
+		default: /* '?', ':' */
+			return ibal_cmdline_error("ibal_saquery", c, longopts, li, argv);
 		}
 	}
 	if (optind >= argc) {

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <iba/ib_al.h>
+#include "ibal_cmdline.h"
 
 typedef struct opts {
 	int verbose, counters, json, list;
@@ -478,12 +479,13 @@ static int parse(int argc, char **argv, opts_t *o)
 		{ "help", no_argument, NULL, 'h' },     { NULL, 0, NULL, 0 },
 	};
 	unsigned long long v;
-	int c;
+	int c, li;
 
 	memset(o, 0, sizeof(*o));
 	o->ca_index = -1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":lvcjr:n:C:p:h", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((li = -1, c = getopt_long(argc, argv, ":lvcjr:n:C:p:h", longopts, &li)) != -1) {
 		switch (c) {
 		case 'l': o->list = 1; break;
 		case 'v': o->verbose = 1; break;
@@ -518,14 +520,8 @@ static int parse(int argc, char **argv, opts_t *o)
 			o->port = (unsigned)v;
 			break;
 		case 'h': usage(stdout); return -1;
-		case ':':
-			fprintf(stderr, "ibal_stat: option '%s' needs a value (ibal_stat --help)\n",
-				argv[optind - 1]);
-			return 2;
-		default:
-			fprintf(stderr, "ibal_stat: unknown option '%s' (ibal_stat --help)\n",
-				argv[optind - 1]);
-			return 2;
+		default: /* '?', ':' */
+			return ibal_cmdline_error("ibal_stat", c, longopts, li, argv);
 		}
 	}
 	if (optind < argc) {
