@@ -117,6 +117,13 @@ extern "C" {
 /** Multicast groups one port may be attached to at a time. */
 #define SOFT_FABRIC_MAX_MCAST 104
 
+/** The master SM's lock in the fabric directory (flock: the election). */
+#define SOFT_FABRIC_SM_LOCK "sm.lock"
+/** The fabric service's lock in the fabric directory (one service per fabric). */
+#define SOFT_FABRIC_SERVICE_LOCK "service.lock"
+/** The fabric service's copy of its topology in the fabric directory. */
+#define SOFT_FABRIC_TOPOLOGY "topology"
+
 /** Environment variable naming the fabric directory. */
 #define SOFT_FABRIC_ENV_DIR "IBAL_SOFT_FABRIC"
 /** Environment variable: percentage of sent packets to drop (0..100). */

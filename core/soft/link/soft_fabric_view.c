@@ -27,10 +27,6 @@
 #include "soft_fabric_int.h"
 #include "soft_fabric_view.h"
 
-#define SM_LOCK_FILE "sm.lock"
-#define SERVICE_LOCK_FILE "service.lock"
-#define SERVICE_TOPOLOGY_FILE "topology"
-
 struct soft_fabric_view {
 	soft_fabric_t *fab;
 };
@@ -197,7 +193,7 @@ void soft_fabric_view_sm(soft_fabric_view_t *v, soft_view_sm_t *p_sm)
 	const soft_reg_hdr_t *h = v->fab->hdr;
 
 	memset(p_sm, 0, sizeof(*p_sm));
-	p_sm->running = lock_holder(v->fab, SM_LOCK_FILE) != 0;
+	p_sm->running = lock_holder(v->fab, SOFT_FABRIC_SM_LOCK) != 0;
 	p_sm->pid = __atomic_load_n(&h->sm_pid, __ATOMIC_RELAXED);
 	p_sm->pid_alive = p_sm->pid > 0 && (kill(p_sm->pid, 0) == 0 || errno == EPERM);
 	p_sm->lid = __atomic_load_n(&h->sm_lid, __ATOMIC_RELAXED);
@@ -210,8 +206,8 @@ void soft_fabric_view_sm(soft_fabric_view_t *v, soft_view_sm_t *p_sm)
 boolean_t soft_fabric_view_service(soft_fabric_view_t *v, char *topo, size_t cap)
 {
 	if (topo && cap)
-		snprintf(topo, cap, "%s/%s", v->fab->dir, SERVICE_TOPOLOGY_FILE);
-	return lock_holder(v->fab, SERVICE_LOCK_FILE) != 0;
+		snprintf(topo, cap, "%s/%s", v->fab->dir, SOFT_FABRIC_TOPOLOGY);
+	return lock_holder(v->fab, SOFT_FABRIC_SERVICE_LOCK) != 0;
 }
 
 void soft_fabric_view_capture(soft_fabric_view_t *v, soft_view_capture_t *p_cap)

@@ -178,7 +178,7 @@ static int take_lock(service_t *s)
 {
 	char path[PATH_MAX];
 
-	if (soft_fabric_dir_file("service.lock", path, sizeof(path)) != IB_SUCCESS) {
+	if (soft_fabric_dir_file(SOFT_FABRIC_SERVICE_LOCK, path, sizeof(path)) != IB_SUCCESS) {
 		say(NULL, "the fabric directory cannot be used");
 		return -1;
 	}

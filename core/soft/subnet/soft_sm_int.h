@@ -37,7 +37,7 @@
 /** Failed bring-ups of a port before it waits to be marked again. */
 #define SM_MAX_FAILURES 3
 /** The file whose flock() is the master role. */
-#define SM_LOCK_FILE "sm.lock"
+#define SM_LOCK_FILE SOFT_FABRIC_SM_LOCK
 /** LIDs the bitmaps of marked ports cover (the unicast range and 0). */
 #define SM_NLIDS 0xC000u
 /** Most ports of the virtual switch (IBA: port numbers 1..254). */

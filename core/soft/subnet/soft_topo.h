@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <iba/ib_types.h>
+#include "soft_fabric.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -45,7 +46,7 @@ extern "C" {
 /** Environment: the topology file to read the node from (default: the fabric directory's `topology`). */
 #define SOFT_TOPO_ENV_FILE "IBAL_SOFT_TOPOLOGY"
 /** The service's copy of its topology, in the fabric directory. */
-#define SOFT_TOPO_DIR_FILE "topology"
+#define SOFT_TOPO_DIR_FILE SOFT_FABRIC_TOPOLOGY
 /** The service's control socket, in the fabric directory. */
 #define SOFT_TOPO_DIR_SOCKET "service"
 
