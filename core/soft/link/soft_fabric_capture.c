@@ -55,10 +55,11 @@ static void follow(soft_fabric_t *fab, uint64_t gen)
 
 soft_pcap_t *soft_capture_get(soft_fabric_t *fab)
 {
-	uint64_t gen = __atomic_load_n(&fab->hdr->capture_gen, __ATOMIC_ACQUIRE);
+	uint64_t gen;
 
 	if (fab->pcap)
-		return fab->pcap;
+		return fab->pcap; /* $IBAL_SOFT_PCAP's: the registry's is not looked at */
+	gen = __atomic_load_n(&fab->hdr->capture_gen, __ATOMIC_ACQUIRE);
 	if (gen != __atomic_load_n(&fab->live_gen, __ATOMIC_RELAXED)) {
 		pthread_rwlock_wrlock(&fab->live_lock);
 		follow(fab, gen);
