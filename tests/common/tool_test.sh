@@ -1,8 +1,9 @@
 # ibal tests: what the tools' shell tests share (sourced): counting checks, running the tool, bad input.
 # Copyright (c) 2026 The ibal authors. BSD-2-Clause.
 #
-# Set before sourcing: prog (the tool to run), tool (the name its error
-# lines start with), tmp (a scratch directory). Provides:
+# Set before sourcing: tmp (a scratch directory); for run and expect_error
+# also prog (the tool to run) and tool (the name its error
+# lines start with). Provides:
 #   check NAME BAD            counts one test; BAD empty is a pass, else it
 #                             is printed with the last run's output
 #   run ARGS...               runs the tool (60 s bound): $tmp/out, $tmp/err, rc

@@ -90,6 +90,18 @@ grep -q '{"lid":16,"port_guid":"0x0002c90300001231",.*"node":"alpha","state":"li
 grep -q '"counters":{"tx_packets":[1-9]' "$tmp/out" || bad="$bad; no counters"
 check "json" "$bad"
 
+# traffic N: a process that is two nodes of the fabric connects and
+# disconnects through the CM; its PID (which names its capture) in cm_pid,
+# and bad starts with its failure, if any.
+traffic() {
+	"$cmtime" -f -c 2 -T 60 >"$tmp/cm$1" 2>&1 &
+	cm_pid=$!
+	wait "$cm_pid"
+	cm_rc=$?
+	bad=""
+	[ "$cm_rc" -eq 0 ] || bad="ibal_cmtime -f status $cm_rc"
+}
+
 # Capture on for the running fabric: a process started now captures.
 run capture start "$tmp/cap-%p.pcap"
 bad=""
@@ -99,12 +111,7 @@ check "capture start" "$bad"
 run show
 grep -q "^capture  on: $tmp/cap-%p.pcap (erf)" "$tmp/out" && bad="" || bad="capture not shown on"
 check "show: capture on" "$bad"
-"$cmtime" -f -c 2 -T 60 >"$tmp/cm1" 2>&1 &
-cm_pid=$!
-wait "$cm_pid"
-cm_rc=$?
-bad=""
-[ "$cm_rc" -eq 0 ] || bad="ibal_cmtime -f status $cm_rc"
+traffic 1
 [ -s "$tmp/cap-$cm_pid.pcap" ] || bad="$bad; no capture of the process that ran"
 # An ERF capture: the pcap magic (nanoseconds) and link type 197.
 [ "$(od -An -tx1 -N4 "$tmp/cap-$cm_pid.pcap" 2>/dev/null | tr -d ' ')" = "4d3cb2a1" ] ||
@@ -116,12 +123,7 @@ run capture stop
 bad=""
 [ "$rc" -eq 0 ] || bad="status $rc"
 check "capture stop" "$bad"
-"$cmtime" -f -c 2 -T 60 >"$tmp/cm2" 2>&1 &
-cm_pid=$!
-wait "$cm_pid"
-cm_rc=$?
-bad=""
-[ "$cm_rc" -eq 0 ] || bad="ibal_cmtime -f status $cm_rc"
+traffic 2
 [ ! -e "$tmp/cap-$cm_pid.pcap" ] || bad="$bad; a process started after the stop captured"
 check "no capture after stop" "$bad"
 

@@ -18,18 +18,9 @@ trap 'rm -rf "$tmp"' EXIT
 progs=${MAN_CHECK_PROGRAMS:-"ulp/ibal_complib_demo ulp/ibal_demo ulp/ibal_cmtime ulp/ibal_perf
 	ulp/ibal_stat ulp/ibal_saquery ulp/ibal_ioc_target ulp/ibal_ioc_initiator
 	core/soft/service/ibal_soft_fabric core/soft/service/ibal_soft_inspect"}
-n=0 fail=0
-
-check() {
-	n=$((n + 1))
-	if [ -n "$2" ]; then
-		echo "FAIL: $1: $2"
-		sed 's/^/    /' "$tmp/out" "$tmp/err" 2>/dev/null | head -20
-		fail=$((fail + 1))
-	else
-		echo "ok: $1"
-	fi
-}
+tool=
+# shellcheck source=../common/tool_test.sh
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/common/tool_test.sh"
 
 # Lines of stderr that are the program's own, not the library's log ("ibal[PID] ...").
 own_lines() { grep -vc '^ibal\[' "$tmp/err"; }
@@ -87,5 +78,4 @@ for a in "zz:zz" "0x12345" "-P 0xnothex"; do
 	check "ibal_cmtime $a" "$bad"
 done
 
-echo "CUNIT-TOTALS: tests=$n failed=$fail"
-[ "$fail" -eq 0 ]
+tool_test_end
