@@ -18,7 +18,8 @@
  *   until the server listens): both connect through the CM and a message
  *   crosses the connection.
  * - A node is one process's at a time; when that process is killed the
- *   service takes the node back and lends it to the next.
+ *   service takes the node back and lends it to the next, even while a
+ *   child the process forked lives on.
  * - The service refuses a second instance, a bad topology, and stops
  *   cleanly on SIGTERM, removing its socket.
  * - With IBAL_SOFT_TOPOLOGY and no service running, the first node's
@@ -58,6 +59,7 @@ typedef struct node_msg {
 	int ok;
 	ib_api_status_t status; /* of the step that failed */
 	uint16_t lid;           /* its port 1's LID, host order */
+	pid_t forked;           /* ROLE_FORK: the child it forked */
 	char why[96];
 } node_msg_t;
 
@@ -262,7 +264,7 @@ static void node_open(node_msg_t *m, ib_al_handle_t *p_al, ib_ca_handle_t *p_ca,
 	CHECK(m, p_port->link_state == IB_LINK_ACTIVE, IB_ERROR, "the port is not ACTIVE");
 }
 
-typedef enum role { ROLE_PATH, ROLE_SERVER, ROLE_CLIENT, ROLE_HOLD } role_t;
+typedef enum role { ROLE_PATH, ROLE_SERVER, ROLE_CLIENT, ROLE_HOLD, ROLE_FORK } role_t;
 
 static void report(int fd, const node_msg_t *m)
 {
@@ -381,7 +383,17 @@ static void child_main(int fd, const char *node, role_t role, uint16_t lid, uint
 	m.ok = 1;
 	setenv("IBAL_SOFT_NODE", node, 1);
 	node_open(&m, &al, &ca, &port, lid);
-	if (role == ROLE_HOLD || !m.ok) {
+	if (role == ROLE_FORK && m.ok) {
+		/* A child that does nothing but live on (until killed). */
+		m.forked = fork();
+		if (m.forked == 0) {
+			close(fd);
+			for (;;)
+				pause();
+		}
+		CHECK(&m, m.forked > 0, IB_ERROR, "fork");
+	}
+	if (role == ROLE_HOLD || role == ROLE_FORK || !m.ok) {
 		report(fd, &m);
 	} else if (role == ROLE_PATH) {
 		role_path(fd, &m, al, ca, &port, peer);
@@ -529,6 +541,33 @@ static void test_node_busy_then_back(void)
 	fabric_teardown();
 }
 
+/* A child the node's process forked does not keep the node once the process is gone. */
+static void test_node_not_kept_by_forked_child(void)
+{
+	node_msg_t m;
+	int fa, fc, status;
+	pid_t a, c, forked;
+
+	fabric_setup();
+	a = node_spawn("server", ROLE_FORK, SERVER_LID, 0, &fa);
+	CU_ASSERT_TRUE(node_report(fa, &m));
+	forked = m.forked;
+	CU_ASSERT(forked > 0);
+	CU_ASSERT_EQUAL(kill(a, SIGKILL), 0);
+	status = svc_wait(a);
+	CU_ASSERT(WIFSIGNALED(status));
+	close(fa);
+	/* The forked child still runs: the next process gets the node all the same. */
+	if (forked > 0)
+		CU_ASSERT_EQUAL(kill(forked, 0), 0);
+	c = node_spawn("server", ROLE_PATH, SERVER_LID, CLIENT_LID, &fc);
+	CU_ASSERT_TRUE(node_report(fc, &m));
+	CU_ASSERT_TRUE(node_end(c, fc));
+	if (forked > 0)
+		kill(forked, SIGKILL); /* init reaps it */
+	fabric_teardown();
+}
+
 static void test_service_refuses(void)
 {
 	char line[512], bad[128];
@@ -605,6 +644,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_server_first),
 	TEST_ENTRY(test_client_first),
 	TEST_ENTRY(test_node_busy_then_back),
+	TEST_ENTRY(test_node_not_kept_by_forked_child),
 	TEST_ENTRY(test_service_refuses),
 	TEST_ENTRY(test_first_node_starts_service),
 };

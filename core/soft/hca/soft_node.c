@@ -8,10 +8,16 @@
  * installed in the library's bindir, or IBAL_SOFT_FABRIC_SERVICE) and
  * asks it; of processes that race to do so, one service wins and the
  * services the others started exit at once.
+ *
+ * The connection is the process's, not its children's: a forked child
+ * closes its copies at once (pthread_atfork), and a CA that closes shuts
+ * the connection down rather than only closing its descriptor, so a child
+ * that kept a copy anyway (forked by a raw clone) cannot keep the node lent.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -33,6 +39,64 @@
 #endif
 
 extern char **environ;
+
+/* The process's node connections (a slot is -1 when free); atomic ints, so
+ * that the fork child handler reads them without a lock. */
+static int node_fds[SOFT_MAX_CAS];
+static pthread_once_t node_once = PTHREAD_ONCE_INIT;
+
+/* In a forked child: the nodes stay the parent's. */
+static void node_atfork_child(void)
+{
+	unsigned i;
+
+	for (i = 0; i < SOFT_MAX_CAS; i++) {
+		int fd = __atomic_exchange_n(&node_fds[i], -1, __ATOMIC_RELAXED);
+
+		if (fd >= 0)
+			close(fd);
+	}
+}
+
+static void node_init(void)
+{
+	unsigned i;
+
+	for (i = 0; i < SOFT_MAX_CAS; i++)
+		node_fds[i] = -1;
+	if (pthread_atfork(NULL, NULL, node_atfork_child))
+		IBAL_WARN(IBAL_SUB_SOFT, "pthread_atfork failed: a forked child keeps its parent's nodes "
+					 "lent until it exits");
+}
+
+/* Remembers fd as a node connection of this process. */
+static void node_fd_keep(int fd)
+{
+	unsigned i;
+
+	for (i = 0; i < SOFT_MAX_CAS; i++) {
+		int none = -1;
+
+		if (__atomic_compare_exchange_n(&node_fds[i], &none, fd, 0, __ATOMIC_RELAXED,
+						__ATOMIC_RELAXED))
+			return;
+	}
+}
+
+/* Forgets fd (FALSE if it is not one: a forked child's handler closed it). */
+static boolean_t node_fd_forget(int fd)
+{
+	unsigned i;
+
+	for (i = 0; i < SOFT_MAX_CAS; i++) {
+		int mine = fd;
+
+		if (__atomic_compare_exchange_n(&node_fds[i], &mine, -1, 0, __ATOMIC_RELAXED,
+						__ATOMIC_RELAXED))
+			return TRUE;
+	}
+	return FALSE;
+}
 
 /* Connects to the service's socket: the descriptor, -1 if no service runs, -2 on another failure. */
 static int svc_connect(void)
@@ -115,6 +179,7 @@ ib_api_status_t soft_node_take(const char *name, int *p_fd)
 	int n;
 
 	*p_fd = -1;
+	pthread_once(&node_once, node_init);
 	if (fd == -1 && topo && *topo && svc_start(topo))
 		fd = svc_connect();
 	if (fd == -1)
@@ -131,6 +196,7 @@ ib_api_status_t soft_node_take(const char *name, int *p_fd)
 		return IB_TIMEOUT;
 	}
 	if (!strcmp(ans, SOFT_SVC_OK)) {
+		node_fd_keep(fd);
 		*p_fd = fd;
 		return IB_SUCCESS;
 	}
@@ -145,6 +211,10 @@ ib_api_status_t soft_node_take(const char *name, int *p_fd)
 
 void soft_node_give_back(int fd)
 {
-	if (fd >= 0)
-		close(fd);
+	/* In a forked child the descriptor was closed at the fork (and its
+	 * number may be another file's now): nothing to give back. */
+	if (fd < 0 || !node_fd_forget(fd))
+		return;
+	(void)shutdown(fd, SHUT_RDWR);
+	close(fd);
 }
