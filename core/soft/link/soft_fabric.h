@@ -100,13 +100,37 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
+#include <complib/cl_memory.h>
 #include <iba/ib_types.h>
 #include <iba/ibal_soft.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/**
+ * Resizes a block of complib's allocator (cl_malloc(), cl_zalloc()) as
+ * realloc() would: complib has no realloc, and the soft provider allocates
+ * through complib so that its fault injection (__cl_mem_fail_nth()) and
+ * allocation tracking cover it.
+ * @param p the block, or NULL.
+ * @param old_bytes its size: what is kept (no more than @p new_bytes).
+ * @param new_bytes the size wanted.
+ * @return the new block (@p p is freed), or NULL with @p p as it was.
+ */
+static inline void *soft_mem_resize(void *p, size_t old_bytes, size_t new_bytes)
+{
+	void *n = cl_malloc(new_bytes);
+
+	if (!n)
+		return NULL;
+	if (p)
+		memcpy(n, p, old_bytes < new_bytes ? old_bytes : new_bytes);
+	cl_free(p);
+	return n;
+}
 
 /** Largest packet the fabric carries: a 4096-byte payload plus every header. */
 #define SOFT_FABRIC_MAX_PACKET (4096 + 128)

@@ -35,7 +35,7 @@ static void peer_unref(soft_peer_t *p)
 	if (__atomic_sub_fetch(&p->refs, 1, __ATOMIC_ACQ_REL))
 		return;
 	soft_ring_unmap(&p->ring);
-	free(p);
+	cl_free(p);
 }
 
 /* peer_lock held: is the cached entry still the LID's holder? (The clock is
@@ -66,7 +66,7 @@ static soft_peer_t *peer_lookup(soft_fabric_t *fab, uint16_t lid, uint64_t now)
 	soft_reg_unlock(fab);
 	if (!guid)
 		return NULL;
-	p = (soft_peer_t *)calloc(1, sizeof(*p));
+	p = (soft_peer_t *)cl_zalloc(sizeof(*p));
 	if (!p)
 		return NULL;
 	p->lid = lid;
@@ -88,7 +88,8 @@ static soft_peer_t *peer_get(soft_fabric_t *fab, uint16_t lid)
 
 	pthread_mutex_lock(&fab->peer_lock);
 	if (!fab->peers)
-		fab->peers = (soft_peer_t **)calloc(SOFT_FABRIC_LID_UNICAST_MAX + 1, sizeof(*fab->peers));
+		fab->peers = (soft_peer_t **)cl_zalloc((SOFT_FABRIC_LID_UNICAST_MAX + 1) *
+						       sizeof(*fab->peers));
 	p = fab->peers ? fab->peers[lid] : NULL;
 	if (p && peer_current(p)) {
 		__atomic_add_fetch(&p->refs, 1, __ATOMIC_RELAXED);
@@ -125,7 +126,7 @@ void soft_link_free_all(soft_fabric_t *fab)
 	for (lid = 0; lid <= SOFT_FABRIC_LID_UNICAST_MAX; lid++)
 		if (fab->peers[lid])
 			peer_unref(fab->peers[lid]);
-	free(fab->peers);
+	cl_free(fab->peers);
 	fab->peers = NULL;
 }
 

@@ -93,7 +93,7 @@ static void *map_find(dev_t dev, ino_t ino, int fd)
 /* maps_lock held: records a new mapping (not recorded if out of memory). */
 static void map_add(dev_t dev, ino_t ino, void *map)
 {
-	ring_map_t *m = (ring_map_t *)calloc(1, sizeof(*m));
+	ring_map_t *m = (ring_map_t *)cl_zalloc(sizeof(*m));
 
 	if (!m)
 		return;
@@ -116,7 +116,7 @@ static void map_put(void *map)
 		if (m->map == map) {
 			if (!--m->refs) {
 				*pp = m->next;
-				free(m);
+				cl_free(m);
 				munmap(map, SOFT_RING_FILE_BYTES);
 			}
 			pthread_mutex_unlock(&maps_lock);
