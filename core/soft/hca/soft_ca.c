@@ -138,25 +138,25 @@ static void ca_free(soft_ca_t *ca)
 
 	while ((m = ca->mcast)) {
 		ca->mcast = m->next;
-		free(m);
+		cl_free(m);
 	}
 	/* Upcalls queued after the progress thread stopped (the SM's last words). */
 	while ((it = cl_qlist_remove_head(&ca->ev_list)) != cl_qlist_end(&ca->ev_list))
-		free(it);
+		cl_free(it);
 	for (i = 0; i < ca->num_ports; i++)
 		soft_fabric_port_close(ca->port[i].fp);
 	/* The ports are closed: the service may open its own CA of the node. */
 	soft_node_give_back(ca->node_fd);
 	pthread_mutex_destroy(&ca->rx_lock);
 	pthread_mutex_destroy(&ca->pend_lock);
-	free(ca->attr);
-	free(ca->qp_tab);
-	free(ca->keys);
+	cl_free(ca->attr);
+	cl_free(ca->qp_tab);
+	cl_free(ca->keys);
 	pthread_mutex_destroy(&ca->lock);
 	pthread_mutex_destroy(&ca->ev_lock);
 	pthread_cond_destroy(&ca->ev_cond);
 	pthread_rwlock_destroy(&ca->tab_lock);
-	free(ca);
+	cl_free(ca);
 }
 
 static ib_api_status_t open_ports(soft_ca_t *ca)
@@ -202,7 +202,7 @@ ib_api_status_t soft_open_ca(ib_net64_t ca_guid, void *al_ca, void **pp_ca)
 		return IB_INVALID_PARAMETER;
 	if (!soft_prov_ca_index(ca_guid, &index, &n_ports))
 		return IB_INVALID_GUID;
-	ca = calloc(1, sizeof(*ca));
+	ca = cl_zalloc(sizeof(*ca));
 	if (!ca)
 		return IB_INSUFFICIENT_MEMORY;
 	ca->guid = ca_guid;
@@ -222,9 +222,9 @@ ib_api_status_t soft_open_ca(ib_net64_t ca_guid, void *al_ca, void **pp_ca)
 	pthread_mutex_init(&ca->rx_lock, NULL);
 	pthread_mutex_init(&ca->pend_lock, NULL);
 	ca->attr_size = attr_size(n_ports);
-	ca->attr = calloc(1, ca->attr_size);
-	ca->qp_tab = calloc(SOFT_MAX_QPS, sizeof(*ca->qp_tab));
-	ca->keys = calloc(SOFT_MAX_KEYS, sizeof(*ca->keys));
+	ca->attr = cl_zalloc(ca->attr_size);
+	ca->qp_tab = cl_zalloc(SOFT_MAX_QPS * sizeof(*ca->qp_tab));
+	ca->keys = cl_zalloc(SOFT_MAX_KEYS * sizeof(*ca->keys));
 	if (!ca->attr || !ca->qp_tab || !ca->keys) {
 		ca_free(ca);
 		return IB_INSUFFICIENT_MEMORY;
@@ -238,11 +238,15 @@ ib_api_status_t soft_open_ca(ib_net64_t ca_guid, void *al_ca, void **pp_ca)
 		build_attr(ca, ca->attr);
 		st = soft_progress_start(ca);
 	}
+	if (st == IB_SUCCESS) {
+		st = soft_sm_ca_opened(ca, &wait_ms);
+		if (st != IB_SUCCESS)
+			soft_progress_stop(ca);
+	}
 	if (st != IB_SUCCESS) {
 		ca_free(ca);
 		return st;
 	}
-	wait_ms = soft_sm_ca_opened(ca);
 	if (wait_ms)
 		soft_ca_wait_active(ca, wait_ms);
 	__atomic_store_n(&ca->opening, 0, __ATOMIC_RELEASE);

@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,22 +98,26 @@ void soft_sm_wake(struct soft_sm *sm)
 
 /* ---- Instances ----------------------------------------------------------- */
 
-static struct soft_sm *sm_new(const char *dir)
+/* A new instance, or NULL with *p_st IB_INSUFFICIENT_MEMORY, or IB_SUCCESS
+ * when it could not have its eventfd (the CA then goes without). */
+static struct soft_sm *sm_new(const char *dir, ib_api_status_t *p_st)
 {
-	struct soft_sm *sm = calloc(1, sizeof(*sm));
+	struct soft_sm *sm = cl_zalloc(sizeof(*sm));
 	pthread_condattr_t ca;
 	char path[PATH_MAX + 16];
 
+	*p_st = IB_INSUFFICIENT_MEMORY;
 	if (!sm)
 		return NULL;
-	sm->dirty = calloc(SM_NLIDS / 8, 1);
-	sm->work = calloc(SM_NLIDS / 8, 1);
+	sm->dirty = cl_zalloc(SM_NLIDS / 8);
+	sm->work = cl_zalloc(SM_NLIDS / 8);
 	if (!sm->dirty || !sm->work) {
-		free(sm->dirty);
-		free(sm->work);
-		free(sm);
+		cl_free(sm->dirty);
+		cl_free(sm->work);
+		cl_free(sm);
 		return NULL;
 	}
+	*p_st = IB_SUCCESS;
 	snprintf(sm->dir, sizeof(sm->dir), "%s", dir);
 	sm->pid = getpid();
 	sm->tid_seq = ibal_random32(); /* a random start: ibal_random.h */
@@ -143,9 +148,9 @@ static struct soft_sm *sm_new(const char *dir)
 		pthread_mutex_destroy(&sm->pub_lock);
 		pthread_rwlock_destroy(&sm->sa_lock);
 		pthread_cond_destroy(&sm->cond);
-		free(sm->dirty);
-		free(sm->work);
-		free(sm);
+		cl_free(sm->dirty);
+		cl_free(sm->work);
+		cl_free(sm);
 		return NULL;
 	}
 	return sm;
@@ -164,26 +169,28 @@ static void sm_free(struct soft_sm *sm)
 	pthread_mutex_destroy(&sm->pub_lock);
 	pthread_rwlock_destroy(&sm->sa_lock);
 	pthread_cond_destroy(&sm->cond);
-	free(sm->ports);
-	free(sm->known);
-	free(sm->dirty);
-	free(sm->work);
-	free(sm);
+	cl_free(sm->ports);
+	cl_free(sm->known);
+	cl_free(sm->dirty);
+	cl_free(sm->work);
+	cl_free(sm);
 }
 
-uint32_t soft_sm_ca_opened(soft_ca_t *ca)
+ib_api_status_t soft_sm_ca_opened(soft_ca_t *ca, uint32_t *p_wait_ms)
 {
 	const char *dir = ca->port[0].fp->fab->dir;
 	struct soft_sm *sm;
+	ib_api_status_t st = IB_SUCCESS;
 	unsigned i;
 
+	*p_wait_ms = 0;
 	pthread_once(&atfork_once, atfork_init);
 	pthread_mutex_lock(&list_lock);
 	for (sm = sm_list; sm; sm = sm->next)
 		if (!strcmp(sm->dir, dir))
 			break;
 	if (!sm) {
-		sm = sm_new(dir);
+		sm = sm_new(dir, &st);
 		if (sm) {
 			sm->next = sm_list;
 			sm_list = sm;
@@ -192,20 +199,31 @@ uint32_t soft_sm_ca_opened(soft_ca_t *ca)
 	if (sm)
 		sm->refs++;
 	pthread_mutex_unlock(&list_lock);
-	if (!sm)
-		return 0;
+	if (!sm) {
+		if (st != IB_SUCCESS)
+			IBAL_ERR(IBAL_SUB_SM, "%s: no memory for the subnet manager: CA 0x%016"
+				 PRIx64 " not opened", dir, cl_ntoh64(ca->guid));
+		return st;
+	}
 	__atomic_store_n(&ca->sm, sm, __ATOMIC_RELEASE);
 	pthread_mutex_lock(&sm->lock);
 	if (sm->n_ports + ca->num_ports > sm->cap_ports) {
 		size_t cap = sm->cap_ports * 2 + ca->num_ports + 4;
-		soft_port_t **n = realloc(sm->ports, cap * sizeof(*n));
+		soft_port_t **n = soft_mem_resize(sm->ports, sm->cap_ports * sizeof(*n),
+						  cap * sizeof(*n));
 
-		if (n) {
-			sm->ports = n;
-			sm->cap_ports = cap;
+		if (!n) {
+			/* Not a port of it joined: the CA leaves as a closing one would. */
+			pthread_mutex_unlock(&sm->lock);
+			soft_sm_ca_closed(ca);
+			IBAL_ERR(IBAL_SUB_SM, "%s: no memory for the subnet manager's list of "
+				 "ports: CA 0x%016" PRIx64 " not opened", dir, cl_ntoh64(ca->guid));
+			return IB_INSUFFICIENT_MEMORY;
 		}
+		sm->ports = n;
+		sm->cap_ports = cap;
 	}
-	for (i = 0; i < ca->num_ports && sm->n_ports < sm->cap_ports; i++) {
+	for (i = 0; i < ca->num_ports; i++) {
 		sm->ports[sm->n_ports++] = &ca->port[i];
 		if (sm->cfg.enabled)
 			soft_sm_mark(sm, soft_port_lid(&ca->port[i]));
@@ -216,7 +234,8 @@ uint32_t soft_sm_ca_opened(soft_ca_t *ca)
 		sm->thread_started = 1;
 	pthread_mutex_unlock(&sm->lock);
 	soft_sm_wake(sm);
-	return sm->cfg.enabled ? sm->cfg.wait_ms : 0;
+	*p_wait_ms = sm->cfg.enabled ? sm->cfg.wait_ms : 0;
+	return IB_SUCCESS;
 }
 
 void soft_sm_ca_closing(soft_ca_t *ca)

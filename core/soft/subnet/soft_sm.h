@@ -32,11 +32,15 @@
  * process with ports in that directory); they hold until its last CA
  * closes.
  * @param ca the CA (ports open, progress thread running).
- * @return how long the open should wait for ACTIVE ports
+ * @param p_wait_ms receives how long the open should wait for ACTIVE ports
  * ($IBAL_SOFT_SM_WAIT_MS), in milliseconds; 0 when the directory's SM is
- * off ($IBAL_SOFT_SM=off).
+ * off ($IBAL_SOFT_SM=off) or could not be made for want of a descriptor
+ * (logged).
+ * @return IB_SUCCESS; IB_INSUFFICIENT_MEMORY (logged) when the instance or
+ * its list of ports could not grow: the CA is not part of any instance
+ * then, and its open must fail.
  */
-uint32_t soft_sm_ca_opened(soft_ca_t *ca);
+ib_api_status_t soft_sm_ca_opened(soft_ca_t *ca, uint32_t *p_wait_ms);
 
 /**
  * A CA is closing: its ports leave the SM instance, which no longer uses

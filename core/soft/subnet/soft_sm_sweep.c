@@ -255,7 +255,8 @@ static sm_known_t *add_known(struct soft_sm *sm, const soft_fabric_port_info_t *
 {
 	if (sm->n_known == sm->cap_known) {
 		size_t cap = sm->cap_known ? sm->cap_known * 2 : 16;
-		sm_known_t *n = realloc(sm->known, cap * sizeof(*n));
+		sm_known_t *n = soft_mem_resize(sm->known, sm->cap_known * sizeof(*n),
+						cap * sizeof(*n));
 
 		if (!n)
 			return NULL;
@@ -275,18 +276,15 @@ static soft_fabric_port_info_t *list_ports(struct soft_sm *sm, size_t *p_n)
 	ib_api_status_t st;
 
 	for (;;) {
-		soft_fabric_port_info_t *nv = realloc(v, cap * sizeof(*v));
-
-		if (!nv) {
-			free(v);
+		cl_free(v); /* too small: the listing starts again */
+		v = cl_malloc(cap * sizeof(*v));
+		if (!v)
 			return NULL;
-		}
-		v = nv;
 		st = soft_fabric_port_list(sm->sm_port->fp, v, cap, &n);
 		if (st == IB_SUCCESS)
 			break;
 		if (st != IB_INSUFFICIENT_MEMORY) {
-			free(v);
+			cl_free(v);
 			return NULL;
 		}
 		cap = n + 16;
@@ -411,7 +409,7 @@ void soft_sm_sweep(struct soft_sm *sm)
 			trapped |= trap[j] == v[i].lid;
 		sweep_port(sm, &v[i], full != 0, soft_sm_is_marked(work, v[i].lid), trapped);
 	}
-	free(v);
+	cl_free(v);
 	sm->in_sweep = 0;
 	if (sm->stop || !sm->sm_port) {
 		pthread_cond_broadcast(&sm->cond);

@@ -41,7 +41,7 @@ void soft_sm_sw_init(struct soft_sm *sm)
 		h ^= (uint8_t)*s;
 		h *= 0x100000001B3ull;
 	}
-	free(real);
+	free(real); /* realpath()'s, from libc */
 	/* Bits 38..4 from the hash, low nibble 0 as a node GUID's. */
 	h = (SW_GUID_PREFIX << 40) | (1ull << 39) | ((h ^ (h >> 35)) & 0x7FFFFFFFF0ull);
 	sm->sw_guid = cl_hton64(h);

@@ -63,6 +63,9 @@ static void sa_reset(struct soft_sm *sm)
 		pthread_mutex_unlock(&sm->pub_lock);
 		sm->sa_port = sm->sm_port;
 		sm->sa = soft_sa_create(&ops, &smi, soft_port_lid(sm->sm_port));
+		if (!sm->sa)
+			IBAL_ERR(IBAL_SUB_SM, "%s: no memory for the SA: tried again at the next "
+				 "sweep", sm->dir);
 		for (i = 0; sm->sa && i < sm->n_known; i++)
 			if (sm->known[i].active)
 				soft_sa_port_update(sm->sa, &sm->known[i].sa);
@@ -195,6 +198,8 @@ void *soft_sm_main(void *arg)
 			if (sm->ino_fd >= 0)
 				read_inotify(sm);
 			if (now >= sm->next_light_us) {
+				if (!sm->sa)
+					sa_reset(sm); /* none for want of memory at the last try */
 				sm->sweep_req = 1;
 				sm->next_light_us = now + (uint64_t)sm->cfg.sweep_ms * 1000u;
 			}
