@@ -623,6 +623,12 @@ ib_api_status_t soft_rq_push(soft_rq_t *rq, const ib_recv_wr_t *p_wr);
 boolean_t soft_rq_pop(soft_rq_t *rq, soft_rwqe_t *p_wqe);
 /** Bytes of a soft_rwqe_t with @p max_sge segments. */
 #define SOFT_RWQE_SIZE(max_sge) (sizeof(soft_rwqe_t) + (size_t)(max_sge) * sizeof(ib_local_ds_t))
+/** Room for a receive WQE of SOFT_MAX_SGES segments, on the stack: the
+ * receive paths take WQEs with no allocation. */
+typedef union soft_rwqe_buf {
+	soft_rwqe_t w;                                 /**< The WQE. */
+	uint8_t bytes[SOFT_RWQE_SIZE(SOFT_MAX_SGES)];  /**< Its room. */
+} soft_rwqe_buf_t;
 
 /* soft_qp.c */
 ib_api_status_t soft_create_qp(void *pd, ib_qp_create_t *p_create, void *send_cq, void *recv_cq,

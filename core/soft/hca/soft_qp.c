@@ -57,16 +57,12 @@ boolean_t soft_qp_hw_event(soft_qp_t *qp, prov_qp_event_t ev)
 
 void soft_qp_flush_rq(soft_qp_t *qp)
 {
-	soft_rwqe_t *w;
+	soft_rwqe_buf_t buf; /* no allocation: the flush cannot fail */
 
 	if (qp->srq || !qp->rq.count)
 		return;
-	w = malloc(SOFT_RWQE_SIZE(qp->rq.max_sge));
-	if (!w)
-		return;
-	while (soft_rq_pop(&qp->rq, w))
-		soft_cq_add_err(qp->rcq, w->wr_id, IB_WC_RECV, IB_WCS_WR_FLUSHED_ERR);
-	free(w);
+	while (soft_rq_pop(&qp->rq, &buf.w))
+		soft_cq_add_err(qp->rcq, buf.w.wr_id, IB_WC_RECV, IB_WCS_WR_FLUSHED_ERR);
 }
 
 /* Flushes the sends queued in SQD (lock held). */
@@ -115,11 +111,11 @@ static ib_api_status_t check_sizes(ib_qp_create_t *c, boolean_t has_srq)
 static void qp_free(soft_qp_t *qp)
 {
 	soft_rq_free(&qp->rq);
-	free(qp->sq);
-	free(qp->pkt);
+	cl_free(qp->sq);
+	cl_free(qp->pkt);
 	pthread_mutex_destroy(&qp->lock);
 	pthread_mutex_destroy(&qp->sq_lock);
-	free(qp);
+	cl_free(qp);
 }
 
 /* Allocates a QP whose sizes were checked; numbering is up to the caller. */
@@ -127,7 +123,7 @@ static ib_api_status_t qp_alloc(soft_pd_t *pd, const ib_qp_create_t *c, soft_cq_
 				soft_cq_t *rcq, soft_srq_t *srq, void *al_qp, uint8_t port,
 				soft_qp_t **pp_qp)
 {
-	soft_qp_t *qp = calloc(1, sizeof(*qp));
+	soft_qp_t *qp = cl_zalloc(sizeof(*qp));
 
 	if (!qp)
 		return IB_INSUFFICIENT_MEMORY;
@@ -150,8 +146,8 @@ static ib_api_status_t qp_alloc(soft_pd_t *pd, const ib_qp_create_t *c, soft_cq_
 	/* The datagram send path's packet buffer and SQD queue; the connected
 	 * transports keep their own, smaller state (soft_rc.c). */
 	if (prov_qp_class(qp->type) >= PROV_QPC_UD) {
-		qp->pkt = malloc(SOFT_MAX_PKT_LEN);
-		qp->sq = c->sq_depth ? calloc(c->sq_depth, sizeof(*qp->sq)) : NULL;
+		qp->pkt = cl_malloc(SOFT_MAX_PKT_LEN);
+		qp->sq = c->sq_depth ? cl_zalloc(c->sq_depth * sizeof(*qp->sq)) : NULL;
 		if (!qp->pkt || (c->sq_depth && !qp->sq)) {
 			qp_free(qp);
 			return IB_INSUFFICIENT_MEMORY;
@@ -325,6 +321,12 @@ ib_api_status_t soft_modify_qp(void *h, const ib_qp_mod_t *p_mod)
 	if (!p_mod)
 		return IB_INVALID_PARAMETER;
 	pthread_mutex_lock(&qp->sq_lock);
+	/* The transport state is made before anything changes: a modify that
+	 * cannot have it fails whole. */
+	if (p_mod->req_state != IB_QPS_RESET && soft_rc_prepare(qp) != IB_SUCCESS) {
+		pthread_mutex_unlock(&qp->sq_lock);
+		return IB_INSUFFICIENT_MEMORY;
+	}
 	pthread_mutex_lock(&qp->lock);
 	old = qp->attr.state;
 	old_apm = qp->attr.apm_state;

@@ -304,17 +304,17 @@ static void rc_free(soft_rc_t *rc)
 {
 	cl_timer_destroy(&rc->timer);
 	pthread_mutex_destroy(&rc->lock);
-	free(rc->sq);
-	free(rc->ds_pool);
-	free(rc->inl_pool);
-	free(rc->rwqe);
-	free(rc);
+	cl_free(rc->sq);
+	cl_free(rc->ds_pool);
+	cl_free(rc->inl_pool);
+	cl_free(rc->rwqe);
+	cl_free(rc);
 }
 
 static soft_rc_t *rc_new(soft_qp_t *qp)
 {
 	uint32_t i, sge;
-	soft_rc_t *rc = calloc(1, sizeof(*rc));
+	soft_rc_t *rc = cl_zalloc(sizeof(*rc));
 
 	if (!rc)
 		return NULL;
@@ -323,11 +323,11 @@ static soft_rc_t *rc_new(soft_qp_t *qp)
 	rc->qp = qp;
 	rc->uc = prov_qp_class(qp->type) == PROV_QPC_UC;
 	rc->depth = qp->sq_depth ? qp->sq_depth : 1;
-	rc->sq = calloc(rc->depth, sizeof(*rc->sq));
+	rc->sq = cl_zalloc(rc->depth * sizeof(*rc->sq));
 	/* WQEs hold what the QP was created for, not the CA's maximum. */
 	sge = qp->sq_sge ? qp->sq_sge : 1;
-	rc->ds_pool = calloc((size_t)rc->depth * sge, sizeof(*rc->ds_pool));
-	rc->rwqe = malloc(SOFT_RWQE_SIZE(SOFT_MAX_SGES));
+	rc->ds_pool = cl_zalloc((size_t)rc->depth * sge * sizeof(*rc->ds_pool));
+	rc->rwqe = cl_malloc(SOFT_RWQE_SIZE(SOFT_MAX_SGES));
 	if (!rc->sq || !rc->ds_pool || !rc->rwqe ||
 	    cl_timer_init(&rc->timer, timer_cb, rc) != CL_SUCCESS) {
 		rc_free(rc);
@@ -338,18 +338,29 @@ static soft_rc_t *rc_new(soft_qp_t *qp)
 	return rc;
 }
 
+ib_api_status_t soft_rc_prepare(soft_qp_t *qp)
+{
+	soft_ca_t *ca = qp->ca;
+	soft_rc_t *rc;
+
+	if (qp->rc)
+		return IB_SUCCESS;
+	rc = rc_new(qp);
+	if (!rc)
+		return IB_INSUFFICIENT_MEMORY;
+	pthread_rwlock_wrlock(&ca->tab_lock);
+	qp->rc = rc;
+	pthread_rwlock_unlock(&ca->tab_lock);
+	return IB_SUCCESS;
+}
+
 void soft_rc_state_changed(soft_qp_t *qp, ib_qp_state_t old_state, ib_qp_state_t new_state)
 {
 	soft_ca_t *ca = qp->ca;
 	soft_rc_t *rc = qp->rc;
 
-	if (!rc) {
-		if (new_state == IB_QPS_RESET || !(rc = rc_new(qp)))
-			return;
-		pthread_rwlock_wrlock(&ca->tab_lock);
-		qp->rc = rc;
-		pthread_rwlock_unlock(&ca->tab_lock);
-	}
+	if (!rc)
+		return; /* still RESET: soft_rc_prepare() makes it for any other state */
 	pthread_rwlock_rdlock(&ca->tab_lock);
 	pthread_mutex_lock(&rc->lock);
 	if (new_state == IB_QPS_RESET) {

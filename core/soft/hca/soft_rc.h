@@ -313,6 +313,13 @@ void soft_rc_recv(soft_qp_t *qp, soft_port_t *port, const soft_pkt_t *pkt);
  * @param qp the QP.
  */
 void soft_rc_resume(soft_qp_t *qp);
+/**
+ * Makes the QP's transport state if it has none yet (qp->sq_lock held, by
+ * a modify to a state other than RESET, before it changes anything).
+ * @param qp QP.
+ * @return IB_SUCCESS; IB_INSUFFICIENT_MEMORY (the modify must fail).
+ */
+ib_api_status_t soft_rc_prepare(soft_qp_t *qp);
 /** After every successful modify, no lock held: starts or stops timers, flushes on ERROR.
  * @param qp QP. @param old_state before. @param new_state after. */
 void soft_rc_state_changed(soft_qp_t *qp, ib_qp_state_t old_state, ib_qp_state_t new_state);

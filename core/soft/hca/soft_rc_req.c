@@ -93,7 +93,7 @@ static boolean_t inline_pool(soft_rc_t *rc)
 
 	if (rc->inl_pool || !n)
 		return TRUE;
-	rc->inl_pool = malloc((size_t)rc->depth * n);
+	rc->inl_pool = cl_malloc((size_t)rc->depth * n);
 	if (!rc->inl_pool)
 		return FALSE;
 	for (i = 0; i < rc->depth; i++)

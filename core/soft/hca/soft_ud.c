@@ -279,21 +279,18 @@ static uint64_t wqe_len(const soft_rwqe_t *w)
 
 void soft_ud_recv(soft_port_t *port, soft_qp_t *qp, const soft_pkt_t *pkt)
 {
-	soft_rwqe_t *w = malloc(SOFT_RWQE_SIZE(SOFT_MAX_SGES));
+	soft_rwqe_buf_t buf; /* no allocation per packet */
+	soft_rwqe_t *w = &buf.w;
 	boolean_t got = FALSE, global = pkt->lrh.lnh == SOFT_LNH_IBA_GLOBAL;
 	ib_wc_status_t ws;
 	ib_wc_t wc;
 
-	if (!w)
-		return;
 	pthread_mutex_lock(&qp->lock);
 	if (soft_qp_state_receives(qp->attr.state) && keys_ok(port, qp, pkt))
 		got = qp->srq ? soft_srq_take(qp->srq, w) : soft_rq_pop(&qp->rq, w);
 	pthread_mutex_unlock(&qp->lock);
-	if (!got) {
-		free(w);
+	if (!got)
 		return;
-	}
 	memset(&wc, 0, sizeof(wc));
 	wc.wr_id = w->wr_id;
 	wc.wc_type = IB_WC_RECV;
@@ -318,6 +315,5 @@ void soft_ud_recv(soft_port_t *port, soft_qp_t *qp, const soft_pkt_t *pkt)
 		wc.recv.ud.remote_sl = pkt->lrh.sl;
 		wc.recv.ud.path_bits = 0;
 	}
-	free(w);
 	soft_cq_add(qp->rcq, &wc, pkt->bth.se != 0);
 }
