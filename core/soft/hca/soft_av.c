@@ -49,7 +49,7 @@ ib_api_status_t soft_create_av(void *h, const ib_av_attr_t *p_attr, void **pp_av
 	}
 	pd->ca->n_av++;
 	pthread_mutex_unlock(&pd->ca->lock);
-	av = calloc(1, sizeof(*av));
+	av = cl_zalloc(sizeof(*av));
 	if (!av) {
 		pthread_mutex_lock(&pd->ca->lock);
 		pd->ca->n_av--;
@@ -98,5 +98,5 @@ void soft_destroy_av(void *h)
 	pthread_mutex_lock(&av->pd->ca->lock);
 	av->pd->ca->n_av--;
 	pthread_mutex_unlock(&av->pd->ca->lock);
-	free(av);
+	cl_free(av);
 }

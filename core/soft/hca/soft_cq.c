@@ -20,18 +20,18 @@ ib_api_status_t soft_create_cq(void *h, uint32_t *p_size, void *al_cq, void **pp
 		return IB_INVALID_PARAMETER;
 	if (*p_size == 0 || *p_size > SOFT_MAX_CQES)
 		return IB_INVALID_CQ_SIZE;
-	cq = calloc(1, sizeof(*cq));
+	cq = cl_zalloc(sizeof(*cq));
 	if (!cq)
 		return IB_INSUFFICIENT_MEMORY;
 	if (prov_wc_ring_init(&cq->ring, *p_size)) {
-		free(cq);
+		cl_free(cq);
 		return IB_INSUFFICIENT_MEMORY;
 	}
 	pthread_mutex_lock(&ca->lock);
 	if (ca->n_cq >= SOFT_MAX_CQS) {
 		pthread_mutex_unlock(&ca->lock);
 		prov_wc_ring_free(&cq->ring);
-		free(cq);
+		cl_free(cq);
 		return IB_INSUFFICIENT_RESOURCES;
 	}
 	ca->n_cq++;
@@ -54,6 +54,8 @@ ib_api_status_t soft_resize_cq(void *h, uint32_t *p_size)
 		return IB_INVALID_PARAMETER;
 	if (*p_size == 0 || *p_size > SOFT_MAX_CQES)
 		return IB_INVALID_CQ_SIZE;
+	/* The ring's entries stay libc's: prov_wc_ring.h (shared with the verbs
+	 * provider) allocates and frees them. */
 	wc = calloc(*p_size, sizeof(ib_wc_t));
 	if (!wc)
 		return IB_INSUFFICIENT_MEMORY;
@@ -97,7 +99,7 @@ void soft_destroy_cq(void *h)
 	pthread_mutex_unlock(&ca->lock);
 	pthread_mutex_destroy(&cq->lock);
 	prov_wc_ring_free(&cq->ring);
-	free(cq);
+	cl_free(cq);
 }
 
 ib_api_status_t soft_peek_cq(void *h, uint32_t *p_n)

@@ -74,7 +74,7 @@ ib_api_status_t soft_attach_mcast(void *h, const ib_gid_t *p_mgid, ib_net16_t ml
 
 	if (st != IB_SUCCESS)
 		return st;
-	n = calloc(1, sizeof(*n));
+	n = cl_zalloc(sizeof(*n));
 	if (!n)
 		return IB_INSUFFICIENT_MEMORY;
 	n->qp = qp;
@@ -87,7 +87,7 @@ ib_api_status_t soft_attach_mcast(void *h, const ib_gid_t *p_mgid, ib_net16_t ml
 			continue;
 		if (m->qp == qp) {
 			pthread_rwlock_unlock(&ca->tab_lock);
-			free(n);
+			cl_free(n);
 			return IB_SUCCESS; /* attaching twice is attaching once */
 		}
 		in_group++;
@@ -104,7 +104,7 @@ ib_api_status_t soft_attach_mcast(void *h, const ib_gid_t *p_mgid, ib_net16_t ml
 	}
 	pthread_rwlock_unlock(&ca->tab_lock);
 	if (st != IB_SUCCESS)
-		free(n);
+		cl_free(n);
 	return st;
 }
 
@@ -119,7 +119,7 @@ static void unlink_ent(soft_ca_t *ca, soft_mcast_t **pp)
 		soft_fabric_mcast_detach(soft_ca_port(ca, m->port)->fp, m->mlid);
 	*pp = m->next;
 	ca->n_mcast--;
-	free(m);
+	cl_free(m);
 }
 
 ib_api_status_t soft_detach_mcast(void *h, const ib_gid_t *p_mgid, ib_net16_t mlid)

@@ -146,7 +146,7 @@ static ib_api_status_t mr_new(soft_pd_t *pd, uint64_t va, uint64_t len, ib_acces
 	st = check_create(va, len, access);
 	if (st != IB_SUCCESS)
 		return st;
-	mr = calloc(1, sizeof(*mr));
+	mr = cl_zalloc(sizeof(*mr));
 	if (!mr)
 		return IB_INSUFFICIENT_MEMORY;
 	mr->pd = pd;
@@ -157,7 +157,7 @@ static ib_api_status_t mr_new(soft_pd_t *pd, uint64_t va, uint64_t len, ib_acces
 	st = soft_key_alloc(ca, SOFT_KEY_MR, mr, &mr->lkey);
 	pthread_rwlock_unlock(&ca->tab_lock);
 	if (st != IB_SUCCESS) {
-		free(mr);
+		cl_free(mr);
 		return st;
 	}
 	mr->rkey = mr->lkey;
@@ -267,6 +267,6 @@ ib_api_status_t soft_dereg_mr(void *h)
 	}
 	soft_key_free(ca, mr->lkey);
 	pthread_rwlock_unlock(&ca->tab_lock);
-	free(mr);
+	cl_free(mr);
 	return IB_SUCCESS;
 }

@@ -17,7 +17,7 @@ ib_api_status_t soft_create_mw(void *h, net32_t *p_rkey, void **pp_mw)
 
 	if (!p_rkey || !pp_mw)
 		return IB_INVALID_PARAMETER;
-	mw = calloc(1, sizeof(*mw));
+	mw = cl_zalloc(sizeof(*mw));
 	if (!mw)
 		return IB_INSUFFICIENT_MEMORY;
 	mw->pd = pd;
@@ -25,7 +25,7 @@ ib_api_status_t soft_create_mw(void *h, net32_t *p_rkey, void **pp_mw)
 	st = soft_key_alloc(pd->ca, SOFT_KEY_MW, mw, &mw->rkey);
 	pthread_rwlock_unlock(&pd->ca->tab_lock);
 	if (st != IB_SUCCESS) {
-		free(mw);
+		cl_free(mw);
 		return st;
 	}
 	*p_rkey = cl_hton32(mw->rkey);
@@ -139,5 +139,5 @@ void soft_destroy_mw(void *h)
 		mw->mr->n_mw--;
 	soft_key_free(ca, mw->rkey);
 	pthread_rwlock_unlock(&ca->tab_lock);
-	free(mw);
+	cl_free(mw);
 }

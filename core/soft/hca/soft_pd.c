@@ -19,7 +19,7 @@ ib_api_status_t soft_alloc_pd(void *h, ib_pd_type_t type, void **pp_pd)
 	}
 	ca->n_pd++;
 	pthread_mutex_unlock(&ca->lock);
-	pd = calloc(1, sizeof(*pd));
+	pd = cl_zalloc(sizeof(*pd));
 	if (!pd) {
 		pthread_mutex_lock(&ca->lock);
 		ca->n_pd--;
@@ -40,5 +40,5 @@ void soft_dealloc_pd(void *h)
 	pthread_mutex_lock(&ca->lock);
 	ca->n_pd--;
 	pthread_mutex_unlock(&ca->lock);
-	free(pd);
+	cl_free(pd);
 }

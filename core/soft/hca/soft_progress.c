@@ -45,10 +45,18 @@ static void wake(soft_ca_t *ca)
 void soft_ca_defer(soft_ca_t *ca, void *prov_obj, void *al_obj, int comp,
 		   ib_async_event_t code, uint64_t vendor)
 {
-	soft_upcall_t *u = calloc(1, sizeof(*u));
+	soft_upcall_t *u = cl_zalloc(sizeof(*u));
 
-	if (!u)
+	if (!u) {
+		/* Nothing to answer to: the log says what the client misses. */
+		IBAL_ERR(IBAL_SUB_SOFT, "CA 0x%016" PRIx64 ": no memory: %s lost (code %u)",
+			 cl_ntoh64(ca->guid),
+			 comp == SOFT_UPCALL_COMP ? "a completion callback" :
+			 comp == SOFT_UPCALL_ASYNC ? "an asynchronous event" :
+			 "a port change event",
+			 (unsigned)code);
 		return;
+	}
 	u->prov_obj = prov_obj;
 	u->al_obj = al_obj;
 	u->comp = comp;
@@ -73,7 +81,7 @@ void soft_ca_purge(soft_ca_t *ca, void *prov_obj)
 		next = cl_qlist_next(it);
 		if (((soft_upcall_t *)it)->prov_obj == prov_obj) {
 			cl_qlist_remove_item(&ca->ev_list, it);
-			free(it);
+			cl_free(it);
 		}
 	}
 	while (ca->busy_obj == prov_obj && !cl_is_current_thread(&ca->thread))
@@ -96,7 +104,7 @@ static void deliver(soft_ca_t *ca)
 			soft_upcalls.async_event(u->al_obj, u->code, u->vendor);
 		else if (u->comp == SOFT_UPCALL_PORT && soft_upcalls.port_change)
 			soft_upcalls.port_change(u->al_obj, (uint8_t)u->vendor);
-		free(u);
+		cl_free(u);
 		pthread_mutex_lock(&ca->ev_lock);
 		ca->busy_obj = NULL;
 		pthread_cond_broadcast(&ca->ev_cond);
@@ -254,7 +262,8 @@ boolean_t soft_ca_pend(soft_ca_t *ca, uint32_t qpn, boolean_t do_wake)
 
 	pthread_mutex_lock(&ca->pend_lock);
 	if (ca->n_pend == ca->cap_pend) {
-		p = realloc(ca->pend, (ca->cap_pend ? 2 * ca->cap_pend : 16) * sizeof(*p));
+		p = soft_mem_resize(ca->pend, ca->cap_pend * sizeof(*p),
+				    (ca->cap_pend ? 2 * ca->cap_pend : 16) * sizeof(*p));
 		if (!p) {
 			pthread_mutex_unlock(&ca->pend_lock);
 			return FALSE;
@@ -274,13 +283,14 @@ boolean_t soft_ca_pend(soft_ca_t *ca, uint32_t qpn, boolean_t do_wake)
  * if they must wait on. By QP number: a QP destroyed meanwhile is skipped. */
 static void resume_pending(soft_ca_t *ca)
 {
-	uint32_t *list, n, i;
+	uint32_t *list, n, i, cap;
 	soft_qp_t *qp;
 
 	if (!__atomic_load_n(&ca->n_pend, __ATOMIC_ACQUIRE))
 		return;
 	pthread_mutex_lock(&ca->pend_lock);
 	list = ca->pend;
+	cap = ca->cap_pend;
 	n = ca->n_pend;
 	ca->pend = NULL;
 	ca->cap_pend = 0;
@@ -293,7 +303,16 @@ static void resume_pending(soft_ca_t *ca)
 			soft_rc_resume(qp);
 	}
 	pthread_rwlock_unlock(&ca->tab_lock);
-	free(list);
+	/* The list is the next one unless the QPs queued themselves anew: no
+	 * allocation per receive batch. */
+	pthread_mutex_lock(&ca->pend_lock);
+	if (!ca->pend) {
+		ca->pend = list;
+		ca->cap_pend = cap;
+		list = NULL;
+	}
+	pthread_mutex_unlock(&ca->pend_lock);
+	cl_free(list);
 }
 
 static inline void cpu_relax(void)
@@ -442,6 +461,7 @@ ib_api_status_t soft_progress_start(soft_ca_t *ca)
 {
 	struct epoll_event ev;
 	const char *what = NULL;
+	ib_api_status_t st = IB_SUCCESS; /* when not the errno's */
 	int err = 0;
 	unsigned i;
 
@@ -458,10 +478,11 @@ ib_api_status_t soft_progress_start(soft_ca_t *ca)
 		err = errno;
 		goto fail;
 	}
-	ca->rx_buf = malloc(SOFT_FABRIC_MAX_PACKET);
+	ca->rx_buf = cl_malloc(SOFT_FABRIC_MAX_PACKET);
 	if (!ca->rx_buf) {
 		what = "a receive buffer";
 		err = ENOMEM;
+		st = IB_INSUFFICIENT_MEMORY;
 		goto fail;
 	}
 	memset(&ev, 0, sizeof(ev));
@@ -494,9 +515,9 @@ fail:
 	if (ca->evfd >= 0)
 		close(ca->evfd);
 	ca->epfd = ca->evfd = -1;
-	free(ca->rx_buf);
+	cl_free(ca->rx_buf);
 	ca->rx_buf = NULL;
-	return ibal_status_of_errno(err);
+	return st != IB_SUCCESS ? st : ibal_status_of_errno(err);
 }
 
 void soft_progress_stop(soft_ca_t *ca)
@@ -511,12 +532,12 @@ void soft_progress_stop(soft_ca_t *ca)
 	close(ca->epfd);
 	close(ca->evfd);
 	ca->epfd = ca->evfd = -1;
-	free(ca->rx_buf);
+	cl_free(ca->rx_buf);
 	ca->rx_buf = NULL;
-	free(ca->pend);
+	cl_free(ca->pend);
 	ca->pend = NULL;
 	ca->cap_pend = 0;
 	__atomic_store_n(&ca->n_pend, 0, __ATOMIC_RELEASE);
 	while ((it = cl_qlist_remove_head(&ca->ev_list)) != cl_qlist_end(&ca->ev_list))
-		free(it);
+		cl_free(it);
 }

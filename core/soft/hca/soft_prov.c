@@ -135,12 +135,15 @@ static void ident_from_env(const char *name)
 	char path[PATH_MAX], err[PATH_MAX + 256];
 	const char *file = getenv(SOFT_TOPO_ENV_FILE);
 	const soft_topo_node_t *node;
-	soft_topo_t *t = (soft_topo_t *)malloc(sizeof(*t));
+	soft_topo_t *t = (soft_topo_t *)cl_malloc(sizeof(*t));
 	ib_api_status_t st;
 
 	soft_n_cas = 0;
-	if (!t)
+	if (!t) {
+		IBAL_ERR(IBAL_SUB_SOFT, "%s=%s: no memory to read the topology: no soft CA",
+			 SOFT_TOPO_ENV_NODE, name);
 		return;
+	}
 	if (file && *file)
 		snprintf(path, sizeof(path), "%s", file);
 	else if (soft_fabric_dir_file(SOFT_TOPO_DIR_FILE, path, sizeof(path)) != IB_SUCCESS)
@@ -160,7 +163,7 @@ static void ident_from_env(const char *name)
 		ident_node(0, node, TRUE);
 		soft_n_cas = 1;
 	}
-	free(t);
+	cl_free(t);
 }
 
 ib_api_status_t soft_prov_serve(const soft_topo_t *p_topo)

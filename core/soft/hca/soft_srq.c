@@ -18,13 +18,13 @@ ib_api_status_t soft_rq_init(soft_rq_t *rq, uint32_t depth, uint32_t max_sge)
 	rq->max_sge = max_sge;
 	if (!depth)
 		return IB_SUCCESS;
-	rq->buf = calloc(depth, rq->stride);
+	rq->buf = cl_zalloc((size_t)depth * rq->stride);
 	return rq->buf ? IB_SUCCESS : IB_INSUFFICIENT_MEMORY;
 }
 
 void soft_rq_free(soft_rq_t *rq)
 {
-	free(rq->buf);
+	cl_free(rq->buf);
 	rq->buf = NULL;
 }
 
@@ -74,18 +74,18 @@ ib_api_status_t soft_create_srq(void *h, const ib_srq_attr_t *a, void *al_srq, v
 		return IB_INVALID_MAX_SGE;
 	if (a->srq_limit >= a->max_wr)
 		return IB_INVALID_SETTING;
-	srq = calloc(1, sizeof(*srq));
+	srq = cl_zalloc(sizeof(*srq));
 	if (!srq)
 		return IB_INSUFFICIENT_MEMORY;
 	if (soft_rq_init(&srq->rq, a->max_wr, a->max_sge) != IB_SUCCESS) {
-		free(srq);
+		cl_free(srq);
 		return IB_INSUFFICIENT_MEMORY;
 	}
 	pthread_mutex_lock(&ca->lock);
 	if (ca->n_srq >= SOFT_MAX_SRQS) {
 		pthread_mutex_unlock(&ca->lock);
 		soft_rq_free(&srq->rq);
-		free(srq);
+		cl_free(srq);
 		return IB_INSUFFICIENT_RESOURCES;
 	}
 	ca->n_srq++;
@@ -141,7 +141,7 @@ void soft_destroy_srq(void *h)
 	pthread_mutex_unlock(&ca->lock);
 	pthread_mutex_destroy(&srq->lock);
 	soft_rq_free(&srq->rq);
-	free(srq);
+	cl_free(srq);
 }
 
 ib_api_status_t soft_post_srq_recv(void *h, ib_recv_wr_t *p_wr, ib_recv_wr_t **pp_failure)
