@@ -101,10 +101,21 @@ cl_status_t cl_obj_mgr_create(void)
 	return status;
 }
 
+/*
+ * An object is on the manager's list exactly while its link's p_next is set:
+ * cl_obj_construct() clears the object, and this clears the link when the
+ * object leaves the list (or the list goes away with its manager).
+ */
+static void untracked(cl_list_item_t *it)
+{
+	it->p_next = NULL;
+	it->p_prev = NULL;
+}
+
 void cl_obj_mgr_destroy(void)
 {
 	cl_obj_mgr_t *mgr = gp_obj_mgr;
-	cl_list_item_t *it;
+	cl_list_item_t *it, *next;
 	cl_obj_t *p_obj;
 
 	if (!mgr)
@@ -113,14 +124,14 @@ void cl_obj_mgr_destroy(void)
 	 * the manager's lock, list and pool. */
 	cl_async_proc_destroy(&mgr->async_proc_mgr);
 
-	for (it = cl_qlist_head(&mgr->obj_list); it != cl_qlist_end(&mgr->obj_list);
-	     it = cl_qlist_next(it)) {
+	for (it = cl_qlist_head(&mgr->obj_list); it != cl_qlist_end(&mgr->obj_list); it = next) {
+		next = cl_qlist_next(it);
 		p_obj = PARENT_STRUCT(it, cl_obj_t, pool_item.list_item);
 		IBAL_WARN(IBAL_SUB_COMPLIB, "object not destroyed %p (type %u), ref_cnt %d",
 			  (void *)p_obj, p_obj->type,
 			  (int)__atomic_load_n(&p_obj->ref_cnt, __ATOMIC_RELAXED));
 		/* Forget it: its later deinit must not touch the freed list. */
-		it->p_list = NULL;
+		untracked(it);
 	}
 	cl_qpool_destroy(&mgr->rel_pool);
 	cl_spinlock_destroy(&mgr->lock);
@@ -153,7 +164,7 @@ static void track_obj(cl_obj_t *p_obj)
 {
 	CL_ASSERT(gp_obj_mgr);
 	if (!gp_obj_mgr)
-		return;	/* untracked: deinit sees p_list == NULL */
+		return;	/* untracked: deinit sees p_next == NULL (construct cleared it) */
 	cl_spinlock_acquire(&gp_obj_mgr->lock);
 	cl_qlist_insert_tail(&gp_obj_mgr->obj_list, &p_obj->pool_item.list_item);
 	cl_spinlock_release(&gp_obj_mgr->lock);
@@ -166,8 +177,10 @@ static void untrack_obj(cl_obj_t *p_obj)
 	if (!gp_obj_mgr)
 		return;
 	cl_spinlock_acquire(&gp_obj_mgr->lock);
-	if (it->p_list == &gp_obj_mgr->obj_list)
+	if (it->p_next) {
 		cl_qlist_remove_item(&gp_obj_mgr->obj_list, it);
+		untracked(it);
+	}
 	cl_spinlock_release(&gp_obj_mgr->lock);
 }
 

@@ -17,8 +17,12 @@ static size_t round_up_ptr(size_t n)
 }
 
 /* Pools look at a cl_pool_obj_t through the cl_pool_item_t view. */
+#ifdef _DEBUG_
 _Static_assert(offsetof(cl_pool_item_t, p_pool) == offsetof(cl_pool_obj_t, p_pool),
 	       "cl_pool_item_t and cl_pool_obj_t must place p_pool alike");
+#endif
+_Static_assert(sizeof(cl_pool_item_t) <= sizeof(cl_pool_obj_t),
+	       "a cl_pool_obj_t must hold a cl_pool_item_t");
 
 /* Bytes before the first object of a block: the block's link on alloc_list,
  * padded so that objects start 16-byte aligned like malloc's result. */
@@ -184,7 +188,9 @@ cl_status_t cl_qcpool_grow(cl_qcpool_t *const p_pool, size_t obj_count)
 		status = init_object(p_pool, &p_pool_item);
 		if (status != CL_SUCCESS)
 			return status;
+#ifdef _DEBUG_
 		p_pool_item->p_pool = p_pool;
+#endif
 		cl_qlist_insert_head(&p_pool->free_list, &p_pool_item->list_item);
 		p_pool->num_objects++;
 	}

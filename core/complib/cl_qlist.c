@@ -4,15 +4,23 @@
  */
 #include <complib/cl_qlist.h>
 
+#ifdef _DEBUG_
+/* This library has the debug layout of the items (see cl_qlist.h). */
+const char __cl_debug_layout = 1;
+#endif
+
 /* Splices all of src in front of `at` (an item of dest or its end). */
 static void splice_before(cl_qlist_t *dest, cl_list_item_t *at, cl_qlist_t *src)
 {
-	cl_list_item_t *first, *last, *it;
+	cl_list_item_t *first, *last;
 
 	if (!src->count)
 		return;
-	for (it = src->end.p_next; it != &src->end; it = it->p_next)
+#ifdef _DEBUG_
+	/* Only debug builds record the list in each item (then the splice is O(n)). */
+	for (cl_list_item_t *it = src->end.p_next; it != &src->end; it = it->p_next)
 		it->p_list = dest;
+#endif
 	first = src->end.p_next;
 	last = src->end.p_prev;
 	first->p_prev = at->p_prev;

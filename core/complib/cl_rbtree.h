@@ -7,7 +7,8 @@
  * Private to libibalcomp: a template included by one .c file per map type.
  * The includer defines, before including it:
  *   CL_RBTREE_NODE  the item type, with members p_left, p_right, p_up (pointers
- *                   to the item type), color (cl_map_color_t) and p_map;
+ *                   to the item type), color (cl_map_color_t) and, under
+ *                   _DEBUG_, p_map;
  *   CL_RBTREE_MAP   the map type, with members root and nil (items), count.
  * Everything here is static and typed on those two types, so the compiler
  * sees plain member accesses at constant offsets, as if the code were written
@@ -182,12 +183,16 @@ static inline void rbt_init(rbt_map_t *map)
 	map->root.p_right = nil;
 	map->root.p_up = &map->root;
 	map->root.color = BLACK;
+#ifdef _DEBUG_
 	map->root.p_map = map;
+#endif
 	nil->p_left = nil;
 	nil->p_right = nil;
 	nil->p_up = nil;
 	nil->color = BLACK;
+#ifdef _DEBUG_
 	nil->p_map = map;
+#endif
 	map->count = 0;
 }
 
@@ -204,7 +209,9 @@ static inline void rbt_link(rbt_map_t *map, node_t *parent, node_t *item)
 	item->p_right = nil;
 	item->p_up = parent;
 	item->color = RED;
+#ifdef _DEBUG_
 	item->p_map = map;
+#endif
 	map->count++;
 	rbt_insert_fixup(map, item);
 }
@@ -244,7 +251,9 @@ static inline void rbt_unlink(rbt_map_t *map, node_t *item, node_t *y)
 	map->count--;
 	/* Leave nil self-consistent for the next operation. */
 	nil->p_up = nil;
+#ifdef _DEBUG_
 	item->p_map = NULL;
+#endif
 }
 
 #endif

@@ -38,7 +38,9 @@ typedef struct _cl_fmap_item {
 	struct _cl_fmap_item *p_up;    /**< Parent (the map's root sentinel for the top node). */
 	cl_map_color_t color;          /**< Red or black. */
 	const void *p_key;             /**< Key given to cl_fmap_insert(); read with cl_fmap_key(). */
-	struct _cl_fmap *p_map;        /**< Map holding the item (kept in every build so the layout never depends on _DEBUG_). */
+#ifdef _DEBUG_
+	struct _cl_fmap *p_map;        /**< Map holding the item (debug builds only, as upstream). */
+#endif
 } cl_fmap_item_t;
 
 /**

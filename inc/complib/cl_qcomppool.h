@@ -37,14 +37,18 @@ extern "C" {
  */
 typedef struct _cl_pool_item {
 	cl_list_item_t list_item; /**< Link on the pool's free list; the pool's while the item is in it. */
-	void *pad;                /**< Keeps p_pool at the offset it has in cl_pool_obj_t. */
-	struct _cl_qcpool *p_pool; /**< Pool that owns the item, for sanity checks. */
+#ifdef _DEBUG_
+	void *pad;                /**< Keeps p_pool at the offset it has in cl_pool_obj_t (debug builds only, as upstream). */
+	struct _cl_qcpool *p_pool; /**< Pool that owns the item, for sanity checks (debug builds only, as upstream). */
+#endif
 } cl_pool_item_t;
 
 /** Pool item that carries a pointer to an object (used by the non-quick pools). */
 typedef struct _cl_pool_obj {
 	cl_list_obj_t list_obj;   /**< Link and object pointer; must come first. */
-	struct _cl_qcpool *p_pool; /**< Pool that owns the item, for sanity checks. */
+#ifdef _DEBUG_
+	struct _cl_qcpool *p_pool; /**< Pool that owns the item, for sanity checks (debug builds only, as upstream). */
+#endif
 } cl_pool_obj_t;
 
 /**

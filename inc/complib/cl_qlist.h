@@ -26,7 +26,9 @@ extern "C" {
 typedef struct _cl_list_item {
 	struct _cl_list_item *p_next; /**< Next item (the list's end after the tail). */
 	struct _cl_list_item *p_prev; /**< Previous item (the list's end before the head). */
-	struct _cl_qlist *p_list;     /**< List the item is on; maintained for debugging. */
+#ifdef _DEBUG_
+	struct _cl_qlist *p_list;     /**< List the item is on (debug builds only, as upstream). */
+#endif
 } cl_list_item_t;
 
 /** List item carrying a pointer to an arbitrary object. */
@@ -34,6 +36,19 @@ typedef struct _cl_list_obj {
 	cl_list_item_t list_item; /**< The link. */
 	const void *p_object;     /**< The object the item stands for. */
 } cl_list_obj_t;
+
+/** @cond INTERNAL */
+#ifdef _DEBUG_
+/*
+ * With _DEBUG_ the list, pool and map items carry upstream's debug-only
+ * fields, so code built with it needs a libibalcomp built with it too
+ * (configure --enable-debug), which alone defines this name: against a
+ * release library the link fails here instead of memory being corrupted.
+ */
+extern const char __cl_debug_layout;
+static const char *const __cl_debug_layout_ref __attribute__((used)) = &__cl_debug_layout;
+#endif
+/** @endcond */
 
 /** Quick list. Initialize with cl_qlist_init() before use. */
 typedef struct _cl_qlist {
@@ -109,7 +124,9 @@ CL_INLINE void CL_API cl_qlist_init(IN cl_qlist_t *const p_list)
 	p_list->state = CL_INITIALIZED;
 	p_list->end.p_next = &p_list->end;
 	p_list->end.p_prev = &p_list->end;
+#ifdef _DEBUG_
 	p_list->end.p_list = p_list;
+#endif
 	p_list->count = 0;
 }
 
@@ -199,7 +216,9 @@ CL_INLINE void CL_API cl_qlist_insert_head(IN cl_qlist_t *const p_list,
 					   IN cl_list_item_t *const p_list_item)
 {
 	CL_ASSERT(p_list && p_list->state == CL_INITIALIZED && p_list_item);
+#ifdef _DEBUG_
 	p_list_item->p_list = p_list;
+#endif
 	__cl_primitive_insert(cl_qlist_head(p_list), p_list_item);
 	p_list->count++;
 }
@@ -213,7 +232,9 @@ CL_INLINE void CL_API cl_qlist_insert_tail(IN cl_qlist_t *const p_list,
 					   IN cl_list_item_t *const p_list_item)
 {
 	CL_ASSERT(p_list && p_list->state == CL_INITIALIZED && p_list_item);
+#ifdef _DEBUG_
 	p_list_item->p_list = p_list;
+#endif
 	__cl_primitive_insert(&p_list->end, p_list_item);
 	p_list->count++;
 }
@@ -269,7 +290,9 @@ CL_INLINE void CL_API cl_qlist_insert_prev(IN cl_qlist_t *const p_list,
 					   IN cl_list_item_t *const p_new_item)
 {
 	CL_ASSERT(p_list && p_list->state == CL_INITIALIZED && p_list_item && p_new_item);
+#ifdef _DEBUG_
 	p_new_item->p_list = p_list;
+#endif
 	__cl_primitive_insert(p_list_item, p_new_item);
 	p_list->count++;
 }
@@ -285,7 +308,9 @@ CL_INLINE void CL_API cl_qlist_insert_next(IN cl_qlist_t *const p_list,
 					   IN cl_list_item_t *const p_new_item)
 {
 	CL_ASSERT(p_list && p_list->state == CL_INITIALIZED && p_list_item && p_new_item);
+#ifdef _DEBUG_
 	p_new_item->p_list = p_list;
+#endif
 	__cl_primitive_insert(cl_qlist_next(p_list_item), p_new_item);
 	p_list->count++;
 }
@@ -304,7 +329,9 @@ CL_INLINE cl_list_item_t *CL_API cl_qlist_remove_head(IN cl_qlist_t *const p_lis
 	if (p_item == &p_list->end)
 		return p_item;
 	__cl_primitive_remove(p_item);
+#ifdef _DEBUG_
 	p_item->p_list = NULL;
+#endif
 	p_list->count--;
 	return p_item;
 }
@@ -323,7 +350,9 @@ CL_INLINE cl_list_item_t *CL_API cl_qlist_remove_tail(IN cl_qlist_t *const p_lis
 	if (p_item == &p_list->end)
 		return p_item;
 	__cl_primitive_remove(p_item);
+#ifdef _DEBUG_
 	p_item->p_list = NULL;
+#endif
 	p_list->count--;
 	return p_item;
 }
@@ -341,7 +370,9 @@ CL_INLINE void CL_API cl_qlist_remove_item(IN cl_qlist_t *const p_list,
 		return;
 	CL_ASSERT(p_list_item->p_list == p_list);
 	__cl_primitive_remove(p_list_item);
+#ifdef _DEBUG_
 	p_list_item->p_list = NULL;
+#endif
 	p_list->count--;
 }
 

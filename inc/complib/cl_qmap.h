@@ -39,7 +39,9 @@ typedef struct _cl_map_item {
 	struct _cl_map_item *p_up;    /**< Parent (the map's root sentinel for the top node). */
 	cl_map_color_t color;         /**< Red or black. */
 	uint64_t key;                 /**< Key given to cl_qmap_insert(); read with cl_qmap_key(). */
-	struct _cl_qmap *p_map;       /**< Map holding the item (kept in every build so the layout never depends on _DEBUG_). */
+#ifdef _DEBUG_
+	struct _cl_qmap *p_map;       /**< Map holding the item (debug builds only, as upstream). */
+#endif
 } cl_map_item_t;
 
 /** Map item carrying a pointer to an arbitrary object. */

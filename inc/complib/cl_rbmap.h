@@ -38,7 +38,9 @@ typedef struct _cl_rbmap_item {
 	struct _cl_rbmap_item *p_right; /**< Right child, or the map's nil. */
 	struct _cl_rbmap_item *p_up;    /**< Parent (the map's root sentinel for the top node). */
 	cl_map_color_t color;           /**< Red or black. */
-	struct _cl_rbmap *p_map;        /**< Map holding the item (kept in every build so the layout never depends on _DEBUG_). */
+#ifdef _DEBUG_
+	struct _cl_rbmap *p_map;        /**< Map holding the item (debug builds only, as upstream). */
+#endif
 } cl_rbmap_item_t;
 
 /** RB map. Initialize with cl_rbmap_init() before use. */
@@ -97,8 +99,10 @@ CL_INLINE void CL_API cl_rbmap_init(IN cl_rbmap_t *const p_map)
 	p_map->nil.p_right = &p_map->nil;
 	p_map->nil.p_up = &p_map->nil;
 	p_map->nil.color = CL_MAP_BLACK;
+#ifdef _DEBUG_
 	p_map->root.p_map = p_map;
 	p_map->nil.p_map = p_map;
+#endif
 	p_map->state = CL_INITIALIZED;
 	p_map->count = 0;
 }
