@@ -20,19 +20,27 @@
 static inline node_t *find_slot(const cl_fmap_t *map, const void *key, cl_pfn_fmap_cmp_t cmp,
 				node_t **p_parent, int *p_side)
 {
-	const node_t *nil = &map->nil, *parent = &map->root, *p = map->root.p_left;
-	int c = 0;
+	const node_t *nil = &map->nil, *p = map->root.p_left, *next;
+	int c;
 
-	while (p != nil) {
+	if (p == nil) {
+		*p_parent = (node_t *)&map->root;
+		*p_side = 0;
+		return (node_t *)nil;
+	}
+	/* The parent of the slot is the last node compared: no copy of it per level. */
+	for (;;) {
 		c = cmp(key, p->p_key);
 		if (!c)
 			break;
-		parent = p;
-		p = c < 0 ? p->p_left : p->p_right;
+		next = c < 0 ? p->p_left : p->p_right;
+		if (next == nil)
+			break;
+		p = next;
 	}
-	*p_parent = (node_t *)parent;
+	*p_parent = (node_t *)p;
 	*p_side = c;
-	return (node_t *)p;
+	return (node_t *)(c ? nil : p);
 }
 
 /* Links `item` below `parent` on `side` (<0 left) and rebalances. */

@@ -19,18 +19,27 @@
  */
 static inline node_t *find_slot(cl_qmap_t *map, uint64_t key, node_t **p_parent)
 {
-	node_t *nil = &map->nil, *parent = &map->root, *p = map->root.p_left;
+	node_t *nil = &map->nil, *p = map->root.p_left, *next;
 
-	while (p != nil) {
+	if (p == nil) {
+		*p_parent = &map->root;
+		return nil;
+	}
+	/* The parent of the slot is the last node compared: no copy of it per level. */
+	for (;;) {
 		const uint64_t k = p->key;
 
-		if (key == k)
+		if (key == k) {
+			*p_parent = p;
+			return p;
+		}
+		next = key < k ? p->p_left : p->p_right;
+		if (next == nil)
 			break;
-		parent = p;
-		p = key < k ? p->p_left : p->p_right;
+		p = next;
 	}
-	*p_parent = parent;
-	return p;
+	*p_parent = p;
+	return nil;
 }
 
 /* Links `item` below `parent` as found by find_slot() and rebalances. */
