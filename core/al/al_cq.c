@@ -102,7 +102,7 @@ ib_api_status_t ib_create_cq(const ib_ca_handle_t h_ca, ib_cq_create_t *const p_
 	size = p_cq_create->size;
 	st = p_ca->v.p_ops->create_cq(p_ca->v.p_prov, &size, &p_cq->kind, &p_cq->v.p_prov);
 	if (st == IB_SUCCESS)
-		st = al_obj_insert_handle(&p_cq->v.obj);
+		st = al_verbs_insert_handle(&p_cq->v);
 	if (st != IB_SUCCESS) {
 		al_obj_destroy(&p_cq->v.obj, NULL);
 		goto out;

@@ -16,12 +16,14 @@
 #include <linux/membarrier.h>
 #include <sys/syscall.h>
 #include "al_epoch.h"
+#include "al_handle.h"
 #include "ibal_log.h"
 
-__thread al_epoch_rec_t *al_epoch_self __attribute__((tls_model("initial-exec")));
-uint64_t al_epoch_now = 1;
-int al_epoch_fence = 1; /* until membarrier is known to work */
+const al_epoch_rec_t al_epoch_off = { .active = AL_EPOCH_OFF };
+__thread al_epoch_rec_t *al_epoch_self __attribute__((tls_model("initial-exec"))) =
+	(al_epoch_rec_t *)&al_epoch_off;
 
+static int membarrier_ok;  /* atomic: registered for private expedited membarrier */
 static pthread_mutex_t rec_lock = PTHREAD_MUTEX_INITIALIZER;
 static al_epoch_rec_t *rec_head; /* atomic; every record ever made */
 static pthread_key_t rec_key;
@@ -43,11 +45,11 @@ static void rec_release(void *p)
 {
 	al_epoch_rec_t *r = p;
 
-	__atomic_store_n(&r->active, 0, __ATOMIC_RELEASE);
-	r->depth = 0;
-	/* A data-path call from a later destructor of this thread registers
-	 * anew rather than use a record another thread may take now. */
-	al_epoch_self = NULL;
+	__atomic_store_n(&r->active, AL_EPOCH_OUT, __ATOMIC_RELEASE);
+	/* A data-path call from a later destructor of this thread takes the
+	 * slow path (and may register anew) rather than use a record another
+	 * thread may take now. */
+	al_epoch_self = (al_epoch_rec_t *)&al_epoch_off;
 	__atomic_store_n(&r->in_use, 0, __ATOMIC_RELEASE);
 }
 
@@ -61,8 +63,7 @@ static void after_fork_child(void)
 	for (r = __atomic_load_n(&rec_head, __ATOMIC_ACQUIRE); r; r = r->next) {
 		if (r == al_epoch_self)
 			continue;
-		__atomic_store_n(&r->active, 0, __ATOMIC_RELAXED);
-		r->depth = 0;
+		__atomic_store_n(&r->active, AL_EPOCH_OUT, __ATOMIC_RELAXED);
 		__atomic_store_n(&r->in_use, 0, __ATOMIC_RELAXED);
 	}
 }
@@ -72,18 +73,22 @@ static void init_once(void)
 	pthread_key_create(&rec_key, rec_release);
 	pthread_atfork(NULL, NULL, after_fork_child);
 	if (membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) == 0) {
-		__atomic_store_n(&al_epoch_fence, 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&membarrier_ok, 1, __ATOMIC_RELEASE);
 	} else {
-		IBAL_INFO(IBAL_SUB_AL, "no private expedited membarrier: data-path calls fence "
-			  "themselves");
+		IBAL_INFO(IBAL_SUB_AL, "no private expedited membarrier: data-path calls count "
+			  "themselves in their handles");
 	}
 }
 
-al_epoch_rec_t *al_epoch_register(void)
+int al_epoch_register(void)
 {
 	al_epoch_rec_t *r;
 
+	if (al_epoch_self != &al_epoch_off)
+		return 0; /* registered: the caller is nested in a call */
 	pthread_once(&rec_once, init_once);
+	if (!__atomic_load_n(&membarrier_ok, __ATOMIC_ACQUIRE) || !al_handle_table_ready())
+		return 0;
 	pthread_mutex_lock(&rec_lock);
 	/* Acquire: a record given back by an exited thread (release) is
 	 * taken with everything that thread wrote to it. */
@@ -96,48 +101,75 @@ al_epoch_rec_t *al_epoch_register(void)
 		r = calloc(1, sizeof(*r));
 		if (!r) {
 			pthread_mutex_unlock(&rec_lock);
-			IBAL_ERR(IBAL_SUB_AL, "out of memory for a thread's data-path record");
-			abort();
+			IBAL_WARN(IBAL_SUB_AL, "out of memory for a thread's data-path record");
+			return 0;
 		}
 		r->next = rec_head;
 		__atomic_store_n(&rec_head, r, __ATOMIC_RELEASE);
 	}
 	__atomic_store_n(&r->in_use, 1, __ATOMIC_RELAXED);
-	r->depth = 0;
+	__atomic_store_n(&r->active, AL_EPOCH_OUT, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&rec_lock);
-	pthread_setspecific(rec_key, r);
+	if (pthread_setspecific(rec_key, r)) {
+		/* Not given back at exit: lost, but harmless (it reads 0). */
+		IBAL_WARN(IBAL_SUB_AL, "a thread's data-path record is not given back at its exit");
+	}
 	al_epoch_self = r;
-	return r;
+	return 1;
+}
+
+al_epoch_rec_t *al_epoch_enter(void)
+{
+	if (al_epoch_try_enter(al_epoch_rec()))
+		return al_epoch_rec();
+	if (al_epoch_register() && al_epoch_try_enter(al_epoch_rec()))
+		return al_epoch_rec();
+	return NULL;
+}
+
+/* Waits until a record is no longer inside a call that began before the look. */
+static void wait_record(al_epoch_rec_t *r)
+{
+	uintptr_t a = __atomic_load_n(&r->active, __ATOMIC_ACQUIRE);
+	unsigned spins;
+
+	/* Mark a call inside; a failed mark leaves in a what is there now:
+	 * 0 (it returned) or another synchronizer's mark. */
+	if (a == AL_EPOCH_IN &&
+	    __atomic_compare_exchange_n(&r->active, &a, AL_EPOCH_SEEN, 0, __ATOMIC_ACQ_REL,
+					__ATOMIC_ACQUIRE))
+		a = AL_EPOCH_SEEN;
+	/* Only the thread's exit changes a mark (to 0); a new call then
+	 * stores AL_EPOCH_IN, which is not waited for. */
+	for (spins = 0; a == AL_EPOCH_SEEN; spins++) {
+		if (spins < 64) {
+			sched_yield();
+		} else {
+			struct timespec ts = { 0, 50000 };
+
+			nanosleep(&ts, NULL);
+		}
+		a = __atomic_load_n(&r->active, __ATOMIC_ACQUIRE);
+	}
 }
 
 void al_epoch_synchronize(void)
 {
 	al_epoch_rec_t *r;
-	uint64_t e, a;
-	unsigned spins;
 
 	r = __atomic_load_n(&rec_head, __ATOMIC_ACQUIRE);
 	if (!r)
-		return; /* no thread ever made a data-path call */
+		return; /* no thread ever registered */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST); /* the invalidation before the scan */
-	e = __atomic_add_fetch(&al_epoch_now, 1, __ATOMIC_SEQ_CST);
-	/* Every thread's store of its epoch before the handle's invalidation
-	 * is now visible here, and every later lookup sees the invalidation. */
-	if (!__atomic_load_n(&al_epoch_fence, __ATOMIC_ACQUIRE) &&
-	    membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) != 0)
-		__atomic_store_n(&al_epoch_fence, 1, __ATOMIC_RELEASE); /* cannot happen once registered */
-	for (; r; r = r->next) {
-		for (spins = 0;; spins++) {
-			a = __atomic_load_n(&r->active, __ATOMIC_ACQUIRE);
-			if (!a || a >= e)
-				break;
-			if (spins < 64) {
-				sched_yield();
-			} else {
-				struct timespec ts = { 0, 50000 };
-
-				nanosleep(&ts, NULL);
-			}
-		}
+	/* Every thread's store of AL_EPOCH_IN before the handle's invalidation
+	 * is now visible here, and every later lookup sees the invalidation. A
+	 * record exists only once the registration succeeded, so this cannot
+	 * fail; if it ever did, nothing would keep the objects safe. */
+	if (membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) != 0) {
+		IBAL_ERR(IBAL_SUB_AL, "membarrier failed after registration: cannot order the data "
+			 "path against a destroy");
+		abort();
 	}
+	for (; r; r = r->next)
+		wait_record(r);
 }

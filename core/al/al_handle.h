@@ -9,23 +9,29 @@
  * the calls using an object.
  *
  * A handle is not a pointer. It names one slot of a process-wide table:
- * bits 0-23 hold the slot index, bits 24-31 the handle type
- * (al_handle_type_t), bits 32-63 the slot's generation. The type is never
- * 0, so no handle is 0 (NULL). Freeing a handle bumps its slot's
- * generation, so the old value stays invalid after the slot is reused.
- * (Where pointers have 32 bits the index has 16 bits, the type 8 and the
- * generation 8.) Handles are stored in the opaque pointer types of ib_al.h
- * with AL_HANDLE_TO_IB() and read back with AL_HANDLE_FROM_IB().
+ * bits 0-5 hold the handle type (al_handle_type_t), bits 6-25 the slot
+ * index, bit 31 is always set (AL_HANDLE_LIVE) and bits 26-30 are clear,
+ * bits 32-63 hold the slot's generation. Since bit 31 is set, no handle is
+ * 0 (NULL). Freeing a handle bumps its slot's generation, so the old value
+ * stays invalid after the slot is reused. (Where pointers have 32 bits: the
+ * index has bits 6-19, bit 23 is set, bits 20-22 are clear and the
+ * generation has bits 24-31.) Handles are stored in the opaque pointer types
+ * of ib_al.h with AL_HANDLE_TO_IB() and read back with AL_HANDLE_FROM_IB().
  *
- * The table is a directory of pages of slots. Pages are allocated on
- * demand and are never moved or freed while the process runs, so a lookup
- * takes no lock: it reads the directory, then the slot. Allocation and
- * release take one mutex. Freed slots are reused first in, first out, which
- * keeps a stale handle's slot free (and the handle detectably stale) as long
- * as possible.
+ * The table is one virtual reservation, made once and never moved or
+ * unmapped: a region of AL_HANDLE_MAX slots of 64 bytes per type, readable
+ * everywhere (pages never written read as zeros) and made writable as slots
+ * are first handed out. The bits 6-25 of a handle are, as they stand, the
+ * byte offset of its slot in its type's region, so a lookup is one masked
+ * load: any value, garbage included, names a readable slot of its type's
+ * region, and only a slot holding exactly the handle's generation, type and
+ * live bit matches. Allocation and release take one mutex. Freed slots are
+ * reused first in, first out (per type), which keeps a stale handle's slot
+ * free (and the handle detectably stale) as long as possible.
  *
- * Each slot also holds a live bit and an in-flight count, in the same
- * atomic word as the generation and type. al_handle_enter() checks the
+ * Each slot's word has the layout of a handle whose index bits hold the
+ * in-flight count: the live bit is clear once the handle is invalidated,
+ * the type bits are 0 while the slot is free. al_handle_enter() checks the
  * handle and counts the caller in with one compare-and-swap, so an object
  * entered through its handle cannot be released until al_handle_exit().
  * Destruction first invalidates the handle (al_handle_invalidate(): lookups
@@ -44,7 +50,11 @@
  * al_handle_exit(AL_HANDLE_FROM_IB(h_qp));
  * @endcode
  * al_handle_lookup() returns the object without entering it; the pointer is
- * then only safe while something else keeps the object alive.
+ * then only safe while something else keeps the object alive. The calls of
+ * al_dp.c do not count themselves in: inside a data-path epoch
+ * (al_epoch.h) they read the slot once (al_handle_dp_slot()), and the slot
+ * of a QP, SRQ or CQ also caches the provider object and the data-path
+ * functions (al_handle_dp_t), so the call needs nothing else.
  *
  * Thread safety: every function may be called from any thread, at any time,
  * with any handle value (stale, foreign or garbage values fail cleanly).
@@ -93,18 +103,38 @@ typedef enum _al_handle_type {
 	AL_HDL_TYPE_COUNT   /**< Number of values; not a type. At most 256. */
 } al_handle_type_t;
 
-/** A handle's value: index, type and generation (see the file description). */
+/** A handle's value: type, index, live bit and generation (see the file description). */
 typedef uintptr_t al_handle_t;
 
 /** No handle. No valid handle has this value. */
 #define AL_HANDLE_NULL ((al_handle_t)0)
 
+/** Bits of a handle holding the type (bits 0 .. 5). */
+#define AL_HANDLE_TYPE_BITS 6
+/** First bit of the slot index; also log2 of a slot's size in bytes. */
+#define AL_HANDLE_INDEX_SHIFT 6
 /** Bits of a handle holding the slot index. */
-#define AL_HANDLE_INDEX_BITS (UINTPTR_MAX > 0xFFFFFFFFu ? 24 : 16)
+#define AL_HANDLE_INDEX_BITS (UINTPTR_MAX > 0xFFFFFFFFu ? 20 : 14)
+/** First bit of the generation. */
+#define AL_HANDLE_GEN_SHIFT (UINTPTR_MAX > 0xFFFFFFFFu ? 32 : 24)
 /** Bits of a handle holding the generation. */
-#define AL_HANDLE_GEN_BITS ((int)sizeof(al_handle_t) * 8 - AL_HANDLE_INDEX_BITS - 8)
-/** Largest number of handles that can be allocated at once. */
+#define AL_HANDLE_GEN_BITS ((int)sizeof(al_handle_t) * 8 - AL_HANDLE_GEN_SHIFT)
+/** The bit every handle has set (and a slot's word while its handle is live). */
+#define AL_HANDLE_LIVE ((al_handle_t)1 << (AL_HANDLE_GEN_SHIFT - 1))
+/** Largest number of handles of one type that can be allocated at once. */
 #define AL_HANDLE_MAX ((uint32_t)1 << AL_HANDLE_INDEX_BITS)
+
+/** @cond INTERNAL */
+#define AL_HANDLE_TYPE_MASK (((al_handle_t)1 << AL_HANDLE_TYPE_BITS) - 1)
+#define AL_HANDLE_INDEX_MASK (((al_handle_t)AL_HANDLE_MAX - 1) << AL_HANDLE_INDEX_SHIFT)
+#define AL_HANDLE_GEN_MASK (~(al_handle_t)0 << AL_HANDLE_GEN_SHIFT)
+/* The bits that hold neither type nor index nor generation: the live bit
+ * and the clear bits below it. */
+#define AL_HANDLE_FORM_MASK \
+	(~(AL_HANDLE_GEN_MASK | AL_HANDLE_INDEX_MASK | AL_HANDLE_TYPE_MASK))
+/* Bits of a slot's word that must equal the handle's for a live match. */
+#define AL_HANDLE_MATCH_MASK (~AL_HANDLE_INDEX_MASK)
+/** @endcond */
 
 /** Converts a handle into an ib_al.h handle type @p ib_type. */
 #define AL_HANDLE_TO_IB(ib_type, h) ((ib_type)(uintptr_t)(h))
@@ -114,11 +144,11 @@ typedef uintptr_t al_handle_t;
 /**
  * Slot index of a handle.
  * @param h the handle.
- * @return bits 0-23 (0-15 with 32-bit pointers).
+ * @return bits 6-25 (6-19 with 32-bit pointers), shifted down.
  */
 static inline uint32_t al_handle_index(al_handle_t h)
 {
-	return (uint32_t)(h & (AL_HANDLE_MAX - 1));
+	return (uint32_t)((h & AL_HANDLE_INDEX_MASK) >> AL_HANDLE_INDEX_SHIFT);
 }
 
 /**
@@ -128,7 +158,7 @@ static inline uint32_t al_handle_index(al_handle_t h)
  */
 static inline al_handle_type_t al_handle_type(al_handle_t h)
 {
-	return (al_handle_type_t)((h >> AL_HANDLE_INDEX_BITS) & 0xFF);
+	return (al_handle_type_t)(h & AL_HANDLE_TYPE_MASK);
 }
 
 /**
@@ -138,46 +168,67 @@ static inline al_handle_type_t al_handle_type(al_handle_t h)
  */
 static inline uint32_t al_handle_generation(al_handle_t h)
 {
-	return (uint32_t)((uint64_t)h >> (AL_HANDLE_INDEX_BITS + 8));
+	return (uint32_t)((uint64_t)h >> AL_HANDLE_GEN_SHIFT);
 }
+
+/** A data-path function, as cached in a slot (cast back to its own type to call). */
+typedef void (*al_dp_fn_t)(void);
+
+/** What the slot of a QP, SRQ or CQ caches for the data path (al_dp.c). */
+typedef struct _al_handle_dp {
+	void *p_prov;        /**< The provider's object, the functions' first argument. */
+	al_dp_fn_t pfn[4];   /**< QP: post_send, post_recv; SRQ: post_srq_recv;
+			      *   CQ: poll_cq, peek_cq, rearm_cq, rearm_n_cq. */
+} al_handle_dp_t;
 
 /** @cond INTERNAL */
 
-/* One slot. word: bits 24-63 the key (generation << 8 | type; type 0 while
- * the slot is free), bit 23 live, bits 0-22 the in-flight count. A slot
- * fills a cache line so that the counts of two objects never share one. */
+/* One slot. word: the layout of a handle (type, live bit, generation) with
+ * the in-flight count in the index bits; the type is 0 while the slot is
+ * free. A slot fills a cache line so that the counts of two objects never
+ * share one. The data-path cache is written before the handle is live and
+ * stays until the slot is freed. */
 typedef struct _al_handle_slot {
-	uint64_t word;       /* atomic */
+	al_handle_t word;    /* atomic */
 	void *p_obj;         /* atomic */
+	al_handle_dp_t dp;
 	uint32_t next_free;  /* free-list link, under the table mutex */
-	uint8_t pad[64 - sizeof(uint64_t) - sizeof(void *) - sizeof(uint32_t)];
+	uint8_t pad[64 - 2 * sizeof(void *) - sizeof(al_handle_dp_t) - sizeof(uint32_t)];
 } al_handle_slot_t;
 
-#define AL_HSLOT_COUNT_MASK (((uint64_t)1 << 23) - 1)
-#define AL_HSLOT_LIVE ((uint64_t)1 << 23)
-#define AL_HSLOT_KEY_SHIFT 24
-#define AL_HANDLE_PAGE_SHIFT 10
-#define AL_HANDLE_PAGE_SLOTS ((uint32_t)1 << AL_HANDLE_PAGE_SHIFT)
-#define AL_HANDLE_DIR_SIZE (AL_HANDLE_MAX >> AL_HANDLE_PAGE_SHIFT)
+#define AL_HSLOT_COUNT_ONE ((al_handle_t)1 << AL_HANDLE_INDEX_SHIFT)
+#define AL_HSLOT_COUNT_MASK AL_HANDLE_INDEX_MASK
+/* Bytes of one type's region. */
+#define AL_HANDLE_REGION ((uintptr_t)AL_HANDLE_MAX << AL_HANDLE_INDEX_SHIFT)
 
-/* The directory of pages; an entry is NULL until its page exists, and is
- * written once (release) under the table mutex. */
-extern al_handle_slot_t *al_handle_dir[AL_HANDLE_DIR_SIZE];
+/* Where the region of type t starts, less t regions: region t is at
+ * al_handle_base + t * AL_HANDLE_REGION. 0 until the table is reserved
+ * (al_handle_table_ready()); then never changes. */
+extern uintptr_t al_handle_base __attribute__((visibility("hidden")));
+/* Where each type's region starts (the same, one load with a constant
+ * type); set with al_handle_base. */
+extern uintptr_t al_handle_region[AL_HDL_TYPE_COUNT] __attribute__((visibility("hidden")));
 
-/* The slot a handle names, or NULL when its page does not exist. */
-static inline al_handle_slot_t *al_handle_slot(al_handle_t h)
+/* The slot a handle of type @p type (a constant on the data path) names,
+ * once al_handle_base is set: any handle value names a readable slot. */
+static inline al_handle_slot_t *al_handle_slot_at(uintptr_t base, al_handle_t h,
+						  al_handle_type_t type)
 {
-	uint32_t idx = al_handle_index(h);
-	al_handle_slot_t *page =
-		__atomic_load_n(&al_handle_dir[idx >> AL_HANDLE_PAGE_SHIFT], __ATOMIC_ACQUIRE);
-
-	return page ? &page[idx & (AL_HANDLE_PAGE_SLOTS - 1)] : NULL;
+	return (al_handle_slot_t *)(base + (uintptr_t)type * AL_HANDLE_REGION +
+				    (h & AL_HANDLE_INDEX_MASK));
 }
 
-/* Key a slot must hold for handle h. */
-static inline uint64_t al_handle_key(al_handle_t h)
+/* The slot a handle names, or NULL when its type is not one, its form is
+ * not a handle's, or no table exists yet. */
+static inline al_handle_slot_t *al_handle_slot(al_handle_t h)
 {
-	return (uint64_t)h >> AL_HANDLE_INDEX_BITS;
+	uintptr_t base = __atomic_load_n(&al_handle_base, __ATOMIC_ACQUIRE);
+	al_handle_type_t type = al_handle_type(h);
+
+	if (!base || type == AL_HDL_INVALID || type >= AL_HDL_TYPE_COUNT ||
+	    (h & AL_HANDLE_FORM_MASK) != AL_HANDLE_LIVE)
+		return NULL;
+	return al_handle_slot_at(base, h, type);
 }
 
 /* Wakes the threads in al_handle_drain(); called by the exit that empties
@@ -187,16 +238,45 @@ void al_handle_wake_drainers(void);
 /** @endcond */
 
 /**
+ * Makes sure the table's address space is reserved; after a success, any
+ * handle value may be looked up with al_handle_dp_slot().
+ * @return TRUE when the table exists; FALSE when it could not be reserved.
+ */
+boolean_t al_handle_table_ready(void);
+
+/**
  * Allocates a handle for an object.
  * @param type the handle type, AL_HDL_AL .. AL_HDL_TYPE_COUNT - 1.
  * @param p_obj the object lookups return; not NULL.
  * @param p_handle receives the handle, which is live at once.
  * @return IB_SUCCESS; IB_INVALID_PARAMETER for a bad type, a NULL object or
- *         a NULL @p p_handle; IB_INSUFFICIENT_MEMORY when a page of slots
- *         could not be allocated; IB_INSUFFICIENT_RESOURCES when all
- *         AL_HANDLE_MAX handles are in use.
+ *         a NULL @p p_handle; IB_INSUFFICIENT_MEMORY when the table or its
+ *         slots could not be mapped; IB_INSUFFICIENT_RESOURCES when all
+ *         AL_HANDLE_MAX handles of the type are in use.
  */
 ib_api_status_t al_handle_alloc(al_handle_type_t type, void *p_obj, al_handle_t *p_handle);
+
+/**
+ * Allocates a handle, with the data-path cache of its slot (for the handles
+ * of QPs, SRQs and CQs; al_handle_alloc() leaves it zeroed).
+ * @param type the handle type.
+ * @param p_obj the object lookups return; not NULL.
+ * @param p_dp what al_handle_dp_slot() callers find in the slot; may be NULL.
+ * @param p_handle receives the handle.
+ * @return as al_handle_alloc().
+ */
+ib_api_status_t al_handle_alloc_dp(al_handle_type_t type, void *p_obj, const al_handle_dp_t *p_dp,
+				   al_handle_t *p_handle);
+
+/**
+ * Fills the data-path cache of a QP, SRQ or CQ handle from its object
+ * (al_dp.c, which knows the provider's functions).
+ * @param type AL_HDL_QP, AL_HDL_SRQ or AL_HDL_CQ (any other: only p_prov).
+ * @param p_verbs_obj the object, an al_verbs_obj_t with its provider object
+ *        and ops set.
+ * @param p_dp receives the cache.
+ */
+void al_handle_dp_fill(al_handle_type_t type, const void *p_verbs_obj, al_handle_dp_t *p_dp);
 
 /**
  * Finds the object of a live handle, without entering it. Lock-free. The
@@ -210,43 +290,71 @@ ib_api_status_t al_handle_alloc(al_handle_type_t type, void *p_obj, al_handle_t 
 static inline void *al_handle_lookup(al_handle_t h, al_handle_type_t type)
 {
 	al_handle_slot_t *p_slot;
-	uint64_t key = al_handle_key(h), w;
+	al_handle_t w;
 	void *p_obj;
 
-	if ((key & 0xFF) != (uint64_t)type || !(p_slot = al_handle_slot(h)))
+	if (al_handle_type(h) != type || !(p_slot = al_handle_slot(h)))
 		return NULL;
 	w = __atomic_load_n(&p_slot->word, __ATOMIC_ACQUIRE);
-	if ((w >> AL_HSLOT_KEY_SHIFT) != key || !(w & AL_HSLOT_LIVE))
+	if ((w ^ h) & AL_HANDLE_MATCH_MASK)
 		return NULL;
 	p_obj = __atomic_load_n(&p_slot->p_obj, __ATOMIC_ACQUIRE);
 	/* The slot may have been freed and reused between the two loads: the
 	 * pointer belongs to h only if the key is still there. */
 	w = __atomic_load_n(&p_slot->word, __ATOMIC_RELAXED);
-	if ((w >> AL_HSLOT_KEY_SHIFT) != key || !(w & AL_HSLOT_LIVE))
+	if ((w ^ h) & AL_HANDLE_MATCH_MASK)
 		return NULL;
 	return p_obj;
 }
 
 /**
- * Finds the object of a live handle for a caller inside a data-path epoch
- * (al_epoch_enter()): the handle of a QP, SRQ or CQ is drained with
- * al_epoch_synchronize(), so once seen live here its slot and object stay
- * until al_epoch_exit(), and one look at the slot suffices.
+ * The slot a handle of a data-path type names, for a caller inside a
+ * data-path epoch (al_epoch_try_enter(), which only a thread registered
+ * with al_epoch_register() passes, and registration reserves the table):
+ * one masked offset into the type's region. Whether the handle is live
+ * there is al_handle_dp_live()'s to say.
+ * @param h the handle (any value).
+ * @param type AL_HDL_QP, AL_HDL_SRQ or AL_HDL_CQ (a constant).
+ * @return the slot (never NULL, readable).
+ */
+static inline const al_handle_slot_t *al_handle_dp_slot(al_handle_t h, al_handle_type_t type)
+{
+	/* A plain load: written once, before the registration of the caller's
+	 * thread read al_handle_base (acquire). */
+	return (const al_handle_slot_t *)(al_handle_region[type] + (h & AL_HANDLE_INDEX_MASK));
+}
+
+/**
+ * Whether the slot al_handle_dp_slot() gave holds @p h live. The handle of
+ * a QP, SRQ or CQ is drained with al_epoch_synchronize(), so once seen live
+ * here inside an epoch its slot, cache and object stay until
+ * al_epoch_exit(), and one look at the slot suffices. Every slot of a
+ * type's region holds that type or none, so a match also proves the
+ * handle's type bits.
+ * @param p_slot al_handle_dp_slot(h, type).
+ * @param h the handle.
+ * @return nonzero when live.
+ */
+static inline int al_handle_dp_live(const al_handle_slot_t *p_slot, al_handle_t h)
+{
+	/* Acquire: the cache and the object written before the handle went
+	 * live are seen. */
+	return !((__atomic_load_n(&p_slot->word, __ATOMIC_ACQUIRE) ^ h) & AL_HANDLE_MATCH_MASK);
+}
+
+/**
+ * The object of a live handle for a caller inside a data-path epoch (as
+ * al_handle_dp_slot() and al_handle_dp_live()).
  * @param h the handle (any value).
  * @param type AL_HDL_QP, AL_HDL_SRQ or AL_HDL_CQ.
  * @return the object; NULL when @p h is not a live handle of type @p type.
  */
 static inline void *al_handle_get_dp(al_handle_t h, al_handle_type_t type)
 {
-	al_handle_slot_t *p_slot;
-	uint64_t key = al_handle_key(h), w;
+	const al_handle_slot_t *p_slot = al_handle_dp_slot(h, type);
 
-	if ((key & 0xFF) != (uint64_t)type || !(p_slot = al_handle_slot(h)))
-		return NULL;
-	w = __atomic_load_n(&p_slot->word, __ATOMIC_ACQUIRE);
-	if ((w >> AL_HSLOT_KEY_SHIFT) != key || !(w & AL_HSLOT_LIVE))
-		return NULL;
-	return __atomic_load_n(&p_slot->p_obj, __ATOMIC_RELAXED);
+	return al_handle_dp_live(p_slot, h) ? __atomic_load_n(&p_slot->p_obj, __ATOMIC_RELAXED)
+					    : NULL;
 }
 
 /** Whether handles of this type are used by the data path (drained by epoch too). */
@@ -267,17 +375,17 @@ static inline int al_handle_type_dp(al_handle_type_t type)
 static inline void *al_handle_enter(al_handle_t h, al_handle_type_t type)
 {
 	al_handle_slot_t *p_slot;
-	uint64_t key = al_handle_key(h), w;
+	al_handle_t w;
 
-	if ((key & 0xFF) != (uint64_t)type || !(p_slot = al_handle_slot(h)))
+	if (al_handle_type(h) != type || !(p_slot = al_handle_slot(h)))
 		return NULL;
 	w = __atomic_load_n(&p_slot->word, __ATOMIC_RELAXED);
 	do {
-		if ((w >> AL_HSLOT_KEY_SHIFT) != key || !(w & AL_HSLOT_LIVE) ||
+		if (((w ^ h) & AL_HANDLE_MATCH_MASK) ||
 		    (w & AL_HSLOT_COUNT_MASK) == AL_HSLOT_COUNT_MASK)
 			return NULL;
-	} while (!__atomic_compare_exchange_n(&p_slot->word, &w, w + 1, 1, __ATOMIC_ACQUIRE,
-					      __ATOMIC_RELAXED));
+	} while (!__atomic_compare_exchange_n(&p_slot->word, &w, w + AL_HSLOT_COUNT_ONE, 1,
+					      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
 	/* The count keeps the slot from being freed, so this is h's object. */
 	return __atomic_load_n(&p_slot->p_obj, __ATOMIC_RELAXED);
 }
@@ -290,12 +398,12 @@ static inline void *al_handle_enter(al_handle_t h, al_handle_type_t type)
 static inline void al_handle_exit(al_handle_t h)
 {
 	al_handle_slot_t *p_slot = al_handle_slot(h);
-	uint64_t w;
+	al_handle_t w;
 
 	CL_ASSERT(p_slot);
-	w = __atomic_sub_fetch(&p_slot->word, 1, __ATOMIC_RELEASE);
+	w = __atomic_sub_fetch(&p_slot->word, AL_HSLOT_COUNT_ONE, __ATOMIC_RELEASE);
 	CL_ASSERT((w & AL_HSLOT_COUNT_MASK) != AL_HSLOT_COUNT_MASK);
-	if (!(w & (AL_HSLOT_LIVE | AL_HSLOT_COUNT_MASK)))
+	if (!(w & (AL_HANDLE_LIVE | AL_HSLOT_COUNT_MASK)))
 		al_handle_wake_drainers();
 }
 
@@ -336,7 +444,7 @@ ib_api_status_t al_handle_free(al_handle_t h);
 uint32_t al_handle_inflight(al_handle_t h);
 
 /**
- * Number of handles allocated and not yet freed, process-wide.
+ * Number of handles allocated and not yet freed, process-wide (all types).
  * @return the count.
  */
 uint32_t al_handle_count(void);

@@ -490,6 +490,11 @@ void al_obj_deinit(al_obj_t *const p_obj)
 
 ib_api_status_t al_obj_insert_handle(al_obj_t *const p_obj)
 {
+	return al_obj_insert_handle_dp(p_obj, NULL);
+}
+
+ib_api_status_t al_obj_insert_handle_dp(al_obj_t *const p_obj, const al_handle_dp_t *p_dp)
+{
 	ib_api_status_t status;
 	al_handle_t h;
 
@@ -501,7 +506,7 @@ ib_api_status_t al_obj_insert_handle(al_obj_t *const p_obj)
 		cl_spinlock_release(&p_obj->cb_lock);
 		return IB_INVALID_STATE;
 	}
-	status = al_handle_alloc((al_handle_type_t)p_obj->type, p_obj, &h);
+	status = al_handle_alloc_dp((al_handle_type_t)p_obj->type, p_obj, p_dp, &h);
 	if (status == IB_SUCCESS)
 		__atomic_store_n(&p_obj->handle, h, __ATOMIC_RELEASE);
 	cl_spinlock_release(&p_obj->cb_lock);

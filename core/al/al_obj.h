@@ -212,6 +212,15 @@ void al_obj_deinit(IN al_obj_t *const p_obj);
 ib_api_status_t al_obj_insert_handle(IN al_obj_t *const p_obj);
 
 /**
+ * al_obj_insert_handle() with the data-path cache of the handle's slot
+ * (QPs, SRQs, CQs: al_handle_dp_fill()).
+ * @param p_obj the object.
+ * @param p_dp the cache; NULL: zeroed.
+ * @return as al_obj_insert_handle().
+ */
+ib_api_status_t al_obj_insert_handle_dp(IN al_obj_t *const p_obj, IN const al_handle_dp_t *p_dp);
+
+/**
  * Destroys an initialized object and its children (see the file
  * description).
  * @param p_obj the object.

@@ -125,7 +125,7 @@ static ib_api_status_t qp_create(al_pd_t *p_pd, uint8_t port, ib_qp_create_t *co
 					      r.p_srq ? r.p_srq->v.p_prov : NULL, &p_qp->kind,
 					      &p_qp->v.p_prov);
 	if (st == IB_SUCCESS)
-		st = al_obj_insert_handle(&p_qp->v.obj);
+		st = al_verbs_insert_handle(&p_qp->v);
 	if (st != IB_SUCCESS) {
 		al_obj_destroy(&p_qp->v.obj, NULL);
 		goto out;

@@ -120,7 +120,7 @@ static ib_api_status_t mq_new(al_pd_t *p_pd, ib_qp_type_t type, const void *ctx,
 
 static ib_api_status_t mq_publish(al_mad_qp_t *q, ib_qp_handle_t *ph_qp)
 {
-	ib_api_status_t st = al_obj_insert_handle(&q->qp.v.obj);
+	ib_api_status_t st = al_verbs_insert_handle(&q->qp.v);
 
 	if (st != IB_SUCCESS) {
 		al_obj_destroy(&q->qp.v.obj, NULL);

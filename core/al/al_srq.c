@@ -58,7 +58,7 @@ ib_api_status_t ib_create_srq(const ib_pd_handle_t h_pd, const ib_srq_attr_t *co
 	st = p_pd->v.p_ops->create_srq(p_pd->v.p_prov, p_srq_attr, &p_srq->kind,
 				       &p_srq->v.p_prov);
 	if (st == IB_SUCCESS)
-		st = al_obj_insert_handle(&p_srq->v.obj);
+		st = al_verbs_insert_handle(&p_srq->v);
 	if (st != IB_SUCCESS) {
 		al_obj_destroy(&p_srq->v.obj, NULL);
 		goto out;

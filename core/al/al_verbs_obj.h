@@ -19,4 +19,16 @@ typedef struct al_verbs_obj {
 	const al_prov_ops_t *p_ops;   /* the provider that made it */
 } al_verbs_obj_t;
 
+/* al_obj_insert_handle() for a verbs object created at its provider: the
+ * handle of a QP, SRQ or CQ carries the data-path cache (al_dp.c). */
+static inline ib_api_status_t al_verbs_insert_handle(al_verbs_obj_t *p_v)
+{
+	al_handle_dp_t dp;
+
+	if (!al_handle_type_dp((al_handle_type_t)p_v->obj.type))
+		return al_obj_insert_handle(&p_v->obj);
+	al_handle_dp_fill((al_handle_type_t)p_v->obj.type, p_v, &dp);
+	return al_obj_insert_handle_dp(&p_v->obj, &dp);
+}
+
 #endif /* AL_VERBS_OBJ_H */

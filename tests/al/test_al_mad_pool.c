@@ -131,7 +131,8 @@ static void dirty(ib_mad_element_t *e)
 }
 
 /* A handle value whose slot was freed and then given to another object:
- * churns slots with internal handles until @p h_dead's slot is reused, then
+ * churns slots with internal handles of its type (each type has its
+ * own slots) until @p h_dead's slot is reused, then
  * frees them, except the one on the slot, returned in *p_keep. */
 static boolean_t reuse_slot(void *h_dead, al_handle_t *p_keep)
 {
@@ -142,7 +143,7 @@ static boolean_t reuse_slot(void *h_dead, al_handle_t *p_keep)
 
 	*p_keep = AL_HANDLE_NULL;
 	while (n < AL_HANDLE_MAX / 64 &&
-	       al_handle_alloc(AL_HDL_MCAST, &dummy, &hs[n]) == IB_SUCCESS) {
+	       al_handle_alloc(al_handle_type(AL_HANDLE_FROM_IB(h_dead)), &dummy, &hs[n]) == IB_SUCCESS) {
 		if (al_handle_index(hs[n]) == al_handle_index(AL_HANDLE_FROM_IB(h_dead))) {
 			*p_keep = hs[n];
 			found = TRUE;

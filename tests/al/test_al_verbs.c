@@ -180,9 +180,9 @@ static void av_attr(ib_av_attr_t *a, uint16_t dlid)
 }
 
 /* A handle value whose slot was freed and then given to another object:
- * destroys nothing, churns slots with internal handles until @p h_dead's
- * slot is reused, then frees them (except the one on the slot, returned in
- * *p_keep for the caller to free). */
+ * destroys nothing, churns slots with internal handles of its type (each
+ * type has its own slots) until @p h_dead's slot is reused, then frees them
+ * (except the one on the slot, returned in *p_keep for the caller to free). */
 static boolean_t reuse_slot(void *h_dead, al_handle_t *p_keep)
 {
 	static int dummy;
@@ -191,7 +191,7 @@ static boolean_t reuse_slot(void *h_dead, al_handle_t *p_keep)
 	boolean_t found = FALSE;
 
 	*p_keep = AL_HANDLE_NULL;
-	while (n < AL_HANDLE_MAX / 64 && al_handle_alloc(AL_HDL_MCAST, &dummy, &hs[n]) == IB_SUCCESS) {
+	while (n < AL_HANDLE_MAX / 64 && al_handle_alloc(al_handle_type(AL_HANDLE_FROM_IB(h_dead)), &dummy, &hs[n]) == IB_SUCCESS) {
 		if (al_handle_index(hs[n]) == al_handle_index(AL_HANDLE_FROM_IB(h_dead))) {
 			*p_keep = hs[n];
 			found = TRUE;

@@ -2,6 +2,7 @@
  * ibal tests: the access layer's handle table and its in-flight guard.
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  */
+#include <string.h>
 #include <complib/cl_event.h>
 #include <complib/cl_thread.h>
 #include <iba/ib_al.h>
@@ -26,10 +27,20 @@ static void test_encoding(void)
 	ib_qp_handle_t h_qp = AL_HANDLE_TO_IB(ib_qp_handle_t, h);
 
 	CU_ASSERT_EQUAL(al_handle_type(h), AL_HDL_QP);
-	CU_ASSERT_EQUAL(AL_HANDLE_INDEX_BITS + 8 + AL_HANDLE_GEN_BITS, (int)sizeof(void *) * 8);
-	CU_ASSERT_EQUAL(((h >> AL_HANDLE_INDEX_BITS) & 0xFF), (al_handle_t)AL_HDL_QP);
-	CU_ASSERT_EQUAL(al_handle_index(h), h & (AL_HANDLE_MAX - 1));
-	CU_ASSERT_EQUAL(al_handle_generation(h), (uint64_t)h >> (AL_HANDLE_INDEX_BITS + 8));
+	CU_ASSERT_EQUAL(AL_HANDLE_GEN_SHIFT + AL_HANDLE_GEN_BITS, (int)sizeof(void *) * 8);
+	/* Type in bits 0-5, index from bit 6 (the slot's byte offset in its
+	 * region), the live bit just below the generation, clear bits between. */
+	CU_ASSERT_EQUAL(h & 0x3F, (al_handle_t)AL_HDL_QP);
+	CU_ASSERT_EQUAL(al_handle_index(h), (h >> 6) & (AL_HANDLE_MAX - 1));
+	CU_ASSERT_EQUAL(h & AL_HANDLE_INDEX_MASK, (al_handle_t)al_handle_index(h) * 64);
+	CU_ASSERT_EQUAL(h & AL_HANDLE_LIVE, AL_HANDLE_LIVE);
+	CU_ASSERT_EQUAL(h & AL_HANDLE_FORM_MASK, AL_HANDLE_LIVE);
+	CU_ASSERT_EQUAL(al_handle_generation(h), (uint64_t)h >> AL_HANDLE_GEN_SHIFT);
+	if (sizeof(void *) == 8) {
+		CU_ASSERT_EQUAL(AL_HANDLE_INDEX_BITS, 20);
+		CU_ASSERT_EQUAL(AL_HANDLE_LIVE, (al_handle_t)1 << 31);
+		CU_ASSERT_EQUAL(AL_HANDLE_GEN_BITS, 32);
+	}
 	/* The handle survives a trip through the public pointer type. */
 	CU_ASSERT_PTR_NOT_NULL(h_qp);
 	CU_ASSERT_EQUAL(AL_HANDLE_FROM_IB(h_qp), h);
@@ -85,7 +96,7 @@ static void test_alloc_lookup_free(void)
 static void test_wrong_type(void)
 {
 	al_handle_t h = alloc_ok(AL_HDL_PD, &objs[2]);
-	al_handle_t other_type = h ^ ((al_handle_t)(AL_HDL_PD ^ AL_HDL_MR) << AL_HANDLE_INDEX_BITS);
+	al_handle_t other_type = h ^ (al_handle_t)(AL_HDL_PD ^ AL_HDL_MR);
 
 	CU_ASSERT_PTR_NULL(al_handle_lookup(h, AL_HDL_MR));
 	CU_ASSERT_PTR_NULL(al_handle_enter(h, AL_HDL_MR));
@@ -104,7 +115,7 @@ static void test_wrong_type(void)
 
 static void test_null_and_garbage(void)
 {
-	al_handle_t far = ((al_handle_t)AL_HDL_QP << AL_HANDLE_INDEX_BITS) | (AL_HANDLE_MAX - 1);
+	al_handle_t far = AL_HANDLE_LIVE | AL_HANDLE_INDEX_MASK | AL_HDL_QP;
 	uint64_t x = 0x9E3779B97F4A7C15ull;
 	uint32_t base = al_handle_count();
 	int t, i, found = 0;
@@ -118,7 +129,7 @@ static void test_null_and_garbage(void)
 	CU_ASSERT_EQUAL(al_handle_free(AL_HANDLE_NULL), IB_INVALID_HANDLE);
 	CU_ASSERT_EQUAL(al_handle_inflight(AL_HANDLE_NULL), 0);
 	al_handle_drain(AL_HANDLE_NULL);
-	/* An index whose page was never allocated. */
+	/* The last slot of the region, never handed out (reads as zeros). */
 	CU_ASSERT_PTR_NULL(al_handle_lookup(far, AL_HDL_QP));
 	CU_ASSERT_PTR_NULL(al_handle_enter(far, AL_HDL_QP));
 	CU_ASSERT_EQUAL(al_handle_free(far), IB_INVALID_HANDLE);
@@ -131,8 +142,9 @@ static void test_null_and_garbage(void)
 		x ^= x << 17;
 		h = (al_handle_t)x;
 		if (i % 2)
-			h = (h & ~(al_handle_t)0xFFFFFFFF) | ((al_handle_t)AL_HDL_MR << AL_HANDLE_INDEX_BITS) |
-			    (al_handle_t)(x % 131072);
+			h = (h & AL_HANDLE_GEN_MASK) | AL_HANDLE_LIVE |
+			    (((al_handle_t)(x % 131072) << AL_HANDLE_INDEX_SHIFT) & AL_HANDLE_INDEX_MASK) |
+			    AL_HDL_MR;
 		if (al_handle_lookup(h, al_handle_type(h)) || al_handle_enter(h, al_handle_type(h)) ||
 		    al_handle_invalidate(h) || al_handle_inflight(h) ||
 		    al_handle_free(h) != IB_INVALID_HANDLE)
@@ -248,7 +260,6 @@ static void test_many_handles(void)
 	CU_ASSERT_EQUAL(al_handle_count(), base + N);
 	/* Distinct slots spread over many pages. */
 	CU_ASSERT(hi - lo >= N - 1);
-	CU_ASSERT(hi / AL_HANDLE_PAGE_SLOTS - lo / AL_HANDLE_PAGE_SLOTS >= N / AL_HANDLE_PAGE_SLOTS - 1);
 	for (i = 0; i < N; i++)
 		if (al_handle_lookup(h[i], AL_HDL_MR) != &arr[i])
 			bad++;
@@ -383,6 +394,7 @@ static void test_free_waits_for_exit(void)
 typedef struct {
 	al_handle_t h;
 	void *p_seen;
+	boolean_t entered_ok, nested_refused;
 	cl_event_t entered, go, done;
 	ib_api_status_t free_status;
 } epoch_ctx_t;
@@ -390,14 +402,19 @@ typedef struct {
 static void CL_API epoch_inside_thread(void *context)
 {
 	epoch_ctx_t *c = (epoch_ctx_t *)context;
-	al_epoch_rec_t *e = al_epoch_enter(), *e2;
+	al_epoch_rec_t *e = al_epoch_enter();
 
-	c->p_seen = al_handle_get_dp(c->h, AL_HDL_QP);
-	e2 = al_epoch_enter(); /* nested: the outer call stays protected */
-	al_epoch_exit(e2);
+	c->entered_ok = e != NULL;
+	if (e) {
+		c->p_seen = al_handle_get_dp(c->h, AL_HDL_QP);
+		/* Nested: refused (the caller would count itself in the handle),
+		 * and the outer call stays protected. */
+		c->nested_refused = al_epoch_enter() == NULL;
+	}
 	cl_event_signal(&c->entered);
 	cl_event_wait_on(&c->go, TEST_WAIT_US, FALSE);
-	al_epoch_exit(e);
+	if (e)
+		al_epoch_exit(e);
 }
 
 static void CL_API epoch_free_thread(void *context)
@@ -428,6 +445,8 @@ static void test_epoch_free_waits_for_call(void)
 	c.h = alloc_ok(AL_HDL_QP, &objs[9]);
 	CU_ASSERT_EQUAL(cl_thread_init(&in, epoch_inside_thread, &c, "e_inside"), CL_SUCCESS);
 	CU_ASSERT_EQUAL(cl_event_wait_on(&c.entered, TEST_WAIT_US, FALSE), CL_SUCCESS);
+	CU_ASSERT_TRUE_FATAL(c.entered_ok); /* the host has private expedited membarrier */
+	CU_ASSERT_TRUE(c.nested_refused);
 	CU_ASSERT_PTR_EQUAL(c.p_seen, &objs[9]);
 	CU_ASSERT_EQUAL(al_handle_inflight(c.h), 0);
 	CU_ASSERT_EQUAL(cl_thread_init(&fr, epoch_free_thread, &c, "e_free"), CL_SUCCESS);
@@ -436,6 +455,7 @@ static void test_epoch_free_waits_for_call(void)
 	CU_ASSERT_EQUAL(cl_event_wait_on(&c.done, 20000, FALSE), CL_TIMEOUT);
 	/* ...while a call starting now does not find the handle. */
 	e = al_epoch_enter();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
 	CU_ASSERT_PTR_NULL(al_handle_get_dp(c.h, AL_HDL_QP));
 	al_epoch_exit(e);
 	cl_event_signal(&c.go);
@@ -445,6 +465,7 @@ static void test_epoch_free_waits_for_call(void)
 	CU_ASSERT_EQUAL(c.free_status, IB_SUCCESS);
 	/* Wrong type, NULL, garbage: not found. */
 	e = al_epoch_enter();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
 	CU_ASSERT_PTR_NULL(al_handle_get_dp(c.h, AL_HDL_QP));
 	CU_ASSERT_PTR_NULL(al_handle_get_dp(AL_HANDLE_NULL, AL_HDL_QP));
 	CU_ASSERT_PTR_NULL(al_handle_get_dp((al_handle_t)0xdeadbeefcafeull, AL_HDL_CQ));
@@ -456,6 +477,88 @@ static void test_epoch_free_waits_for_call(void)
 	cl_event_destroy(&c.entered);
 	cl_event_destroy(&c.go);
 	cl_event_destroy(&c.done);
+}
+
+/* The data-path cache: written with the handle, found through the slot;
+ * a handle allocated without one has it zeroed. */
+static void test_dp_cache(void)
+{
+	al_handle_dp_t dp, *p_none;
+	const al_handle_slot_t *p_slot;
+	al_epoch_rec_t *e;
+	al_handle_t h, h2;
+
+	memset(&dp, 0, sizeof(dp));
+	dp.p_prov = &objs[10];
+	dp.pfn[0] = (al_dp_fn_t)test_dp_cache;
+	dp.pfn[3] = (al_dp_fn_t)alloc_ok;
+	CU_ASSERT_EQUAL(al_handle_alloc_dp(AL_HDL_CQ, &objs[11], NULL, NULL), IB_INVALID_PARAMETER);
+	CU_ASSERT_EQUAL_FATAL(al_handle_alloc_dp(AL_HDL_CQ, &objs[11], &dp, &h), IB_SUCCESS);
+	h2 = alloc_ok(AL_HDL_CQ, &objs[12]);
+	e = al_epoch_enter();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	p_slot = al_handle_dp_slot(h, AL_HDL_CQ);
+	CU_ASSERT_TRUE(al_handle_dp_live(p_slot, h));
+	CU_ASSERT_PTR_EQUAL(p_slot->dp.p_prov, &objs[10]);
+	CU_ASSERT(p_slot->dp.pfn[0] == (al_dp_fn_t)test_dp_cache);
+	CU_ASSERT(p_slot->dp.pfn[1] == NULL);
+	CU_ASSERT(p_slot->dp.pfn[3] == (al_dp_fn_t)alloc_ok);
+	CU_ASSERT_PTR_EQUAL(al_handle_get_dp(h, AL_HDL_CQ), &objs[11]);
+	p_none = (al_handle_dp_t *)&al_handle_dp_slot(h2, AL_HDL_CQ)->dp;
+	CU_ASSERT_PTR_NULL(p_none->p_prov);
+	CU_ASSERT(p_none->pfn[0] == NULL);
+	/* The CQ's slot is not a QP's: the same bits looked up as a QP fail,
+	 * as do the handle with its type bits changed. */
+	CU_ASSERT_FALSE(al_handle_dp_live(al_handle_dp_slot(h, AL_HDL_QP), h));
+	CU_ASSERT_PTR_NULL(al_handle_get_dp(h ^ (AL_HDL_CQ ^ AL_HDL_QP), AL_HDL_QP));
+	CU_ASSERT_PTR_NULL(al_handle_get_dp(h ^ (AL_HDL_CQ ^ AL_HDL_QP), AL_HDL_CQ));
+	CU_ASSERT_PTR_NULL(al_handle_get_dp(h & ~AL_HANDLE_LIVE, AL_HDL_CQ));
+	al_epoch_exit(e);
+	CU_ASSERT_TRUE(al_handle_invalidate(h));
+	e = al_epoch_enter();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	CU_ASSERT_PTR_NULL(al_handle_get_dp(h, AL_HDL_CQ));
+	al_epoch_exit(e);
+	CU_ASSERT_EQUAL(al_handle_free(h), IB_SUCCESS);
+	CU_ASSERT_EQUAL(al_handle_free(h2), IB_SUCCESS);
+}
+
+/* Any value looked up on the data path reads a slot of the type's region
+ * and matches nothing (no handle is live): the bits of each field garbage,
+ * one at a time and all together. */
+static void test_dp_garbage(void)
+{
+	static const al_handle_type_t types[] = { AL_HDL_QP, AL_HDL_SRQ, AL_HDL_CQ };
+	uint64_t x = 0x2545F4914F6CDD1Dull;
+	al_handle_t h, live = alloc_ok(AL_HDL_QP, &objs[13]);
+	al_epoch_rec_t *e;
+	int i, t, found = 0, b;
+
+	CU_ASSERT_EQUAL_FATAL(al_handle_free(live), IB_SUCCESS); /* a stale value */
+	e = al_epoch_enter();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	for (t = 0; t < 3; t++) {
+		if (al_handle_get_dp(live, types[t]) || al_handle_get_dp(AL_HANDLE_NULL, types[t]) ||
+		    al_handle_get_dp(~(al_handle_t)0, types[t]))
+			found++;
+		for (b = 0; b < (int)sizeof(al_handle_t) * 8; b++)
+			if (al_handle_get_dp(live ^ ((al_handle_t)1 << b), types[t]) ||
+			    al_handle_get_dp((al_handle_t)1 << b, types[t]))
+				found++;
+		for (i = 0; i < 100000; i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			h = (al_handle_t)x;
+			if (i % 2)
+				h = (h & ~AL_HANDLE_FORM_MASK & ~AL_HANDLE_TYPE_MASK) | AL_HANDLE_LIVE |
+				    types[t];
+			if (al_handle_get_dp(h, types[t]))
+				found++;
+		}
+	}
+	al_epoch_exit(e);
+	CU_ASSERT_EQUAL(found, 0);
 }
 
 /* ---- Lookups racing allocation and release ---- */
@@ -523,11 +626,15 @@ static void CL_API reader(void *context)
 		}
 		/* Inside a data-path epoch: the object found stays h's until the exit. */
 		e = al_epoch_enter();
-		p_obj = (racy_obj_t *)al_handle_get_dp(h, AL_HDL_QP);
-		if (p_obj && (p_obj != &racy[p][k] ||
-			      __atomic_load_n(&p_obj->h, __ATOMIC_ACQUIRE) != h))
+		if (!e) {
 			__atomic_add_fetch(&race_errors, 1, __ATOMIC_RELAXED);
-		al_epoch_exit(e);
+		} else {
+			p_obj = (racy_obj_t *)al_handle_get_dp(h, AL_HDL_QP);
+			if (p_obj && (p_obj != &racy[p][k] ||
+				      __atomic_load_n(&p_obj->h, __ATOMIC_ACQUIRE) != h))
+				__atomic_add_fetch(&race_errors, 1, __ATOMIC_RELAXED);
+			al_epoch_exit(e);
+		}
 		/* Not entered: whatever is found must be the slot's object. */
 		p_obj = (racy_obj_t *)al_handle_lookup(h, AL_HDL_QP);
 		if (p_obj && p_obj != &racy[p][k])
@@ -583,6 +690,8 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_drain_waits_for_exit),
 	TEST_ENTRY(test_free_waits_for_exit),
 	TEST_ENTRY(test_epoch_free_waits_for_call),
+	TEST_ENTRY(test_dp_cache),
+	TEST_ENTRY(test_dp_garbage),
 	TEST_ENTRY(test_concurrent_lookup),
 };
 
