@@ -165,8 +165,33 @@ CL_INLINE void *CL_API cl_vector_get_ptr(IN const cl_vector_t *const p_vector,
 CL_INLINE void CL_API cl_vector_get(IN const cl_vector_t *const p_vector, IN const size_t index,
 				    OUT void *const p_element)
 {
+	const void *p_src;
+	void *p_dst = p_element;
+
 	CL_ASSERT(p_vector && p_vector->state == CL_INITIALIZED && p_element);
-	memcpy(p_element, cl_vector_get_ptr(p_vector, index), p_vector->element_size);
+	p_src = cl_vector_get_ptr(p_vector, index);
+#if defined(__GNUC__)
+	/* The compiler cannot know element_size, so it would warn about the
+	 * cases below that are wider than the caller's buffer; hide the
+	 * buffer's size from it (no instruction is emitted). */
+	__asm__("" : "+r"(p_dst));
+#endif
+	/* The common small sizes are copied in place: one load and one store
+	 * instead of a call to memcpy. */
+	switch (p_vector->element_size) {
+	case 4:
+		memcpy(p_dst, p_src, 4);
+		break;
+	case 8:
+		memcpy(p_dst, p_src, 8);
+		break;
+	case 16:
+		memcpy(p_dst, p_src, 16);
+		break;
+	default:
+		memcpy(p_dst, p_src, p_vector->element_size);
+		break;
+	}
 }
 
 /**
