@@ -13,6 +13,12 @@
  * Nothing waits: a full ring or socket drops the packet (counted drop_busy),
  * and a full ring makes the sender check, at most every LIVENESS_NS, whether
  * its owner is alive.
+ *
+ * The peer table and its entries are a cache of the fabric, shared by every
+ * CA of the process on it and kept until the fabric closes, not by any
+ * access-layer instance: they come from libc, out of complib's accounting
+ * (a test's leak check of an instance it opened and closed must not see
+ * them). A failed allocation only costs the packet (counted).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -35,7 +41,7 @@ static void peer_unref(soft_peer_t *p)
 	if (__atomic_sub_fetch(&p->refs, 1, __ATOMIC_ACQ_REL))
 		return;
 	soft_ring_unmap(&p->ring);
-	cl_free(p);
+	free(p);
 }
 
 /* peer_lock held: is the cached entry still the LID's holder? (The clock is
@@ -66,7 +72,7 @@ static soft_peer_t *peer_lookup(soft_fabric_t *fab, uint16_t lid, uint64_t now)
 	soft_reg_unlock(fab);
 	if (!guid)
 		return NULL;
-	p = (soft_peer_t *)cl_zalloc(sizeof(*p));
+	p = (soft_peer_t *)calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
 	p->lid = lid;
@@ -88,7 +94,7 @@ static soft_peer_t *peer_get(soft_fabric_t *fab, uint16_t lid)
 
 	pthread_mutex_lock(&fab->peer_lock);
 	if (!fab->peers)
-		fab->peers = (soft_peer_t **)cl_zalloc((SOFT_FABRIC_LID_UNICAST_MAX + 1) *
+		fab->peers = (soft_peer_t **)calloc((SOFT_FABRIC_LID_UNICAST_MAX + 1),
 						       sizeof(*fab->peers));
 	p = fab->peers ? fab->peers[lid] : NULL;
 	if (p && peer_current(p)) {
@@ -126,7 +132,7 @@ void soft_link_free_all(soft_fabric_t *fab)
 	for (lid = 0; lid <= SOFT_FABRIC_LID_UNICAST_MAX; lid++)
 		if (fab->peers[lid])
 			peer_unref(fab->peers[lid]);
-	cl_free(fab->peers);
+	free(fab->peers);
 	fab->peers = NULL;
 }
 

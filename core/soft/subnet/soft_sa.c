@@ -15,7 +15,6 @@
  */
 #include <stdlib.h>
 #include <time.h>
-#include "soft_fabric.h" /* soft_mem_resize */
 #include "soft_sa_int.h"
 #include "ibal_env.h"
 #include "ibal_random.h"
@@ -74,7 +73,7 @@ bool soft_sa_recs_add(sa_recs_t *r, const void *rec)
 	}
 	if (r->n == r->cap) {
 		size_t cap = r->cap ? r->cap * 2 : 16;
-		uint8_t *b = soft_mem_resize(r->buf, r->cap * r->size, cap * r->size);
+		uint8_t *b = realloc(r->buf, cap * r->size);
 
 		if (!b) {
 			r->nomem = true;
@@ -90,7 +89,7 @@ bool soft_sa_recs_add(sa_recs_t *r, const void *rec)
 
 void soft_sa_recs_free(sa_recs_t *r)
 {
-	cl_free(r->buf);
+	free(r->buf);
 	r->buf = NULL;
 	r->n = r->cap = 0;
 }
@@ -569,11 +568,11 @@ soft_sa_t *soft_sa_create(const soft_sa_ops_t *p_ops, const ib_sm_info_t *p_sm_i
 
 	if (!p_ops || !p_ops->send)
 		return NULL;
-	sa = cl_zalloc(sizeof(*sa));
+	sa = calloc(1, sizeof(*sa));
 	if (!sa)
 		return NULL;
 	if (pthread_mutex_init(&sa->lock, NULL)) {
-		cl_free(sa);
+		free(sa);
 		return NULL;
 	}
 	sa->ops = *p_ops;
@@ -596,9 +595,9 @@ void soft_sa_destroy(soft_sa_t *sa)
 	soft_sa_inform_free_all(sa);
 	soft_sa_mcast_free_all(sa);
 	soft_sa_svc_free_all(sa);
-	cl_free(sa->ports);
+	free(sa->ports);
 	pthread_mutex_destroy(&sa->lock);
-	cl_free(sa);
+	free(sa);
 }
 
 void soft_sa_set_clock(soft_sa_t *sa, uint64_t (*now)(void *ctx), void *ctx)
@@ -633,8 +632,7 @@ ib_api_status_t soft_sa_port_update(soft_sa_t *sa, const soft_sa_port_t *p_port)
 	if (!e) {
 		if (sa->n_ports == sa->cap_ports) {
 			size_t cap = sa->cap_ports ? sa->cap_ports * 2 : 16;
-			sa_port_t *n = soft_mem_resize(sa->ports, sa->cap_ports * sizeof(*n),
-						       cap * sizeof(*n));
+			sa_port_t *n = realloc(sa->ports, cap * sizeof(*n));
 
 			if (!n) {
 				pthread_mutex_unlock(&sa->lock);

@@ -56,7 +56,7 @@ static void sub_unlink(soft_sa_t *sa, sa_sub_t *s)
 	for (pp = &sa->subs; *pp; pp = &(*pp)->next)
 		if (*pp == s) {
 			*pp = s->next;
-			cl_free(s);
+			free(s);
 			return;
 		}
 }
@@ -108,7 +108,7 @@ void soft_sa_h_inform(soft_sa_t *sa, const ib_sa_mad_t *req, const soft_mad_addr
 			return;
 		}
 		if (!s) {
-			s = cl_zalloc(sizeof(*s));
+			s = calloc(1, sizeof(*s));
 			if (!s) {
 				soft_sa_respond_err(sa, req, src, IB_SA_MAD_STATUS_NO_RESOURCES);
 				return;
@@ -236,7 +236,7 @@ void soft_sa_notice(soft_sa_t *sa, uint16_t trap, const ib_gid_t *gid, const ib_
 			continue;
 		if (!pkeys && pkey && !soft_sa_port_has_pkey(sub, pkey))
 			continue;
-		rp = cl_zalloc(sizeof(*rp));
+		rp = calloc(1, sizeof(*rp));
 		if (!rp)
 			continue;
 		m = (ib_sa_mad_t *)rp->mad;
@@ -264,7 +264,7 @@ static void report_unlink(soft_sa_t *sa, sa_report_t *rp)
 	for (pp = &sa->reports; *pp; pp = &(*pp)->next)
 		if (*pp == rp) {
 			*pp = rp->next;
-			cl_free(rp);
+			free(rp);
 			return;
 		}
 }

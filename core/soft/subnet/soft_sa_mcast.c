@@ -91,9 +91,9 @@ static void mcg_delete(soft_sa_t *sa, sa_mcg_t *g)
 		sa_mcm_t *m = g->members;
 
 		g->members = m->next;
-		cl_free(m);
+		free(m);
 	}
-	cl_free(g);
+	free(g);
 	soft_sa_notice(sa, 67, &mgid, NULL, pkey);
 }
 
@@ -104,7 +104,7 @@ static void mcm_remove(sa_mcg_t *g, sa_mcm_t *m)
 	for (pp = &g->members; *pp; pp = &(*pp)->next)
 		if (*pp == m) {
 			*pp = m->next;
-			cl_free(m);
+			free(m);
 			return;
 		}
 }
@@ -135,9 +135,9 @@ void soft_sa_mcast_free_all(soft_sa_t *sa)
 			sa_mcm_t *m = g->members;
 
 			g->members = m->next;
-			cl_free(m);
+			free(m);
 		}
-		cl_free(g);
+		free(g);
 	}
 }
 
@@ -265,7 +265,7 @@ static ib_net16_t mcg_create(soft_sa_t *sa, const ib_member_rec_t *q, uint64_t c
 		return IB_SA_MAD_STATUS_REQ_INVALID;
 	if (!mlid)
 		return (cm & C_MLID) && q->mlid ? IB_SA_MAD_STATUS_REQ_INVALID : IB_SA_MAD_STATUS_NO_RESOURCES;
-	g = cl_zalloc(sizeof(*g));
+	g = calloc(1, sizeof(*g));
 	if (!g)
 		return IB_SA_MAD_STATUS_NO_RESOURCES;
 	g->rec = *q;
@@ -380,11 +380,11 @@ static void mcm_join(soft_sa_t *sa, const ib_sa_mad_t *req, const soft_mad_addr_
 	}
 	m = mcm_find(g, &q->port_gid);
 	if (!m) {
-		m = cl_zalloc(sizeof(*m));
+		m = calloc(1, sizeof(*m));
 		if (!m) {
 			if (created) {
 				sa->groups = g->next;
-				cl_free(g);
+				free(g);
 			}
 			soft_sa_respond_err(sa, req, src, IB_SA_MAD_STATUS_NO_RESOURCES);
 			return;

@@ -76,8 +76,8 @@ static void xfer_unlink(soft_sa_t *sa, sa_xfer_t *x)
 			sa->n_xfers--;
 			break;
 		}
-	cl_free(x->data);
-	cl_free(x);
+	free(x->data);
+	free(x);
 }
 
 static void xfer_abort(soft_sa_t *sa, sa_xfer_t *x, uint8_t status)
@@ -118,8 +118,8 @@ bool soft_sa_rmpp_start(soft_sa_t *sa, const ib_sa_mad_t *hdr, uint8_t *data, si
 	x = xfer_find(sa, hdr, dst);
 	if (x)
 		xfer_unlink(sa, x);
-	if (sa->n_xfers >= SA_RMPP_MAX_XFERS || !(x = cl_zalloc(sizeof(*x)))) {
-		cl_free(data);
+	if (sa->n_xfers >= SA_RMPP_MAX_XFERS || !(x = calloc(1, sizeof(*x)))) {
+		free(data);
 		return false;
 	}
 	memcpy(x->hdr, hdr, IB_SA_MAD_HDR_SIZE);

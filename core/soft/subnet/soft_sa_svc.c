@@ -105,7 +105,7 @@ static sa_svc_count_t *count_of(soft_sa_t *sa, const ib_gid_t *gid, boolean_t ma
 
 	if (it != cl_qmap_end(&sa->svc_counts))
 		return PARENT_STRUCT(it, sa_svc_count_t, item);
-	if (!make || !(c = cl_zalloc(sizeof(*c))))
+	if (!make || !(c = calloc(1, sizeof(*c))))
 		return NULL;
 	cl_qmap_insert(&sa->svc_counts, key, &c->item);
 	return c;
@@ -115,7 +115,7 @@ static void count_drop(soft_sa_t *sa, sa_svc_count_t *c)
 {
 	if (c && !--c->n) {
 		cl_qmap_remove_item(&sa->svc_counts, &c->item);
-		cl_free(c);
+		free(c);
 	}
 }
 
@@ -138,7 +138,7 @@ static void svc_unlink(soft_sa_t *sa, sa_svc_t *s)
 	if (s->expire_us != UINT64_MAX)
 		cl_fmap_remove_item(&sa->svc_due, &s->by_due);
 	count_drop(sa, s->count);
-	cl_free(s);
+	free(s);
 }
 
 uint64_t soft_sa_svc_expire(soft_sa_t *sa, uint64_t now)
@@ -223,11 +223,11 @@ static void svc_set(soft_sa_t *sa, const ib_sa_mad_t *req, const soft_mad_addr_t
 			soft_sa_respond_err(sa, req, src, IB_SA_MAD_STATUS_NO_RESOURCES);
 			return;
 		}
-		s = cl_zalloc(sizeof(*s));
+		s = calloc(1, sizeof(*s));
 		if (s && !c)
 			c = count_of(sa, &q.service_gid, TRUE);
 		if (!s || !c) {
-			cl_free(s);
+			free(s);
 			soft_sa_respond_err(sa, req, src, IB_SA_MAD_STATUS_NO_RESOURCES);
 			return;
 		}

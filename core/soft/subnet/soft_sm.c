@@ -170,7 +170,7 @@ static void sm_free(struct soft_sm *sm)
 	pthread_rwlock_destroy(&sm->sa_lock);
 	pthread_cond_destroy(&sm->cond);
 	cl_free(sm->ports);
-	cl_free(sm->known);
+	free(sm->known); /* the sweeps' (libc: soft_sm_sweep.c) */
 	cl_free(sm->dirty);
 	cl_free(sm->work);
 	cl_free(sm);

@@ -38,6 +38,13 @@
  * down with ib_ci_call) through the first local port that is not, so that
  * the SM keeps managing the subnet without changing its LID; a local port
  * that is DOWN is not asked at all (it would not answer).
+ *
+ * Memory. A sweep's listing of the registry and the table of known ports
+ * come from libc, not complib: only the SM's thread makes them, where no
+ * caller's fault injection reaches, and they come and go with sweeps that
+ * run whatever access-layer instance is open (an instance's leak check
+ * must not count them). The SA (soft_sa*.c) allocates from libc for the
+ * same reasons.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -255,8 +262,7 @@ static sm_known_t *add_known(struct soft_sm *sm, const soft_fabric_port_info_t *
 {
 	if (sm->n_known == sm->cap_known) {
 		size_t cap = sm->cap_known ? sm->cap_known * 2 : 16;
-		sm_known_t *n = soft_mem_resize(sm->known, sm->cap_known * sizeof(*n),
-						cap * sizeof(*n));
+		sm_known_t *n = realloc(sm->known, cap * sizeof(*n));
 
 		if (!n)
 			return NULL;
@@ -276,15 +282,18 @@ static soft_fabric_port_info_t *list_ports(struct soft_sm *sm, size_t *p_n)
 	ib_api_status_t st;
 
 	for (;;) {
-		cl_free(v); /* too small: the listing starts again */
-		v = cl_malloc(cap * sizeof(*v));
-		if (!v)
+		soft_fabric_port_info_t *nv = realloc(v, cap * sizeof(*v));
+
+		if (!nv) {
+			free(v);
 			return NULL;
+		}
+		v = nv;
 		st = soft_fabric_port_list(sm->sm_port->fp, v, cap, &n);
 		if (st == IB_SUCCESS)
 			break;
 		if (st != IB_INSUFFICIENT_MEMORY) {
-			cl_free(v);
+			free(v);
 			return NULL;
 		}
 		cap = n + 16;
@@ -409,7 +418,7 @@ void soft_sm_sweep(struct soft_sm *sm)
 			trapped |= trap[j] == v[i].lid;
 		sweep_port(sm, &v[i], full != 0, soft_sm_is_marked(work, v[i].lid), trapped);
 	}
-	cl_free(v);
+	free(v);
 	sm->in_sweep = 0;
 	if (sm->stop || !sm->sm_port) {
 		pthread_cond_broadcast(&sm->cond);
