@@ -194,6 +194,9 @@ struct bench {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	uint32_t n_req, n_rep, n_rej, n_est, n_xdone, n_disc, n_dfail, n_destroyed, n_fail;
+	/* What wait_count() waits for (w_a NULL: nothing): counts wake it only then. */
+	const uint32_t *w_a, *w_b;
+	uint32_t w_want;
 	uint32_t n_mra;
 	uint32_t x_next;           /* client: the next connection to start exchanging */
 	boolean_t stop_on_fail;    /* a wait ends at the first failed connection */
@@ -234,11 +237,14 @@ static boolean_t ok(bench_t *b, ib_api_status_t st, const char *what)
 }
 
 /* Adds one to a counter under the lock and wakes the main thread. */
+/* Counts one event; wakes the waiter only when what it waits for is reached
+ * (a wake-up per event would cost the run a context switch per event). */
 static void count(bench_t *b, uint32_t *p)
 {
 	pthread_mutex_lock(&b->lock);
 	(*p)++;
-	pthread_cond_broadcast(&b->cond);
+	if (b->w_a && *b->w_a + (b->w_b ? *b->w_b : 0) >= b->w_want)
+		pthread_cond_broadcast(&b->cond);
 	pthread_mutex_unlock(&b->lock);
 }
 
@@ -265,7 +271,11 @@ static boolean_t wait_count(bench_t *b, const uint32_t *a, const uint32_t *b2, u
 {
 	struct timespec ts;
 	uint32_t got;
+
 	pthread_mutex_lock(&b->lock);
+	b->w_a = a;
+	b->w_b = b2;
+	b->w_want = want;
 	for (;;) {
 		got = *a + (b2 ? *b2 : 0);
 		if (got >= want || now_ns() >= b->deadline || (b->stop_on_fail && b->n_fail))
@@ -280,6 +290,7 @@ static boolean_t wait_count(bench_t *b, const uint32_t *a, const uint32_t *b2, u
 		}
 		pthread_cond_timedwait(&b->cond, &b->lock, &ts);
 	}
+	b->w_a = b->w_b = NULL;
 	pthread_mutex_unlock(&b->lock);
 	ibal_progress_clear(&b->prog);
 	if (got < want && b->stop_on_fail && b->n_fail)
