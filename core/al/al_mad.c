@@ -4,8 +4,10 @@
  *
  * See al_mad.h for the objects and locks and docs/mad.md for the send
  * states, timers, RMPP and dispatch rules. Everything a dispatcher does
- * runs on its thread: ib_send_mad() and ib_cancel_mad() only change the
- * lists under disp->lock and poke the thread through its wait object.
+ * runs on its thread but a send's first post: ib_send_mad() queues and
+ * posts under disp->lock from its caller's thread, and pokes the thread
+ * through its wait object only when a post failed or RMPP is involved;
+ * ib_cancel_mad() changes the lists and pokes.
  * RMPP (segmentation, windows, reassembly) is in al_mad_rmpp.c.
  */
 #include <string.h>
@@ -988,6 +990,7 @@ ib_api_status_t ib_send_mad(const ib_mad_svc_handle_t h_mad_svc,
 	ib_mad_element_t *e, *next;
 	al_mad_send_t *s;
 	ib_api_status_t st = IB_SUCCESS;
+	boolean_t rmpp = FALSE; /* (or a failed post): the dispatcher must look */
 
 	if (!p_svc)
 		return IB_INVALID_HANDLE;
@@ -1001,6 +1004,8 @@ ib_api_status_t ib_send_mad(const ib_mad_svc_handle_t h_mad_svc,
 	for (e = p_mad_element_list; e; e = next) {
 		next = e->p_next;
 		st = send_prep(p_svc, e, &s);
+		if (st == IB_SUCCESS && s->rmpp)
+			rmpp = TRUE;
 		if (st != IB_SUCCESS) {
 			if (pp_mad_failure)
 				*pp_mad_failure = e;
@@ -1019,7 +1024,18 @@ ib_api_status_t ib_send_mad(const ib_mad_svc_handle_t h_mad_svc,
 		cl_qlist_insert_tail(&d->sends, &s->item);
 		pthread_mutex_unlock(&d->lock);
 	}
-	al_mad_poke(d);
+	/* Posted from this thread, not the dispatcher's: a hand-over (a
+	 * wake-up) less per MAD. The dispatcher needs waking only for what it
+	 * alone does: a failed post, and RMPP's timers. A plain send's timer
+	 * starts at its completion, which the dispatcher handles anyway; a send
+	 * left queued for want of a slot is posted when a slot completes. */
+	pthread_mutex_lock(&d->lock);
+	pump(d);
+	if (cl_qlist_count(&d->fails))
+		rmpp = TRUE;
+	pthread_mutex_unlock(&d->lock);
+	if (rmpp)
+		al_mad_poke(d);
 out:
 	AL_EXIT(h_mad_svc);
 	return st;
