@@ -28,6 +28,12 @@ _Static_assert(sizeof(cl_pool_item_t) <= sizeof(cl_pool_obj_t),
  * padded so that objects start 16-byte aligned like malloc's result. */
 #define BLOCK_HDR ((sizeof(cl_list_item_t) + 15) & ~(size_t)15)
 
+/* The first object of a block starts on a cache line (the header is
+ * followed by up to BLOCK_SLACK bytes of padding): a 64-byte object, such as
+ * a cl_map_t's item, then spans one line instead of two. */
+#define BLOCK_ALIGN ((size_t)64)
+#define BLOCK_SLACK (BLOCK_ALIGN - 1)
+
 void cl_qcpool_construct(cl_qcpool_t *const p_pool)
 {
 	CL_ASSERT(p_pool);
@@ -176,14 +182,16 @@ cl_status_t cl_qcpool_grow(cl_qcpool_t *const p_pool, size_t obj_count)
 			return CL_INSUFFICIENT_MEMORY;
 		obj_size += p_pool->component_sizes[i];
 	}
-	if (obj_size && obj_count > (SIZE_MAX - BLOCK_HDR) / obj_size)
+	if (obj_size && obj_count > (SIZE_MAX - BLOCK_HDR - BLOCK_SLACK) / obj_size)
 		return CL_INSUFFICIENT_MEMORY;
-	p_block = (uint8_t *)cl_zalloc(BLOCK_HDR + obj_size * obj_count);
+	p_block = (uint8_t *)cl_zalloc(BLOCK_HDR + BLOCK_SLACK + obj_size * obj_count);
 	if (!p_block)
 		return CL_INSUFFICIENT_MEMORY;
 	cl_qlist_insert_tail(&p_pool->alloc_list, (cl_list_item_t *)(void *)p_block);
 
-	for (p_obj = p_block + BLOCK_HDR; obj_count--; p_obj += obj_size) {
+	p_obj = p_block + BLOCK_HDR;
+	p_obj += (BLOCK_ALIGN - (uintptr_t)p_obj % BLOCK_ALIGN) % BLOCK_ALIGN;
+	for (; obj_count--; p_obj += obj_size) {
 		set_components(p_pool, p_obj);
 		status = init_object(p_pool, &p_pool_item);
 		if (status != CL_SUCCESS)
