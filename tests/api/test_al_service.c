@@ -20,6 +20,7 @@
  * - A node is one process's at a time; when that process is killed the
  *   service takes the node back and lends it to the next, even while a
  *   child the process forked lives on.
+ * - A topology of the most nodes the service holds (255) is held whole.
  * - The service refuses a second instance, a bad topology, and stops
  *   cleanly on SIGTERM, removing its socket.
  * - With IBAL_SOFT_TOPOLOGY and no service running, the first node's
@@ -150,15 +151,21 @@ static void fabric_dir_with(const char *name, const char *text, char *path, size
 	fclose(f);
 }
 
-static void fabric_setup(void)
+/* A fabric directory with the service running on @p text. */
+static void fabric_setup_with(const char *text)
 {
 	char line[256];
 
-	fabric_dir_with("net", topology, topo_path, sizeof(topo_path));
+	fabric_dir_with("net", text, topo_path, sizeof(topo_path));
 	svc_pid = svc_spawn("-q", topo_path, &svc_out);
 	CU_ASSERT_FATAL(svc_pid > 0);
 	CU_ASSERT_EQUAL_FATAL(svc_read_line(svc_out, line, sizeof(line)), 0);
 	CU_ASSERT_EQUAL(strncmp(line, "ready ", 6), 0);
+}
+
+static void fabric_setup(void)
+{
+	fabric_setup_with(topology);
 }
 
 static void fabric_teardown(void)
@@ -568,6 +575,33 @@ static void test_node_not_kept_by_forked_child(void)
 	fabric_teardown();
 }
 
+/* The most nodes a topology may have (docs/soft-fabric.md): the service
+ * holds them all, and the last one's process finds the first in the SA. */
+#define MANY_NODES 255
+#define MANY_LID(i) (0x100 + (i))
+
+static void test_many_nodes(void)
+{
+	static char text[MANY_NODES * 64];
+	node_msg_t m;
+	size_t len = 0;
+	int fd, i;
+	pid_t pid;
+
+	for (i = 0; i < MANY_NODES; i++)
+		len += (size_t)snprintf(text + len, sizeof(text) - len,
+					"node n%d guid=0x0002c90300b%05x0 lid=0x%x\n", i, i + 1,
+					MANY_LID(i));
+	CU_ASSERT_FATAL(len < sizeof(text));
+	fabric_setup_with(text);
+	pid = node_spawn("n254", ROLE_PATH, MANY_LID(MANY_NODES - 1), MANY_LID(0), &fd);
+	CU_ASSERT_FATAL(pid > 0);
+	CU_ASSERT_TRUE(node_report(fd, &m));
+	CU_ASSERT_EQUAL(m.lid, MANY_LID(MANY_NODES - 1));
+	CU_ASSERT_TRUE(node_end(pid, fd));
+	fabric_teardown();
+}
+
 static void test_service_refuses(void)
 {
 	char line[512], bad[128];
@@ -645,6 +679,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_client_first),
 	TEST_ENTRY(test_node_busy_then_back),
 	TEST_ENTRY(test_node_not_kept_by_forked_child),
+	TEST_ENTRY(test_many_nodes),
 	TEST_ENTRY(test_service_refuses),
 	TEST_ENTRY(test_first_node_starts_service),
 };

@@ -72,7 +72,7 @@ static void test_parse_bad(void)
 		{ "node a guid=0x10 lid=1\n\nnode b guid=0x20 lid=3,1\n", "line 3: duplicate LID 0x1" },
 		{ "node a guid=0x10 lid=1 x x x x x x x\n", "line too long" },
 	};
-	char text[4096];
+	char text[16384]; /* SOFT_TOPO_MAX_NODES + 1 short lines */
 	size_t i;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -87,12 +87,17 @@ static void test_parse_bad(void)
 	memcpy(text, "node ", 5);
 	CU_ASSERT_EQUAL(soft_topo_parse(text, sizeof(text), &topo, err, sizeof(err)),
 			IB_INVALID_SETTING);
+	/* As many nodes as the service holds, and one more. */
 	text[0] = '\0';
-	for (i = 0; i <= SOFT_TOPO_MAX_NODES; i++)
+	for (i = 0; i < SOFT_TOPO_MAX_NODES; i++)
 		snprintf(text + strlen(text), sizeof(text) - strlen(text), "node n%zu guid=%zu lid=%zu\n",
 			 i, (i + 1) * 16, i + 1);
+	CU_ASSERT_EQUAL(parse(text), IB_SUCCESS);
+	CU_ASSERT_EQUAL(topo.n_nodes, SOFT_TOPO_MAX_NODES);
+	snprintf(text + strlen(text), sizeof(text) - strlen(text), "node n%zu guid=%zu lid=%zu\n", i,
+		 (i + 1) * 16, i + 1);
 	CU_ASSERT_EQUAL(parse(text), IB_INVALID_SETTING);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "more than 63 nodes"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "more than 255 nodes"));
 	CU_ASSERT_EQUAL(soft_topo_parse(NULL, 0, &topo, err, sizeof(err)), IB_INVALID_PARAMETER);
 	CU_ASSERT_EQUAL(soft_topo_parse("", 0, NULL, err, sizeof(err)), IB_INVALID_PARAMETER);
 	/* No room for the message is fine. */

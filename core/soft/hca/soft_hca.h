@@ -43,7 +43,7 @@
 #include "soft_wire.h"
 
 /** Most soft CAs one process may have (the fabric service: one per topology node and its own). */
-#define SOFT_MAX_CAS 64
+#define SOFT_MAX_CAS 256
 /** Most soft CAs IBAL_SOFT_CAS may ask for. */
 #define SOFT_MAX_CAS_ENV 16
 /** Most ports per soft CA (IBAL_SOFT_PORTS). */

@@ -34,7 +34,7 @@ extern "C" {
 #endif
 
 /** Most nodes a topology holds (the fabric service opens one soft CA per node, and one of its own). */
-#define SOFT_TOPO_MAX_NODES 63
+#define SOFT_TOPO_MAX_NODES 255
 /** Most ports of a node (a soft CA's ports). */
 #define SOFT_TOPO_MAX_PORTS 2
 /** Size of a node's name, its terminating NUL included. */
