@@ -142,9 +142,33 @@ out:
 #undef STEP
 }
 
-static void test_each_allocation_fails(void)
+/*
+ * Runs @p run(nth) for nth = 1, 2, ..., the nth allocation of this thread
+ * failing, each run under the leak check, until a run makes fewer
+ * allocations than that; returns the number of runs.
+ */
+static uint32_t fail_each(void (*run)(uint32_t nth))
 {
 	uint32_t nth, runs = 0;
+
+	for (nth = 1; nth < 100000; nth++) {
+		boolean_t made;
+
+		test_track_begin();
+		__cl_mem_fail_nth(nth);
+		run(nth);
+		runs++;
+		made = __cl_mem_fail_nth(0);
+		test_track_end();
+		if (!made)
+			break; /* the scenario made fewer allocations */
+	}
+	return runs;
+}
+
+static void test_each_allocation_fails(void)
+{
+	uint32_t runs;
 	ib_al_handle_t keep = NULL;
 	ib_ca_handle_t keep_ca = NULL;
 	ib_net64_t guid;
@@ -162,17 +186,7 @@ static void test_each_allocation_fails(void)
 	CU_ASSERT_EQUAL_FATAL(ib_open_ca(keep, guid, NULL, NULL, &keep_ca), IB_SUCCESS);
 	scenario(0);   /* a clean run first */
 	CU_ASSERT_EQUAL(n_bad, 0);
-	for (nth = 1; nth < 100000; nth++) {
-		test_track_begin();
-		__cl_mem_fail_nth(nth);
-		scenario(nth);
-		runs++;
-		if (!__cl_mem_fail_nth(0)) {
-			test_track_end();
-			break;   /* the scenario made fewer allocations */
-		}
-		test_track_end();
-	}
+	runs = fail_each(scenario);
 	printf("\n    %u runs, each failing one more allocation; bad answers:%s\n  ", runs,
 	       n_bad ? bad : " none");
 	CU_ASSERT(runs > 10);
@@ -446,7 +460,7 @@ out:
  */
 static void test_soft_each_allocation_fails(void)
 {
-	uint32_t nth, runs = 0;
+	uint32_t runs;
 	char dir[64];
 
 	strcpy(dir, "/tmp/ibal-nomem-soft-XXXXXX");
@@ -462,18 +476,7 @@ static void test_soft_each_allocation_fails(void)
 	test_track_end();
 	CU_ASSERT_EQUAL(n_bad, 0);
 	CU_ASSERT_EQUAL(n_soft_lost, 0);
-	for (nth = 1; nth < 100000; nth++) {
-		boolean_t made;
-
-		test_track_begin();
-		__cl_mem_fail_nth(nth);
-		soft_scenario(nth);
-		runs++;
-		made = __cl_mem_fail_nth(0);
-		test_track_end();
-		if (!made)
-			break; /* the scenario made fewer allocations */
-	}
+	runs = fail_each(soft_scenario);
 	printf("\n    %u runs, each failing one more allocation; bad answers:%s; "
 	       "runs with completions missing: %u\n  ",
 	       runs, n_bad ? bad : " none", n_soft_lost);
