@@ -72,6 +72,15 @@ static ib_api_status_t AL_API on_pnp(ib_pnp_rec_t *p_rec)
 	return IB_SUCCESS;
 }
 
+/* One call of a scenario: checked (check()), and the scenario ends at the first that fails. */
+#define STEP(name, call)                                                       \
+	do {                                                                   \
+		st = (call);                                                   \
+		check(name, nth, st);                                          \
+		if (st != IB_SUCCESS)                                          \
+			goto out;                                              \
+	} while (0)
+
 /* One run of the scenario, each step skipped once one failed. */
 static void scenario(uint32_t nth)
 {
@@ -96,14 +105,6 @@ static void scenario(uint32_t nth)
 	static uint8_t buf[4096];
 	net32_t lkey, rkey;
 	ib_api_status_t st;
-
-#define STEP(name, call)                                                       \
-	do {                                                                   \
-		st = (call);                                                   \
-		check(name, nth, st);                                          \
-		if (st != IB_SUCCESS)                                          \
-			goto out;                                              \
-	} while (0)
 
 	STEP("ib_open_al", ib_open_al(&al));
 	STEP("ib_get_ca_guids", ib_get_ca_guids(al, &guid, &n));
@@ -139,7 +140,6 @@ static void scenario(uint32_t nth)
 out:
 	if (al)
 		check("ib_close_al", nth, ib_close_al(al));
-#undef STEP
 }
 
 /*
@@ -348,14 +348,6 @@ static void soft_scenario(uint32_t nth)
 	static uint8_t buf[4 * 4096];
 	ib_api_status_t st;
 
-#define STEP(name, call)                                                       \
-	do {                                                                   \
-		st = (call);                                                   \
-		check(name, nth, st);                                          \
-		if (st != IB_SUCCESS)                                          \
-			goto out;                                              \
-	} while (0)
-
 	STEP("ib_open_al", ib_open_al(&al));
 	STEP("ib_get_ca_guids", ib_get_ca_guids(al, &guid, &n));
 	STEP("ib_open_ca", ib_open_ca(al, guid, NULL, NULL, &ca));
@@ -448,7 +440,6 @@ static void soft_scenario(uint32_t nth)
 out:
 	if (al)
 		check("ib_close_al", nth, ib_close_al(al));
-#undef STEP
 }
 
 /*
