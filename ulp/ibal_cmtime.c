@@ -236,7 +236,6 @@ static boolean_t ok(bench_t *b, ib_api_status_t st, const char *what)
 	return FALSE;
 }
 
-/* Adds one to a counter under the lock and wakes the main thread. */
 /* Counts one event; wakes the waiter only when what it waits for is reached
  * (a wake-up per event would cost the run a context switch per event). */
 static void count(bench_t *b, uint32_t *p)

@@ -990,7 +990,7 @@ ib_api_status_t ib_send_mad(const ib_mad_svc_handle_t h_mad_svc,
 	ib_mad_element_t *e, *next;
 	al_mad_send_t *s;
 	ib_api_status_t st = IB_SUCCESS;
-	boolean_t rmpp = FALSE; /* (or a failed post): the dispatcher must look */
+	boolean_t poke = FALSE; /* RMPP or a failed post: the dispatcher must look */
 
 	if (!p_svc)
 		return IB_INVALID_HANDLE;
@@ -1005,7 +1005,7 @@ ib_api_status_t ib_send_mad(const ib_mad_svc_handle_t h_mad_svc,
 		next = e->p_next;
 		st = send_prep(p_svc, e, &s);
 		if (st == IB_SUCCESS && s->rmpp)
-			rmpp = TRUE;
+			poke = TRUE;
 		if (st != IB_SUCCESS) {
 			if (pp_mad_failure)
 				*pp_mad_failure = e;
@@ -1032,9 +1032,9 @@ ib_api_status_t ib_send_mad(const ib_mad_svc_handle_t h_mad_svc,
 	pthread_mutex_lock(&d->lock);
 	pump(d);
 	if (cl_qlist_count(&d->fails))
-		rmpp = TRUE;
+		poke = TRUE;
 	pthread_mutex_unlock(&d->lock);
-	if (rmpp)
+	if (poke)
 		al_mad_poke(d);
 out:
 	AL_EXIT(h_mad_svc);
