@@ -984,6 +984,93 @@ static void test_threads(void)
 	fabric_end();
 }
 
+/* A thread that sends to one LID, as fast as it can, until told to stop. */
+typedef struct churn_sender {
+	soft_fabric_port_t *port;
+	uint16_t dlid;
+	int stop;
+	unsigned long failures;
+} churn_sender_t;
+
+static void *churn_send_thread(void *arg)
+{
+	churn_sender_t *c = (churn_sender_t *)arg;
+	uint32_t seq = 0;
+	uint8_t b[256];
+	size_t len;
+
+	while (!__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE)) {
+		len = make_pkt(b, c->dlid, soft_fabric_port_lid(c->port), OP_UD_SEND_ONLY, seq++, 16);
+		if (soft_fabric_send(c->port, b, len) != IB_SUCCESS)
+			c->failures++;
+	}
+	return NULL;
+}
+
+/* Mappings of ring files of this test's fabric directory in this process. */
+static unsigned ring_mappings(void)
+{
+	char line[PATH_MAX + 256], needle[PATH_MAX];
+	unsigned n = 0;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	if (!f)
+		return UINT_MAX;
+	snprintf(needle, sizeof(needle), "%s/ring-", fab_dir);
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, needle))
+			n++;
+	fclose(f);
+	return n;
+}
+
+/*
+ * Senders look their peers up without a lock or a reference: a thread keeps
+ * sending to a LID while its holder closes and another port takes the LID,
+ * again and again. Every holder receives, nothing crashes, and the rings of
+ * the holders gone are no longer mapped (their files' pages released).
+ */
+static void test_peer_replaced_while_sending(void)
+{
+	enum { ROUNDS = 40 };
+	churn_sender_t c;
+	soft_fabric_port_t *tx, *rx;
+	pthread_t th;
+	unsigned i, got = 0;
+	uint16_t lid;
+
+	fabric_begin();
+	tx = open_port(1);
+	rx = open_port(2);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tx);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rx);
+	lid = soft_fabric_port_lid(rx);
+	memset(&c, 0, sizeof(c));
+	c.port = tx;
+	c.dlid = lid;
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, churn_send_thread, &c), 0);
+	for (i = 0; i < ROUNDS && rx; i++) {
+		if (recv_seq(rx) >= 0)
+			got++;
+		soft_fabric_port_close(rx);
+		rx = NULL;
+		CU_ASSERT_EQUAL(soft_fabric_port_open_at(GUID(10 + i), NODE(10 + i), 1, lid, &rx),
+				IB_SUCCESS);
+	}
+	if (rx && recv_seq(rx) >= 0)
+		got++;
+	__atomic_store_n(&c.stop, 1, __ATOMIC_RELEASE);
+	pthread_join(th, NULL);
+	CU_ASSERT_EQUAL(got, ROUNDS + 1);
+	CU_ASSERT_EQUAL(c.failures, 0);
+	/* tx's own ring and rx's (which tx's view of it shares). */
+	CU_ASSERT_EQUAL(ring_mappings(), 2);
+	soft_fabric_port_close(tx);
+	if (rx)
+		soft_fabric_port_close(rx);
+	fabric_end();
+}
+
 /* ------------------------------------------------------------------------ */
 /* Processes                                                                 */
 /* ------------------------------------------------------------------------ */
@@ -2007,6 +2094,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_ring_bogus_indexes),
 	TEST_ENTRY(test_no_crc_flag),
 	TEST_ENTRY(test_threads),
+	TEST_ENTRY(test_peer_replaced_while_sending),
 	TEST_ENTRY(test_two_processes),
 	TEST_ENTRY(test_stuck_and_dead_peers),
 	TEST_ENTRY(test_concurrent_processes),

@@ -103,9 +103,10 @@ typedef struct soft_peer {
 	uint64_t gen;         /* the registry generation it was found with */
 	int32_t pid;          /* the process holding it then */
 	soft_ring_t ring;     /* hdr NULL: the port has no ring (socket only) */
-	uint64_t expires_ns;  /* ring-less entries are looked up again after this */
-	uint64_t checked_ns;  /* last liveness check after a full ring */
-	unsigned refs;        /* the table's and each sender's (atomic; the table's changes under peer_lock) */
+	uint64_t expires_ns;  /* ring-less entries are looked up again after this (atomic) */
+	uint64_t checked_ns;  /* last liveness check after a full ring (under peer_lock) */
+	struct soft_peer *next_retired; /* in soft_fabric_t.retired (under peer_lock) */
+	boolean_t hollow;     /* retired and its ring hollowed (under peer_lock) */
 } soft_peer_t;
 
 /* A packet waiting in the delay queue. */
@@ -148,9 +149,12 @@ typedef struct soft_fabric {
 	soft_pcap_t *live_pcap;   /* atomic pointer */
 	uint64_t live_gen;
 
-	/* Peers' rings by LID (soft_fabric_link.c), allocated at the first send. */
+	/* Peers' rings by LID (soft_fabric_link.c), allocated at the first send:
+	 * read without a lock (atomic pointers), changed under peer_lock; an
+	 * entry replaced goes to `retired`, freed only with the fabric. */
 	pthread_mutex_t peer_lock;
 	soft_peer_t **peers;
+	soft_peer_t *retired;
 
 	/* Delay queue: FIFO of soft_delayed_t, due times increasing. */
 	cl_mutex_t q_lock;    /* guards delay_q, delay_running, delay_stop */

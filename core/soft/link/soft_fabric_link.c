@@ -10,6 +10,15 @@
  * another LID changes it, and the next packet looks the LID up again under
  * the registry lock. A port without a ring is sent datagrams on its socket,
  * as before rings existed; that answer is kept for RINGLESS_TTL_NS.
+ *
+ * Senders read the table without a lock and take no reference (no atomic
+ * read-modify-write per packet): an entry, once published, stays valid
+ * until the fabric closes. One that is replaced (its holder closed, died or
+ * moved) is kept on a list, its ring turned into private zero pages as soon
+ * as no other view of the process maps that file (soft_ring_hollow), so
+ * that a sender still holding it writes where nobody reads instead of into
+ * freed memory. A replaced peer thus costs its small entry and the 1 MiB of
+ * address space (no memory) until the fabric closes.
  * Nothing waits: a full ring or socket drops the packet (counted drop_busy),
  * and a full ring makes the sender check, at most every LIVENESS_NS, whether
  * its owner is alive.
@@ -34,23 +43,21 @@
 #define RINGLESS_TTL_NS 100000000ull /* 100 ms */
 #define LIVENESS_NS 100000000ull     /* 100 ms */
 
-static void peer_unref(soft_peer_t *p)
+/* Frees an entry no other thread has seen (never published, or the fabric closing). */
+static void peer_free(soft_peer_t *p)
 {
-	/* The table's reference goes only under peer_lock, so the last one
-	 * dropped is never that of a peer still in the table. */
-	if (__atomic_sub_fetch(&p->refs, 1, __ATOMIC_ACQ_REL))
-		return;
 	soft_ring_unmap(&p->ring);
 	free(p);
 }
 
-/* peer_lock held: is the cached entry still the LID's holder? (The clock is
- * read only for a peer without a ring: not on the path of every packet.) */
+/* Is the entry still the LID's holder? (One load of the ring's generation
+ * line, which only opens, closes and moves write; the clock is read only for
+ * a peer without a ring.) */
 static boolean_t peer_current(const soft_peer_t *p)
 {
 	if (p->ring.hdr)
 		return soft_ring_gen(&p->ring) == p->gen;
-	return soft_mono_ns() < p->expires_ns;
+	return soft_mono_ns() < __atomic_load_n(&p->expires_ns, __ATOMIC_RELAXED);
 }
 
 /* Looks lid up in the registry and maps its holder's ring; NULL if nobody holds it. */
@@ -78,7 +85,6 @@ static soft_peer_t *peer_lookup(soft_fabric_t *fab, uint16_t lid, uint64_t now)
 	p->lid = lid;
 	p->gen = gen;
 	p->pid = pid > 0 ? pid : 0;
-	p->refs = 1;
 	soft_reg_ring_path(fab, guid, path, sizeof(path));
 	if (soft_ring_attach(path, &p->ring) != 0 || soft_ring_gen(&p->ring) != gen) {
 		soft_ring_unmap(&p->ring);
@@ -87,51 +93,107 @@ static soft_peer_t *peer_lookup(soft_fabric_t *fab, uint16_t lid, uint64_t now)
 	return p;
 }
 
-/* The peer at lid with one more reference, or NULL (nobody holds lid). */
-static soft_peer_t *peer_get(soft_fabric_t *fab, uint16_t lid)
+/*
+ * peer_lock held: takes a replaced entry out of use. Other threads may still
+ * hold its address (they read the table without a lock or a reference), so
+ * the entry is kept until the fabric closes; its ring is hollowed as soon as
+ * no other view of the process maps that file (soft_ring_hollow: the file's
+ * pages are released, the addresses stay valid). Earlier retirees whose ring
+ * could not be hollowed then are tried again.
+ */
+static void peer_retire(soft_fabric_t *fab, soft_peer_t *p)
 {
-	soft_peer_t *p, *fresh;
+	soft_peer_t *r;
+
+	p->next_retired = fab->retired;
+	fab->retired = p;
+	for (r = fab->retired; r; r = r->next_retired)
+		if (!r->hollow)
+			r->hollow = soft_ring_hollow(&r->ring) != 0;
+}
+
+/*
+ * The entry at lid was missing or stale: looks the LID up again and
+ * publishes the answer (NULL: nobody holds lid). Another thread may have done
+ * the same meanwhile: its current entry wins and ours, never seen by anyone,
+ * is freed.
+ */
+static soft_peer_t *peer_refresh(soft_fabric_t *fab, uint16_t lid)
+{
+	soft_peer_t **tab, *cur, *fresh;
 
 	pthread_mutex_lock(&fab->peer_lock);
-	if (!fab->peers)
-		fab->peers = (soft_peer_t **)calloc((SOFT_FABRIC_LID_UNICAST_MAX + 1),
-						       sizeof(*fab->peers));
-	p = fab->peers ? fab->peers[lid] : NULL;
-	if (p && peer_current(p)) {
-		__atomic_add_fetch(&p->refs, 1, __ATOMIC_RELAXED);
-		pthread_mutex_unlock(&fab->peer_lock);
-		return p;
+	tab = fab->peers;
+	if (!tab) {
+		tab = (soft_peer_t **)calloc(SOFT_FABRIC_LID_UNICAST_MAX + 1, sizeof(*tab));
+		__atomic_store_n(&fab->peers, tab, __ATOMIC_RELEASE);
 	}
-	if (p) {
-		fab->peers[lid] = NULL;
-		peer_unref(p);
-	}
+	cur = tab ? tab[lid] : NULL;
 	pthread_mutex_unlock(&fab->peer_lock);
+	if (cur && peer_current(cur))
+		return cur;
 
 	fresh = peer_lookup(fab, lid, soft_mono_ns());
-	if (!fresh)
-		return NULL;
 	pthread_mutex_lock(&fab->peer_lock);
-	if (fab->peers) {
-		p = fab->peers[lid];
-		fab->peers[lid] = fresh;
-		__atomic_add_fetch(&fresh->refs, 1, __ATOMIC_RELAXED);
-		if (p)
-			peer_unref(p);
+	cur = tab ? tab[lid] : NULL;
+	if (cur && peer_current(cur)) {
+		/* Published by another thread meanwhile. */
+		pthread_mutex_unlock(&fab->peer_lock);
+		if (fresh)
+			peer_free(fresh);
+		return cur;
+	}
+	if (cur && fresh && !cur->ring.hdr && !fresh->ring.hdr && cur->gen == fresh->gen) {
+		/* Still the same holder without a ring: the entry lives on. */
+		__atomic_store_n(&cur->expires_ns, fresh->expires_ns, __ATOMIC_RELAXED);
+		pthread_mutex_unlock(&fab->peer_lock);
+		peer_free(fresh);
+		return cur;
+	}
+	if (tab) {
+		__atomic_store_n(&tab[lid], fresh, __ATOMIC_RELEASE);
+		if (cur)
+			peer_retire(fab, cur);
 	}
 	pthread_mutex_unlock(&fab->peer_lock);
+	if (!tab && fresh) {
+		/* No table (out of memory): nowhere to keep it, nobody saw it. */
+		peer_free(fresh);
+		return NULL;
+	}
 	return fresh;
+}
+
+/*
+ * The entry of lid's current holder, or NULL (nobody holds lid). On the path
+ * of every packet: two loads and the ring's generation, no lock and no
+ * read-modify-write. An entry stays valid while the fabric is open
+ * (peer_retire), so nothing is counted.
+ */
+static soft_peer_t *peer_get(soft_fabric_t *fab, uint16_t lid)
+{
+	soft_peer_t **tab = __atomic_load_n(&fab->peers, __ATOMIC_ACQUIRE);
+	soft_peer_t *p = tab ? __atomic_load_n(&tab[lid], __ATOMIC_ACQUIRE) : NULL;
+
+	if (p && peer_current(p))
+		return p;
+	return peer_refresh(fab, lid);
 }
 
 void soft_link_free_all(soft_fabric_t *fab)
 {
+	soft_peer_t *p;
 	unsigned lid;
 
+	while ((p = fab->retired)) {
+		fab->retired = p->next_retired;
+		peer_free(p);
+	}
 	if (!fab->peers)
 		return;
 	for (lid = 0; lid <= SOFT_FABRIC_LID_UNICAST_MAX; lid++)
 		if (fab->peers[lid])
-			peer_unref(fab->peers[lid]);
+			peer_free(fab->peers[lid]);
 	free(fab->peers);
 	fab->peers = NULL;
 }
@@ -223,7 +285,6 @@ int32_t soft_fabric_direct_pid(soft_fabric_port_t *port, uint16_t lid)
 	if (p) {
 		if (p->ring.hdr)
 			pid = p->pid;
-		peer_unref(p);
 	}
 	return pid;
 }
@@ -239,7 +300,6 @@ boolean_t soft_fabric_room(soft_fabric_port_t *port, uint16_t dlid, size_t len)
 	if (p) {
 		if (p->ring.hdr)
 			room = soft_ring_room(&p->ring, len);
-		peer_unref(p);
 	}
 	return room;
 }
@@ -265,11 +325,8 @@ void soft_link_deliver(soft_fabric_port_t *port, uint16_t lid, const void *pkt, 
 			SOFT_STAT_ADD(port, drop_busy, 1);
 			check_full_peer(port, p);
 		}
-		peer_unref(p);
 		return;
 	}
-	if (p)
-		peer_unref(p);
 	/* Data placed directly stands for packets that were not built. */
 	if (flags & SOFT_FABRIC_DIRECT) {
 		SOFT_STAT_ADD(port, drop_error, 1);

@@ -254,6 +254,37 @@ void soft_ring_unmap(soft_ring_t *ring)
 	ring->data = NULL;
 }
 
+int soft_ring_hollow(soft_ring_t *ring)
+{
+	ring_map_t **pp, *m;
+	int done = 0;
+
+	if (!ring->hdr)
+		return 1;
+	pthread_mutex_lock(&maps_lock);
+	for (pp = &maps; (m = *pp); pp = &m->next) {
+		if (m->map != (void *)ring->hdr)
+			continue;
+		if (m->refs == 1) {
+			*pp = m->next;
+			cl_free(m);
+			done = 1;
+		}
+		break;
+	}
+	pthread_mutex_unlock(&maps_lock);
+	/* Not in the list (it could not be recorded): ours alone. */
+	if (!m)
+		done = 1;
+	/* The same addresses, now private zero pages: the file's pages go
+	 * with its last mapping, and a late producer writes into nothing
+	 * that anyone reads. If the kernel refuses, the file stays mapped. */
+	if (done && mmap(ring->hdr, SOFT_RING_FILE_BYTES, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0) == MAP_FAILED)
+		return 0;
+	return done;
+}
+
 /*
  * The consumer's head as a producer last read it (a relaxed copy in the
  * producer's view, shared by the process's threads): room is computed from

@@ -168,6 +168,20 @@ void soft_ring_retire(const char *path, uint64_t gen);
 /** Unmaps a ring (NULL mapping ignored). */
 void soft_ring_unmap(soft_ring_t *ring);
 
+/**
+ * Lets go of a producer's mapping that other threads of the process may
+ * still be using without a reference (a peer replaced in the lock-free
+ * peer table, soft_fabric_link.c): when it is the process's last mapping
+ * of the file, the same addresses become private zero pages (the file's
+ * pages are released; a late producer's record lands where nobody reads
+ * it, and soft_ring_gen() reads 0 there). soft_ring_unmap() still frees
+ * the addresses, once no thread can use them.
+ * @param ring a producer's mapping (NULL mapping: nothing to do).
+ * @return 1 if done (or nothing to do), 0 if another view of the file in
+ * this process still maps it (try again later).
+ */
+int soft_ring_hollow(soft_ring_t *ring);
+
 /** The owner's generation as the ring says now. */
 static inline uint64_t soft_ring_gen(const soft_ring_t *ring)
 {
