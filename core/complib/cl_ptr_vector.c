@@ -70,6 +70,11 @@ cl_status_t cl_ptr_vector_at(const cl_ptr_vector_t *const p_vector, const size_t
 	return CL_SUCCESS;
 }
 
+/*
+ * The exported copy of the header's CL_EXTERN_INLINE cl_ptr_vector_set(), for
+ * calls the compiler did not inline and for binaries built against headers
+ * that only declared it. Keep the two bodies the same.
+ */
 cl_status_t cl_ptr_vector_set(cl_ptr_vector_t *const p_vector, const size_t index,
 			      const void *const element)
 {

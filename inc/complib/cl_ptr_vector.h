@@ -125,17 +125,37 @@ CL_INLINE void *CL_API cl_ptr_vector_get(IN const cl_ptr_vector_t *const p_vecto
 cl_status_t CL_API cl_ptr_vector_at(IN const cl_ptr_vector_t *const p_vector,
 				    IN const size_t index, OUT void **const p_element);
 
+/* Documented below; cl_ptr_vector_set() calls it to grow. */
+cl_status_t CL_API cl_ptr_vector_set_size(IN cl_ptr_vector_t *const p_vector,
+					  IN const size_t size);
+
 /**
  * Stores a pointer at an index, growing the vector to index + 1 entries if
  * needed (entries in between read as NULL).
+ *
+ * Inline (CL_EXTERN_INLINE): an index below the size is one store in the
+ * caller; growing calls cl_ptr_vector_set_size(). The library exports the
+ * same function for calls that are not inlined.
  * @param p_vector the pointer vector.
  * @param index the index.
  * @param element the pointer to store.
  * @return CL_SUCCESS; CL_INSUFFICIENT_MEMORY if the vector could not grow
  *         (including when its grow size is 0).
  */
-cl_status_t CL_API cl_ptr_vector_set(IN cl_ptr_vector_t *const p_vector, IN const size_t index,
-				     IN const void *const element);
+CL_EXTERN_INLINE cl_status_t CL_API cl_ptr_vector_set(IN cl_ptr_vector_t *const p_vector,
+						      IN const size_t index,
+						      IN const void *const element)
+{
+	CL_ASSERT(p_vector && p_vector->state == CL_INITIALIZED);
+	if (__builtin_expect(index >= p_vector->size, 0)) {
+		cl_status_t status = cl_ptr_vector_set_size(p_vector, index + 1);
+
+		if (status != CL_SUCCESS)
+			return status;
+	}
+	p_vector->p_ptr_array[index] = element;
+	return CL_SUCCESS;
+}
 
 /**
  * Appends a pointer.

@@ -55,6 +55,16 @@ typedef unsigned char uchar_t;
 #ifndef CL_INLINE
 #define CL_INLINE static inline
 #endif
+/**
+ * Inline definition of a function the library also exports: callers compiled
+ * with optimization run the header's body in place; any call that is not
+ * inlined (and every call at -O0) goes to the exported function, whose
+ * definition in the library has the same body. Binaries built against older
+ * headers keep calling the exported function.
+ */
+#ifndef CL_EXTERN_INLINE
+#define CL_EXTERN_INLINE extern inline __attribute__((__gnu_inline__))
+#endif
 
 /** Builds a 64-bit unsigned constant. */
 #define CL_CONST64(x) x##ULL

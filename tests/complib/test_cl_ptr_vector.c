@@ -110,6 +110,34 @@ static void test_fixed_capacity(void)
 	cl_ptr_vector_destroy(&v);
 }
 
+/*
+ * cl_ptr_vector_set() is inline in the header (CL_EXTERN_INLINE); binaries
+ * built against older headers, and calls the compiler does not inline, run
+ * the library's exported copy. Its address is the exported function: the
+ * same results as the inline one above.
+ */
+static void test_set_exported_copy(void)
+{
+	cl_status_t (*volatile set)(cl_ptr_vector_t *, size_t, const void *) = cl_ptr_vector_set;
+	cl_ptr_vector_t v;
+
+	CU_ASSERT_EQUAL(cl_ptr_vector_init(&v, 0, 4), CL_SUCCESS);
+	CU_ASSERT_EQUAL(set(&v, 6, &objs[6]), CL_SUCCESS);
+	CU_ASSERT_EQUAL(cl_ptr_vector_get_size(&v), 7);
+	CU_ASSERT_PTR_NULL(cl_ptr_vector_get(&v, 5));
+	CU_ASSERT_PTR_EQUAL(cl_ptr_vector_get(&v, 6), &objs[6]);
+	CU_ASSERT_EQUAL(set(&v, 1, &objs[1]), CL_SUCCESS);
+	CU_ASSERT_PTR_EQUAL(cl_ptr_vector_get(&v, 1), &objs[1]);
+	CU_ASSERT_EQUAL(cl_ptr_vector_get_size(&v), 7);
+	cl_ptr_vector_destroy(&v);
+
+	CU_ASSERT_EQUAL(cl_ptr_vector_init(&v, 2, 0), CL_SUCCESS);
+	CU_ASSERT_EQUAL(set(&v, 1, &objs[1]), CL_SUCCESS);
+	CU_ASSERT_EQUAL(set(&v, 2, &objs[2]), CL_INSUFFICIENT_MEMORY);
+	CU_ASSERT_EQUAL(cl_ptr_vector_get_size(&v), 2);
+	cl_ptr_vector_destroy(&v);
+}
+
 static void test_remove(void)
 {
 	cl_ptr_vector_t v;
@@ -220,6 +248,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_insert_get_at),
 	TEST_ENTRY(test_set_grows_with_nulls),
 	TEST_ENTRY(test_fixed_capacity),
+	TEST_ENTRY(test_set_exported_copy),
 	TEST_ENTRY(test_remove),
 	TEST_ENTRY(test_apply_and_find),
 	TEST_ENTRY(test_large),
