@@ -26,6 +26,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "soft_rc.h"
 #include "ibal_log.h"
 
@@ -258,18 +259,55 @@ static void arm_at(soft_rc_t *rc, uint64_t now, uint64_t due)
 	cl_timer_start(&rc->timer, ms);
 }
 
+/*
+ * The timer is started for nearly every packet sent and every ACK, while
+ * reading the monotonic clock costs some 85 ns in a guest whose clock source
+ * is kvm-clock (more than the rest of sending a packet). Timeouts are
+ * milliseconds, so it reads the clock as of the last tick
+ * (CLOCK_MONOTONIC_COARSE, a few ns; never ahead of CLOCK_MONOTONIC) and
+ * adds that clock's resolution to the due time: a timeout may end up to two
+ * ticks late (one for that margin, one for the complib timer started from
+ * the coarse time), never early.
+ */
+static uint64_t coarse_res_ns;
+
+static uint64_t coarse_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC_COARSE, &ts) != 0)
+		return soft_mono_ns();
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t coarse_slack_ns(void)
+{
+	uint64_t res = __atomic_load_n(&coarse_res_ns, __ATOMIC_RELAXED);
+	struct timespec ts;
+
+	if (!res) {
+		res = clock_getres(CLOCK_MONOTONIC_COARSE, &ts) == 0
+			      ? (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec
+			      : 1;
+		__atomic_store_n(&coarse_res_ns, res ? res : 1, __ATOMIC_RELAXED);
+	}
+	return res;
+}
+
 void soft_rc_timer_start(soft_rc_t *rc, uint32_t ms)
 {
-	uint64_t now = soft_mono_ns();
+	uint64_t now = coarse_ns();
 
-	rc->t_due = now + (uint64_t)ms * 1000000u;
+	rc->t_due = now + coarse_slack_ns() + (uint64_t)ms * 1000000u;
+	rc->t_ms = ms;
 	if (!rc->t_armed || rc->t_fire > rc->t_due)
 		arm_at(rc, now, rc->t_due);
 }
 
 void soft_rc_timer_trim(soft_rc_t *rc, uint32_t ms)
 {
-	if (!rc->t_due || rc->t_due > soft_mono_ns() + (uint64_t)ms * 1000000u)
+	/* A timer started for at most ms is due within ms from now: no clock. */
+	if (!rc->t_due || (rc->t_ms > ms && rc->t_due > soft_mono_ns() + (uint64_t)ms * 1000000u))
 		soft_rc_timer_start(rc, ms);
 }
 

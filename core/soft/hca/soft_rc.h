@@ -86,8 +86,9 @@ typedef struct soft_rc {
 	uint8_t *inl_pool;               /**< depth x max_inline bytes of inline data, made at the first inline send. */
 	cl_timer_t timer;                /**< Retransmission and RNR timer (soft_rc_timer_*). */
 	uint64_t t_due;                  /**< When the timer is due (monotonic ns); 0: not running. */
-	uint64_t t_fire;                 /**< When @c timer fires, if @c t_armed. */
+	uint64_t t_fire;                 /**< When @c timer fires, if @c t_armed (at the earliest). */
 	boolean_t t_armed;               /**< @c timer is started. */
+	uint32_t t_ms;                   /**< The period @c t_due was last set for. */
 	/* Requester. */
 	soft_rc_wqe_t *sq;               /**< Ring of qp->sq_depth WQEs. */
 	uint32_t depth;                  /**< Its size. */
@@ -133,13 +134,15 @@ typedef struct soft_rc {
 
 /* soft_rc.c */
 /**
- * Starts (or restarts) the QP's timer for @p ms from now. The complib timer is
- * touched only when it would fire later than that: a timer restarted on every
- * ACK fires once per period at most, and its callback starts it again for
- * what is left.
+ * Starts (or restarts) the QP's timer for @p ms from now (up to two clock
+ * ticks more: the time is read from the coarse clock, soft_rc.c). The complib
+ * timer is touched only when it would fire later than that: a timer
+ * restarted on every ACK fires once per period at most, and its callback
+ * starts it again for what is left.
  */
 void soft_rc_timer_start(soft_rc_t *rc, uint32_t ms);
-/** Starts the timer unless it is due sooner than @p ms from now. */
+/** Starts the timer unless it is due sooner than @p ms from now (reads no
+ * clock when it was last started for at most @p ms). */
 void soft_rc_timer_trim(soft_rc_t *rc, uint32_t ms);
 /** Stops the timer (the complib timer may still fire, and does nothing). */
 void soft_rc_timer_stop(soft_rc_t *rc);
