@@ -311,7 +311,7 @@ struct soft_qp {
 	uint32_t qpn;                /**< Number (0/1 for special QPs). */
 	uint8_t spl_port;            /**< Special QPs: the port; else 0. */
 	int state;                   /**< attr.state as last changed (atomic; written under @c lock by soft_qp_publish()): read without the lock by the data path. */
-	int apm;                     /**< attr.apm_state, the same way. */
+	int apm;                     /**< attr.apm_state the same way, 0 without an alternate path (soft_qp_publish()). */
 	soft_cq_t *scq;              /**< Send CQ. */
 	soft_cq_t *rcq;              /**< Receive CQ. */
 	soft_srq_t *srq;             /**< SRQ or NULL. */
@@ -655,13 +655,16 @@ void soft_cq_add_err(soft_cq_t *cq, uint64_t wr_id, ib_wc_type_t type, ib_wc_sta
 boolean_t soft_qp_hw_event(soft_qp_t *qp, prov_qp_event_t ev);
 /**
  * Publishes attr.state and attr.apm_state for lock-free readers (qp->lock
- * held, after every change of either).
+ * held, after every change of either or of attr.alt_valid). Without an
+ * alternate path the APM state is published as 0: no packet can change it
+ * then (soft_apm_recv() takes no lock for it).
  * @param qp the QP.
  */
 static inline void soft_qp_publish(soft_qp_t *qp)
 {
 	__atomic_store_n(&qp->state, (int)qp->attr.state, __ATOMIC_RELEASE);
-	__atomic_store_n(&qp->apm, (int)qp->attr.apm_state, __ATOMIC_RELEASE);
+	__atomic_store_n(&qp->apm, qp->attr.alt_valid ? (int)qp->attr.apm_state : 0,
+			 __ATOMIC_RELEASE);
 }
 /**
  * Completes every queued receive with IB_WCS_WR_FLUSHED_ERR (lock held).
