@@ -116,8 +116,8 @@ ib_api_status_t soft_peek_cq(void *h, uint32_t *p_n)
 
 /* Empty polls in a row on this thread (soft_poll_cq), and when the clock
  * was first read in that streak (0: not yet). */
-static __thread unsigned empty_polls;
-static __thread uint64_t empty_since_ns;
+static __thread unsigned empty_polls __attribute__((tls_model("initial-exec")));
+static __thread uint64_t empty_since_ns __attribute__((tls_model("initial-exec")));
 
 /* cq->lock held: publishes the entry count and arming for lock-free readers. */
 static void publish(soft_cq_t *cq)

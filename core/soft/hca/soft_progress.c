@@ -220,12 +220,20 @@ static boolean_t rx_ready(const soft_ca_t *ca)
 	return FALSE;
 }
 
+/*
+ * The CA whose progress thread this is (NULL on other threads). Read on
+ * every CQ poll: initial-exec, one load (a few bytes of static TLS), where
+ * cl_is_current_thread() costs a call into complib and one to
+ * __tls_get_addr.
+ */
+static __thread const soft_ca_t *progress_ca __attribute__((tls_model("initial-exec")));
+
 boolean_t soft_progress_inline(soft_ca_t *ca, boolean_t polling)
 {
 	unsigned i, n = 0;
 
 	/* Polls from callbacks (on the progress thread) do not count. */
-	if (polling && !cl_is_current_thread(&ca->thread))
+	if (polling && progress_ca != ca)
 		__atomic_store_n(&ca->inline_seq, __atomic_load_n(&ca->inline_seq, __ATOMIC_RELAXED) + 1,
 				 __ATOMIC_RELAXED); /* two pollers may count once: it only has to move */
 	/* Most polls of a waiting application find nothing: no lock for them
@@ -430,6 +438,8 @@ static void progress_main(void *context)
 	uint64_t idle_since = 0, seen = 0;
 	unsigned spins = 0;
 	int timeout;
+
+	progress_ca = ca;
 
 	while (!__atomic_load_n(&ca->stop, __ATOMIC_ACQUIRE)) {
 		resume_pending(ca);
