@@ -13,11 +13,14 @@
  * no allocation, no lock, so the data path inlines it and the host unit test
  * (tests/verbs/test_verbs_xlate.c) checks it without hardware.
  *
- * Byte orders: the access layer keeps QP numbers, Q_Keys, PSNs, LIDs, keys
+ * Byte orders: the access layer keeps QP numbers, Q_Keys, PSNs, LIDs, R_Keys
  * and atomic operands in network order (ib_net*_t); libibverbs in host order,
- * except imm_data (network order on both sides). An L_Key or R_Key the
- * provider hands out is the libibverbs key in network order, so an R_Key a
- * peer receives means the same as one from any libibverbs program.
+ * except imm_data (network order on both sides). An R_Key the provider hands
+ * out is the libibverbs key in network order, so an R_Key a peer receives
+ * means the same as one from any libibverbs program. An L_Key never leaves
+ * the host and is opaque to the application: the provider hands out
+ * libibverbs' lkey with its bits as they are, so that a data segment
+ * (ib_local_ds_t) is libibverbs' struct ibv_sge and needs no translation.
  *
  * Thread safety: none needed (pure functions).
  */
@@ -25,6 +28,7 @@
 #define PROV_VERBS_XLATE_H
 
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 #include <infiniband/verbs.h>
 #include <iba/ib_al.h>
@@ -218,95 +222,114 @@ static inline void verbs_av_attr_ib(const struct ibv_ah_attr *h, const ib_gid_t 
 
 /* ---- work requests ---- */
 
-/* Opcode of a send work request; -1 for one libibverbs cannot post. */
-static inline int verbs_wr_opcode(const ib_send_wr_t *wr)
-{
-	boolean_t imm = (wr->send_opt & IB_SEND_OPT_IMMEDIATE) != 0;
+/*
+ * An ib_local_ds_t is a struct ibv_sge: same size, same fields at the same
+ * offsets, and the L_Key the provider hands out is libibverbs' lkey as it is
+ * (see the byte orders above). So a work request's ds_array is given to
+ * libibverbs as its sg_list, without a copy.
+ */
+_Static_assert(sizeof(ib_local_ds_t) == sizeof(struct ibv_sge), "ib_local_ds_t is an ibv_sge");
+_Static_assert(offsetof(ib_local_ds_t, vaddr) == offsetof(struct ibv_sge, addr) &&
+		       sizeof(((ib_local_ds_t *)0)->vaddr) == sizeof(((struct ibv_sge *)0)->addr),
+	       "ib_local_ds_t.vaddr is ibv_sge.addr");
+_Static_assert(offsetof(ib_local_ds_t, length) == offsetof(struct ibv_sge, length) &&
+		       sizeof(((ib_local_ds_t *)0)->length) == sizeof(((struct ibv_sge *)0)->length),
+	       "ib_local_ds_t.length is ibv_sge.length");
+_Static_assert(offsetof(ib_local_ds_t, lkey) == offsetof(struct ibv_sge, lkey) &&
+		       sizeof(((ib_local_ds_t *)0)->lkey) == sizeof(((struct ibv_sge *)0)->lkey),
+	       "ib_local_ds_t.lkey is ibv_sge.lkey");
 
-	switch (wr->wr_type) {
-	case WR_SEND:
-		return imm ? IBV_WR_SEND_WITH_IMM : IBV_WR_SEND;
-	case WR_RDMA_WRITE:
-		return imm ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_WRITE;
-	case WR_RDMA_READ:
-		return IBV_WR_RDMA_READ;
-	case WR_COMPARE_SWAP:
-		return IBV_WR_ATOMIC_CMP_AND_SWP;
-	case WR_FETCH_ADD:
-		return IBV_WR_ATOMIC_FETCH_AND_ADD;
-	default:
-		return -1;
-	}
+/* The data segments of a work request as libibverbs' scatter/gather list. */
+static inline struct ibv_sge *verbs_sge_list(ib_local_ds_t *ds)
+{
+	return (struct ibv_sge *)(void *)ds;
 }
+
+/* The L_Key handed out for libibverbs' @p lkey, and back (the same bits). */
+static inline net32_t verbs_lkey_ib(uint32_t lkey)
+{
+	return (net32_t)lkey;
+}
+
+static inline uint32_t verbs_lkey(net32_t lkey)
+{
+	return (uint32_t)lkey;
+}
+
+/* IB_SEND_OPT_* fence, signaled, solicited, inline are IBV_SEND_* shifted left by one. */
+_Static_assert(IB_SEND_OPT_FENCE == IBV_SEND_FENCE << 1 &&
+		       IB_SEND_OPT_SIGNALED == IBV_SEND_SIGNALED << 1 &&
+		       IB_SEND_OPT_SOLICITED == IBV_SEND_SOLICITED << 1 &&
+		       IB_SEND_OPT_INLINE == IBV_SEND_INLINE << 1 && IB_SEND_OPT_IMMEDIATE == 1,
+	       "send options are libibverbs' send flags shifted by one");
 
 static inline unsigned verbs_send_flags(ib_send_opt_t o)
 {
-	unsigned f = 0;
-
-	if (o & IB_SEND_OPT_SIGNALED)
-		f |= IBV_SEND_SIGNALED;
-	if (o & IB_SEND_OPT_SOLICITED)
-		f |= IBV_SEND_SOLICITED;
-	if (o & IB_SEND_OPT_FENCE)
-		f |= IBV_SEND_FENCE;
-	if (o & IB_SEND_OPT_INLINE)
-		f |= IBV_SEND_INLINE;
-	return f;
+	return (o >> 1) & (IBV_SEND_FENCE | IBV_SEND_SIGNALED | IBV_SEND_SOLICITED | IBV_SEND_INLINE);
 }
 
-/* Copies @p n data segments (L_Keys to host order). */
-static inline void verbs_sges(const ib_local_ds_t *ds, uint32_t n, struct ibv_sge *sg)
+/* Opcode of a send work request; -1 for one libibverbs cannot post. */
+static inline int verbs_wr_opcode(const ib_send_wr_t *wr)
 {
-	uint32_t i;
+	/* by (wr_type << 1 | immediate) */
+#define VERBS_WR_OPS(t, op, op_imm) [(t) << 1] = (op), [((t) << 1) | 1] = (op_imm)
+	static const int8_t tab[WR_UNKNOWN << 1] = {
+		VERBS_WR_OPS(WR_SEND, IBV_WR_SEND, IBV_WR_SEND_WITH_IMM),
+		VERBS_WR_OPS(WR_RDMA_WRITE, IBV_WR_RDMA_WRITE, IBV_WR_RDMA_WRITE_WITH_IMM),
+		VERBS_WR_OPS(WR_RDMA_READ, IBV_WR_RDMA_READ, IBV_WR_RDMA_READ),
+		VERBS_WR_OPS(WR_COMPARE_SWAP, IBV_WR_ATOMIC_CMP_AND_SWP, IBV_WR_ATOMIC_CMP_AND_SWP),
+		VERBS_WR_OPS(WR_FETCH_ADD, IBV_WR_ATOMIC_FETCH_AND_ADD, IBV_WR_ATOMIC_FETCH_AND_ADD),
+		VERBS_WR_OPS(WR_LSO, -1, -1),
+		VERBS_WR_OPS(WR_NOP, -1, -1),
+		VERBS_WR_OPS(WR_LOCAL_INV, -1, -1),
+		VERBS_WR_OPS(WR_FAST_REG_MR, -1, -1),
+	};
+#undef VERBS_WR_OPS
 
-	for (i = 0; i < n; i++) {
-		sg[i].addr = ds[i].vaddr;
-		sg[i].length = ds[i].length;
-		sg[i].lkey = cl_ntoh32(ds[i].lkey);
+	if ((unsigned)wr->wr_type >= WR_UNKNOWN)
+		return -1;
+	return tab[((unsigned)wr->wr_type << 1) | (wr->send_opt & IB_SEND_OPT_IMMEDIATE)];
+}
+
+/*
+ * One send work request with opcode @p op (verbs_wr_opcode(), not -1), not
+ * its AH: sg_list is the request's own ds_array, next is left to the
+ * caller, and for UD the caller fills wr.ud. imm_data is copied whatever
+ * the opcode (libibverbs reads it only for the *_WITH_IMM ones), and so are
+ * the RDMA fields for a send (a device reads them only for RDMA; UD's
+ * fields, set after, overlay them).
+ */
+static inline void verbs_send_wr_op(const ib_send_wr_t *wr, int op, struct ibv_send_wr *v)
+{
+	v->wr_id = wr->wr_id;
+	v->sg_list = verbs_sge_list(wr->ds_array);
+	v->num_sge = (int)wr->num_ds;
+	v->opcode = (enum ibv_wr_opcode)op;
+	v->send_flags = verbs_send_flags(wr->send_opt);
+	v->imm_data = wr->immediate_data;
+	v->wr.rdma.remote_addr = wr->remote_ops.vaddr;
+	v->wr.rdma.rkey = cl_ntoh32(wr->remote_ops.rkey);
+	if (__builtin_expect(op >= IBV_WR_ATOMIC_CMP_AND_SWP, 0)) {
+		v->wr.atomic.remote_addr = wr->remote_ops.vaddr;
+		v->wr.atomic.rkey = cl_ntoh32(wr->remote_ops.rkey);
+		v->wr.atomic.compare_add = cl_ntoh64(wr->remote_ops.atomic1);
+		v->wr.atomic.swap = op == IBV_WR_ATOMIC_CMP_AND_SWP ? cl_ntoh64(wr->remote_ops.atomic2)
+								    : 0;
 	}
 }
 
 /*
- * One send work request (not its SGEs or AH: sg_list is set to @p sg, the
- * caller fills it and wr.ud.ah). Returns IB_SUCCESS or IB_INVALID_WR_TYPE.
+ * One send work request (not its AH: for UD the caller fills wr.ud), next
+ * set to NULL. Returns IB_SUCCESS or IB_INVALID_WR_TYPE.
  */
-static inline ib_api_status_t verbs_send_wr(const ib_send_wr_t *wr, struct ibv_sge *sg,
-					    struct ibv_send_wr *v)
+static inline ib_api_status_t verbs_send_wr(const ib_send_wr_t *wr, struct ibv_send_wr *v)
 {
 	int op = verbs_wr_opcode(wr);
 
 	if (op < 0)
 		return IB_INVALID_WR_TYPE;
-	v->wr_id = wr->wr_id;
+	verbs_send_wr_op(wr, op, v);
 	v->next = NULL;
-	v->sg_list = sg;
-	v->num_sge = (int)wr->num_ds;
-	v->opcode = (enum ibv_wr_opcode)op;
-	v->send_flags = verbs_send_flags(wr->send_opt);
-	v->imm_data = (op == IBV_WR_SEND_WITH_IMM || op == IBV_WR_RDMA_WRITE_WITH_IMM)
-			      ? wr->immediate_data : 0;
-	switch (op) {
-	case IBV_WR_RDMA_WRITE:
-	case IBV_WR_RDMA_WRITE_WITH_IMM:
-	case IBV_WR_RDMA_READ:
-		v->wr.rdma.remote_addr = wr->remote_ops.vaddr;
-		v->wr.rdma.rkey = cl_ntoh32(wr->remote_ops.rkey);
-		break;
-	case IBV_WR_ATOMIC_CMP_AND_SWP:
-		v->wr.atomic.remote_addr = wr->remote_ops.vaddr;
-		v->wr.atomic.rkey = cl_ntoh32(wr->remote_ops.rkey);
-		v->wr.atomic.compare_add = cl_ntoh64(wr->remote_ops.atomic1);
-		v->wr.atomic.swap = cl_ntoh64(wr->remote_ops.atomic2);
-		break;
-	case IBV_WR_ATOMIC_FETCH_AND_ADD:
-		v->wr.atomic.remote_addr = wr->remote_ops.vaddr;
-		v->wr.atomic.rkey = cl_ntoh32(wr->remote_ops.rkey);
-		v->wr.atomic.compare_add = cl_ntoh64(wr->remote_ops.atomic1);
-		v->wr.atomic.swap = 0;
-		break;
-	default: /* sends: datagram fields are set by the caller for UD */
-		break;
-	}
 	return IB_SUCCESS;
 }
 
@@ -314,7 +337,7 @@ static inline ib_api_status_t verbs_send_wr(const ib_send_wr_t *wr, struct ibv_s
 
 static inline ib_wc_status_t verbs_wc_status(enum ibv_wc_status s)
 {
-	static const ib_wc_status_t tab[] = {
+	static const uint8_t tab[] = {
 		[IBV_WC_SUCCESS] = IB_WCS_SUCCESS,
 		[IBV_WC_LOC_LEN_ERR] = IB_WCS_LOCAL_LEN_ERR,
 		[IBV_WC_LOC_QP_OP_ERR] = IB_WCS_LOCAL_OP_ERR,
@@ -339,64 +362,76 @@ static inline ib_wc_status_t verbs_wc_status(enum ibv_wc_status s)
 		[IBV_WC_GENERAL_ERR] = IB_WCS_GENERAL_ERR,
 	};
 
-	return (unsigned)s < sizeof(tab) / sizeof(tab[0]) ? tab[s] : IB_WCS_GENERAL_ERR;
+	return (unsigned)s < sizeof(tab) / sizeof(tab[0]) ? (ib_wc_status_t)tab[s]
+							   : IB_WCS_GENERAL_ERR;
 }
 
+/*
+ * The type of a completion's opcode: the send side (0-15) from a table,
+ * the receive side by IBV_WC_RECV_RDMA_WITH_IMM or else a receive (as any
+ * opcode the table does not know).
+ */
 static inline ib_wc_type_t verbs_wc_type(enum ibv_wc_opcode op)
 {
-	switch (op) {
-	case IBV_WC_SEND:
-		return IB_WC_SEND;
-	case IBV_WC_RDMA_WRITE:
-		return IB_WC_RDMA_WRITE;
-	case IBV_WC_RDMA_READ:
-		return IB_WC_RDMA_READ;
-	case IBV_WC_COMP_SWAP:
-		return IB_WC_COMPARE_SWAP;
-	case IBV_WC_FETCH_ADD:
-		return IB_WC_FETCH_ADD;
-	case IBV_WC_BIND_MW:
-		return IB_WC_MW_BIND;
-	case IBV_WC_LOCAL_INV:
-		return IB_WC_LOCAL_INV;
-	case IBV_WC_RECV_RDMA_WITH_IMM:
-		return IB_WC_RECV_RDMA_WRITE;
-	case IBV_WC_TSO:
-		return IB_WC_LSO;
-	default:
-		return IB_WC_RECV;
-	}
+	static const uint8_t tab[16] = {
+		[IBV_WC_SEND] = IB_WC_SEND,
+		[IBV_WC_RDMA_WRITE] = IB_WC_RDMA_WRITE,
+		[IBV_WC_RDMA_READ] = IB_WC_RDMA_READ,
+		[IBV_WC_COMP_SWAP] = IB_WC_COMPARE_SWAP,
+		[IBV_WC_FETCH_ADD] = IB_WC_FETCH_ADD,
+		[IBV_WC_BIND_MW] = IB_WC_MW_BIND,
+		[IBV_WC_LOCAL_INV] = IB_WC_LOCAL_INV,
+		[IBV_WC_TSO] = IB_WC_LSO,
+		[8] = IB_WC_RECV, [9] = IB_WC_RECV, [10] = IB_WC_RECV, [11] = IB_WC_RECV,
+		[12] = IB_WC_RECV, [13] = IB_WC_RECV, [14] = IB_WC_RECV, [15] = IB_WC_RECV,
+	};
+
+	if ((unsigned)op < 16)
+		return (ib_wc_type_t)tab[op];
+	return op == IBV_WC_RECV_RDMA_WITH_IMM ? IB_WC_RECV_RDMA_WRITE : IB_WC_RECV;
 }
+
+/* IBV_WC_WITH_IMM >> 1 is IB_RECV_OPT_IMMEDIATE; IBV_WC_GRH << 2 is IB_RECV_OPT_GRH_VALID. */
+_Static_assert(IBV_WC_WITH_IMM >> 1 == IB_RECV_OPT_IMMEDIATE && IBV_WC_GRH << 2 == IB_RECV_OPT_GRH_VALID,
+	       "receive flags");
+_Static_assert(IB_WCS_UNKNOWN < 256 && IB_WC_UNKNOWN2 < 256, "status and type fit the tables");
 
 /*
  * One completion. On error libibverbs defines only wr_id, status and
  * qp_num, as ib_wc_t does (wc_type is then whatever the opcode field held).
  * A receive gets the datagram fields whatever its QP's type: the conn and
  * ud members share recv_opt and immediate_data, and the others are zero for
- * a connected QP, so no QP lookup is needed.
+ * a connected QP, so no QP lookup is needed. immediate_data is 0 without
+ * IB_RECV_OPT_IMMEDIATE; a send's recv_opt and immediate_data are 0.
  */
 static inline void verbs_wc(const struct ibv_wc *v, ib_wc_t *w)
 {
+	ib_wc_type_t t = verbs_wc_type(v->opcode);
+
 	w->wr_id = v->wr_id;
-	w->status = verbs_wc_status(v->status);
-	w->vendor_specific = v->status == IBV_WC_SUCCESS ? 0 : v->vendor_err;
 	w->length = v->byte_len;
-	w->wc_type = verbs_wc_type(v->opcode);
+	w->wc_type = t;
+	if (__builtin_expect(v->status == IBV_WC_SUCCESS, 1)) {
+		w->status = IB_WCS_SUCCESS;
+		w->vendor_specific = 0;
+		if (t & IB_WC_RECV) {
+			uint32_t f = v->wc_flags;
+
+			w->recv.ud.recv_opt = ((f & IBV_WC_WITH_IMM) >> 1) | ((f & IBV_WC_GRH) << 2);
+			w->recv.ud.immediate_data = (f & IBV_WC_WITH_IMM) ? v->imm_data : 0;
+			w->recv.ud.remote_qp = cl_hton32(v->src_qp);
+			w->recv.ud.pkey_index = v->pkey_index;
+			w->recv.ud.remote_lid = cl_hton16(v->slid);
+			w->recv.ud.remote_sl = v->sl;
+			w->recv.ud.path_bits = v->dlid_path_bits;
+			return;
+		}
+	} else {
+		w->status = verbs_wc_status(v->status);
+		w->vendor_specific = v->vendor_err;
+	}
 	w->recv.ud.recv_opt = 0;
 	w->recv.ud.immediate_data = 0;
-	if (v->status != IBV_WC_SUCCESS || !(w->wc_type & IB_WC_RECV))
-		return;
-	if (v->wc_flags & IBV_WC_WITH_IMM) {
-		w->recv.ud.recv_opt |= IB_RECV_OPT_IMMEDIATE;
-		w->recv.ud.immediate_data = v->imm_data;
-	}
-	if (v->wc_flags & IBV_WC_GRH)
-		w->recv.ud.recv_opt |= IB_RECV_OPT_GRH_VALID;
-	w->recv.ud.remote_qp = cl_hton32(v->src_qp);
-	w->recv.ud.pkey_index = v->pkey_index;
-	w->recv.ud.remote_lid = cl_hton16(v->slid);
-	w->recv.ud.remote_sl = v->sl;
-	w->recv.ud.path_bits = v->dlid_path_bits;
 }
 
 /* ---- async events ---- */

@@ -3,16 +3,18 @@
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  *
  * On a libibverbs CA each object wraps its libibverbs one: ibv_pd, ibv_ah
- * (ib_modify_av makes a new AH and destroys the old one), ibv_mr (keys in
- * network order) and ibv_cq on the CA's completion channel. The MAD path
- * (QP0/QP1 over umad) still needs to check the L_Keys of what it sends, so
- * a libibverbs MR is also listed in the CA's MR table.
+ * (ib_modify_av makes a new AH and destroys the old one), ibv_mr (the L_Key
+ * is its lkey as it is, the R_Key its rkey in network order) and ibv_cq on
+ * the CA's completion channel. The MAD path (QP0/QP1 over umad) still needs
+ * to check the L_Keys of what it sends, so a libibverbs MR is also listed in
+ * the CA's MR table.
  *
  * On a MAD-only CA memory needs no registration (MADs are copied through
  * read and write), so a region is only recorded: reg_mem hands out a key
- * (L_Key = R_Key, index in the CA's table plus a generation in the high
- * bits) and the MAD path checks every SGE against it (verbs_mr_check). An
- * AV is a checked copy of its ib_av_attr_t.
+ * (index in the CA's table plus a generation in the high bits; the L_Key
+ * is the key, the R_Key the key in network order) and the MAD path checks
+ * every SGE against it (verbs_mr_check). An AV is a checked copy of its
+ * ib_av_attr_t.
  *
  * ib_rereg_mem maps to ibv_rereg_mr(); where the device or kernel refuses
  * it, the region gets a new ibv_mr (new range, PD, rights) and the old one
@@ -202,13 +204,20 @@ static uint32_t mr_next_gen(verbs_ca_t *ca)
 	return ca->mr_gen;
 }
 
+/*
+ * The keys handed out: the L_Key is libibverbs' lkey (or the MAD-only CA's
+ * own key) with its bits as they are, so that a data segment is an ibv_sge
+ * (prov_verbs_xlate.h); the R_Key is the key in network order, as a peer
+ * expects it.
+ */
 static void mr_keys(const verbs_mr_t *mr, net32_t *p_lkey, net32_t *p_rkey)
 {
 	if (mr->ibv) {
-		*p_lkey = cl_hton32(mr->ibv->lkey);
+		*p_lkey = verbs_lkey_ib(mr->ibv->lkey);
 		*p_rkey = cl_hton32(mr->ibv->rkey);
 	} else {
-		*p_lkey = *p_rkey = cl_hton32(mr->key);
+		*p_lkey = verbs_lkey_ib(mr->key);
+		*p_rkey = cl_hton32(mr->key);
 	}
 }
 
@@ -445,7 +454,7 @@ ib_api_status_t verbs_dereg_mr(void *h)
 boolean_t verbs_mr_check(verbs_ca_t *ca, verbs_pd_t *pd, net32_t lkey, uint64_t va,
 			 uint32_t len)
 {
-	uint32_t key = cl_ntoh32(lkey);
+	uint32_t key = verbs_lkey(lkey);
 	verbs_mr_t *mr = NULL;
 	boolean_t ok = FALSE;
 	unsigned i;
@@ -594,38 +603,41 @@ ib_api_status_t verbs_peek_cq(void *h, uint32_t *p_n)
 	return IB_SUCCESS;
 }
 
-/* The fast path: completions straight from the ibv_cq into the free list. */
-static inline ib_api_status_t poll_ibv(verbs_cq_t *cq, ib_wc_t **pp_free, ib_wc_t **pp_done)
+/*
+ * The fast path: completions straight from the ibv_cq into the free list.
+ * The done list is the free list's first entries in their order, so only
+ * the last one's p_next is written. Inlined into verbs_poll_cq (one
+ * prologue per call).
+ */
+static inline __attribute__((always_inline)) ib_api_status_t
+poll_ibv(verbs_cq_t *cq, ib_wc_t **pp_free, ib_wc_t **pp_done)
 {
 	struct ibv_wc v[VERBS_POLL_BATCH];
-	ib_wc_t *done = NULL, **tail = &done, *w = *pp_free;
-	int want, n, i;
+	ib_wc_t *w = *pp_free, *last = NULL, *c;
+	int want, n, i, err = 0;
 
 	do {
-		ib_wc_t *c = w;
-
-		for (want = 0; c && want < VERBS_POLL_BATCH; want++)
+		for (want = 0, c = w; c && want < VERBS_POLL_BATCH; want++)
 			c = c->p_next;
 		n = ibv_poll_cq(cq->ibv, want, v);
-		if (n < 0) {
-			*pp_free = w;
-			*tail = NULL;
-			*pp_done = done;
-			return done ? IB_SUCCESS : IB_ERROR;
+		if (__builtin_expect(n < 0, 0)) {
+			err = 1;
+			n = 0;
 		}
 		for (i = 0; i < n; i++) {
-			ib_wc_t *next = w->p_next;
-
 			verbs_wc(&v[i], w);
-			*tail = w;
-			tail = &w->p_next;
-			w = next;
+			last = w;
+			w = w->p_next;
 		}
 	} while (n == want && w);
-	*tail = NULL;
+	if (!last) {
+		*pp_done = NULL;
+		return err ? IB_ERROR : IB_NOT_FOUND;
+	}
+	*pp_done = *pp_free;
 	*pp_free = w;
-	*pp_done = done;
-	return done ? IB_SUCCESS : IB_NOT_FOUND;
+	last->p_next = NULL;
+	return IB_SUCCESS;
 }
 
 ib_api_status_t verbs_poll_cq(void *h, ib_wc_t **pp_free, ib_wc_t **pp_done)

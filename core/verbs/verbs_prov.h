@@ -104,7 +104,7 @@ typedef struct verbs_mr {
 	verbs_pd_t *pd;
 	uint64_t va, len;
 	ib_access_t access;
-	uint32_t key; /* host order; L_Key = R_Key on a MAD-only CA */
+	uint32_t key; /* MAD-only CA: the L_Key (these bits), R_Key in network order */
 	struct ibv_mr *ibv;       /* NULL on a MAD-only CA */
 	uint32_t n_mw;            /* windows bound to the region (ca->lock) */
 } verbs_mr_t;

@@ -13,12 +13,14 @@
  * RoCE path has no LIDs: its AV needs a GRH (the source GID picks the GID
  * index).
  *
- * Posts translate each chain in batches of VERBS_POST_BATCH work requests
- * into arrays on the stack (no allocation), with the L_Keys and R_Keys to
- * host order, and post each batch with one ibv_post_* call; the failing
- * work request libibverbs names is mapped back to the caller's. The QP
- * state decides first, as on the soft HCA: sends need RTS, SQD, SQE or
- * ERROR; receives anything but RESET.
+ * Posts translate each chain in one pass, in batches of VERBS_POST_BATCH
+ * work requests into an array on the stack (no allocation), and post each
+ * batch with one ibv_post_* call; the data segments are not copied (an
+ * ib_local_ds_t is an ibv_sge and the L_Keys are libibverbs' own,
+ * prov_verbs_xlate.h), R_Keys go to host order. The failing work request
+ * libibverbs names is mapped back to the caller's. The QP state decides
+ * first, as on the soft HCA: sends need RTS, SQD, SQE or ERROR; receives
+ * anything but RESET.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +31,7 @@
 #ifdef HAVE_VERBS_PROV
 
 #define VERBS_POST_BATCH 16   /* work requests per ibv_post_* call */
-#define VERBS_POST_SGES  256  /* SGEs per batch (and per work request) */
+#define VERBS_POST_SGES  256  /* SGEs per work request, at most */
 
 /* ---- QP ---- */
 
@@ -407,149 +409,138 @@ static inline ib_api_status_t post_status(int rc)
 	return verbs_errno_status(rc);
 }
 
-/* Posts one batch; on failure *pp_failure is the caller's WR libibverbs refused. */
-static ib_api_status_t send_batch(verbs_qp_t *qp, struct ibv_send_wr *v, ib_send_wr_t **src,
-				  ib_av_handle_t *held, int n, ib_send_wr_t **pp_failure)
+/* The caller's request at index @p i of the batch that starts at @p first. */
+static ib_send_wr_t *send_nth(ib_send_wr_t *first, long i)
 {
-	struct ibv_send_wr *bad = NULL;
-	int rc, i;
-
-	v[n - 1].next = NULL;
-	rc = ibv_post_send(qp->ibv, v, &bad);
-	for (i = 0; i < n; i++)
-		if (held[i])
-			al_prov_put(held[i]);
-	if (!rc)
-		return IB_SUCCESS;
-	if (pp_failure)
-		*pp_failure = bad ? src[bad - v] : src[0];
-	return post_status(rc);
+	for (; i > 0; i--)
+		first = first->p_next;
+	return first;
 }
 
+static ib_recv_wr_t *recv_nth(ib_recv_wr_t *first, long i)
+{
+	for (; i > 0; i--)
+		first = first->p_next;
+	return first;
+}
+
+/*
+ * One pass over the chain: each request is checked and translated into the
+ * batch (its ds_array is libibverbs' sg_list as it is); a batch is posted
+ * when full, at the end, or before a request that fails its checks (the
+ * requests before it were accepted). The AVs of a UD batch, held while it
+ * is translated, are let go after its post. There is one ibv_post_send
+ * call site, in the loop (no helper call per batch).
+ */
 static ib_api_status_t dp_post_send(verbs_qp_t *qp, ib_send_wr_t *p_wr, ib_send_wr_t **pp_failure)
 {
-	struct ibv_send_wr v[VERBS_POST_BATCH];
-	struct ibv_sge sg[VERBS_POST_SGES];
-	ib_send_wr_t *src[VERBS_POST_BATCH];
-	ib_av_handle_t held[VERBS_POST_BATCH];
-	uint32_t n_sge = 0;
-	int n = 0;
-	ib_api_status_t st;
+	struct ibv_send_wr v[VERBS_POST_BATCH], *bad;
+	const boolean_t ud = qp->type == IB_QPT_UNRELIABLE_DGRM;
+	ib_send_wr_t *first, *w;
+	ib_api_status_t st = IB_SUCCESS;
+	int n, rc, i;
 
 	if (!send_state_ok(__atomic_load_n(&qp->attr.state, __ATOMIC_RELAXED))) {
 		if (pp_failure)
 			*pp_failure = p_wr;
 		return IB_INVALID_QP_STATE;
 	}
-	for (; p_wr; p_wr = p_wr->p_next) {
-		if (p_wr->num_ds > qp->max_sge) {
-			st = IB_INVALID_MAX_SGE;
-			goto fail;
-		}
-		if ((unsigned)p_wr->wr_type >= 32 || !(qp->wr_types & (1u << p_wr->wr_type))) {
-			st = IB_INVALID_WR_TYPE;
-			goto fail;
-		}
-		if ((p_wr->send_opt & IB_SEND_OPT_INLINE) && inline_len(p_wr) > qp->max_inline) {
-			st = IB_INVALID_PARAMETER;
-			goto fail;
-		}
-		if (n == VERBS_POST_BATCH || n_sge + p_wr->num_ds > VERBS_POST_SGES) {
-			st = send_batch(qp, v, src, held, n, pp_failure);
-			if (st != IB_SUCCESS)
-				return st;
-			n = 0;
-			n_sge = 0;
-		}
-		st = verbs_send_wr(p_wr, &sg[n_sge], &v[n]);
-		if (st != IB_SUCCESS)
-			goto fail;
-		held[n] = NULL;
-		if (qp->type == IB_QPT_UNRELIABLE_DGRM) {
-			verbs_av_t *av = al_prov_av(p_wr->dgrm.ud.h_av);
-
-			if (!av) {
-				st = IB_INVALID_AV_HANDLE;
-				goto fail;
+	for (;;) {
+		first = p_wr;
+		for (n = 0; p_wr && n < VERBS_POST_BATCH; p_wr = p_wr->p_next, n++) {
+			if (p_wr->num_ds > qp->max_sge) {
+				st = IB_INVALID_MAX_SGE;
+				break;
 			}
-			held[n] = p_wr->dgrm.ud.h_av;
-			v[n].wr.ud.ah = __atomic_load_n(&av->ah, __ATOMIC_ACQUIRE);
-			v[n].wr.ud.remote_qpn = cl_ntoh32(p_wr->dgrm.ud.remote_qp);
-			v[n].wr.ud.remote_qkey = cl_ntoh32(p_wr->dgrm.ud.remote_qkey);
-			/* IBA 10.2.5: a Q_Key with the high bit set means the QP's own */
-			if (v[n].wr.ud.remote_qkey & 0x80000000u)
-				v[n].wr.ud.remote_qkey = qp->attr.qkey;
+			if ((unsigned)p_wr->wr_type >= 32 || !(qp->wr_types & (1u << p_wr->wr_type))) {
+				st = IB_INVALID_WR_TYPE;
+				break;
+			}
+			if ((p_wr->send_opt & IB_SEND_OPT_INLINE) &&
+			    inline_len(p_wr) > qp->max_inline) {
+				st = IB_INVALID_PARAMETER;
+				break;
+			}
+			/* never -1: wr_types has only what libibverbs posts */
+			verbs_send_wr_op(p_wr, verbs_wr_opcode(p_wr), &v[n]);
+			if (ud) {
+				verbs_av_t *av = al_prov_av(p_wr->dgrm.ud.h_av);
+
+				if (!av) {
+					st = IB_INVALID_AV_HANDLE;
+					break;
+				}
+				v[n].wr.ud.ah = __atomic_load_n(&av->ah, __ATOMIC_ACQUIRE);
+				v[n].wr.ud.remote_qpn = cl_ntoh32(p_wr->dgrm.ud.remote_qp);
+				v[n].wr.ud.remote_qkey = cl_ntoh32(p_wr->dgrm.ud.remote_qkey);
+				/* IBA 10.2.5: a Q_Key with the high bit set means the QP's own */
+				if (v[n].wr.ud.remote_qkey & 0x80000000u)
+					v[n].wr.ud.remote_qkey = qp->attr.qkey;
+			}
+			v[n].next = &v[n + 1]; /* the last one's is set to NULL below */
 		}
-		verbs_sges(p_wr->ds_array, p_wr->num_ds, &sg[n_sge]);
-		n_sge += p_wr->num_ds;
-		src[n] = p_wr;
-		v[n].next = &v[n + 1 < VERBS_POST_BATCH ? n + 1 : n];
-		n++;
+		if (n) {
+			bad = NULL;
+			v[n - 1].next = NULL;
+			rc = ibv_post_send(qp->ibv, v, &bad);
+			if (ud)
+				for (i = 0, w = first; i < n; i++, w = w->p_next)
+					al_prov_put(w->dgrm.ud.h_av);
+			if (__builtin_expect(rc != 0, 0)) {
+				if (pp_failure)
+					*pp_failure = send_nth(first, bad ? bad - v : 0);
+				return post_status(rc);
+			}
+		}
+		if (__builtin_expect(st != IB_SUCCESS, 0)) {
+			if (pp_failure)
+				*pp_failure = p_wr;
+			return st;
+		}
+		if (!p_wr)
+			return IB_SUCCESS;
 	}
-	return n ? send_batch(qp, v, src, held, n, pp_failure) : IB_SUCCESS;
-fail:
-	/* the batch before the bad WR still goes: earlier WRs were accepted */
-	if (n) {
-		ib_api_status_t st2 = send_batch(qp, v, src, held, n, pp_failure);
-
-		if (st2 != IB_SUCCESS)
-			return st2;
-	}
-	if (pp_failure)
-		*pp_failure = p_wr;
-	return st;
 }
 
-static ib_api_status_t recv_batch(verbs_qp_t *qp, verbs_srq_t *srq, struct ibv_recv_wr *v,
-				  ib_recv_wr_t **src, int n, ib_recv_wr_t **pp_failure)
-{
-	struct ibv_recv_wr *bad = NULL;
-	int rc;
-
-	v[n - 1].next = NULL;
-	rc = srq ? ibv_post_srq_recv(srq->ibv, v, &bad) : ibv_post_recv(qp->ibv, v, &bad);
-	if (!rc)
-		return IB_SUCCESS;
-	if (pp_failure)
-		*pp_failure = bad ? src[bad - v] : src[0];
-	return post_status(rc);
-}
-
+/* As dp_post_send, for a QP's receive queue or an SRQ. */
 static ib_api_status_t dp_post_recv(verbs_qp_t *qp, verbs_srq_t *srq, uint32_t max_sge,
 				    ib_recv_wr_t *p_wr, ib_recv_wr_t **pp_failure)
 {
-	struct ibv_recv_wr v[VERBS_POST_BATCH];
-	struct ibv_sge sg[VERBS_POST_SGES];
-	ib_recv_wr_t *src[VERBS_POST_BATCH];
-	uint32_t n_sge = 0;
-	int n = 0;
-	ib_api_status_t st;
+	struct ibv_recv_wr v[VERBS_POST_BATCH], *bad;
+	ib_recv_wr_t *first;
+	ib_api_status_t st = IB_SUCCESS;
+	int n, rc;
 
-	for (; p_wr; p_wr = p_wr->p_next) {
-		if (p_wr->num_ds > max_sge) {
-			if (n && (st = recv_batch(qp, srq, v, src, n, pp_failure)) != IB_SUCCESS)
-				return st;
+	for (;;) {
+		first = p_wr;
+		for (n = 0; p_wr && n < VERBS_POST_BATCH; p_wr = p_wr->p_next, n++) {
+			if (p_wr->num_ds > max_sge) {
+				st = IB_INVALID_MAX_SGE;
+				break;
+			}
+			v[n].wr_id = p_wr->wr_id;
+			v[n].sg_list = verbs_sge_list(p_wr->ds_array);
+			v[n].num_sge = (int)p_wr->num_ds;
+			v[n].next = &v[n + 1]; /* the last one's is set to NULL below */
+		}
+		if (n) {
+			bad = NULL;
+			v[n - 1].next = NULL;
+			rc = srq ? ibv_post_srq_recv(srq->ibv, v, &bad) : ibv_post_recv(qp->ibv, v, &bad);
+			if (__builtin_expect(rc != 0, 0)) {
+				if (pp_failure)
+					*pp_failure = recv_nth(first, bad ? bad - v : 0);
+				return post_status(rc);
+			}
+		}
+		if (__builtin_expect(st != IB_SUCCESS, 0)) {
 			if (pp_failure)
 				*pp_failure = p_wr;
-			return IB_INVALID_MAX_SGE;
+			return st;
 		}
-		if (n == VERBS_POST_BATCH || n_sge + p_wr->num_ds > VERBS_POST_SGES) {
-			st = recv_batch(qp, srq, v, src, n, pp_failure);
-			if (st != IB_SUCCESS)
-				return st;
-			n = 0;
-			n_sge = 0;
-		}
-		v[n].wr_id = p_wr->wr_id;
-		v[n].sg_list = &sg[n_sge];
-		v[n].num_sge = (int)p_wr->num_ds;
-		verbs_sges(p_wr->ds_array, p_wr->num_ds, &sg[n_sge]);
-		n_sge += p_wr->num_ds;
-		src[n] = p_wr;
-		v[n].next = &v[n + 1 < VERBS_POST_BATCH ? n + 1 : n];
-		n++;
+		if (!p_wr)
+			return IB_SUCCESS;
 	}
-	return n ? recv_batch(qp, srq, v, src, n, pp_failure) : IB_SUCCESS;
 }
 
 ib_api_status_t verbs_post_send(void *h, ib_send_wr_t *p_wr, ib_send_wr_t **pp_failure)

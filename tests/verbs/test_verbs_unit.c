@@ -287,13 +287,14 @@ static void test_mr(void)
 	c.access_ctrl = IB_AC_LOCAL_WRITE;
 	CU_ASSERT_EQUAL(verbs_reg_mem(pd, &c, &lkey, &rkey, NULL), IB_INVALID_PARAMETER);
 	CU_ASSERT_EQUAL(verbs_reg_mem(pd, &c, &lkey, &rkey, &mr), IB_SUCCESS);
-	CU_ASSERT_EQUAL(lkey, rkey);
+	/* One key: the L_Key as it is (an ibv_sge's lkey), the R_Key in network order. */
+	CU_ASSERT_EQUAL(lkey, cl_ntoh32(rkey));
 	CU_ASSERT_TRUE(verbs_mr_check(ca, pd, lkey, va + 100, 1000));
 	CU_ASSERT_TRUE(verbs_mr_check(ca, pd, lkey, va + 600, 500));
 	CU_ASSERT_FALSE(verbs_mr_check(ca, pd, lkey, va + 99, 10));
 	CU_ASSERT_FALSE(verbs_mr_check(ca, pd, lkey, va + 600, 501));
 	CU_ASSERT_FALSE(verbs_mr_check(ca, pd2, lkey, va + 100, 10));
-	CU_ASSERT_FALSE(verbs_mr_check(ca, pd, lkey ^ CL_HTON32(0x10000), va + 100, 10));
+	CU_ASSERT_FALSE(verbs_mr_check(ca, pd, lkey ^ 0x10000u, va + 100, 10)); /* generation */
 	CU_ASSERT_FALSE(verbs_mr_check(ca, pd, CL_HTON32(0xFFFFFFFF), va + 100, 10));
 	CU_ASSERT_EQUAL(verbs_query_mr(mr, &a), IB_SUCCESS);
 	CU_ASSERT_EQUAL(a.local_lb, va + 100);
@@ -499,6 +500,265 @@ static void test_rx_length(void)
 	free_ca(ca);
 }
 
+/* ---- the data path over a fake libibverbs device (its ops are these stubs) ---- */
+
+#define FAKE_MAX 64
+
+static struct {
+	struct ibv_send_wr swr[FAKE_MAX]; /* copies of what post_send was given */
+	struct ibv_recv_wr rwr[FAKE_MAX];
+	int n_swr, n_rwr, send_calls, recv_calls;
+	int fail_at;                     /* -1, or the index in a call to refuse */
+	int fail_call;                   /* 0: every call, else only that one (1-based) */
+	int fail_rc;
+	struct ibv_wc wc[FAKE_MAX];      /* completions still to poll */
+	int n_wc, wc_head, poll_rc;      /* poll_rc < 0: what poll_cq returns */
+} fk;
+
+static int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
+{
+	int i = 0;
+
+	(void)qp;
+	fk.send_calls++;
+	for (; wr; wr = wr->next, i++) {
+		if (i == fk.fail_at && (!fk.fail_call || fk.fail_call == fk.send_calls)) {
+			*bad = wr;
+			return fk.fail_rc;
+		}
+		fk.swr[fk.n_swr++] = *wr;
+	}
+	return 0;
+}
+
+static int fake_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
+{
+	(void)qp;
+	(void)bad;
+	fk.recv_calls++;
+	for (; wr; wr = wr->next)
+		fk.rwr[fk.n_rwr++] = *wr;
+	return 0;
+}
+
+static int fake_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
+{
+	int i;
+
+	(void)cq;
+	if (fk.poll_rc < 0)
+		return fk.poll_rc;
+	for (i = 0; i < n && fk.wc_head < fk.n_wc; i++)
+		wc[i] = fk.wc[fk.wc_head++];
+	return i;
+}
+
+static void test_dp_fake(void)
+{
+	static struct ibv_context ctx;
+	static struct ibv_qp iqp;
+	static struct ibv_cq icq;
+	static struct ibv_ah iah;
+	verbs_qp_t qp;
+	verbs_cq_t cq;
+	verbs_av_t av;
+	ib_local_ds_t ds[20][2];
+	ib_send_wr_t s[20], *s_fail = NULL;
+	ib_recv_wr_t r[20], *r_fail = NULL;
+	ib_wc_t wc[20], *free_list, *done;
+	int i;
+
+	memset(&fk, 0, sizeof(fk));
+	fk.fail_at = -1;
+	ctx.ops.post_send = fake_post_send;
+	ctx.ops.post_recv = fake_post_recv;
+	ctx.ops.poll_cq = fake_poll_cq;
+	iqp.context = icq.context = iah.context = &ctx;
+	memset(&qp, 0, sizeof(qp));
+	qp.ibv = &iqp;
+	qp.type = IB_QPT_RELIABLE_CONN;
+	qp.max_sge = 2;
+	qp.max_inline = 16;
+	qp.rq_sge = 2;
+	qp.wr_types = (1u << WR_SEND) | (1u << WR_RDMA_WRITE) | (1u << WR_RDMA_READ);
+	qp.attr.state = IB_QPS_RTS;
+	for (i = 0; i < 20; i++) {
+		ds[i][0].vaddr = 0x10000 + 0x100 * (uint64_t)i;
+		ds[i][0].length = 64;
+		ds[i][0].lkey = 0x00ABC000u + (uint32_t)i;
+		ds[i][1] = ds[i][0];
+		memset(&s[i], 0, sizeof(s[i]));
+		s[i].wr_id = 100 + (uint64_t)i;
+		s[i].p_next = i + 1 < 20 ? &s[i + 1] : NULL;
+		s[i].ds_array = ds[i];
+		s[i].num_ds = 1 + (i & 1);
+		s[i].wr_type = (i % 3) ? WR_SEND : WR_RDMA_WRITE;
+		s[i].send_opt = IB_SEND_OPT_SIGNALED | ((i % 4) ? 0 : IB_SEND_OPT_IMMEDIATE);
+		s[i].immediate_data = CL_HTON32(0x1000u + (uint32_t)i);
+		s[i].remote_ops.vaddr = 0x7000;
+		s[i].remote_ops.rkey = CL_HTON32(0x4321u);
+		memset(&r[i], 0, sizeof(r[i]));
+		r[i].wr_id = 200 + (uint64_t)i;
+		r[i].p_next = i + 1 < 20 ? &r[i + 1] : NULL;
+		r[i].ds_array = ds[i];
+		r[i].num_ds = 1;
+	}
+
+	/* 20 sends: one pass, two calls (16 + 4), the segments given as they are. */
+	CU_ASSERT_EQUAL(verbs_post_send(&qp, s, &s_fail), IB_SUCCESS);
+	CU_ASSERT_EQUAL(fk.send_calls, 2);
+	CU_ASSERT_EQUAL_FATAL(fk.n_swr, 20);
+	for (i = 0; i < 20; i++) {
+		const struct ibv_send_wr *v = &fk.swr[i];
+
+		CU_ASSERT_EQUAL(v->wr_id, 100 + (uint64_t)i);
+		CU_ASSERT_PTR_EQUAL(v->sg_list, (void *)ds[i]);
+		CU_ASSERT_EQUAL(v->num_sge, 1 + (i & 1));
+		CU_ASSERT_EQUAL(v->sg_list[0].lkey, 0x00ABC000u + (uint32_t)i);
+		CU_ASSERT_EQUAL(v->send_flags, IBV_SEND_SIGNALED);
+		if (i % 3) {
+			CU_ASSERT_EQUAL(v->opcode, (i % 4) ? IBV_WR_SEND : IBV_WR_SEND_WITH_IMM);
+		} else {
+			CU_ASSERT_EQUAL(v->opcode,
+					(i % 4) ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_WRITE_WITH_IMM);
+		}
+		if (!(i % 3)) {
+			CU_ASSERT_EQUAL(v->wr.rdma.remote_addr, 0x7000);
+			CU_ASSERT_EQUAL(v->wr.rdma.rkey, 0x4321u);
+		}
+		if (!(i % 4)) {
+			CU_ASSERT_EQUAL(v->imm_data, CL_HTON32(0x1000u + (uint32_t)i));
+		}
+	}
+
+	/* libibverbs refuses the 4th of the first batch: that request is named. */
+	memset(&fk.swr, 0, sizeof(fk.swr));
+	fk.n_swr = fk.send_calls = 0;
+	fk.fail_at = 3;
+	fk.fail_rc = ENOMEM;
+	CU_ASSERT_EQUAL(verbs_post_send(&qp, s, &s_fail), IB_INSUFFICIENT_RESOURCES);
+	CU_ASSERT_PTR_EQUAL(s_fail, &s[3]);
+	CU_ASSERT_EQUAL(fk.send_calls, 1);
+	/* ... or the 2nd of the second batch (request 17). */
+	fk.send_calls = 0;
+	fk.fail_call = 2;
+	fk.fail_at = 1;
+	CU_ASSERT_EQUAL(verbs_post_send(&qp, s, &s_fail), IB_INSUFFICIENT_RESOURCES);
+	CU_ASSERT_PTR_EQUAL(s_fail, &s[17]);
+	CU_ASSERT_EQUAL(fk.send_calls, 2);
+	/* ... or the 2nd of a chain that starts elsewhere. */
+	fk.fail_call = 0;
+	CU_ASSERT_EQUAL(verbs_post_send(&qp, &s[14], &s_fail), IB_INSUFFICIENT_RESOURCES);
+	CU_ASSERT_PTR_EQUAL(s_fail, &s[15]);
+	fk.fail_at = -1;
+
+	/* A request the QP cannot post: the ones before it go, it is named. */
+	fk.n_swr = fk.send_calls = 0;
+	s[2].wr_type = WR_COMPARE_SWAP;
+	CU_ASSERT_EQUAL(verbs_post_send(&qp, s, &s_fail), IB_INVALID_WR_TYPE);
+	CU_ASSERT_PTR_EQUAL(s_fail, &s[2]);
+	CU_ASSERT_EQUAL(fk.n_swr, 2);
+	s[2].wr_type = WR_SEND;
+	s[2].num_ds = 3;
+	CU_ASSERT_EQUAL(verbs_post_send(&qp, s, &s_fail), IB_INVALID_MAX_SGE);
+	CU_ASSERT_PTR_EQUAL(s_fail, &s[2]);
+	s[2].num_ds = 1;
+	s[1].send_opt |= IB_SEND_OPT_INLINE; /* 128 bytes inline, the QP takes 16 */
+	CU_ASSERT_EQUAL(verbs_post_send(&qp, s, &s_fail), IB_INVALID_PARAMETER);
+	CU_ASSERT_PTR_EQUAL(s_fail, &s[1]);
+	s[1].send_opt &= ~IB_SEND_OPT_INLINE;
+	qp.attr.state = IB_QPS_RTR;
+	CU_ASSERT_EQUAL(verbs_post_send(&qp, s, &s_fail), IB_INVALID_QP_STATE);
+	CU_ASSERT_PTR_EQUAL(s_fail, &s[0]);
+	qp.attr.state = IB_QPS_RTS;
+
+	/* UD: the AV's AH, QPN and Q_Key to host order, a high-bit Q_Key is the QP's. */
+	qp.type = IB_QPT_UNRELIABLE_DGRM;
+	qp.wr_types = 1u << WR_SEND;
+	qp.attr.qkey = 0x1234u;
+	memset(&av, 0, sizeof(av));
+	av.ah = &iah;
+	s[0].wr_type = s[1].wr_type = WR_SEND;
+	s[0].dgrm.ud.h_av = s[1].dgrm.ud.h_av = (ib_av_handle_t)&av;
+	s[0].dgrm.ud.remote_qp = CL_HTON32(0x00ABCDu);
+	s[0].dgrm.ud.remote_qkey = CL_HTON32(0x0BADCAFEu);
+	s[1].dgrm.ud.remote_qp = CL_HTON32(0x000001u);
+	s[1].dgrm.ud.remote_qkey = CL_HTON32(0x80000000u);
+	s[1].p_next = NULL;
+	fk.n_swr = 0;
+	CU_ASSERT_EQUAL(verbs_post_send(&qp, s, &s_fail), IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(fk.n_swr, 2);
+	CU_ASSERT_PTR_EQUAL(fk.swr[0].wr.ud.ah, &iah);
+	CU_ASSERT_EQUAL(fk.swr[0].wr.ud.remote_qpn, 0x00ABCDu);
+	CU_ASSERT_EQUAL(fk.swr[0].wr.ud.remote_qkey, 0x0BADCAFEu);
+	CU_ASSERT_EQUAL(fk.swr[1].wr.ud.remote_qpn, 1);
+	CU_ASSERT_EQUAL(fk.swr[1].wr.ud.remote_qkey, 0x1234u);
+	CU_ASSERT_PTR_EQUAL(fk.swr[1].sg_list, (void *)ds[1]);
+	s[1].dgrm.ud.h_av = NULL;
+	CU_ASSERT_EQUAL(verbs_post_send(&qp, s, &s_fail), IB_INVALID_AV_HANDLE);
+	CU_ASSERT_PTR_EQUAL(s_fail, &s[1]);
+	s[1].p_next = &s[2];
+	qp.type = IB_QPT_RELIABLE_CONN;
+
+	/* 20 receives: two calls, the segments as they are. */
+	CU_ASSERT_EQUAL(verbs_post_recv(&qp, r, &r_fail), IB_SUCCESS);
+	CU_ASSERT_EQUAL(fk.recv_calls, 2);
+	CU_ASSERT_EQUAL_FATAL(fk.n_rwr, 20);
+	for (i = 0; i < 20; i++) {
+		CU_ASSERT_EQUAL(fk.rwr[i].wr_id, 200 + (uint64_t)i);
+		CU_ASSERT_PTR_EQUAL(fk.rwr[i].sg_list, (void *)ds[i]);
+		CU_ASSERT_EQUAL(fk.rwr[i].num_sge, 1);
+	}
+	r[5].num_ds = 3;
+	fk.n_rwr = 0;
+	CU_ASSERT_EQUAL(verbs_post_recv(&qp, r, &r_fail), IB_INVALID_MAX_SGE);
+	CU_ASSERT_PTR_EQUAL(r_fail, &r[5]);
+	CU_ASSERT_EQUAL(fk.n_rwr, 5);
+
+	/* Polls: the done list is the free list's head, in order. */
+	memset(&cq, 0, sizeof(cq));
+	cq.ibv = &icq;
+	for (i = 0; i < 20; i++) {
+		memset(&fk.wc[i], 0, sizeof(fk.wc[i]));
+		fk.wc[i].wr_id = 300 + (uint64_t)i;
+		fk.wc[i].opcode = IBV_WC_RECV;
+		fk.wc[i].byte_len = (uint32_t)i;
+		fk.wc[i].src_qp = 0x42;
+		wc[i].p_next = i + 1 < 20 ? &wc[i + 1] : NULL;
+	}
+	fk.wc[19].status = IBV_WC_WR_FLUSH_ERR;
+	fk.n_wc = 20;
+	wc[17].p_next = NULL; /* 18 free */
+	free_list = wc;
+	CU_ASSERT_EQUAL(verbs_poll_cq(&cq, &free_list, &done), IB_SUCCESS);
+	CU_ASSERT_PTR_EQUAL(done, &wc[0]);
+	CU_ASSERT_PTR_NULL(free_list);
+	for (i = 0; i < 18; i++) {
+		CU_ASSERT_EQUAL(wc[i].wr_id, 300 + (uint64_t)i);
+		CU_ASSERT_EQUAL(wc[i].length, (uint32_t)i);
+		CU_ASSERT_EQUAL(wc[i].recv.ud.remote_qp, CL_HTON32(0x42));
+		CU_ASSERT_PTR_EQUAL(wc[i].p_next, i + 1 < 18 ? &wc[i + 1] : NULL);
+	}
+	for (i = 0; i < 19; i++)
+		wc[i].p_next = &wc[i + 1];
+	wc[19].p_next = NULL;
+	free_list = wc;
+	CU_ASSERT_EQUAL(verbs_poll_cq(&cq, &free_list, &done), IB_SUCCESS);
+	CU_ASSERT_PTR_EQUAL(done, &wc[0]);
+	CU_ASSERT_PTR_EQUAL(free_list, &wc[2]);
+	CU_ASSERT_PTR_NULL(wc[1].p_next);
+	CU_ASSERT_EQUAL(wc[0].wr_id, 318);
+	CU_ASSERT_EQUAL(wc[1].status, IB_WCS_WR_FLUSHED_ERR);
+	free_list = &wc[2];
+	CU_ASSERT_EQUAL(verbs_poll_cq(&cq, &free_list, &done), IB_NOT_FOUND);
+	CU_ASSERT_PTR_EQUAL(free_list, &wc[2]);
+	CU_ASSERT_PTR_NULL(done);
+	fk.poll_rc = -1;
+	CU_ASSERT_EQUAL(verbs_poll_cq(&cq, &free_list, &done), IB_ERROR);
+	CU_ASSERT_PTR_EQUAL(free_list, &wc[2]);
+	CU_ASSERT_PTR_NULL(done);
+}
+
 static const test_entry_t tests[] = {
 	TEST_ENTRY(test_no_device),
 	TEST_ENTRY(test_tid_restore),
@@ -509,6 +769,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_av),
 	TEST_ENTRY(test_spl_qp_checks),
 	TEST_ENTRY(test_rx_length),
+	TEST_ENTRY(test_dp_fake),
 };
 
 TEST_MAIN("verbs provider (no device)", tests)

@@ -126,9 +126,7 @@ static void test_send_wr(void)
 {
 	ib_send_wr_t w;
 	struct ibv_send_wr v;
-	struct ibv_sge sg[2];
-	ib_local_ds_t ds[2] = { { 0x1000, 64, CL_HTON32(0x11223344) },
-				{ 0x2000, 8, CL_HTON32(0x55667788) } };
+	ib_local_ds_t ds[2] = { { 0x1000, 64, 0x11223344u }, { 0x2000, 8, 0x55667788u } };
 
 	memset(&w, 0, sizeof(w));
 	w.wr_id = 0xABCDEF0123456789ull;
@@ -137,44 +135,52 @@ static void test_send_wr(void)
 	w.immediate_data = CL_HTON32(0xCAFEBABE);
 	w.num_ds = 2;
 	w.ds_array = ds;
-	CU_ASSERT_EQUAL(verbs_send_wr(&w, sg, &v), IB_SUCCESS);
-	verbs_sges(ds, 2, sg);
+	memset(&v, 0xEE, sizeof(v));
+	CU_ASSERT_EQUAL(verbs_send_wr(&w, &v), IB_SUCCESS);
 	CU_ASSERT_EQUAL(v.wr_id, w.wr_id);
+	CU_ASSERT_PTR_NULL(v.next);
 	CU_ASSERT_EQUAL(v.opcode, IBV_WR_SEND_WITH_IMM);
 	CU_ASSERT_EQUAL(v.send_flags, IBV_SEND_SIGNALED | IBV_SEND_SOLICITED);
 	CU_ASSERT_EQUAL(v.imm_data, w.immediate_data);  /* network order on both sides */
 	CU_ASSERT_EQUAL(v.num_sge, 2);
-	CU_ASSERT_PTR_EQUAL(v.sg_list, sg);
-	CU_ASSERT_EQUAL(sg[0].addr, 0x1000);
-	CU_ASSERT_EQUAL(sg[0].length, 64);
-	CU_ASSERT_EQUAL(sg[0].lkey, 0x11223344u);
-	CU_ASSERT_EQUAL(sg[1].lkey, 0x55667788u);
+	/* The data segments are the scatter/gather list, not a copy. */
+	CU_ASSERT_PTR_EQUAL(v.sg_list, (void *)ds);
+	CU_ASSERT_EQUAL(v.sg_list[0].addr, 0x1000);
+	CU_ASSERT_EQUAL(v.sg_list[0].length, 64);
+	CU_ASSERT_EQUAL(v.sg_list[0].lkey, 0x11223344u);
+	CU_ASSERT_EQUAL(v.sg_list[1].addr, 0x2000);
+	CU_ASSERT_EQUAL(v.sg_list[1].length, 8);
+	CU_ASSERT_EQUAL(v.sg_list[1].lkey, 0x55667788u);
 
 	w.send_opt = IB_SEND_OPT_FENCE | IB_SEND_OPT_INLINE;
-	CU_ASSERT_EQUAL(verbs_send_wr(&w, sg, &v), IB_SUCCESS);
+	CU_ASSERT_EQUAL(verbs_send_wr(&w, &v), IB_SUCCESS);
 	CU_ASSERT_EQUAL(v.opcode, IBV_WR_SEND);
 	CU_ASSERT_EQUAL(v.send_flags, IBV_SEND_FENCE | IBV_SEND_INLINE);
-	CU_ASSERT_EQUAL(v.imm_data, 0);
 
 	w.wr_type = WR_RDMA_WRITE;
 	w.send_opt = IB_SEND_OPT_IMMEDIATE;
 	w.remote_ops.vaddr = 0x7F0000001000ull;
 	w.remote_ops.rkey = CL_HTON32(0x00ABCDEF);
-	CU_ASSERT_EQUAL(verbs_send_wr(&w, sg, &v), IB_SUCCESS);
+	CU_ASSERT_EQUAL(verbs_send_wr(&w, &v), IB_SUCCESS);
 	CU_ASSERT_EQUAL(v.opcode, IBV_WR_RDMA_WRITE_WITH_IMM);
 	CU_ASSERT_EQUAL(v.wr.rdma.remote_addr, 0x7F0000001000ull);
 	CU_ASSERT_EQUAL(v.wr.rdma.rkey, 0x00ABCDEFu);
+	w.send_opt = 0;
+	CU_ASSERT_EQUAL(verbs_send_wr(&w, &v), IB_SUCCESS);
+	CU_ASSERT_EQUAL(v.opcode, IBV_WR_RDMA_WRITE);
 
 	w.wr_type = WR_RDMA_READ;
-	w.send_opt = 0;
-	CU_ASSERT_EQUAL(verbs_send_wr(&w, sg, &v), IB_SUCCESS);
+	w.send_opt = IB_SEND_OPT_IMMEDIATE; /* no immediate on a read: ignored */
+	CU_ASSERT_EQUAL(verbs_send_wr(&w, &v), IB_SUCCESS);
 	CU_ASSERT_EQUAL(v.opcode, IBV_WR_RDMA_READ);
+	CU_ASSERT_EQUAL(v.wr.rdma.remote_addr, 0x7F0000001000ull);
 	CU_ASSERT_EQUAL(v.wr.rdma.rkey, 0x00ABCDEFu);
 
 	w.wr_type = WR_COMPARE_SWAP;
+	w.send_opt = 0;
 	w.remote_ops.atomic1 = CL_HTON64(0x0102030405060708ull);
 	w.remote_ops.atomic2 = CL_HTON64(0x1112131415161718ull);
-	CU_ASSERT_EQUAL(verbs_send_wr(&w, sg, &v), IB_SUCCESS);
+	CU_ASSERT_EQUAL(verbs_send_wr(&w, &v), IB_SUCCESS);
 	CU_ASSERT_EQUAL(v.opcode, IBV_WR_ATOMIC_CMP_AND_SWP);
 	CU_ASSERT_EQUAL(v.wr.atomic.remote_addr, 0x7F0000001000ull);
 	CU_ASSERT_EQUAL(v.wr.atomic.rkey, 0x00ABCDEFu);
@@ -182,14 +188,69 @@ static void test_send_wr(void)
 	CU_ASSERT_EQUAL(v.wr.atomic.swap, 0x1112131415161718ull);
 
 	w.wr_type = WR_FETCH_ADD;
-	CU_ASSERT_EQUAL(verbs_send_wr(&w, sg, &v), IB_SUCCESS);
+	CU_ASSERT_EQUAL(verbs_send_wr(&w, &v), IB_SUCCESS);
 	CU_ASSERT_EQUAL(v.opcode, IBV_WR_ATOMIC_FETCH_AND_ADD);
+	CU_ASSERT_EQUAL(v.wr.atomic.rkey, 0x00ABCDEFu);
 	CU_ASSERT_EQUAL(v.wr.atomic.compare_add, 0x0102030405060708ull);
+	CU_ASSERT_EQUAL(v.wr.atomic.swap, 0);
 
 	w.wr_type = WR_LSO;
-	CU_ASSERT_EQUAL(verbs_send_wr(&w, sg, &v), IB_INVALID_WR_TYPE);
+	CU_ASSERT_EQUAL(verbs_send_wr(&w, &v), IB_INVALID_WR_TYPE);
+	w.wr_type = WR_LOCAL_INV;
+	w.send_opt = IB_SEND_OPT_IMMEDIATE;
+	CU_ASSERT_EQUAL(verbs_send_wr(&w, &v), IB_INVALID_WR_TYPE);
+	w.wr_type = WR_UNKNOWN;
+	CU_ASSERT_EQUAL(verbs_send_wr(&w, &v), IB_INVALID_WR_TYPE);
 	w.wr_type = (ib_wr_type_t)77;
-	CU_ASSERT_EQUAL(verbs_send_wr(&w, sg, &v), IB_INVALID_WR_TYPE);
+	CU_ASSERT_EQUAL(verbs_send_wr(&w, &v), IB_INVALID_WR_TYPE);
+}
+
+/* Every combination of the send options against the flags one by one. */
+static void test_send_flags(void)
+{
+	ib_send_opt_t o;
+
+	for (o = 0; o < 0x40; o++) {
+		unsigned f = 0;
+
+		if (o & IB_SEND_OPT_SIGNALED)
+			f |= IBV_SEND_SIGNALED;
+		if (o & IB_SEND_OPT_SOLICITED)
+			f |= IBV_SEND_SOLICITED;
+		if (o & IB_SEND_OPT_FENCE)
+			f |= IBV_SEND_FENCE;
+		if (o & IB_SEND_OPT_INLINE)
+			f |= IBV_SEND_INLINE;
+		CU_ASSERT_EQUAL(verbs_send_flags(o), f);
+	}
+	/* Vendor bits and the MAD-only local option have no libibverbs flag. */
+	CU_ASSERT_EQUAL(verbs_send_flags(IB_SEND_OPT_VEND_MASK | IB_SEND_OPT_LOCAL |
+					 IB_SEND_OPT_TX_IP_CSUM | IB_SEND_OPT_TX_TCP_UDP_CSUM), 0);
+}
+
+/* An L_Key is libibverbs' lkey bit for bit; a data segment is an ibv_sge. */
+static void test_lkey_sge(void)
+{
+	ib_local_ds_t ds[3] = { { 0x1111222233334444ull, 1, 0x01020304u },
+				{ 0x5555666677778888ull, 0xFFFFFFFFu, 0xA1B2C3D4u },
+				{ 0, 0, 0 } };
+	struct ibv_sge *sg = verbs_sge_list(ds);
+	ib_recv_wr_t r;
+
+	CU_ASSERT_EQUAL(verbs_lkey_ib(0x00ABCDEFu), 0x00ABCDEFu);
+	CU_ASSERT_EQUAL(verbs_lkey(verbs_lkey_ib(0xDEADBEEFu)), 0xDEADBEEFu);
+	CU_ASSERT_PTR_EQUAL(sg, (void *)ds);
+	CU_ASSERT_EQUAL(sg[0].addr, 0x1111222233334444ull);
+	CU_ASSERT_EQUAL(sg[0].length, 1);
+	CU_ASSERT_EQUAL(sg[0].lkey, 0x01020304u);
+	CU_ASSERT_EQUAL(sg[1].addr, 0x5555666677778888ull);
+	CU_ASSERT_EQUAL(sg[1].length, 0xFFFFFFFFu);
+	CU_ASSERT_EQUAL(sg[1].lkey, 0xA1B2C3D4u);
+	CU_ASSERT_PTR_EQUAL(&sg[2], (void *)&ds[2]);
+	/* A receive's segments too. */
+	memset(&r, 0, sizeof(r));
+	r.ds_array = ds;
+	CU_ASSERT_PTR_EQUAL(verbs_sge_list(r.ds_array), (void *)ds);
 }
 
 static void test_wc(void)
@@ -260,6 +321,58 @@ static void test_wc(void)
 	CU_ASSERT_EQUAL(verbs_wc_status(IBV_WC_REM_ABORT_ERR), IB_WCS_REM_ABORT_ERR);
 	CU_ASSERT_EQUAL(verbs_wc_status(IBV_WC_GENERAL_ERR), IB_WCS_GENERAL_ERR);
 	CU_ASSERT_EQUAL(verbs_wc_status((enum ibv_wc_status)200), IB_WCS_GENERAL_ERR);
+	/* An error completion leaves no receive options behind. */
+	CU_ASSERT_EQUAL(w.recv.ud.recv_opt, 0);
+	CU_ASSERT_EQUAL(w.recv.ud.immediate_data, 0);
+	v.status = IBV_WC_SUCCESS;
+	CU_ASSERT_EQUAL(verbs_wc_status(IBV_WC_SUCCESS), IB_WCS_SUCCESS);
+	verbs_wc(&v, &w);
+	CU_ASSERT_EQUAL(w.vendor_specific, 0); /* only an error carries the vendor's code */
+}
+
+/* Every opcode table entry and the receive options, one flag at a time. */
+static void test_wc_tables(void)
+{
+	struct ibv_wc v;
+	ib_wc_t w;
+	unsigned op;
+
+	CU_ASSERT_EQUAL(verbs_wc_type(IBV_WC_SEND), IB_WC_SEND);
+	CU_ASSERT_EQUAL(verbs_wc_type(IBV_WC_LOCAL_INV), IB_WC_LOCAL_INV);
+	CU_ASSERT_EQUAL(verbs_wc_type(IBV_WC_TSO), IB_WC_LSO);
+	CU_ASSERT_EQUAL(verbs_wc_type(IBV_WC_RECV), IB_WC_RECV);
+	CU_ASSERT_EQUAL(verbs_wc_type(IBV_WC_RECV_RDMA_WITH_IMM), IB_WC_RECV_RDMA_WRITE);
+	/* Opcodes ib_al.h has no type for are receives, as before the tables. */
+	for (op = 8; op < 16; op++)
+		CU_ASSERT_EQUAL(verbs_wc_type((enum ibv_wc_opcode)op), IB_WC_RECV);
+	CU_ASSERT_EQUAL(verbs_wc_type(IBV_WC_TM_RECV), IB_WC_RECV);
+	CU_ASSERT_EQUAL(verbs_wc_type((enum ibv_wc_opcode)1000), IB_WC_RECV);
+
+	memset(&v, 0, sizeof(v));
+	v.opcode = IBV_WC_RECV;
+	v.imm_data = CL_HTON32(0x0A0B0C0D);
+	v.wc_flags = 0;
+	verbs_wc(&v, &w);
+	CU_ASSERT_EQUAL(w.recv.ud.recv_opt, 0);
+	CU_ASSERT_EQUAL(w.recv.ud.immediate_data, 0); /* no IBV_WC_WITH_IMM: not copied */
+	v.wc_flags = IBV_WC_GRH;
+	verbs_wc(&v, &w);
+	CU_ASSERT_EQUAL(w.recv.ud.recv_opt, IB_RECV_OPT_GRH_VALID);
+	CU_ASSERT_EQUAL(w.recv.ud.immediate_data, 0);
+	v.wc_flags = IBV_WC_WITH_IMM;
+	verbs_wc(&v, &w);
+	CU_ASSERT_EQUAL(w.recv.ud.recv_opt, IB_RECV_OPT_IMMEDIATE);
+	CU_ASSERT_EQUAL(w.recv.ud.immediate_data, CL_HTON32(0x0A0B0C0D));
+	v.wc_flags = IBV_WC_IP_CSUM_OK | IBV_WC_WITH_INV;
+	verbs_wc(&v, &w);
+	CU_ASSERT_EQUAL(w.recv.ud.recv_opt, 0);
+	/* A send completion's receive options are 0 whatever the flags. */
+	v.opcode = IBV_WC_RDMA_WRITE;
+	v.wc_flags = IBV_WC_WITH_IMM | IBV_WC_GRH;
+	verbs_wc(&v, &w);
+	CU_ASSERT_EQUAL(w.wc_type, IB_WC_RDMA_WRITE);
+	CU_ASSERT_EQUAL(w.recv.ud.recv_opt, 0);
+	CU_ASSERT_EQUAL(w.recv.ud.immediate_data, 0);
 }
 
 static void test_events(void)
@@ -417,7 +530,8 @@ static void test_uevent_filter(void)
 
 static const test_entry_t tests[] = {
 	TEST_ENTRY(test_errno),   TEST_ENTRY(test_access), TEST_ENTRY(test_states),
-	TEST_ENTRY(test_ah),      TEST_ENTRY(test_send_wr), TEST_ENTRY(test_wc),
+	TEST_ENTRY(test_ah),      TEST_ENTRY(test_send_wr), TEST_ENTRY(test_send_flags),
+	TEST_ENTRY(test_lkey_sge), TEST_ENTRY(test_wc), TEST_ENTRY(test_wc_tables),
 	TEST_ENTRY(test_events),  TEST_ENTRY(test_qp_mod), TEST_ENTRY(test_uevent_filter),
 };
 
