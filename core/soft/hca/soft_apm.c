@@ -61,11 +61,14 @@ boolean_t soft_apm_recv(soft_rc_t *rc, soft_port_t *port, const soft_pkt_t *pkt)
 {
 	soft_qp_t *qp = rc->qp;
 	prov_qp_attr_t *a = &qp->attr;
+	int apm = __atomic_load_n(&qp->apm, __ATOMIC_ACQUIRE);
 	boolean_t alt, migrated = FALSE, drop = FALSE;
 
-	/* Without MigReq only REARM has something to do (the usual packet:
-	 * no lock). */
-	if (!pkt->bth.mig && __atomic_load_n(&qp->apm, __ATOMIC_ACQUIRE) != IB_APM_REARM)
+	/* No lock for the usual packet: without an alternate path (published
+	 * as 0) no packet is on it and nothing can be armed, whatever its
+	 * MigReq bit (set on every packet of a QP in MIGRATED); without MigReq
+	 * only REARM has something to do. */
+	if (!apm || (!pkt->bth.mig && apm != IB_APM_REARM))
 		return TRUE;
 	pthread_mutex_lock(&qp->lock);
 	alt = pkt->bth.mig && on_alt_path(a, port, pkt);
