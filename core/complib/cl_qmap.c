@@ -98,6 +98,11 @@ cl_map_item_t *cl_qmap_insert(cl_qmap_t *const p_map, const uint64_t key,
 	return p_item;
 }
 
+/*
+ * The exported copy of the header's CL_EXTERN_INLINE cl_qmap_get(), for calls
+ * the compiler did not inline and for binaries built against headers that
+ * only declared it. Keep the two bodies the same.
+ */
 cl_map_item_t *cl_qmap_get(const cl_qmap_t *const p_map, const uint64_t key)
 {
 	const node_t *nil, *p;

@@ -196,11 +196,30 @@ cl_map_item_t *CL_API cl_qmap_insert(IN cl_qmap_t *const p_map, IN const uint64_
 
 /**
  * Looks up a key.
+ *
+ * Inline (CL_EXTERN_INLINE): optimized callers run the descent in place; the
+ * library exports the same function for calls that are not inlined.
  * @param p_map the map.
  * @param key the key.
  * @return the item with that key, or cl_qmap_end() if there is none.
  */
-cl_map_item_t *CL_API cl_qmap_get(IN const cl_qmap_t *const p_map, IN const uint64_t key);
+CL_EXTERN_INLINE cl_map_item_t *CL_API cl_qmap_get(IN const cl_qmap_t *const p_map,
+						   IN const uint64_t key)
+{
+	const cl_map_item_t *nil, *p;
+
+	CL_ASSERT(p_map && p_map->state == CL_INITIALIZED);
+	nil = &p_map->nil;
+	p = p_map->root.p_left;
+	while (p != nil) {
+		const uint64_t k = p->key;
+
+		if (key == k)
+			break;
+		p = key < k ? p->p_left : p->p_right;
+	}
+	return (cl_map_item_t *)p;
+}
 
 /**
  * Finds the first item whose key is strictly greater than @p key.

@@ -115,6 +115,26 @@ static void test_extreme_keys(void)
 	CU_ASSERT_TRUE(map_valid(&m));
 }
 
+/*
+ * cl_qmap_get() is inline in the header (CL_EXTERN_INLINE); calls that are not
+ * inlined, and binaries built against older headers, run the library's
+ * exported copy, reached here through its address: the same answers.
+ */
+static void test_get_exported_copy(void)
+{
+	cl_map_item_t *(*volatile get)(const cl_qmap_t *, uint64_t) = cl_qmap_get;
+	cl_qmap_t m;
+	int i;
+
+	fill(&m, 100, 3);
+	for (i = 0; i < 100; i++)
+		CU_ASSERT_PTR_EQUAL(get(&m, (uint64_t)i * 3), &nodes[i].item);
+	CU_ASSERT_PTR_EQUAL(get(&m, 1), cl_qmap_end(&m));
+	CU_ASSERT_PTR_EQUAL(get(&m, 300), cl_qmap_end(&m));
+	cl_qmap_init(&m);
+	CU_ASSERT_PTR_EQUAL(get(&m, 0), cl_qmap_end(&m));
+}
+
 static void test_duplicates(void)
 {
 	cl_qmap_t m;
@@ -370,6 +390,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_empty),
 	TEST_ENTRY(test_order_and_lookup),
 	TEST_ENTRY(test_extreme_keys),
+	TEST_ENTRY(test_get_exported_copy),
 	TEST_ENTRY(test_duplicates),
 	TEST_ENTRY(test_remove),
 	TEST_ENTRY(test_remove_while_iterating),
