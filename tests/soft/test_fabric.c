@@ -784,7 +784,7 @@ static void test_ring_bad_length(void)
 	map_ring_of(2, &evil);
 	memset(pkt, 0xEE, sizeof(pkt));
 	t = __atomic_load_n(&evil.hdr->tail, __ATOMIC_ACQUIRE);
-	CU_ASSERT_EQUAL(soft_ring_put(&evil, pkt, sizeof(pkt), 0, &wake), SOFT_RING_OK);
+	CU_ASSERT_EQUAL(soft_ring_put(&evil, pkt, sizeof(pkt), 0, &wake, NULL), SOFT_RING_OK);
 	/* Its length word, after the 8-byte stamp. */
 	*(uint32_t *)(void *)(evil.data + (t & (SOFT_RING_BYTES - 1)) + 8) = 0x7FFFFFFF;
 	send_seq(a, 2, 2);

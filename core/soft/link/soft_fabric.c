@@ -364,6 +364,8 @@ void soft_fabric_port_close(soft_fabric_port_t *port)
 		soft_reg_unlock(fab);
 	}
 	port_free(port);
+	/* A replaced peer's view of the ring just unmapped may now be the last. */
+	soft_link_sweep(fab);
 	soft_fabric_put(fab);
 }
 

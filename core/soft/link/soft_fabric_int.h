@@ -232,6 +232,9 @@ SOFT_PRIVATE void soft_link_deliver(soft_fabric_port_t *port, uint16_t lid, cons
 				    size_t len, uint32_t flags);
 /* Forgets every peer mapping (fabric teardown). */
 SOFT_PRIVATE void soft_link_free_all(soft_fabric_t *fab);
+/* Releases the files of replaced peers' rings that a port of this process
+ * mapped until now (port close). */
+SOFT_PRIVATE void soft_link_sweep(soft_fabric_t *fab);
 /* Counts why a datagram could not be sent to lid (reclaiming a dead holder). */
 SOFT_PRIVATE void soft_link_count_failure(soft_fabric_port_t *port, uint16_t lid, int err);
 

@@ -99,17 +99,30 @@ static soft_peer_t *peer_lookup(soft_fabric_t *fab, uint16_t lid, uint64_t now)
  * the entry is kept until the fabric closes; its ring is hollowed as soon as
  * no other view of the process maps that file (soft_ring_hollow: the file's
  * pages are released, the addresses stay valid). Earlier retirees whose ring
- * could not be hollowed then are tried again.
+ * could not be hollowed then are tried again, and whenever a port of the
+ * process closes (soft_link_sweep: its own view of its ring was the other).
  */
-static void peer_retire(soft_fabric_t *fab, soft_peer_t *p)
+static void hollow_retired(soft_fabric_t *fab)
 {
 	soft_peer_t *r;
 
-	p->next_retired = fab->retired;
-	fab->retired = p;
 	for (r = fab->retired; r; r = r->next_retired)
 		if (!r->hollow)
 			r->hollow = soft_ring_hollow(&r->ring) != 0;
+}
+
+static void peer_retire(soft_fabric_t *fab, soft_peer_t *p)
+{
+	p->next_retired = fab->retired;
+	fab->retired = p;
+	hollow_retired(fab);
+}
+
+void soft_link_sweep(soft_fabric_t *fab)
+{
+	pthread_mutex_lock(&fab->peer_lock);
+	hollow_retired(fab);
+	pthread_mutex_unlock(&fab->peer_lock);
 }
 
 /*
@@ -313,11 +326,14 @@ void soft_link_deliver(soft_fabric_port_t *port, uint16_t lid, const void *pkt, 
 	int err;
 
 	if (p && p->ring.hdr) {
-		if (soft_ring_put(&p->ring, pkt, len, flags, &wake) == SOFT_RING_OK) {
+		/* `delivered` is counted by the put once it has claimed the record
+		 * (no doorbell to ring), not after the copy: see soft_ring_put. */
+		if (soft_ring_put(&p->ring, pkt, len, flags, &wake, &port->stats->delivered) ==
+		    SOFT_RING_OK) {
 			err = wake ? ring_doorbell(port, lid) : 0;
 			if (err)
 				soft_link_count_failure(port, lid, err);
-			else
+			else if (wake)
 				SOFT_STAT_ADD(port, delivered, 1);
 		} else {
 			IBAL_DBG(IBAL_SUB_FABRIC, "LID 0x%x: packet to LID 0x%x dropped: its ring is full",

@@ -304,7 +304,7 @@ static uint64_t seen_head(soft_ring_t *ring, boolean_t fresh)
 }
 
 soft_ring_put_t soft_ring_put(soft_ring_t *ring, const void *pkt, size_t len, uint32_t flags,
-			      boolean_t *p_ring)
+			      boolean_t *p_ring, uint64_t *p_count)
 {
 	soft_ring_hdr_t *h = ring->hdr;
 	size_t need = rec_bytes(len);
@@ -346,6 +346,8 @@ soft_ring_put_t soft_ring_put(soft_ring_t *ring, const void *pkt, size_t len, ui
 	 */
 	*p_ring = __atomic_load_n(&h->sleeping, __ATOMIC_SEQ_CST) &&
 		  __atomic_exchange_n(&h->sleeping, 0, __ATOMIC_ACQ_REL);
+	if (p_count && !*p_ring)
+		__atomic_fetch_add(p_count, 1, __ATOMIC_RELAXED);
 	r = rec_at(ring, t);
 	__atomic_store_n(&r->len, (uint32_t)len, __ATOMIC_RELAXED);
 	__atomic_store_n(&r->flags, flags, __ATOMIC_RELAXED);

@@ -201,10 +201,15 @@ static inline void soft_ring_set_gen(soft_ring_t *ring, uint64_t gen)
  * @param len its length, 1..SOFT_RING_MAX_PKT.
  * @param flags carried with it (SOFT_FABRIC_NO_CRC), untrusted by the consumer.
  * @param p_ring set TRUE when the consumer was asleep and must be woken.
+ * @param p_count when not NULL and the consumer needs no waking: a counter
+ * incremented (atomically) as soon as the record is claimed, before the
+ * packet is copied, so that this locked instruction does not wait for the
+ * copy's stores to reach the cache (a later one does, after the caller has
+ * done other work meanwhile).
  * @return SOFT_RING_OK, or SOFT_RING_FULL (dropped).
  */
 soft_ring_put_t soft_ring_put(soft_ring_t *ring, const void *pkt, size_t len, uint32_t flags,
-			      boolean_t *p_ring);
+			      boolean_t *p_ring, uint64_t *p_count);
 
 /**
  * Takes the packet at the head, if any.
