@@ -99,11 +99,12 @@ cl_map_item_t *cl_qmap_insert(cl_qmap_t *const p_map, const uint64_t key,
 }
 
 /*
- * The exported copy of the header's CL_EXTERN_INLINE cl_qmap_get(), for calls
- * the compiler did not inline and for binaries built against headers that
- * only declared it. Keep the two bodies the same.
+ * The lookup of the header's CL_EXTERN_INLINE cl_qmap_get(), keep the two
+ * bodies the same. Here as a static function because gcc does not inline a
+ * gnu_inline function that the file redefines (cl_qmap_remove() needs it
+ * inline).
  */
-cl_map_item_t *cl_qmap_get(const cl_qmap_t *const p_map, const uint64_t key)
+static inline node_t *lookup(const cl_qmap_t *const p_map, const uint64_t key)
 {
 	const node_t *nil, *p;
 
@@ -118,6 +119,15 @@ cl_map_item_t *cl_qmap_get(const cl_qmap_t *const p_map, const uint64_t key)
 		p = key < k ? p->p_left : p->p_right;
 	}
 	return (node_t *)p;
+}
+
+/*
+ * The exported copy of cl_qmap_get(), for calls the compiler did not inline
+ * and for binaries built against headers that only declared it.
+ */
+cl_map_item_t *cl_qmap_get(const cl_qmap_t *const p_map, const uint64_t key)
+{
+	return lookup(p_map, key);
 }
 
 cl_map_item_t *cl_qmap_get_next(const cl_qmap_t *const p_map, const uint64_t key)
@@ -139,7 +149,7 @@ cl_map_item_t *cl_qmap_get_next(const cl_qmap_t *const p_map, const uint64_t key
 	return (node_t *)best;
 }
 
-void cl_qmap_remove_item(cl_qmap_t *const p_map, cl_map_item_t *const p_item)
+static inline void remove_item(cl_qmap_t *const p_map, cl_map_item_t *const p_item)
 {
 	CL_ASSERT(p_map && p_map->state == CL_INITIALIZED && p_item);
 	if (p_item == &p_map->nil)
@@ -151,11 +161,16 @@ void cl_qmap_remove_item(cl_qmap_t *const p_map, cl_map_item_t *const p_item)
 	__cl_primitive_remove(&p_item->pool_item.list_item);
 }
 
+void cl_qmap_remove_item(cl_qmap_t *const p_map, cl_map_item_t *const p_item)
+{
+	remove_item(p_map, p_item);
+}
+
 cl_map_item_t *cl_qmap_remove(cl_qmap_t *const p_map, const uint64_t key)
 {
-	cl_map_item_t *p_item = cl_qmap_get(p_map, key);
+	cl_map_item_t *p_item = lookup(p_map, key);
 
-	cl_qmap_remove_item(p_map, p_item);
+	remove_item(p_map, p_item);
 	return p_item;
 }
 
