@@ -5,6 +5,7 @@
  * See al_cm_int.h for the locks.
  */
 #include "al_cm_int.h"
+#include "al_mad.h"
 #include "ibal_log.h"
 #include "ibal_random.h"
 
@@ -171,6 +172,7 @@ static void agents_close(cm_agents_t *p_ag)
 static ib_api_status_t agent_open_port(cm_port_t *p_port)
 {
 	ib_mad_svc_t svc;
+	ib_api_status_t st;
 
 	memset(&svc, 0, sizeof(svc));
 	svc.mad_svc_context = p_port;
@@ -181,8 +183,14 @@ static ib_api_status_t agent_open_port(cm_port_t *p_port)
 	svc.mgmt_version = AL_CM_CLASS_VERSION;
 	svc.method_array[IB_MAD_METHOD_SEND] = TRUE;
 	svc.svc_type = IB_MAD_SVC_RAW;      /* TIDs untouched: see al_cm_new_tid() */
-	return al_port_agent_open(&p_port->agent, p_port->h_ca, p_port->port_guid, 256, &svc,
-				  &al_port_agent_public);
+	st = al_port_agent_open(&p_port->agent, p_port->h_ca, p_port->port_guid, 256, &svc,
+				&al_port_agent_public);
+	/* The agents' callbacks neither block nor wait for the MAD layer, and
+	 * take al_cm_g.lock themselves: they run where the MAD completes, a
+	 * thread hand-over less per CM message (al_mad.h). */
+	if (st == IB_SUCCESS)
+		(void)al_mad_svc_set_direct(p_port->agent.h_svc); /* a live handle */
+	return st;
 }
 
 /*

@@ -74,11 +74,13 @@ static void run_cb(void *context)
 }
 
 /* Queues a send completion or a received MAD on the service (disp->lock
- * held and the service listed, so its queue is open). A received element
- * that cannot be queued goes back to its pool. */
+ * held and the service listed, so its queue is open); a direct service's
+ * goes to the list its dispatcher's runner takes (see run_direct()). A
+ * received element that cannot be queued goes back to its pool. */
 void al_mad_queue_cb(al_mad_svc_t *p_svc, ib_mad_element_t *p_elem, boolean_t recv)
 {
 	mad_cb_t *c = (mad_cb_t *)cl_zalloc(sizeof(*c));
+	al_mad_disp_t *d = p_svc->p_disp;
 
 	if (c) {
 		c->item.pfn_cb = run_cb;
@@ -86,12 +88,58 @@ void al_mad_queue_cb(al_mad_svc_t *p_svc, ib_mad_element_t *p_elem, boolean_t re
 		c->p_svc = p_svc;
 		c->p_elem = p_elem;
 		c->recv = recv;
+		if (p_svc->direct) {
+			al_obj_ref(&p_svc->obj);
+			cl_qlist_insert_tail(d->p_collect ? d->p_collect : &d->direct,
+					     &c->item.list_item);
+			return;
+		}
 		if (al_obj_queue_cb_item(&p_svc->obj, &c->item) == IB_SUCCESS)
 			return;
 		cl_free(c);
 	}
 	if (recv)
 		al_mad_pool_put(al_mad_elem_from_ib(p_elem));
+}
+
+/* Runs direct callbacks taken off a list (no lock held), each releasing the
+ * reference its queueing took. With @p d, received MADs are not run here
+ * but handed to d's thread: the caller is ib_send_mad(), whose caller may
+ * hold locks a receive callback takes. Returns TRUE when d's thread has
+ * some to run. */
+static boolean_t run_direct(cl_qlist_t *p_list, al_mad_disp_t *d)
+{
+	cl_list_item_t *it;
+	boolean_t handed = FALSE;
+
+	while ((it = cl_qlist_remove_head(p_list)) != cl_qlist_end(p_list)) {
+		mad_cb_t *c = PARENT_STRUCT(it, mad_cb_t, item.list_item);
+		al_mad_svc_t *p_svc = c->p_svc;
+
+		if (d && c->recv) {
+			pthread_mutex_lock(&d->lock);
+			cl_qlist_insert_tail(&d->direct, it);
+			pthread_mutex_unlock(&d->lock);
+			handed = TRUE;
+			continue;
+		}
+		run_cb(c);
+		al_obj_deref(&p_svc->obj);
+	}
+	return handed;
+}
+
+ib_api_status_t al_mad_svc_set_direct(ib_mad_svc_handle_t h_svc)
+{
+	al_mad_svc_t *p_svc = (al_mad_svc_t *)AL_ENTER(h_svc, AL_HDL_MAD_SVC);
+
+	if (!p_svc)
+		return IB_INVALID_HANDLE;
+	pthread_mutex_lock(&p_svc->p_disp->lock);
+	p_svc->direct = TRUE;
+	pthread_mutex_unlock(&p_svc->p_disp->lock);
+	AL_EXIT(h_svc);
+	return IB_SUCCESS;
 }
 
 /* ---- Sends: completion ---- */
@@ -161,15 +209,24 @@ uint8_t *al_mad_slot_buf(al_mad_disp_t *d, int slot)
 ib_api_status_t al_mad_post(al_mad_disp_t *d, int slot, uint32_t len, const ib_av_attr_t *av,
 			    ib_net32_t rqp, ib_net32_t qkey, uint16_t pkey_index)
 {
+	al_mad_slot_t *sl = &d->slots[slot];
 	ib_av_attr_t a = *av;
 	ib_local_ds_t ds;
 	ib_send_wr_t wr;
-	ib_api_status_t st;
+	ib_api_status_t st = IB_SUCCESS;
 
+	/* Each slot keeps its AV: made at its first post, changed only when the
+	 * address does (a free slot's AV is in no send). */
 	a.port_num = d->port_num;
-	st = ib_create_av(d->h_pd, &a, &d->slots[slot].h_av);
-	if (st != IB_SUCCESS)
+	if (!sl->h_av)
+		st = ib_create_av(d->h_pd, &a, &sl->h_av);
+	else if (memcmp(&sl->av, &a, sizeof(a)))
+		st = ib_modify_av(sl->h_av, &a);
+	if (st != IB_SUCCESS) {
+		memset(&sl->av, 0, sizeof(sl->av));
 		return st;
+	}
+	sl->av = a;
 	ds.vaddr = (uintptr_t)al_mad_slot_buf(d, slot);
 	ds.length = len;
 	ds.lkey = d->lkey;
@@ -179,15 +236,13 @@ ib_api_status_t al_mad_post(al_mad_disp_t *d, int slot, uint32_t len, const ib_a
 	wr.send_opt = IB_SEND_OPT_SIGNALED;
 	wr.num_ds = 1;
 	wr.ds_array = &ds;
-	wr.dgrm.ud.h_av = d->slots[slot].h_av;
+	wr.dgrm.ud.h_av = sl->h_av;
 	wr.dgrm.ud.remote_qp = rqp;
 	wr.dgrm.ud.remote_qkey = qkey;
 	wr.dgrm.ud.pkey_index = pkey_index;
 	st = ib_post_send(d->h_qp, &wr, NULL);
-	if (st != IB_SUCCESS) {
-		/* Destroyed by the thread outside the lock. */
-		d->slots[slot].p_send = NULL;
-	}
+	if (st != IB_SUCCESS)
+		sl->p_send = NULL;
 	return st;
 }
 
@@ -342,13 +397,11 @@ static void pump(al_mad_disp_t *d)
 /* ---- Completions ---- */
 
 /* A send slot completed (or its post failed); disp->lock held. */
-static void slot_done(al_mad_disp_t *d, int slot, ib_wc_status_t ws, ib_av_handle_t *p_av)
+static void slot_done(al_mad_disp_t *d, int slot, ib_wc_status_t ws)
 {
 	al_mad_slot_t *sl = &d->slots[slot];
 	al_mad_send_t *s = sl->p_send;
 
-	*p_av = sl->h_av;
-	sl->h_av = NULL;
 	sl->p_send = NULL;
 	sl->busy = FALSE;
 	d->n_free_slots++;
@@ -362,6 +415,7 @@ static void slot_done(al_mad_disp_t *d, int slot, ib_wc_status_t ws, ib_av_handl
 	s->sent_once = TRUE;
 	if (s->rmpp) {
 		al_rmpp_sent(d, s);
+		d->need_poke = TRUE;    /* its window and timers are the thread's */
 		return;
 	}
 	if (s->n_posted || s->state != AL_MAD_SEND_POSTED)
@@ -371,8 +425,11 @@ static void slot_done(al_mad_disp_t *d, int slot, ib_wc_status_t ws, ib_av_handl
 		return;
 	}
 	s->state = AL_MAD_SEND_WAIT_RESP;
-	if (!s->resp_started)
+	if (!s->resp_started) {
 		s->deadline_us = al_mad_now_us() + (uint64_t)s->p_elem->timeout_ms * 1000u;
+		if (s->deadline_us < d->wake_at)
+			d->need_poke = TRUE;    /* sooner than the thread looks */
+	}
 }
 
 static ib_api_status_t post_recv(al_mad_disp_t *d, uint32_t i)
@@ -391,29 +448,75 @@ static ib_api_status_t post_recv(al_mad_disp_t *d, uint32_t i)
 	return ib_post_recv(d->h_qp, &wr, NULL);
 }
 
-/* Polls the CQ dry; AVs of completed sends go to avs (destroyed by the
- * caller outside the lock). Returns completions seen. */
-static int poll_all(al_mad_disp_t *d, ib_av_handle_t *avs, uint32_t *n_avs)
+/*
+ * Reaps the send CQ (disp->lock held). The send CQ stays armed for
+ * solicited completions, which a send completion never is: an error
+ * completion still wakes the thread, a successful one does not, and a
+ * provider that counts polls of unarmed CQs as an application polling (the
+ * soft one backs off for it) does not count these. arm_sends() arms it for
+ * the next completion when a send is posted that no thread will reap.
+ */
+static void reap_sends(al_mad_disp_t *d)
 {
 	ib_wc_t wc[16], *p_free, *p_done;
+	boolean_t rearm = FALSE;
+	uint32_t i;
+
+	do {
+		for (i = 0; i < 15; i++)
+			wc[i].p_next = &wc[i + 1];
+		wc[15].p_next = NULL;
+		p_free = wc;
+		p_done = NULL;
+		if (ib_poll_cq(d->h_scq, &p_free, &p_done) != IB_SUCCESS)
+			break;
+		for (; p_done; p_done = p_done->p_next) {
+			/* the arming fired, or may have: armed anew below */
+			if (d->scq_next || p_done->status != IB_WCS_SUCCESS)
+				rearm = TRUE;
+			slot_done(d, (int)(p_done->wr_id & 0xFFFF), p_done->status);
+		}
+	} while (!p_free);
+	if (rearm) {
+		d->scq_next = FALSE;
+		ib_rearm_cq(d->h_scq, TRUE);
+	}
+}
+
+/* Arms the send CQ for its next completion when a send is posted and no
+ * thread will reap it (disp->lock held). A provider that completes sends at
+ * the post (the soft one) never needs it: a send then wakes nobody. */
+static void arm_sends(al_mad_disp_t *d)
+{
+	if (d->n_free_slots == AL_MAD_SEND_SLOTS)
+		return;
+	d->scq_next = TRUE;
+	ib_rearm_cq(d->h_scq, FALSE);
+	reap_sends(d);
+}
+
+/* Polls the receive CQ dry, and the send CQ; runs the direct callbacks.
+ * Returns the receive completions seen. */
+static int poll_all(al_mad_disp_t *d)
+{
+	ib_wc_t wc[16], *p_free, *p_done;
+	cl_qlist_t run;
 	int n = 0;
 	uint32_t i;
 
+	cl_qlist_init(&run);
 	for (;;) {
 		for (i = 0; i < 15; i++)
 			wc[i].p_next = &wc[i + 1];
 		wc[15].p_next = NULL;
 		p_free = wc;
 		p_done = NULL;
-		if (ib_poll_cq(d->h_cq, &p_free, &p_done) != IB_SUCCESS || !p_done)
-			return n;
+		ib_poll_cq(d->h_cq, &p_free, &p_done);
 		pthread_mutex_lock(&d->lock);
+		/* Sends first: a response is then seldom ahead of its request's
+		 * send completion (al_mad_send_responded() holds it if it is). */
+		reap_sends(d);
 		for (; p_done; p_done = p_done->p_next, n++) {
-			if (p_done->wr_id & AL_MAD_WRID_SEND) {
-				slot_done(d, (int)(p_done->wr_id & 0xFFFF), p_done->status,
-					  &avs[(*n_avs)++]);
-				continue;
-			}
 			i = (uint32_t)p_done->wr_id;
 			if (p_done->status == IB_WCS_SUCCESS)
 				al_mad_rx(d, p_done,
@@ -422,7 +525,11 @@ static int poll_all(al_mad_disp_t *d, ib_av_handle_t *avs, uint32_t *n_avs)
 			if (!__atomic_load_n(&d->stop, __ATOMIC_ACQUIRE))
 				post_recv(d, i);
 		}
+		cl_qlist_insert_list_tail(&run, &d->direct);
 		pthread_mutex_unlock(&d->lock);
+		run_direct(&run, NULL);
+		if (p_free)
+			return n;   /* the CQ is dry */
 	}
 }
 
@@ -465,34 +572,34 @@ static uint64_t timers(al_mad_disp_t *d, uint64_t now)
 static void *disp_thread(void *arg)
 {
 	al_mad_disp_t *d = (al_mad_disp_t *)arg;
-	ib_av_handle_t avs[64 + AL_MAD_SEND_SLOTS];
-	uint32_t n_avs, i;
 	uint64_t next, now;
+	cl_qlist_t run;
 
+	cl_qlist_init(&run);
 	while (!__atomic_load_n(&d->stop, __ATOMIC_ACQUIRE)) {
-		n_avs = 0;
-		poll_all(d, avs, &n_avs);
+		poll_all(d);
 		ib_rearm_cq(d->h_cq, FALSE);
-		poll_all(d, avs, &n_avs);
+		poll_all(d);
 		pthread_mutex_lock(&d->lock);
-		while (cl_qlist_count(&d->fails) && n_avs < 64) {
+		while (cl_qlist_count(&d->fails)) {
 			al_mad_fail_t *f = (al_mad_fail_t *)cl_qlist_remove_head(&d->fails);
 
 			if (d->slots[f->slot].p_send != f->p_send)
 				f->p_send = NULL;
-			slot_done(d, f->slot, IB_WCS_LOCAL_OP_ERR, &avs[n_avs++]);
+			slot_done(d, f->slot, IB_WCS_LOCAL_OP_ERR);
 			cl_free(f);
 		}
 		now = al_mad_now_us();
 		next = timers(d, now);
 		pump(d);
+		arm_sends(d);
+		/* A thread that reaps a send whose timer ends sooner wakes us. */
+		d->wake_at = next && next - now < 1000000u ? next : now + 1000000u;
+		d->need_poke = FALSE;
+		cl_qlist_insert_list_tail(&run, &d->direct);
 		pthread_mutex_unlock(&d->lock);
-		/* Asynchronously: a synchronous destroy waits for an AL callback
-		 * thread, which may be joining this thread (al_mad_disp_put()). */
-		for (i = 0; i < n_avs; i++)
-			if (avs[i])
-				al_destroy_handle(avs[i], AL_HDL_AV, NULL, IB_INVALID_AV_HANDLE);
-		if (cl_qlist_count(&d->fails))
+		run_direct(&run, NULL);
+		if (cl_qlist_count(&d->fails) || cl_qlist_count(&d->direct))
 			continue;
 		now = al_mad_now_us();
 		if (next && next <= now)
@@ -519,7 +626,6 @@ static void inst_free(al_obj_t *p_obj)
 static void disp_free(al_mad_disp_t *d)
 {
 	cl_list_item_t *it;
-	uint32_t i;
 
 	if (d->thread) {
 		__atomic_store_n(&d->stop, 1, __ATOMIC_RELEASE);
@@ -531,9 +637,10 @@ static void disp_free(al_mad_disp_t *d)
 	while ((it = cl_qlist_remove_head(&d->fails)) != cl_qlist_end(&d->fails))
 		cl_free(it);
 	al_rmpp_free_all(d);
-	/* Everything the instance holds (CA, PD, CQ, QP, MR, AVs) goes with it. */
-	for (i = 0; i < AL_MAD_SEND_SLOTS; i++)
-		d->slots[i].h_av = NULL;
+	/* Direct callbacks hold their service, a descendant of a user of d. */
+	CL_ASSERT(cl_is_qlist_empty(&d->direct));
+	/* Everything the instance holds (CA, PD, CQ, QP, MR, the slots' AVs)
+	 * goes with it. */
 	if (d->p_inst)
 		al_obj_destroy(&d->p_inst->obj, ib_sync_destroy);
 	if (d->wo)
@@ -584,6 +691,10 @@ static ib_api_status_t disp_resources(al_mad_disp_t *d, ib_net64_t ca_guid, size
 	st = ib_create_cq(d->h_ca, &cc, d, NULL, &d->h_cq);
 	if (st != IB_SUCCESS)
 		return st;
+	cc.size = AL_MAD_SEND_SLOTS + 16;
+	st = ib_create_cq(d->h_ca, &cc, d, NULL, &d->h_scq);
+	if (st != IB_SUCCESS)
+		return st;
 	mc.vaddr = d->bufs;
 	mc.length = len;
 	mc.access_ctrl = IB_AC_LOCAL_WRITE;
@@ -604,7 +715,7 @@ static ib_api_status_t disp_qp(al_mad_disp_t *d)
 	qc.rq_depth = AL_MAD_RECV_SLOTS;
 	qc.sq_sge = 1;
 	qc.rq_sge = 1;
-	qc.h_sq_cq = d->h_cq;
+	qc.h_sq_cq = d->h_scq;
 	qc.h_rq_cq = d->h_cq;
 	qc.sq_signaled = TRUE;
 	if (d->type == IB_QPT_UNRELIABLE_DGRM) {
@@ -642,6 +753,7 @@ static ib_api_status_t disp_new(al_ci_ca_t *p_ci, uint8_t port, ib_qp_type_t typ
 	cl_qlist_init(&d->rmpp_rx);
 	cl_qlist_init(&d->replies);
 	cl_qlist_init(&d->fails);
+	cl_qlist_init(&d->direct);
 	d->ca_guid = p_ci->guid;
 	d->port_num = port;
 	d->type = type;
@@ -658,6 +770,8 @@ static ib_api_status_t disp_new(al_ci_ca_t *p_ci, uint8_t port, ib_qp_type_t typ
 		st = post_recv(d, i);
 	if (st == IB_SUCCESS)
 		st = ib_rearm_cq(d->h_cq, FALSE);
+	if (st == IB_SUCCESS)
+		st = ib_rearm_cq(d->h_scq, TRUE);
 	if (st == IB_SUCCESS && pthread_create(&d->thread, NULL, disp_thread, d))
 		st = IB_INSUFFICIENT_RESOURCES;
 	if (st != IB_SUCCESS) {
@@ -790,6 +904,8 @@ static void svc_destroying(al_obj_t *p_obj)
 		cl_qlist_remove_item(&d->svcs, &p_svc->disp_item);
 	p_svc->listed = FALSE;
 	pthread_mutex_unlock(&d->lock);
+	if (p_svc->direct)
+		al_mad_poke(d);     /* its canceled sends' callbacks are the thread's */
 }
 
 static void svc_free(al_obj_t *p_obj)
@@ -991,9 +1107,11 @@ ib_api_status_t ib_send_mad(const ib_mad_svc_handle_t h_mad_svc,
 	al_mad_send_t *s;
 	ib_api_status_t st = IB_SUCCESS;
 	boolean_t poke = FALSE; /* RMPP or a failed post: the dispatcher must look */
+	cl_qlist_t run;
 
 	if (!p_svc)
 		return IB_INVALID_HANDLE;
+	cl_qlist_init(&run);
 	if (pp_mad_failure)
 		*pp_mad_failure = NULL;
 	if (!p_mad_element_list || (p_mad_element_list->p_next && !pp_mad_failure)) {
@@ -1024,16 +1142,24 @@ ib_api_status_t ib_send_mad(const ib_mad_svc_handle_t h_mad_svc,
 		cl_qlist_insert_tail(&d->sends, &s->item);
 		pthread_mutex_unlock(&d->lock);
 	}
-	/* Posted from this thread, not the dispatcher's: a hand-over (a
-	 * wake-up) less per MAD. The dispatcher needs waking only for what it
-	 * alone does: a failed post, and RMPP's timers. A plain send's timer
-	 * starts at its completion, which the dispatcher handles anyway; a send
-	 * left queued for want of a slot is posted when a slot completes. */
+	/* Posted from this thread, not the dispatcher's, and the send
+	 * completions reaped here too: a hand-over (a wake-up) less per MAD
+	 * each. The dispatcher needs waking only for what it alone does: a
+	 * failed post, RMPP's windows and timers, a response timer that ends
+	 * before it looks again, and a response a direct service gets. */
 	pthread_mutex_lock(&d->lock);
+	d->p_collect = &run;
 	pump(d);
-	if (cl_qlist_count(&d->fails))
+	reap_sends(d);
+	pump(d);
+	arm_sends(d);
+	d->p_collect = NULL;
+	if (cl_qlist_count(&d->fails) || d->need_poke)
 		poke = TRUE;
+	d->need_poke = FALSE;
 	pthread_mutex_unlock(&d->lock);
+	if (run_direct(&run, d))
+		poke = TRUE;
 	if (poke)
 		al_mad_poke(d);
 out:

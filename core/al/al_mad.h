@@ -99,6 +99,8 @@ typedef struct al_mad_svc {
 	uint32_t client_id;         /**< Upper 32 bits of the TIDs of its requests. */
 	cl_list_item_t disp_item;   /**< On p_disp->svcs while listed (disp->lock). */
 	boolean_t listed;           /**< disp->lock: on the dispatcher's list. */
+	boolean_t direct;           /**< disp->lock: callbacks run on the MAD layer's own
+				         threads, not queued (al_mad_svc_set_direct()). */
 } al_mad_svc_t;
 
 /** States of a send (docs/mad.md). */
@@ -153,7 +155,8 @@ typedef struct al_rmpp_rx {
 /** One registered send buffer. */
 typedef struct al_mad_slot {
 	al_mad_send_t *p_send;      /**< The send it carries, or NULL (internal reply or orphan). */
-	ib_av_handle_t h_av;        /**< The AV of the post, destroyed at completion. */
+	ib_av_handle_t h_av;        /**< Its AV (kept, changed when the address does), or NULL. */
+	ib_av_attr_t av;            /**< What h_av was last set to. */
 	boolean_t busy;             /**< Posted. */
 } al_mad_slot_t;
 
@@ -167,7 +170,10 @@ typedef struct al_mad_disp {
 	al_inst_t *p_inst;          /**< Its own access-layer instance. */
 	ib_ca_handle_t h_ca;        /**< The CA, opened under p_inst. */
 	ib_pd_handle_t h_pd;        /**< Its PD. */
-	ib_cq_handle_t h_cq;        /**< Send and receive completions. */
+	ib_cq_handle_t h_cq;        /**< Receive completions (always armed). */
+	ib_cq_handle_t h_scq;       /**< Send completions: armed for solicited ones (errors
+				         only), for the next one while a send is posted that
+				         no thread will reap (reap_sends()). */
 	ib_qp_handle_t h_qp;        /**< The provider QP. */
 	ib_mr_handle_t h_mr;        /**< Over bufs. */
 	net32_t lkey;               /**< Of h_mr. */
@@ -183,6 +189,12 @@ typedef struct al_mad_disp {
 	cl_qlist_t rmpp_rx;         /**< al_rmpp_rx_t::item. */
 	cl_qlist_t replies;         /**< Internal MADs waiting for a slot (al_mad_reply_t). */
 	cl_qlist_t fails;           /**< Posts that failed, handled as error completions. */
+	cl_qlist_t direct;          /**< Callbacks of direct services for the thread to run. */
+	cl_qlist_t *p_collect;      /**< Non-NULL: where direct callbacks go instead (the
+				         list of the ib_send_mad() that reaps). */
+	boolean_t scq_next;         /**< h_scq is armed for its next completion. */
+	uint64_t wake_at;           /**< When the thread wakes next at the latest (monotonic us). */
+	boolean_t need_poke;        /**< A reaping thread changed what the thread must time. */
 	al_mad_slot_t slots[AL_MAD_SEND_SLOTS]; /**< Send buffers' state. */
 	uint32_t n_free_slots;      /**< Slots not posted. */
 	uint8_t *bufs;              /**< Send slots (MAD_BLOCK_SIZE each), then receive slots. */
@@ -257,6 +269,21 @@ ib_api_status_t al_mad_disp_create_ud(al_ci_ca_t *p_ci, uint8_t port_num, ib_net
  * @param p_disp the dispatcher.
  */
 void al_mad_disp_put(al_mad_disp_t *p_disp);
+
+/**
+ * Makes a service's callbacks direct: instead of being queued on the
+ * service's object for an AL callback thread, they run on the MAD layer's
+ * own threads, with no lock held: a received MAD on the dispatcher's
+ * thread, a send completion on the dispatcher's thread or in the
+ * ib_send_mad() that reaped it (whose caller's locks are then held). For the
+ * access layer's own services only (the CM's agents): their callbacks must
+ * not block, must not wait for the dispatcher, and must allow two of them to
+ * run at once. Each holds a reference of the service, so its destruction
+ * completes after them.
+ * @param h_svc a service registered with ib_reg_mad_svc().
+ * @return IB_SUCCESS, or IB_INVALID_HANDLE.
+ */
+ib_api_status_t al_mad_svc_set_direct(ib_mad_svc_handle_t h_svc);
 
 /**
  * The instance's internal MAD pool (created on first use; it lives until
