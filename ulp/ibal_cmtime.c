@@ -238,12 +238,18 @@ static boolean_t ok(bench_t *b, ib_api_status_t st, const char *what)
 
 /* Counts one event; wakes the waiter only when what it waits for is reached
  * (a wake-up per event would cost the run a context switch per event). */
+/* Wakes the waiter of wait_count() if its wait is met (b->lock held). */
+static void wake_if_met(bench_t *b)
+{
+	if (b->w_a && *b->w_a + (b->w_b ? *b->w_b : 0) >= b->w_want)
+		pthread_cond_broadcast(&b->cond);
+}
+
 static void count(bench_t *b, uint32_t *p)
 {
 	pthread_mutex_lock(&b->lock);
 	(*p)++;
-	if (b->w_a && *b->w_a + (b->w_b ? *b->w_b : 0) >= b->w_want)
-		pthread_cond_broadcast(&b->cond);
+	wake_if_met(b);
 	pthread_mutex_unlock(&b->lock);
 }
 
@@ -772,7 +778,7 @@ static void AL_API srv_on_rtu(ib_cm_rtu_rec_t *p)
 	pend = c->pending;
 	c->pending = 0;
 	b->n_est++;
-	pthread_cond_broadcast(&b->cond);
+	wake_if_met(b);
 	pthread_mutex_unlock(&b->lock);
 	for (s = 0; s < RSLOTS; s++)
 		if (pend & (1u << s))
