@@ -352,6 +352,15 @@ static void backoff(soft_ca_t *ca)
 	size_t n;
 
 	__atomic_store_n(&ca->sleeping, 1, __ATOMIC_SEQ_CST);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	/* A poller that rearmed since we looked saw us awake and wrote no
+	 * eventfd (soft_progress_yield): now that we are marked asleep, its
+	 * acknowledgement is seen here, or it sees us asleep and wakes us. */
+	if (__atomic_load_n(&ca->inline_ack, __ATOMIC_RELAXED) ==
+	    __atomic_load_n(&ca->inline_seq, __ATOMIC_RELAXED)) {
+		__atomic_store_n(&ca->sleeping, 0, __ATOMIC_RELAXED);
+		return;
+	}
 	pthread_mutex_lock(&ca->ev_lock);
 	n = cl_qlist_count(&ca->ev_list);
 	pthread_mutex_unlock(&ca->ev_lock);
