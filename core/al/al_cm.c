@@ -319,7 +319,7 @@ static ib_api_status_t sidr_req(const ib_cm_req_t *r)
 	p_cep->tid = al_cm_new_tid();
 	p_cep->state = AL_CM_SIDR_REQ_SENT;
 	if (do_sync)
-		p_cep->p_sync = &sync;
+		__atomic_store_n(&p_cep->p_sync, &sync, __ATOMIC_RELAXED);
 	al_cm_cep_send(p_cep, AL_CM_MSG_SIDR_REQ, &m);
 	al_cm_timer_arm(p_cep, (r->timeout_ms ? r->timeout_ms : 1000) + 2 * p_cep->pktlife_ms,
 		  r->max_cm_retries);
@@ -492,7 +492,7 @@ ib_api_status_t ib_cm_req(const ib_cm_req_t *const p_cm_req)
 	p_cep->tid = al_cm_new_tid();
 	p_cep->state = AL_CM_REQ_SENT;
 	if (do_sync)
-		p_cep->p_sync = &sync;
+		__atomic_store_n(&p_cep->p_sync, &sync, __ATOMIC_RELAXED);
 	al_cm_cep_send(p_cep, AL_CM_MSG_REQ, &m);
 	al_cm_timer_arm(p_cep, p_cep->peer_resp_ms, p_cep->max_cm_retries);
 	pthread_mutex_unlock(&al_cm_g.lock);
@@ -760,7 +760,7 @@ ib_api_status_t ib_cm_rep(const ib_cm_handle_t h_cm_req, const ib_cm_rep_t *cons
 	p_cep->rep = m.rep;
 	p_cep->state = AL_CM_REP_SENT;
 	if (do_sync)
-		p_cep->p_sync = &sync;
+		__atomic_store_n(&p_cep->p_sync, &sync, __ATOMIC_RELAXED);
 	al_cm_cep_send(p_cep, AL_CM_MSG_REP, &m);
 	al_cm_timer_arm(p_cep, p_cep->peer_resp_ms, p_cep->max_cm_retries);
 unlock:
@@ -962,7 +962,7 @@ ib_api_status_t ib_cm_dreq(const ib_cm_dreq_t *const p_cm_dreq)
 	p_cep->state = AL_CM_DREQ_SENT;
 	p_cep->tid = al_cm_new_tid();
 	if (do_sync)
-		p_cep->p_sync = &sync;
+		__atomic_store_n(&p_cep->p_sync, &sync, __ATOMIC_RELAXED);
 	al_cm_cep_send(p_cep, AL_CM_MSG_DREQ, &m);
 	al_cm_timer_arm(p_cep, p_cep->peer_resp_ms, p_cep->max_cm_retries);
 out:
@@ -1051,7 +1051,7 @@ ib_api_status_t ib_cm_lap(const ib_cm_lap_t *const p_cm_lap)
 	p_cep->state = AL_CM_LAP_SENT;
 	p_cep->tid = al_cm_new_tid();
 	if (do_sync)
-		p_cep->p_sync = &sync;
+		__atomic_store_n(&p_cep->p_sync, &sync, __ATOMIC_RELAXED);
 	al_cm_cep_send(p_cep, AL_CM_MSG_LAP, &m);
 	al_cm_timer_arm(p_cep, al_cm_time_ms(p_cm_lap->remote_resp_timeout) + 2 * p_cep->pktlife_ms,
 		  p_cep->max_cm_retries);

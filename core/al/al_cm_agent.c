@@ -9,8 +9,18 @@
 #include "ibal_log.h"
 #include "ibal_random.h"
 
+/* The CM's lock is taken by the MAD dispatcher's thread (received messages)
+ * and by callback threads (the user's ib_cm_* calls) for short stretches:
+ * it spins a little before sleeping, as a Windows critical section does,
+ * rather than pay a futex wait and wake for most contended takes. */
+#ifdef PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP
+#define AL_CM_LOCK_INIT PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP
+#else
+#define AL_CM_LOCK_INIT PTHREAD_MUTEX_INITIALIZER
+#endif
+
 al_cm_globals_t al_cm_g = {
-	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.lock = AL_CM_LOCK_INIT,
 	.agent_lock = PTHREAD_MUTEX_INITIALIZER,
 	.agent_cond = PTHREAD_COND_INITIALIZER,
 };

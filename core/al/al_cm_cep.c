@@ -277,7 +277,7 @@ static void cep_free(al_obj_t *p_obj)
 	pthread_mutex_lock(&al_cm_g.lock);
 	if (p_cep->p_sync)
 		cl_event_signal(&p_cep->p_sync->event);
-	p_cep->p_sync = NULL;
+	__atomic_store_n(&p_cep->p_sync, NULL, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&al_cm_g.lock);
 	if (p_cep->p_listen)
 		al_obj_deref(&p_cep->p_listen->obj);
@@ -455,13 +455,28 @@ void al_cm_sync_drop(cm_sync_t *p_sync)
 	cl_event_destroy(&p_sync->event);
 }
 
+/* Releases an event's storage (its CEP's own, or allocated). */
+static void ev_free(cm_event_t *p_ev)
+{
+	al_cep_t *p_cep = p_ev->p_cep;
+
+	if (p_ev == &p_cep->ev_own)
+		__atomic_store_n(&p_cep->ev_own_busy, 0, __ATOMIC_RELEASE);
+	else
+		cl_free(p_ev);
+}
+
 /* After a callback of @p kind: releases the CEP's waiter if it waits for it. */
 static void sync_release(al_cep_t *p_cep, cm_ev_kind_t kind)
 {
+	/* Most callbacks have no waiter: no lock for them. A waiter is set
+	 * before its request goes out, so before the answer's callback. */
+	if (!__atomic_load_n(&p_cep->p_sync, __ATOMIC_ACQUIRE))
+		return;
 	pthread_mutex_lock(&al_cm_g.lock);
 	if (p_cep->p_sync && (p_cep->p_sync->kinds & (1u << kind))) {
 		cl_event_signal(&p_cep->p_sync->event);
-		p_cep->p_sync = NULL;
+		__atomic_store_n(&p_cep->p_sync, NULL, __ATOMIC_RELAXED);
 	}
 	pthread_mutex_unlock(&al_cm_g.lock);
 }
@@ -495,7 +510,7 @@ static void AL_API cm_event_run(void *context)
 		if (p_listen)
 			al_obj_deref(&p_listen->obj);
 		al_cm_destroy_dead(&dead);
-		cl_free(p_ev);
+		ev_free(p_ev);
 		return;
 	}
 	switch (p_ev->kind) {
@@ -527,7 +542,7 @@ static void AL_API cm_event_run(void *context)
 		break;
 	}
 	sync_release(p_cep, p_ev->kind);
-	cl_free(p_ev);
+	ev_free(p_ev);
 }
 
 cm_event_t *al_cm_ev_new(al_cep_t *p_cep, cm_ev_kind_t kind, void *pfn)
@@ -536,9 +551,14 @@ cm_event_t *al_cm_ev_new(al_cep_t *p_cep, cm_ev_kind_t kind, void *pfn)
 
 	if (!pfn)
 		return NULL;
-	p_ev = (cm_event_t *)cl_zalloc(sizeof(*p_ev));
-	if (!p_ev)
-		return NULL;
+	if (!__atomic_exchange_n(&p_cep->ev_own_busy, 1, __ATOMIC_ACQUIRE)) {
+		p_ev = &p_cep->ev_own;
+		memset(p_ev, 0, sizeof(*p_ev));
+	} else {
+		p_ev = (cm_event_t *)cl_zalloc(sizeof(*p_ev));
+		if (!p_ev)
+			return NULL;
+	}
 	p_ev->p_cep = p_cep;
 	p_ev->kind = kind;
 	p_ev->pfn = pfn;
@@ -551,7 +571,7 @@ void al_cm_ev_queue(cm_event_t *p_ev)
 	if (!p_ev)
 		return;
 	if (al_obj_queue_callback(&p_ev->p_cep->obj, cm_event_run, p_ev) != IB_SUCCESS)
-		cl_free(p_ev);
+		ev_free(p_ev);
 }
 
 ib_cm_handle_t al_cm_cep_handle(const al_cep_t *p_cep)

@@ -91,6 +91,31 @@ typedef struct al_listen {
 } al_listen_t;
 
 struct cm_sync;
+struct al_cep;
+
+/* Callback kinds. */
+typedef enum cm_ev_kind {
+	EV_REQ, EV_REP, EV_RTU, EV_REJ, EV_MRA, EV_DREQ, EV_DREP, EV_LAP, EV_APR
+} cm_ev_kind_t;
+
+/* A user callback queued on a CEP, with its own copy of the message. */
+typedef struct cm_event {
+	struct al_cep *p_cep;
+	cm_ev_kind_t kind;
+	void *pfn;
+	al_cm_msg_t msg;
+	union {
+		ib_cm_req_rec_t req;
+		ib_cm_rep_rec_t rep;
+		ib_cm_rtu_rec_t rtu;
+		ib_cm_rej_rec_t rej;
+		ib_cm_mra_rec_t mra;
+		ib_cm_dreq_rec_t dreq;
+		ib_cm_drep_rec_t drep;
+		ib_cm_lap_rec_t lap;
+		ib_cm_apr_rec_t apr;
+	} rec;
+} cm_event_t;
 
 typedef struct al_cep {
 	al_obj_t obj;
@@ -159,6 +184,11 @@ typedef struct al_cep {
 	const void *sidr_context;     /* SIDR requester: returned in the reply callback */
 	uint64_t sidr_service_id;     /* SIDR: service ID (host order) */
 	cm_agents_t *p_agents;        /* counted user */
+	/* Its first queued callback's storage (al_cm_ev_new): made by the thread
+	 * that receives and freed by the callback thread, a malloc'd event made
+	 * the two contend for the allocator's arena on every message. */
+	uint32_t ev_own_busy;         /* atomic: ev_own holds a queued callback */
+	cm_event_t ev_own;
 } al_cep_t;
 
 /* An IB_FLAGS_SYNC call (ib_cm_req, ib_cm_rep, ib_cm_lap, ib_cm_dreq)
@@ -169,30 +199,6 @@ typedef struct cm_sync {
 	cl_event_t event;
 	uint32_t kinds;
 } cm_sync_t;
-
-/* Callback kinds. */
-typedef enum cm_ev_kind {
-	EV_REQ, EV_REP, EV_RTU, EV_REJ, EV_MRA, EV_DREQ, EV_DREP, EV_LAP, EV_APR
-} cm_ev_kind_t;
-
-/* A user callback queued on a CEP, with its own copy of the message. */
-typedef struct cm_event {
-	al_cep_t *p_cep;
-	cm_ev_kind_t kind;
-	void *pfn;
-	al_cm_msg_t msg;
-	union {
-		ib_cm_req_rec_t req;
-		ib_cm_rep_rec_t rep;
-		ib_cm_rtu_rec_t rtu;
-		ib_cm_rej_rec_t rej;
-		ib_cm_mra_rec_t mra;
-		ib_cm_dreq_rec_t dreq;
-		ib_cm_drep_rec_t drep;
-		ib_cm_lap_rec_t lap;
-		ib_cm_apr_rec_t apr;
-	} rec;
-} cm_event_t;
 
 #define AL_OBJ_TYPE_CEP AL_HDL_CM
 

@@ -1016,18 +1016,12 @@ static void recv_for_cep(al_cep_t *p_cep, const ib_mad_element_t *p_mad, al_cm_m
 
 void al_cm_recv(cm_port_t *p_port, ib_mad_element_t *p_mad)
 {
-	al_cm_msg_t *p_msg;
+	al_cm_msg_t msg, *p_msg = &msg;    /* 264 bytes: no allocation per message */
 	al_cm_msg_type_t type;
 	al_cep_t *p_cep;
 	cl_qlist_t dead;
 	const char *why;
 
-	p_msg = (al_cm_msg_t *)cl_malloc(sizeof(*p_msg));
-	if (!p_msg) {
-		IBAL_WARN(IBAL_SUB_CM, "CM MAD from LID 0x%x dropped: no memory",
-			  cl_ntoh16(p_mad->remote_lid));
-		return;
-	}
 	cl_qlist_init(&dead);
 	pthread_mutex_lock(&al_cm_g.lock);
 	al_cm_lists_init_locked();
@@ -1062,5 +1056,4 @@ void al_cm_recv(cm_port_t *p_port, ib_mad_element_t *p_mad)
 out:
 	pthread_mutex_unlock(&al_cm_g.lock);
 	al_cm_destroy_dead(&dead);
-	cl_free(p_msg);
 }

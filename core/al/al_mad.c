@@ -736,6 +736,20 @@ static ib_api_status_t disp_qp(al_mad_disp_t *d)
 	return st;
 }
 
+/* The dispatcher's lock: taken by its thread and by every sender for short
+ * stretches, so it spins a little before sleeping (as complib's spinlock). */
+static void disp_lock_init(pthread_mutex_t *p_lock)
+{
+	pthread_mutexattr_t attr;
+
+	pthread_mutexattr_init(&attr);
+#ifdef PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP
+	pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ADAPTIVE_NP);
+#endif
+	pthread_mutex_init(p_lock, &attr);
+	pthread_mutexattr_destroy(&attr);
+}
+
 static ib_api_status_t disp_new(al_ci_ca_t *p_ci, uint8_t port, ib_qp_type_t type,
 				ib_net32_t qkey, uint16_t pkey_index, al_mad_disp_t **pp)
 {
@@ -747,7 +761,7 @@ static ib_api_status_t disp_new(al_ci_ca_t *p_ci, uint8_t port, ib_qp_type_t typ
 
 	if (!d)
 		return IB_INSUFFICIENT_MEMORY;
-	pthread_mutex_init(&d->lock, NULL);
+	disp_lock_init(&d->lock);
 	cl_qlist_init(&d->svcs);
 	cl_qlist_init(&d->sends);
 	cl_qlist_init(&d->rmpp_rx);
