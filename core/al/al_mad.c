@@ -574,6 +574,7 @@ static void *disp_thread(void *arg)
 	al_mad_disp_t *d = (al_mad_disp_t *)arg;
 	uint64_t next, now;
 	cl_qlist_t run;
+	boolean_t again;
 
 	cl_qlist_init(&run);
 	while (!__atomic_load_n(&d->stop, __ATOMIC_ACQUIRE)) {
@@ -596,10 +597,13 @@ static void *disp_thread(void *arg)
 		/* A thread that reaps a send whose timer ends sooner wakes us. */
 		d->wake_at = next && next - now < 1000000u ? next : now + 1000000u;
 		d->need_poke = FALSE;
+		/* Failed posts of our own pump: handled at once. What other
+		 * threads add later (fails, direct callbacks) comes with a poke. */
+		again = !cl_is_qlist_empty(&d->fails);
 		cl_qlist_insert_list_tail(&run, &d->direct);
 		pthread_mutex_unlock(&d->lock);
 		run_direct(&run, NULL);
-		if (cl_qlist_count(&d->fails) || cl_qlist_count(&d->direct))
+		if (again)
 			continue;
 		now = al_mad_now_us();
 		if (next && next <= now)
