@@ -67,12 +67,23 @@ static ring_map_t *maps;
 /* The header bytes that tell one ring file from another: layout, generation, owner. */
 #define ID_BYTES (offsetof(soft_ring_hdr_t, owner_pid) + sizeof(int32_t))
 
-/* Does @p map show the file @p fd is open on (the same identifying header bytes)? */
+/* Does @p map show the file @p fd is open on (the same identifying header
+ * bytes)? The generation is read atomically: a retiring thread may be
+ * zeroing it in the mapping (soft_ring_retire). */
 static int map_shows(const void *map, int fd)
 {
+	const soft_ring_hdr_t *h = (const soft_ring_hdr_t *)map;
 	uint8_t id[ID_BYTES];
+	uint64_t gen;
+	int32_t pid;
 
-	return pread(fd, id, sizeof(id), 0) == (ssize_t)sizeof(id) && !memcmp(id, map, sizeof(id));
+	if (pread(fd, id, sizeof(id), 0) != (ssize_t)sizeof(id) ||
+	    memcmp(id, map, offsetof(soft_ring_hdr_t, gen)))
+		return 0;
+	memcpy(&gen, id + offsetof(soft_ring_hdr_t, gen), sizeof(gen));
+	memcpy(&pid, id + offsetof(soft_ring_hdr_t, owner_pid), sizeof(pid));
+	return gen == __atomic_load_n(&h->gen, __ATOMIC_ACQUIRE) &&
+	       pid == __atomic_load_n(&h->owner_pid, __ATOMIC_RELAXED);
 }
 
 /* maps_lock held: the mapping of the file open on @p fd, with one more reference, or NULL. */
