@@ -448,6 +448,17 @@ static ib_api_status_t post_recv(al_mad_disp_t *d, uint32_t i)
 	return ib_post_recv(d->h_qp, &wr, NULL);
 }
 
+/* Links @p n completions into the free list ib_poll_cq() takes; returns its head. */
+static ib_wc_t *wc_chain(ib_wc_t *wc, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i + 1 < n; i++)
+		wc[i].p_next = &wc[i + 1];
+	wc[n - 1].p_next = NULL;
+	return wc;
+}
+
 /*
  * Reaps the send CQ (disp->lock held). The send CQ stays armed for
  * solicited completions, which a send completion never is: an error
@@ -460,13 +471,9 @@ static void reap_sends(al_mad_disp_t *d)
 {
 	ib_wc_t wc[16], *p_free, *p_done;
 	boolean_t rearm = FALSE;
-	uint32_t i;
 
 	do {
-		for (i = 0; i < 15; i++)
-			wc[i].p_next = &wc[i + 1];
-		wc[15].p_next = NULL;
-		p_free = wc;
+		p_free = wc_chain(wc, 16);
 		p_done = NULL;
 		if (ib_poll_cq(d->h_scq, &p_free, &p_done) != IB_SUCCESS)
 			break;
@@ -506,10 +513,7 @@ static int poll_all(al_mad_disp_t *d)
 
 	cl_qlist_init(&run);
 	for (;;) {
-		for (i = 0; i < 15; i++)
-			wc[i].p_next = &wc[i + 1];
-		wc[15].p_next = NULL;
-		p_free = wc;
+		p_free = wc_chain(wc, 16);
 		p_done = NULL;
 		ib_poll_cq(d->h_cq, &p_free, &p_done);
 		pthread_mutex_lock(&d->lock);
