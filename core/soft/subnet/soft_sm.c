@@ -254,17 +254,29 @@ void soft_sm_ca_closing(soft_ca_t *ca)
 		pthread_mutex_unlock(&sm->lock);
 		return;
 	}
-	if (sm->pend_state == PEND_WAIT && sm->pend_port && sm->pend_port->ca == ca) {
-		sm->pend_state = PEND_ABORT;
-		pthread_cond_broadcast(&sm->cond);
-	}
-	while (sm->sending)
-		pthread_cond_wait(&sm->cond, &sm->lock);
+	/* No longer the SM port before the lock is let go below: the SM thread,
+	 * running between our waits, would otherwise send its next SMP through
+	 * this CA's port (tx_port) and wait on it after the CA is freed. */
 	if (sm->sm_port && sm->sm_port->ca == ca) {
 		sm->sm_port = NULL;
 		pthread_mutex_lock(&sm->pub_lock);
 		sm->pub_port = NULL;
 		pthread_mutex_unlock(&sm->pub_lock);
+	}
+	/* The SMP in flight through one of its ports ends; looked at again after
+	 * every wait, as the SM thread may have begun another meanwhile. */
+	for (;;) {
+		if (sm->pend_state == PEND_WAIT && sm->pend_port && sm->pend_port->ca == ca) {
+			sm->pend_state = PEND_ABORT;
+			pthread_cond_broadcast(&sm->cond);
+		}
+		if (!sm->sending)
+			break;
+		pthread_cond_wait(&sm->cond, &sm->lock);
+	}
+	/* The SA answers through the SM port it was made on; the SM thread may
+	 * already have remade it on another port (soft_sm_follow_port). */
+	if (sm->sa_port && sm->sa_port->ca == ca) {
 		pthread_rwlock_wrlock(&sm->sa_lock);
 		soft_sa_destroy(sm->sa);
 		sm->sa = NULL;
