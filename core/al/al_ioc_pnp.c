@@ -460,14 +460,19 @@ static void sweep_unit(sweep_port_t *sp, const ib_node_record_t *nr, const disc_
 	memset(&p, 0, sizeof(p));
 	pair.src_guid = sp->port_guid;
 	pair.dest_guid = nr->node_info.port_guid;
-	if (sa_query(sp->h_al, sp->port_guid, IB_QUERY_PATH_REC_BY_PORT_GUIDS, &pair, &w) !=
-	    IB_SUCCESS)
-		return;
-	if (w.n)
+	st = sa_query(sp->h_al, sp->port_guid, IB_QUERY_PATH_REC_BY_PORT_GUIDS, &pair, &w);
+	if (st == IB_SUCCESS && w.n)
 		p.path = *ib_get_query_path_rec(w.p_mad, 0);
-	ib_put_mad(w.p_mad);
-	if (!w.n)
+	if (st == IB_SUCCESS)
+		ib_put_mad(w.p_mad);
+	if (st != IB_SUCCESS || !w.n) {
+		IBAL_DBG(IBAL_SUB_IOC, "port 0x%016llx: no PathRecord to port 0x%016llx (%s): its unit "
+			 "gets no path through this port in this sweep",
+			 (unsigned long long)cl_ntoh64(sp->port_guid),
+			 (unsigned long long)cl_ntoh64(pair.dest_guid),
+			 st != IB_SUCCESS ? ib_get_err_str(st) : "none returned");
 		return;
+	}
 	p.ca_guid = sp->ca_guid;
 	p.port_guid = sp->port_guid;
 	known = iou_find(m, nr->node_info.node_guid);
@@ -609,6 +614,10 @@ static ib_api_status_t sweep(ib_al_handle_t h_al, const disc_model_t *old, disc_
 			sp.port_guid = pa->port_guid;
 			ret = sweep_port(&sp, old, m, p_stop);
 			port_close(&sp);
+			if (ret != IB_SUCCESS)
+				IBAL_DBG(IBAL_SUB_IOC, "port 0x%016llx: the SA did not answer (%s): this "
+					 "sweep changes nothing", (unsigned long long)cl_ntoh64(sp.port_guid),
+					 ib_get_err_str(ret));
 		}
 		cl_free(p_attr);
 	}
