@@ -578,6 +578,38 @@ static ib_api_status_t sweep_port(sweep_port_t *sp, const disc_model_t *old, dis
 	return IB_SUCCESS;
 }
 
+/* A unit's local CA (rec.ca_guid, reported with the unit and its
+ * controllers) is the CA of the first local port that reached it in a
+ * sweep, so it depends on which ports' SA queries already saw the unit:
+ * right after a unit appears, or while the SA learns of a port, one sweep
+ * may reach it through the second CA only and the next through both. A
+ * new CA is reported as the controllers' removal and addition (diff_unit),
+ * so a unit keeps the CA of the last sweep while that CA still has a path
+ * to it: a path gained through another CA is only that path's addition. */
+static void keep_ca(const disc_model_t *old, disc_model_t *m)
+{
+	uint32_t i, k;
+
+	for (i = 0; i < m->n_iou; i++) {
+		disc_iou_t *u = &m->p_iou[i];
+		const disc_iou_t *prev = iou_find(old, u->rec.guid);
+
+		if (!prev || prev->rec.ca_guid == u->rec.ca_guid)
+			continue;
+		for (k = 0; k < u->n_path; k++)
+			if (u->p_path[k].ca_guid == prev->rec.ca_guid) {
+				u->rec.ca_guid = prev->rec.ca_guid;
+				break;
+			}
+		if (u->rec.ca_guid != prev->rec.ca_guid)
+			IBAL_DBG(IBAL_SUB_IOC, "unit 0x%016llx: no path through CA 0x%016llx any "
+				 "more: its controllers move to CA 0x%016llx",
+				 (unsigned long long)cl_ntoh64(u->rec.guid),
+				 (unsigned long long)cl_ntoh64(prev->rec.ca_guid),
+				 (unsigned long long)cl_ntoh64(u->rec.ca_guid));
+	}
+}
+
 /* One sweep through every active local port into @p m. IB_SUCCESS when
  * every SA answered. */
 static ib_api_status_t sweep(ib_al_handle_t h_al, const disc_model_t *old, disc_model_t *m,
@@ -624,6 +656,8 @@ static ib_api_status_t sweep(ib_al_handle_t h_al, const disc_model_t *old, disc_
 	cl_free(guids);
 	if (ret != IB_SUCCESS || __atomic_load_n(p_stop, __ATOMIC_ACQUIRE))
 		model_free(m);
+	else
+		keep_ca(old, m);
 	return __atomic_load_n(p_stop, __ATOMIC_ACQUIRE) ? IB_CANCELED : ret;
 }
 
