@@ -60,6 +60,8 @@
 #define SOFT_SPIN_US_MAX 1000000u
 /** While CQ polls take packets themselves, the progress thread looks every this many ms. */
 #define SOFT_PROGRESS_BACKOFF_MS 1
+/** A CQ poller that does not poll again within this many ns is not polling on: no backoff for it. */
+#define SOFT_PROGRESS_POLLER_NS 5000u
 /** A thread polling an empty CQ looks at the clock every this many polls in a row... */
 #define SOFT_POLL_YIELD_EVERY 256u
 /** ...and yields its processor (sched_yield) each time once the streak has lasted this long, ns. */

@@ -344,6 +344,30 @@ static boolean_t polled_inline(soft_ca_t *ca, uint64_t *seen)
 	return TRUE;
 }
 
+/*
+ * Does a CQ poller poll on? After polled_inline() saw a poll, a poller that
+ * polls on (a busy-polling application: one poll every few hundred
+ * nanoseconds) moves inline_seq again within SOFT_PROGRESS_POLLER_NS; one
+ * that polled once and went to sleep does not: a thread that waits for an
+ * armed CQ's event and, on its way, polls another CQ that is not armed (a
+ * send CQ: the MAD dispatcher; the poll, rearm, poll, wait loop of verbs
+ * programs with two CQs). Backing off for that poll would leave the
+ * packets its armed CQ waits for at the port for SOFT_PROGRESS_BACKOFF_MS.
+ */
+static boolean_t poller_polls_on(soft_ca_t *ca, uint64_t seen)
+{
+	uint64_t start = soft_mono_ns();
+	unsigned i;
+
+	do {
+		for (i = 0; i < 32; i++)
+			cpu_relax();
+		if (__atomic_load_n(&ca->inline_seq, __ATOMIC_RELAXED) != seen)
+			return TRUE;
+	} while (soft_mono_ns() - start < SOFT_PROGRESS_POLLER_NS);
+	return FALSE;
+}
+
 /* Sleeps for the backoff period with only upcalls able to wake it. */
 static void backoff(soft_ca_t *ca)
 {
@@ -454,7 +478,7 @@ static void progress_main(void *context)
 		resume_pending(ca);
 		if (drain_all(ca)) {
 			idle_since = 0;
-		} else if (polled_inline(ca, &seen)) {
+		} else if (polled_inline(ca, &seen) && poller_polls_on(ca, seen)) {
 			/* The application polls its CQs: they take the packets. */
 			backoff(ca);
 			idle_since = 0;
