@@ -59,8 +59,8 @@ extern "C" {
  * wait for a send slot; past that a new one is dropped (a peer flooding
  * requests while the sends stall cannot grow the queue). */
 #define AL_MAD_MAX_REPLIES 1024
-/** Receive buffers a dispatcher keeps posted. */
-#define AL_MAD_RECV_SLOTS 128
+/** Receive buffers a dispatcher keeps posted (the Linux kernel MAD layer's default). */
+#define AL_MAD_RECV_SLOTS 512
 /** Bytes of one receive buffer: the GRH area, then one MAD. */
 #define AL_MAD_RECV_SLOT (MAD_BLOCK_GRH_SIZE)
 /** Default RMPP window a receiver grants (segments). */
