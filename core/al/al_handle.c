@@ -231,14 +231,21 @@ static al_handle_slot_t *allocated_slot(al_handle_t h, al_handle_t *p_word)
 
 ib_api_status_t al_handle_free(al_handle_t h)
 {
+	return al_handle_free_ex(h, TRUE);
+}
+
+ib_api_status_t al_handle_free_ex(al_handle_t h, boolean_t wait_calls)
+{
 	al_handle_slot_t *p_slot = allocated_slot(h, NULL);
 	ib_api_status_t status = IB_INVALID_HANDLE;
 	al_handle_t w;
 
 	if (!p_slot)
 		return IB_INVALID_HANDLE;
-	al_handle_invalidate(h);
-	al_handle_drain(h);
+	if (wait_calls) {
+		al_handle_invalidate(h);
+		al_handle_drain(h);
+	}
 
 	pthread_mutex_lock(&table_lock);
 	/* Check again: another thread may have freed it meanwhile. */

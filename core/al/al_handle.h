@@ -437,6 +437,17 @@ void al_handle_drain(al_handle_t h);
 ib_api_status_t al_handle_free(al_handle_t h);
 
 /**
+ * al_handle_free(), or (@p wait_calls FALSE) the same for a handle that
+ * al_handle_drain() has drained since al_handle_invalidate(): no call can
+ * have entered since, so the data path's grace period (a membarrier) is not
+ * waited for again.
+ * @param h the handle.
+ * @param wait_calls TRUE to drain as al_handle_free() does.
+ * @return as al_handle_free().
+ */
+ib_api_status_t al_handle_free_ex(al_handle_t h, boolean_t wait_calls);
+
+/**
  * Number of calls inside a handle (for diagnostics and tests).
  * @param h the handle.
  * @return the in-flight count; 0 when @p h is not an allocated handle.

@@ -161,7 +161,7 @@ static void finish(al_obj_t *p_obj)
 		tls_frames = frame.prev;
 	}
 	if (h != AL_HANDLE_NULL)
-		al_handle_free(h);
+		al_handle_free_ex(h, h != __atomic_load_n(&p_obj->drained, __ATOMIC_RELAXED));
 	cl_obj_deinit(&p_obj->cl_obj);
 	cl_spinlock_destroy(&p_obj->cb_lock);
 	p_obj->pfn_free(p_obj);
@@ -422,6 +422,7 @@ static void CL_API obj_cleanup(cl_obj_t *p_cl_obj)
 	if (h != AL_HANDLE_NULL) {
 		al_handle_invalidate(h); /* a handle inserted after destroying */
 		al_handle_drain(h);
+		__atomic_store_n(&p_obj->drained, h, __ATOMIC_RELAXED);
 	}
 }
 
