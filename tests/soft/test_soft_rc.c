@@ -1024,12 +1024,26 @@ static void test_rc_srq(void)
 	down();
 }
 
-/* Checks the completion of mixed-traffic WR @p i. */
+/* Checks the completion of mixed-traffic WR @p i; on a failure, says what
+ * completed instead (a rare failure must tell what it was). */
 static void lossy_check(end_t *a, int i)
 {
+	static const char *const kind[] = { "send", "write", "read", "fetch&add" };
 	ib_wc_t wc;
 
-	CU_ASSERT_FATAL(wait_wc(a->scq, &wc));
+	if (!wait_wc(a->scq, &wc)) {
+		fprintf(stderr, "lossy: no completion for WR %d (%s) in time, %u packets dropped\n",
+			i, kind[i % 4], flt.dropped);
+		CU_FAIL_FATAL("a send completion did not come");
+	}
+	if (wc.wr_id != (uint64_t)i || wc.status != IB_WCS_SUCCESS)
+		fprintf(stderr,
+			"lossy: WR %d (%s) expected; completion wr_id %llu type %d status %s "
+			"vendor 0x%llx; %u packets dropped, QP state %d (IBAL_LOG_LEVEL=debug "
+			"IBAL_LOG_SUBSYS=soft shows the retries)\n",
+			i, kind[i % 4], (unsigned long long)wc.wr_id, (int)wc.wc_type,
+			ib_get_wc_status_str(wc.status), (unsigned long long)wc.vendor_specific,
+			flt.dropped, (int)qp_state(a->qp));
 	CU_ASSERT_EQUAL(wc.wr_id, (uint64_t)i);
 	CU_ASSERT_EQUAL(wc.status, IB_WCS_SUCCESS);
 	if (i % 4 == 3)
