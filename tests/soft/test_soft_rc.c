@@ -27,11 +27,28 @@ static const al_prov_ops_t *ops = &soft_prov_ops;
 /* --- Drop filter ------------------------------------------------------------ */
 
 static struct {
-	int mode;     /* 0 none, 1 all, 2 Nth data packet, 3 Nth read response, 4 nth% at random */
-	unsigned nth;         /* for mode 2, 1-based */
+	int mode;     /* 0 none, 1 all, 2 Nth data packet, 3 Nth read response, 4 nth% at random,
+		       * 5 a read's response and request lost around an ACK (read_covered) */
+	unsigned nth;         /* for mode 2, 1-based; for mode 5 the PSN */
 	unsigned seen;        /* data packets seen (mode 2) */
 	unsigned dropped;     /* packets dropped */
+	unsigned m5_resp, m5_req, m5_acks; /* mode 5: packets of each kind seen */
 } flt;
+
+/* Mode 5: drops the first read response and the first read request of PSN
+ * flt.nth, and the second plain ACK. (The fabric calls the filter under its
+ * lock: one packet at a time.) */
+static boolean_t drop_read_covered(uint8_t op, uint32_t psn)
+{
+	if ((op == SOFT_OP_READ_RESPONSE_FIRST || op == SOFT_OP_READ_RESPONSE_MIDDLE ||
+	     op == SOFT_OP_READ_RESPONSE_LAST) && psn == flt.nth)
+		return flt.m5_resp++ == 0;
+	if (op == SOFT_OP_READ_REQUEST && psn == flt.nth)
+		return flt.m5_req++ == 0;
+	if (op == SOFT_OP_ACKNOWLEDGE)
+		return ++flt.m5_acks == 2;
+	return FALSE;
+}
 
 static boolean_t drop_fn(void *ctx, const void *pkt, size_t len)
 {
@@ -62,6 +79,11 @@ static boolean_t drop_fn(void *ctx, const void *pkt, size_t len)
 		flt.dropped++;
 		return TRUE;
 	}
+	if (flt.mode == 5 && (soft_bth_opcode(bth) & SOFT_TRANSPORT_MASK) == SOFT_TRANSPORT_RC &&
+	    drop_read_covered(soft_bth_opcode(bth) & 0x1F, soft_bth_psn(bth))) {
+		flt.dropped++;
+		return TRUE;
+	}
 	return FALSE;
 }
 
@@ -71,6 +93,7 @@ static void set_drop(int mode, unsigned nth)
 	flt.mode = mode;
 	flt.nth = nth;
 	flt.seen = flt.dropped = 0;
+	flt.m5_resp = flt.m5_req = flt.m5_acks = 0;
 	soft_fabric_set_drop_filter(mode ? drop_fn : NULL, NULL);
 }
 
@@ -795,6 +818,66 @@ static void test_rc_read_lost_response(void)
 	down();
 }
 
+/*
+ * An ACK that covers a read whose responses were lost (test_rc_lossy failed
+ * once this way): read R (3 response packets), send S and, with
+ * @p read_after, a one-packet read R2. R's second response is lost; the
+ * ACK of S tells the requester that R's responses were lost, and it asks
+ * again from the missing packet, but that request is lost too (and the
+ * ACK the repeated S draws). The window base must stay at R's missing
+ * response, so that the timer goes back to R: not past it to R2 (whose
+ * repeated responses the requester ignores while R waits: its retries ran
+ * out), nor stopped because everything looked acknowledged (a hang).
+ */
+static void read_covered(boolean_t read_after)
+{
+	end_t a, b;
+	conn_opts_t o = rc_default;
+	ib_wc_t wc;
+	const uint32_t rlen = 2 * MTU + 9;
+
+	/* 67 ms, so that R's responses come before a timeout even under valgrind
+	 * and the losses fall as described (a slower path must pass too). */
+	o.timeout = 14;
+	up();
+	pair_open(&a, &b, &o);
+	fill(b.buf + 8192, rlen, 21);
+	fill(b.buf + 100, 16, 22);
+	fill(a.buf, 8, 23);
+	CU_ASSERT_EQUAL(post_recv(&b, 91, 20000, 256), IB_SUCCESS);
+	set_drop(5, soft_psn_add(o.psn, 1)); /* R's second response */
+	CU_ASSERT_EQUAL(post(&a, WR_RDMA_READ, 1, 12288, rlen, 0, raddr(&b, 8192), b.rkey),
+			IB_SUCCESS);
+	CU_ASSERT_EQUAL(post(&a, WR_SEND, 2, 0, 8, 0, 0, 0), IB_SUCCESS);
+	if (read_after)
+		CU_ASSERT_EQUAL(post(&a, WR_RDMA_READ, 3, 16000, 16, 0, raddr(&b, 100), b.rkey),
+				IB_SUCCESS);
+	expect(a.scq, 1, IB_WCS_SUCCESS, IB_WC_RDMA_READ);
+	expect(a.scq, 2, IB_WCS_SUCCESS, IB_WC_SEND);
+	if (read_after)
+		expect(a.scq, 3, IB_WCS_SUCCESS, IB_WC_RDMA_READ);
+	/* R's second response was lost and sent again. (Which requests and ACKs
+	 * went and were lost depends on the timer where a run is slow.) */
+	CU_ASSERT(drops() >= 1);
+	CU_ASSERT(flt.m5_resp >= 2);
+	CU_ASSERT_EQUAL(memcmp(a.buf + 12288, b.buf + 8192, rlen), 0);
+	if (read_after)
+		CU_ASSERT_EQUAL(memcmp(a.buf + 16000, b.buf + 100, 16), 0);
+	CU_ASSERT_FATAL(wait_wc(b.rcq, &wc));
+	CU_ASSERT_EQUAL(wc.wr_id, 91);
+	CU_ASSERT_EQUAL(wc.length, 8);
+	CU_ASSERT(cq_empty(b.rcq));
+	CU_ASSERT_EQUAL(qp_state(a.qp), IB_QPS_RTS);
+	pair_close(&a, &b);
+	down();
+}
+
+static void test_rc_read_covered_by_ack(void)
+{
+	read_covered(TRUE);
+	read_covered(FALSE);
+}
+
 static void test_rc_ordering(void)
 {
 	end_t a, b;
@@ -1188,6 +1271,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_rc_foreign_source),
 	TEST_ENTRY(test_rc_drop_one),
 	TEST_ENTRY(test_rc_read_lost_response),
+	TEST_ENTRY(test_rc_read_covered_by_ack),
 	TEST_ENTRY(test_rc_ordering),
 	TEST_ENTRY(test_rc_modify_error_flush),
 	TEST_ENTRY(test_uc),

@@ -13,13 +13,15 @@
  *
  * RC completion is in order, on acknowledgement: an ACK covers every WQE
  * up to its PSN, a read response or atomic ACK implicitly covers the
- * earlier sends and writes (IBA 9.7.5.2). An ACK that covers a read whose
- * data did not arrive means its responses were lost: the requester goes
- * back to it. Recovery is go-back-N: a PSN sequence error NAK or the
+ * earlier sends and writes (IBA 9.7.5.2). An ACK or NAK that covers a read
+ * or atomic whose responses did not all arrive means they were lost: the
+ * requester goes back to it, and the first unacknowledged PSN stays at its
+ * first missing response (acked_to()), so that a timeout goes back to it
+ * again. Recovery is go-back-N: a PSN sequence error NAK or the
  * retransmission timer resends from the first unacknowledged PSN (a read
- * from its request; duplicates of read responses already placed are
- * ignored). The timer counts against retry_cnt and RNR NAKs against
- * rnr_retry (7: infinite); both counts restart on forward progress. When
+ * from its first missing response; duplicates of read responses already
+ * placed are ignored). The timer counts against retry_cnt and RNR NAKs
+ * against rnr_retry (7: infinite); both counts restart on forward progress. When
  * the transport retries run out with an ARMED alternate path, the QP
  * migrates and starts over on the new path (soft_apm.c, IBA 17.2.8). UC
  * completes a WQE once its last packet is sent. RC keeps at most
@@ -258,6 +260,25 @@ static void set_una(soft_rc_t *rc, uint32_t psn)
 {
 	if (soft_psn_lt(rc->una, psn) && soft_psn_le(psn, rc->next_psn))
 		rc->una = psn;
+}
+
+/*
+ * How far an ACK, NAK or RNR NAK of @p psn acknowledges (ack_upto() done):
+ * up to @p psn, but not past a read or atomic at the head whose responses
+ * did not all arrive. The responder executed it (the ACK covers its PSNs),
+ * so its responses were lost: they are the first thing not acknowledged,
+ * and the timer must go back to them, not past them to what follows
+ * (whose answers the requester cannot take while that read waits).
+ */
+static uint32_t acked_to(soft_rc_t *rc, uint32_t psn)
+{
+	const soft_rc_wqe_t *w = soft_rc_wqe(rc, rc->head);
+	uint32_t missing;
+
+	if (rc->head == rc->tail || !w->psn_valid || !is_rd(w))
+		return psn;
+	missing = soft_psn_add(w->psn, w->rd_got);
+	return soft_psn_lt(missing, psn) ? missing : psn;
 }
 
 static uint8_t data_op(const soft_rc_wqe_t *w, uint32_t i, boolean_t imm)
@@ -593,16 +614,17 @@ static boolean_t on_ack(soft_rc_t *rc, const soft_pkt_t *pkt)
 
 	switch (soft_aeth_type(syn)) {
 	case SOFT_AETH_ACK:
-		set_una(rc, soft_psn_add(psn, 1));
 		ack_upto(rc, psn, TRUE);
+		set_una(rc, acked_to(rc, soft_psn_add(psn, 1)));
 		w = soft_rc_wqe(rc, rc->head);
 		if (rc->head != rc->tx && is_rd(w) && soft_psn_le(w->psn, psn))
 			rewind_to(rc, w->psn); /* its responses were lost */
 		return TRUE;
 	case SOFT_AETH_RNR_NAK:
-		set_una(rc, psn);
 		ack_upto(rc, psn, FALSE);
-		if (rc->rnr_wait || !rewind_to(rc, psn))
+		set_una(rc, acked_to(rc, psn));
+		/* From a read before it whose responses were lost, if any. */
+		if (rc->rnr_wait || !rewind_to(rc, acked_to(rc, psn)))
 			return TRUE; /* already waiting, or nothing outstanding there */
 		IBAL_DBG(IBAL_SUB_SOFT, "QP 0x%x: RNR NAK at PSN 0x%x, %s", rc->qp->qpn, psn,
 			 rc->rnr_left ? "waiting to send again" : "no RNR retries left");
@@ -617,13 +639,14 @@ static boolean_t on_ack(soft_rc_t *rc, const soft_pkt_t *pkt)
 		soft_rc_timer_start(rc, (us + 999u) / 1000u);
 		return TRUE;
 	case SOFT_AETH_NAK:
-		set_una(rc, psn);
 		ack_upto(rc, psn, FALSE);
+		set_una(rc, acked_to(rc, psn));
 		if (soft_aeth_value(syn) == SOFT_NAK_PSN_SEQ_ERR) {
 			/* Sent with SOFT_FABRIC_DIRECT: a direct write was refused. */
 			if (pkt->link_flags & SOFT_FABRIC_DIRECT)
 				rc->no_direct = TRUE;
-			rewind_to(rc, psn);
+			/* From a read before it whose responses were lost, if any. */
+			rewind_to(rc, acked_to(rc, psn));
 			return TRUE;
 		}
 		if (rc->head == rc->tail)
