@@ -19,6 +19,7 @@
 #include <iba/ibal_soft.h>
 #include "../common/cl_test.h"
 #include "../common/fab_dir.h"
+#include "../common/soft_ctl.h"
 #include "al_client.h"
 #include "al_cm.h"
 
@@ -57,18 +58,6 @@ static void fab_end(void)
 	unsetenv("IBAL_SOFT_CAS");
 	unsetenv("IBAL_SOFT_PORTS");
 	unsetenv("IBAL_PROVIDERS");
-}
-
-static ib_api_status_t set_present(ib_ca_handle_t h, boolean_t present)
-{
-	ibal_soft_ca_ctl_t c = { present };
-	ib_ci_op_t op;
-
-	memset(&op, 0, sizeof(op));
-	op.command = IBAL_SOFT_CI_CA_PRESENT;
-	op.p_buf = &c;
-	op.buf_size = sizeof(c);
-	return ib_ci_call(h, NULL, 0, &op);
 }
 
 /* ---- A recording client ---- */
@@ -205,10 +194,10 @@ static void test_watch_tells_ca_unplugged_and_back(void)
 	rec_reset();
 	CU_ASSERT_EQUAL_FATAL(al_client_watch_ports(&rec_client, NULL, &w), IB_SUCCESS);
 	CU_ASSERT_EQUAL_FATAL(rec_wait(4), 4);
-	CU_ASSERT_EQUAL(set_present(h_ca[1], FALSE), IB_SUCCESS);
+	CU_ASSERT_EQUAL(soft_set_present(h_ca[1], FALSE), IB_SUCCESS);
 	CU_ASSERT_EQUAL_FATAL(rec_wait(6), 6);
 	CU_ASSERT(told_both_ports(4, 2, 1, 0));
-	CU_ASSERT_EQUAL(set_present(h_ca[1], TRUE), IB_SUCCESS);
+	CU_ASSERT_EQUAL(soft_set_present(h_ca[1], TRUE), IB_SUCCESS);
 	CU_ASSERT_EQUAL_FATAL(rec_wait(8), 8);
 	CU_ASSERT(told_both_ports(6, 2, 1, 1));
 	CU_ASSERT_FALSE(overlap);
@@ -246,7 +235,7 @@ static void test_unwatch_ends_callbacks(void)
 	CU_ASSERT_EQUAL_FATAL(al_client_watch_ports(&rec_client, NULL, &w), IB_SUCCESS);
 	CU_ASSERT_EQUAL_FATAL(rec_wait(4), 4);
 	al_client_unwatch_ports(w);
-	CU_ASSERT_EQUAL(set_present(h_ca[0], FALSE), IB_SUCCESS);
+	CU_ASSERT_EQUAL(soft_set_present(h_ca[0], FALSE), IB_SUCCESS);
 	clock_gettime(CLOCK_REALTIME, &ts);
 	ts.tv_sec += WAIT_MS / 1000;
 	pthread_mutex_lock(&rec_lock);
@@ -306,7 +295,7 @@ static void test_cm_agent_for_port_plugged_later(void)
 	uint32_t n;
 
 	fab_begin();
-	CU_ASSERT_EQUAL_FATAL(set_present(h_ca[1], FALSE), IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(soft_set_present(h_ca[1], FALSE), IB_SUCCESS);
 	memset(&l, 0, sizeof(l));
 	l.svc_id = CL_HTON64(0x1234500001ull);
 	l.ca_guid = IB_ALL_CAS;
@@ -316,7 +305,7 @@ static void test_cm_agent_for_port_plugged_later(void)
 	l.pfn_cm_req_cb = on_listen_req;
 	CU_ASSERT_EQUAL_FATAL(ib_cm_listen(h_al, &l, NULL, &hl), IB_SUCCESS);
 	CU_ASSERT_EQUAL(al_cm_port_count(), 2);
-	CU_ASSERT_EQUAL(set_present(h_ca[1], TRUE), IB_SUCCESS);
+	CU_ASSERT_EQUAL(soft_set_present(h_ca[1], TRUE), IB_SUCCESS);
 	/* The agents are made on an AL callback thread: no event tells the
 	 * test, so it checks the count, yielding, within a bound. */
 	clock_gettime(CLOCK_MONOTONIC, &t0);

@@ -12,6 +12,7 @@
 #include "cm_fixture.h"
 #include "al_cm_int.h"
 #include <iba/ibal_soft.h>
+#include "../common/soft_ctl.h"
 
 /* ib_cm_handoff: the REQ of one listen is delivered to the listen of another service. */
 static void test_cm_handoff(void)
@@ -176,16 +177,7 @@ static void test_cm_lap_mra(void)
 /* Unplugs CA i from the process or plugs it back (the soft provider's ib_ci_call). */
 static ib_api_status_t ca_present(int i, boolean_t present)
 {
-	ibal_soft_ca_ctl_t c;
-	ib_ci_op_t op;
-
-	memset(&c, 0, sizeof(c));
-	c.present = present;
-	memset(&op, 0, sizeof(op));
-	op.command = IBAL_SOFT_CI_CA_PRESENT;
-	op.p_buf = &c;
-	op.buf_size = sizeof(c);
-	return ib_ci_call(h_ca[i], NULL, 0, &op);
+	return soft_set_present(h_ca[i], present);
 }
 
 /* A CA plugged in after the CM started gets its agent from its port's PnP

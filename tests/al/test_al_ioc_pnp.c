@@ -18,6 +18,7 @@
 #include <complib/cl_memory.h>
 #include "../common/cl_test.h"
 #include "../common/fab_dir.h"
+#include "../common/soft_ctl.h"
 #include "al_sa_client.h"
 #include "al_verbs.h"
 
@@ -268,19 +269,6 @@ static ib_ioc_handle_t make_ioc(int n_svc, ib_svc_handle_t *h_svc)
 	return h;
 }
 
-/* Sets the link state of port 1 of a soft CA. */
-static ib_api_status_t set_port(ib_ca_handle_t h_ca, uint8_t state)
-{
-	ibal_soft_port_ctl_t c = { 1, state, 0 };
-	ib_ci_op_t op;
-
-	memset(&op, 0, sizeof(op));
-	op.command = IBAL_SOFT_CI_PORT_STATE;
-	op.p_buf = &c;
-	op.buf_size = sizeof(c);
-	return ib_ci_call(h_ca, NULL, 0, &op);
-}
-
 static ib_pnp_handle_t reg(ib_pnp_class_t cls, const void *ctx)
 {
 	ib_pnp_req_t req;
@@ -492,14 +480,14 @@ static void test_ioc_pnp_second_ca(void)
 
 	up();
 	CU_ASSERT_EQUAL_FATAL(ib_open_ca(h_ini, ca_guid[0], NULL, NULL, &h_ica), IB_SUCCESS);
-	CU_ASSERT_EQUAL_FATAL(set_port(h_ica, IB_LINK_DOWN), IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(soft_set_port(h_ica, 1, IB_LINK_DOWN), IB_SUCCESS);
 	(void)make_ioc(2, h_svc);
 	h = reg(IB_PNP_IOC, NULL);
 	CU_ASSERT_EQUAL_FATAL(wait_count(IB_PNP_IOC_PATH_ADD, h, 1), 1);
 	CU_ASSERT_EQUAL(last(IB_PNP_IOC_ADD, h).ca_guid, ca_guid[1]);
 	CU_ASSERT_EQUAL(last(IB_PNP_IOC_PATH_ADD, h).ca_guid, ca_guid[1]);
 	/* The port of the first CA up: a sweep reaches the unit through it first. */
-	CU_ASSERT_EQUAL(set_port(h_ica, IB_LINK_ACTIVE), IB_SUCCESS);
+	CU_ASSERT_EQUAL(soft_set_port(h_ica, 1, IB_LINK_ACTIVE), IB_SUCCESS);
 	CU_ASSERT_EQUAL(wait_count(IB_PNP_IOC_PATH_ADD, h, 2), 2);
 	CU_ASSERT_EQUAL(count(IB_PNP_IOC_ADD, h), 1);
 	CU_ASSERT_EQUAL(count(IB_PNP_IOC_REMOVE, h), 0);
@@ -508,7 +496,7 @@ static void test_ioc_pnp_second_ca(void)
 	CU_ASSERT_EQUAL(e.ca_guid, ca_guid[0]);
 	CU_ASSERT_EQUAL(e.path.dlid, tgt_lid);
 	/* Down again: that path goes, the IOC stays. */
-	CU_ASSERT_EQUAL(set_port(h_ica, IB_LINK_DOWN), IB_SUCCESS);
+	CU_ASSERT_EQUAL(soft_set_port(h_ica, 1, IB_LINK_DOWN), IB_SUCCESS);
 	CU_ASSERT_EQUAL(wait_count(IB_PNP_IOC_PATH_REMOVE, h, 1), 1);
 	CU_ASSERT_EQUAL(last(IB_PNP_IOC_PATH_REMOVE, h).ca_guid, ca_guid[0]);
 	CU_ASSERT_EQUAL(count(IB_PNP_IOC_REMOVE, h), 0);

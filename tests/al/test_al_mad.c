@@ -21,6 +21,7 @@
 #include <iba/ibal_soft.h>
 #include "../common/cl_test.h"
 #include "../common/fab_dir.h"
+#include "../common/soft_ctl.h"
 #include "../common/mem_track.h"
 
 #define VCLASS 0x09      /* vendor class, low range (no RMPP header) */
@@ -878,13 +879,8 @@ static void test_cancel_and_destroy(void)
 static void set_drop_filter(ibal_soft_drop_fn_t pfn)
 {
 	ibal_soft_drop_ctl_t c = { pfn, NULL };
-	ib_ci_op_t op;
 
-	memset(&op, 0, sizeof(op));
-	op.command = IBAL_SOFT_CI_DROP_FILTER;
-	op.p_buf = &c;
-	op.buf_size = sizeof(c);
-	CU_ASSERT_EQUAL(ib_ci_call(sa.ca, NULL, 0, &op), IB_SUCCESS);
+	CU_ASSERT_EQUAL(soft_ctl(sa.ca, IBAL_SOFT_CI_DROP_FILTER, &c, sizeof(c)), IB_SUCCESS);
 }
 
 static uint32_t drop_every; /* drop filter: about one RCLASS packet in drop_every */

@@ -22,6 +22,7 @@
 #include <complib/cl_memory.h>
 #include "../common/cl_test.h"
 #include "../common/fab_dir.h"
+#include "../common/soft_ctl.h"
 #include "al_sa_client.h"
 
 static char fab_dir[64];
@@ -566,19 +567,10 @@ static void test_fab_sa_unreachable(void)
 {
 	ib_guid_pair_t gp;
 	ib_query_req_t q;
-	ibal_soft_port_ctl_t pc;
-	ib_ci_op_t op;
 	uint64_t t0;
 
 	up(NULL);
-	memset(&pc, 0, sizeof(pc));
-	pc.port_num = port[0].port_num;
-	pc.link_state = IB_LINK_DOWN;
-	memset(&op, 0, sizeof(op));
-	op.command = IBAL_SOFT_CI_PORT_STATE;
-	op.p_buf = &pc;
-	op.buf_size = sizeof(pc);
-	CU_ASSERT_EQUAL_FATAL(ib_ci_call(h_ca[0], NULL, 0, &op), IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(soft_set_port(h_ca[0], port[0].port_num, IB_LINK_DOWN), IB_SUCCESS);
 	gp.src_guid = port[0].port_guid;
 	gp.dest_guid = port[1].port_guid;
 	memset(&q, 0, sizeof(q));

@@ -19,6 +19,7 @@
 #include <iba/ibal_soft.h>
 #include "../common/cl_test.h"
 #include "../common/fab_dir.h"
+#include "../common/soft_ctl.h"
 
 #define BUF_LEN 8192
 #define MSG_LEN 3000  /* three packets at a 1024-byte MTU */
@@ -287,14 +288,7 @@ static ib_qp_attr_t query(const end_t *e)
 
 static ib_api_status_t set_port(const end_t *e, uint8_t port, uint8_t state)
 {
-	ibal_soft_port_ctl_t c = { port, state, 0 };
-	ib_ci_op_t op;
-
-	memset(&op, 0, sizeof(op));
-	op.command = IBAL_SOFT_CI_PORT_STATE;
-	op.p_buf = &c;
-	op.buf_size = sizeof(c);
-	return ib_ci_call(e->ca, NULL, 0, &op);
+	return soft_set_port(e->ca, port, state);
 }
 
 static void post_recv(end_t *e, uint64_t wr_id)

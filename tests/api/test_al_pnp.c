@@ -18,6 +18,7 @@
 #include <iba/ibal_soft.h>
 #include "../common/cl_test.h"
 #include "../common/fab_dir.h"
+#include "../common/soft_ctl.h"
 
 /* ---- Fabric directory ---- */
 
@@ -237,32 +238,6 @@ static ib_net64_t port_guid(ib_ca_handle_t h_ca, uint8_t port)
 	return g;
 }
 
-static ib_api_status_t soft_cmd(ib_ca_handle_t h_ca, uint32_t cmd, void *buf, uint32_t size)
-{
-	ib_ci_op_t op;
-
-	memset(&op, 0, sizeof(op));
-	op.command = cmd;
-	op.p_buf = buf;
-	op.buf_size = size;
-	op.status = -1;
-	return ib_ci_call(h_ca, NULL, 0, &op);
-}
-
-static ib_api_status_t set_port(ib_ca_handle_t h_ca, uint8_t port, uint8_t state)
-{
-	ibal_soft_port_ctl_t c = { port, state, 0 };
-
-	return soft_cmd(h_ca, IBAL_SOFT_CI_PORT_STATE, &c, sizeof(c));
-}
-
-static ib_api_status_t set_present(ib_ca_handle_t h_ca, boolean_t present)
-{
-	ibal_soft_ca_ctl_t c = { present };
-
-	return soft_cmd(h_ca, IBAL_SOFT_CI_CA_PRESENT, &c, sizeof(c));
-}
-
 /* ---- CA async events ---- */
 
 static pthread_mutex_t ae_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -424,7 +399,7 @@ static void test_port_down_up_lid(void)
 
 	/* Down: one PORT_DOWN for that port only, with the new state; the CA
 	 * event callback hears IB_AE_PORT_DOWN for port 2. */
-	CU_ASSERT_EQUAL(set_port(h_ca, 2, IB_LINK_DOWN), IB_SUCCESS);
+	CU_ASSERT_EQUAL(soft_set_port(h_ca, 2, IB_LINK_DOWN), IB_SUCCESS);
 	CU_ASSERT_EQUAL_FATAL(log_wait(&lg, base + 1), base + 1);
 	CU_ASSERT_EQUAL(lg.ev[base].event, IB_PNP_PORT_DOWN);
 	CU_ASSERT_EQUAL(lg.ev[base].guid, pg);
@@ -435,9 +410,9 @@ static void test_port_down_up_lid(void)
 	CU_ASSERT_EQUAL(ae_vendor[0], 2);
 
 	/* INIT and ARMED are reported as such; then ACTIVE again. */
-	CU_ASSERT_EQUAL(set_port(h_ca, 2, IB_LINK_INIT), IB_SUCCESS);
-	CU_ASSERT_EQUAL(set_port(h_ca, 2, IB_LINK_ARMED), IB_SUCCESS);
-	CU_ASSERT_EQUAL(set_port(h_ca, 2, IB_LINK_ACTIVE), IB_SUCCESS);
+	CU_ASSERT_EQUAL(soft_set_port(h_ca, 2, IB_LINK_INIT), IB_SUCCESS);
+	CU_ASSERT_EQUAL(soft_set_port(h_ca, 2, IB_LINK_ARMED), IB_SUCCESS);
+	CU_ASSERT_EQUAL(soft_set_port(h_ca, 2, IB_LINK_ACTIVE), IB_SUCCESS);
 	/* Rescans may merge changes: whatever INIT/ARMED events came, they
 	 * came before the ACTIVE that ends the series. */
 	i = log_wait_for(&lg, base, IB_PNP_PORT_ACTIVE, pg);
@@ -454,7 +429,7 @@ static void test_port_down_up_lid(void)
 	lc.port_num = 2;
 	lc.link_state = 0;
 	lc.lid = cl_hton16(new_lid);
-	CU_ASSERT_EQUAL(soft_cmd(h_ca, IBAL_SOFT_CI_PORT_LID, &lc, sizeof(lc)), IB_SUCCESS);
+	CU_ASSERT_EQUAL(soft_ctl(h_ca, IBAL_SOFT_CI_PORT_LID, &lc, sizeof(lc)), IB_SUCCESS);
 	CU_ASSERT_EQUAL_FATAL(log_wait(&lg, base + 1), base + 1);
 	CU_ASSERT_EQUAL(lg.ev[base].event, IB_PNP_LID_CHANGE);
 	CU_ASSERT_EQUAL(lg.ev[base].lid, cl_hton16(new_lid));
@@ -473,17 +448,17 @@ static void test_port_down_up_lid(void)
 
 	/* Bad commands. */
 	lc.port_num = 3;
-	CU_ASSERT_EQUAL(soft_cmd(h_ca, IBAL_SOFT_CI_PORT_LID, &lc, sizeof(lc)), IB_INVALID_PORT);
+	CU_ASSERT_EQUAL(soft_ctl(h_ca, IBAL_SOFT_CI_PORT_LID, &lc, sizeof(lc)), IB_INVALID_PORT);
 	lc.port_num = 2;
 	lc.lid = 0;
-	CU_ASSERT_EQUAL(soft_cmd(h_ca, IBAL_SOFT_CI_PORT_LID, &lc, sizeof(lc)), IB_INVALID_PARAMETER);
+	CU_ASSERT_EQUAL(soft_ctl(h_ca, IBAL_SOFT_CI_PORT_LID, &lc, sizeof(lc)), IB_INVALID_PARAMETER);
 	lc.lid = cl_hton16(0xC001);
-	CU_ASSERT_EQUAL(soft_cmd(h_ca, IBAL_SOFT_CI_PORT_LID, &lc, sizeof(lc)), IB_INVALID_PARAMETER);
-	CU_ASSERT_EQUAL(soft_cmd(h_ca, IBAL_SOFT_CI_PORT_LID, &lc, 1), IB_INVALID_PARAMETER);
-	CU_ASSERT_EQUAL(soft_cmd(h_ca, IBAL_SOFT_CI_PORT_LID, NULL, sizeof(lc)), IB_INVALID_PARAMETER);
-	CU_ASSERT_EQUAL(set_port(h_ca, 1, 0), IB_INVALID_PARAMETER);
-	CU_ASSERT_EQUAL(set_port(h_ca, 1, 5), IB_INVALID_PARAMETER);
-	CU_ASSERT_EQUAL(soft_cmd(h_ca, 0x12345678, &lc, sizeof(lc)), IB_INVALID_SETTING);
+	CU_ASSERT_EQUAL(soft_ctl(h_ca, IBAL_SOFT_CI_PORT_LID, &lc, sizeof(lc)), IB_INVALID_PARAMETER);
+	CU_ASSERT_EQUAL(soft_ctl(h_ca, IBAL_SOFT_CI_PORT_LID, &lc, 1), IB_INVALID_PARAMETER);
+	CU_ASSERT_EQUAL(soft_ctl(h_ca, IBAL_SOFT_CI_PORT_LID, NULL, sizeof(lc)), IB_INVALID_PARAMETER);
+	CU_ASSERT_EQUAL(soft_set_port(h_ca, 1, 0), IB_INVALID_PARAMETER);
+	CU_ASSERT_EQUAL(soft_set_port(h_ca, 1, 5), IB_INVALID_PARAMETER);
+	CU_ASSERT_EQUAL(soft_ctl(h_ca, 0x12345678, &lc, sizeof(lc)), IB_INVALID_SETTING);
 	/* The LID of a live port is refused. */
 	{
 		uint32_t size = 0;
@@ -494,7 +469,7 @@ static void test_port_down_up_lid(void)
 		CU_ASSERT_EQUAL_FATAL(ib_query_ca(h_ca, a, &size), IB_SUCCESS);
 		lc.lid = a->p_port_attr[0].lid;
 		free(a);
-		CU_ASSERT_EQUAL(soft_cmd(h_ca, IBAL_SOFT_CI_PORT_LID, &lc, sizeof(lc)),
+		CU_ASSERT_EQUAL(soft_ctl(h_ca, IBAL_SOFT_CI_PORT_LID, &lc, sizeof(lc)),
 				IB_RESOURCE_BUSY);
 	}
 
@@ -528,7 +503,7 @@ static void test_unplug_replug(void)
 	CU_ASSERT_EQUAL_FATAL(bc, 2);
 	CU_ASSERT_EQUAL_FATAL(bp, 8);
 
-	CU_ASSERT_EQUAL(set_present(h_ca, FALSE), IB_SUCCESS);
+	CU_ASSERT_EQUAL(soft_set_present(h_ca, FALSE), IB_SUCCESS);
 	CU_ASSERT_EQUAL_FATAL(log_wait(&lca, bc + 1), bc + 1);
 	CU_ASSERT_EQUAL(lca.ev[bc].event, IB_PNP_CA_REMOVE);
 	CU_ASSERT_EQUAL(lca.ev[bc].guid, ca_guid[0]);
@@ -552,7 +527,7 @@ static void test_unplug_replug(void)
 	/* Back: CA_ADD with a fresh (NULL) context, ports added and active. */
 	bc = log_wait(&lca, 0);
 	bp = log_wait(&lport, 0);
-	CU_ASSERT_EQUAL(set_present(h_ca, TRUE), IB_SUCCESS);
+	CU_ASSERT_EQUAL(soft_set_present(h_ca, TRUE), IB_SUCCESS);
 	CU_ASSERT_EQUAL_FATAL(log_wait(&lca, bc + 1), bc + 1);
 	CU_ASSERT_EQUAL(lca.ev[bc].event, IB_PNP_CA_ADD);
 	CU_ASSERT_PTR_NULL(lca.ev[bc].context);
@@ -594,8 +569,8 @@ static void test_decline(void)
 	CU_ASSERT(log_find(&lg, 0, IB_PNP_PORT_ADD, p1) >= 0);
 	CU_ASSERT(log_find(&lg, 0, IB_PNP_PORT_ACTIVE, p1) < 0);
 	base = lg.n;
-	CU_ASSERT_EQUAL(set_port(h_ca, 1, IB_LINK_DOWN), IB_SUCCESS);
-	CU_ASSERT_EQUAL(set_port(h_ca, 2, IB_LINK_DOWN), IB_SUCCESS);
+	CU_ASSERT_EQUAL(soft_set_port(h_ca, 1, IB_LINK_DOWN), IB_SUCCESS);
+	CU_ASSERT_EQUAL(soft_set_port(h_ca, 2, IB_LINK_DOWN), IB_SUCCESS);
 	CU_ASSERT_EQUAL_FATAL(log_wait(&lg, base + 1), base + 1);
 	/* The only event is port 2's: port 1's would have come first. */
 	CU_ASSERT_EQUAL(lg.ev[base].event, IB_PNP_PORT_DOWN);
@@ -660,7 +635,7 @@ static void test_dereg(void)
 	CU_ASSERT_EQUAL(l1.dereg_st, IB_SUCCESS);
 	CU_ASSERT_EQUAL(ib_dereg_pnp(h, NULL), IB_INVALID_HANDLE);
 	CU_ASSERT_EQUAL(ib_open_ca(h_al, ca_guid[0], NULL, NULL, &h_ca), IB_SUCCESS);
-	CU_ASSERT_EQUAL(set_port(h_ca, 1, IB_LINK_DOWN), IB_SUCCESS);
+	CU_ASSERT_EQUAL(soft_set_port(h_ca, 1, IB_LINK_DOWN), IB_SUCCESS);
 
 	/* A second registration, with a destroy callback. */
 	req.pnp_context = &lg;
@@ -670,7 +645,7 @@ static void test_dereg(void)
 	CU_ASSERT_EQUAL(n, 7); /* 4 ADD + 3 ACTIVE: port 1 of CA 0 is down */
 	CU_ASSERT_EQUAL(ib_dereg_pnp(h, on_destroy), IB_SUCCESS);
 	CU_ASSERT_EQUAL(destroyed_wait(1), 1);
-	CU_ASSERT_EQUAL(set_port(h_ca, 1, IB_LINK_ACTIVE), IB_SUCCESS);
+	CU_ASSERT_EQUAL(soft_set_port(h_ca, 1, IB_LINK_ACTIVE), IB_SUCCESS);
 	/* A third registration sees port 1 active again: the change was
 	 * processed, and the second registration got nothing of it. */
 	{
