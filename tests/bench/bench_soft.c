@@ -550,7 +550,9 @@ static uint64_t cq_wait(end_t *e, uint64_t done, const char *what)
 			armed = TRUE;
 			continue;
 		}
-		if (now_ns() > end)
+		if (!end)
+			end = now_ns() + WAIT_US * 1000ull;
+		else if (now_ns() > end)
 			die("%s: no completion within %u s", what, WAIT_US / 1000000u);
 		cl_waitobj_wait_on(e->wo, SLICE_US, FALSE);
 		armed = FALSE;
