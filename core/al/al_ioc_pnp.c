@@ -461,10 +461,11 @@ static void sweep_unit(sweep_port_t *sp, const ib_node_record_t *nr, const disc_
 	pair.src_guid = sp->port_guid;
 	pair.dest_guid = nr->node_info.port_guid;
 	st = sa_query(sp->h_al, sp->port_guid, IB_QUERY_PATH_REC_BY_PORT_GUIDS, &pair, &w);
-	if (st == IB_SUCCESS && w.n)
-		p.path = *ib_get_query_path_rec(w.p_mad, 0);
-	if (st == IB_SUCCESS)
+	if (st == IB_SUCCESS) {
+		if (w.n)
+			p.path = *ib_get_query_path_rec(w.p_mad, 0);
 		ib_put_mad(w.p_mad);
+	}
 	if (st != IB_SUCCESS || !w.n) {
 		IBAL_DBG(IBAL_SUB_IOC, "port 0x%016llx: no PathRecord to port 0x%016llx (%s): its unit "
 			 "gets no path through this port in this sweep",
