@@ -609,7 +609,7 @@ static soft_rc_wqe_t *wqe_of(soft_rc_t *rc, uint32_t psn)
 static boolean_t on_ack(soft_rc_t *rc, const soft_pkt_t *pkt)
 {
 	uint8_t syn = pkt->aeth.syndrome;
-	uint32_t psn = pkt->bth.psn, us;
+	uint32_t psn = pkt->bth.psn, to, us;
 	soft_rc_wqe_t *w;
 
 	switch (soft_aeth_type(syn)) {
@@ -622,9 +622,10 @@ static boolean_t on_ack(soft_rc_t *rc, const soft_pkt_t *pkt)
 		return TRUE;
 	case SOFT_AETH_RNR_NAK:
 		ack_upto(rc, psn, FALSE);
-		set_una(rc, acked_to(rc, psn));
 		/* From a read before it whose responses were lost, if any. */
-		if (rc->rnr_wait || !rewind_to(rc, acked_to(rc, psn)))
+		to = acked_to(rc, psn);
+		set_una(rc, to);
+		if (rc->rnr_wait || !rewind_to(rc, to))
 			return TRUE; /* already waiting, or nothing outstanding there */
 		IBAL_DBG(IBAL_SUB_SOFT, "QP 0x%x: RNR NAK at PSN 0x%x, %s", rc->qp->qpn, psn,
 			 rc->rnr_left ? "waiting to send again" : "no RNR retries left");
@@ -640,13 +641,14 @@ static boolean_t on_ack(soft_rc_t *rc, const soft_pkt_t *pkt)
 		return TRUE;
 	case SOFT_AETH_NAK:
 		ack_upto(rc, psn, FALSE);
-		set_una(rc, acked_to(rc, psn));
+		/* From a read before it whose responses were lost, if any. */
+		to = acked_to(rc, psn);
+		set_una(rc, to);
 		if (soft_aeth_value(syn) == SOFT_NAK_PSN_SEQ_ERR) {
 			/* Sent with SOFT_FABRIC_DIRECT: a direct write was refused. */
 			if (pkt->link_flags & SOFT_FABRIC_DIRECT)
 				rc->no_direct = TRUE;
-			/* From a read before it whose responses were lost, if any. */
-			rewind_to(rc, acked_to(rc, psn));
+			rewind_to(rc, to);
 			return TRUE;
 		}
 		if (rc->head == rc->tail)
