@@ -40,7 +40,7 @@ static void listen_destroying(al_obj_t *p_obj)
 	if (p_l->listed)
 		al_cm_listen_index_locked(p_l, FALSE);
 	p_l->listed = FALSE;
-	pthread_mutex_unlock(&al_cm_g.lock);
+	al_cm_unlock();
 }
 
 static void listen_free(al_obj_t *p_obj)
@@ -188,7 +188,7 @@ ib_api_status_t ib_cm_listen(const ib_al_handle_t h_al, const ib_cm_listen_t *co
 			al_cm_listen_index_locked(p_l, TRUE);
 			p_l->listed = TRUE;
 		}
-		pthread_mutex_unlock(&al_cm_g.lock);
+		al_cm_unlock();
 	}
 	if (st == IB_SUCCESS && al_cm_kern_get())
 		st = al_cm_kern_get()->listen(p_l);
@@ -323,7 +323,7 @@ static ib_api_status_t sidr_req(const ib_cm_req_t *r)
 	al_cm_cep_send(p_cep, AL_CM_MSG_SIDR_REQ, &m);
 	al_cm_timer_arm(p_cep, (r->timeout_ms ? r->timeout_ms : 1000) + 2 * p_cep->pktlife_ms,
 		  r->max_cm_retries);
-	pthread_mutex_unlock(&al_cm_g.lock);
+	al_cm_unlock();
 out:
 	AL_EXIT(r->h_al);
 	if (do_sync)
@@ -345,7 +345,7 @@ static ib_api_status_t req_qp_check(const ib_cm_req_t *r, al_qp_t *p_qp, ib_qp_a
 		return IB_INVALID_QP_STATE;
 	pthread_mutex_lock(&al_cm_g.lock);
 	st = al_cm_cep_by_qp(p_qp) ? IB_INVALID_STATE : IB_SUCCESS;
-	pthread_mutex_unlock(&al_cm_g.lock);
+	al_cm_unlock();
 	return st;
 }
 
@@ -480,7 +480,7 @@ ib_api_status_t ib_cm_req(const ib_cm_req_t *const p_cm_req)
 	pthread_mutex_lock(&al_cm_g.lock);
 	if (al_cm_cep_by_qp(p_qp)) {
 		/* Another ib_cm_req on the QP won the race. */
-		pthread_mutex_unlock(&al_cm_g.lock);
+		al_cm_unlock();
 		st = IB_INVALID_STATE;
 		if (do_sync)
 			al_cm_sync_drop(&sync);
@@ -495,7 +495,7 @@ ib_api_status_t ib_cm_req(const ib_cm_req_t *const p_cm_req)
 		__atomic_store_n(&p_cep->p_sync, &sync, __ATOMIC_RELAXED);
 	al_cm_cep_send(p_cep, AL_CM_MSG_REQ, &m);
 	al_cm_timer_arm(p_cep, p_cep->peer_resp_ms, p_cep->max_cm_retries);
-	pthread_mutex_unlock(&al_cm_g.lock);
+	al_cm_unlock();
 	AL_EXIT(p_cm_req->h_qp);
 	if (do_sync)
 		al_cm_sync_wait(&sync);
@@ -630,7 +630,7 @@ static ib_api_status_t sidr_rep(const ib_cm_handle_t *h, const ib_cm_rep_t *r)
 		al_cm_cep_send(p_cep, AL_CM_MSG_SIDR_REP, &m);
 		al_cm_cep_kill_locked(p_cep, &dead);
 	}
-	pthread_mutex_unlock(&al_cm_g.lock);
+	al_cm_unlock();
 	al_cm_destroy_dead(&dead);
 	return st;
 }
@@ -725,7 +725,7 @@ ib_api_status_t ib_cm_rep(const ib_cm_handle_t h_cm_req, const ib_cm_rep_t *cons
 	if (is_kern(&h_cm_req))
 		return kern_of(&h_cm_req) ? kern_of(&h_cm_req)->rep(&h_cm_req, p_cm_rep) : IB_INVALID_HANDLE;
 	st = cm_lock_cep(&h_cm_req, p_cm_rep, &p_cep);
-	pthread_mutex_unlock(&al_cm_g.lock);
+	al_cm_unlock();
 	if (st != IB_SUCCESS)
 		return st;
 	if (p_cm_rep->qp_type == IB_QPT_UNRELIABLE_DGRM)
@@ -764,7 +764,7 @@ ib_api_status_t ib_cm_rep(const ib_cm_handle_t h_cm_req, const ib_cm_rep_t *cons
 	al_cm_cep_send(p_cep, AL_CM_MSG_REP, &m);
 	al_cm_timer_arm(p_cep, p_cep->peer_resp_ms, p_cep->max_cm_retries);
 unlock:
-	pthread_mutex_unlock(&al_cm_g.lock);
+	al_cm_unlock();
 out:
 	AL_EXIT(p_cm_rep->h_qp);
 	cm_sync_end(do_sync, &sync, st);
@@ -781,7 +781,7 @@ ib_api_status_t ib_cm_rtu(const ib_cm_handle_t h_cm_rep, const ib_cm_rtu_t *cons
 		return kern_of(&h_cm_rep) ? kern_of(&h_cm_rep)->rtu(&h_cm_rep, p_cm_rtu) : IB_INVALID_HANDLE;
 	if (!p_cm_rtu) {
 		st = cm_lock_cep(&h_cm_rep, p_cm_rtu, &p_cep);
-		pthread_mutex_unlock(&al_cm_g.lock);
+		al_cm_unlock();
 		return st;
 	}
 	if (pdata_bad(p_cm_rtu->rtu_length, IB_RTU_PDATA_SIZE, p_cm_rtu->p_rtu_pdata))
@@ -812,7 +812,7 @@ ib_api_status_t ib_cm_rtu(const ib_cm_handle_t h_cm_rep, const ib_cm_rtu_t *cons
 	al_cm_cep_send(p_cep, AL_CM_MSG_RTU, &m);
 	al_cm_timer_stop(p_cep);
 out:
-	pthread_mutex_unlock(&al_cm_g.lock);
+	al_cm_unlock();
 	return st;
 }
 
@@ -871,7 +871,7 @@ ib_api_status_t ib_cm_rej(const ib_cm_handle_t h_cm, const ib_cm_rej_t *const p_
 		break;
 	}
 out:
-	pthread_mutex_unlock(&al_cm_g.lock);
+	al_cm_unlock();
 	al_cm_destroy_dead(&dead);
 	return st;
 }
@@ -914,7 +914,7 @@ ib_api_status_t ib_cm_mra(const ib_cm_handle_t h_cm, const ib_cm_mra_t *const p_
 	}
 	al_cm_cep_send(p_cep, AL_CM_MSG_MRA, &m);
 out:
-	pthread_mutex_unlock(&al_cm_g.lock);
+	al_cm_unlock();
 	return st;
 }
 
@@ -966,7 +966,7 @@ ib_api_status_t ib_cm_dreq(const ib_cm_dreq_t *const p_cm_dreq)
 	al_cm_cep_send(p_cep, AL_CM_MSG_DREQ, &m);
 	al_cm_timer_arm(p_cep, p_cep->peer_resp_ms, p_cep->max_cm_retries);
 out:
-	pthread_mutex_unlock(&al_cm_g.lock);
+	al_cm_unlock();
 	AL_EXIT(p_cm_dreq->h_qp);
 	cm_sync_end(do_sync, &sync, st);
 	return st;
@@ -993,7 +993,7 @@ ib_api_status_t ib_cm_drep(const ib_cm_handle_t h_cm_dreq, const ib_cm_drep_t *c
 	al_cm_send_drep(p_cep, p_cm_drep->p_drep_pdata, p_cm_drep->drep_length);
 	al_cm_enter_timewait(p_cep);
 out:
-	pthread_mutex_unlock(&al_cm_g.lock);
+	al_cm_unlock();
 	return st;
 }
 
@@ -1056,7 +1056,7 @@ ib_api_status_t ib_cm_lap(const ib_cm_lap_t *const p_cm_lap)
 	al_cm_timer_arm(p_cep, al_cm_time_ms(p_cm_lap->remote_resp_timeout) + 2 * p_cep->pktlife_ms,
 		  p_cep->max_cm_retries);
 out:
-	pthread_mutex_unlock(&al_cm_g.lock);
+	al_cm_unlock();
 	AL_EXIT(p_cm_lap->h_qp);
 	cm_sync_end(do_sync, &sync, st);
 	return st;
@@ -1104,7 +1104,7 @@ ib_api_status_t ib_cm_apr(const ib_cm_handle_t h_cm_lap, const ib_cm_apr_t *cons
 	al_cm_cep_send(p_cep, AL_CM_MSG_APR, &m);
 	p_cep->state = AL_CM_ESTABLISHED;
 out:
-	pthread_mutex_unlock(&al_cm_g.lock);
+	al_cm_unlock();
 	return st;
 }
 
@@ -1123,26 +1123,26 @@ ib_api_status_t ib_cm_handoff(const ib_cm_handle_t h_cm_req, const ib_net64_t sv
 	pthread_mutex_lock(&al_cm_g.lock);
 	p_cep = cep_of(&h_cm_req);
 	if (!p_cep) {
-		pthread_mutex_unlock(&al_cm_g.lock);
+		al_cm_unlock();
 		return IB_INVALID_HANDLE;
 	}
 	if (!svc_id) {
-		pthread_mutex_unlock(&al_cm_g.lock);
+		al_cm_unlock();
 		return IB_INVALID_PARAMETER;
 	}
 	if (p_cep->state != AL_CM_REQ_RCVD && p_cep->state != AL_CM_MRA_REQ_SENT) {
-		pthread_mutex_unlock(&al_cm_g.lock);
+		al_cm_unlock();
 		return IB_INVALID_STATE;
 	}
 	req = p_cep->req;
 	req.service_id = cl_ntoh64(svc_id);
 	p_l = al_cm_find_listen(p_cep->p_port, &req, &sid);
 	if (!p_l) {
-		pthread_mutex_unlock(&al_cm_g.lock);
+		al_cm_unlock();
 		return IB_INVALID_PARAMETER;
 	}
 	al_obj_ref(&p_l->obj);
-	pthread_mutex_unlock(&al_cm_g.lock);
+	al_cm_unlock();
 
 	/* The request moves to a CEP under the new listen's instance, with
 	 * the same local ID (the peer may know it from an MRA). */
@@ -1156,7 +1156,7 @@ ib_api_status_t ib_cm_handoff(const ib_cm_handle_t h_cm_req, const ib_net64_t sv
 	p_cep = cep_of(&h_cm_req);
 	if (!p_cep || p_l->cancelled ||
 	    (p_cep->state != AL_CM_REQ_RCVD && p_cep->state != AL_CM_MRA_REQ_SENT)) {
-		pthread_mutex_unlock(&al_cm_g.lock);
+		al_cm_unlock();
 		al_obj_destroy(&p_new->obj, NULL);
 		al_obj_deref(&p_l->obj);
 		return p_cep ? IB_INVALID_STATE : IB_INVALID_HANDLE;
@@ -1173,7 +1173,7 @@ ib_api_status_t ib_cm_handoff(const ib_cm_handle_t h_cm_req, const ib_net64_t sv
 	al_cm_cep_insert_locked(p_new);
 	p_new->p_listen = p_l;
 	al_cm_queue_req_event(p_new, (void *)p_l->info.pfn_cm_req_cb, p_l->obj.context, p_l, &dead);
-	pthread_mutex_unlock(&al_cm_g.lock);
+	al_cm_unlock();
 	al_cm_destroy_dead(&dead);
 	return IB_SUCCESS;
 }

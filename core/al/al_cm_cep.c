@@ -265,7 +265,7 @@ static void cep_destroying(al_obj_t *p_obj)
 		break;
 	}
 	al_cm_cep_kill_locked(p_cep, NULL);
-	pthread_mutex_unlock(&al_cm_g.lock);
+	al_cm_unlock();
 }
 
 static void cep_free(al_obj_t *p_obj)
@@ -278,7 +278,7 @@ static void cep_free(al_obj_t *p_obj)
 	if (p_cep->p_sync)
 		cl_event_signal(&p_cep->p_sync->event);
 	__atomic_store_n(&p_cep->p_sync, NULL, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&al_cm_g.lock);
+	al_cm_unlock();
 	if (p_cep->p_listen)
 		al_obj_deref(&p_cep->p_listen->obj);
 	cl_free(p_cep);
@@ -478,7 +478,7 @@ static void sync_release(al_cep_t *p_cep, cm_ev_kind_t kind)
 		cl_event_signal(&p_cep->p_sync->event);
 		__atomic_store_n(&p_cep->p_sync, NULL, __ATOMIC_RELAXED);
 	}
-	pthread_mutex_unlock(&al_cm_g.lock);
+	al_cm_unlock();
 }
 
 static void AL_API cm_event_run(void *context)
@@ -503,7 +503,7 @@ static void AL_API cm_event_run(void *context)
 				al_cm_cep_kill_locked(p_cep, &dead);
 			}
 		}
-		pthread_mutex_unlock(&al_cm_g.lock);
+		al_cm_unlock();
 		if (run)
 			((ib_pfn_cm_req_cb_t)p_ev->pfn)(&p_ev->rec.req);
 		sync_release(p_cep, EV_REQ);  /* a peer-to-peer ib_cm_req answered by the peer's REQ */
@@ -718,7 +718,7 @@ void al_cm_timer_cb(void *context)
 	}
 	if (first)
 		cl_timer_trim(&al_cm_g.timer, first > now ? (uint32_t)((first - now + 999) / 1000) : 0);
-	pthread_mutex_unlock(&al_cm_g.lock);
+	al_cm_unlock();
 	al_cm_destroy_dead(&dead);
 }
 
@@ -775,7 +775,7 @@ void al_cm_qp_destroying(struct al_qp *p_qp)
 		}
 		al_cm_cep_index_locked(p_cep);  /* out of al_cm_g.qps */
 	}
-	pthread_mutex_unlock(&al_cm_g.lock);
+	al_cm_unlock();
 	al_cm_destroy_dead(&dead);
 }
 

@@ -6,9 +6,10 @@
  * (connection endpoints, the received messages, the QP, the timer's
  * expiries) and al_cm.c (the ib_cm_* calls). See al_cm.h and docs/cm.md.
  * Locks: al_cm_g.lock guards every CEP and listen field that changes, the
- * tables and the timer deadlines. It is held while MADs are sent
- * (ib_send_mad only queues), while QPs are modified and while callbacks
- * are queued, never while a user callback runs or an object is destroyed:
+ * tables and the timer deadlines. It is held while MADs are made (they are
+ * sent after it is released: take it with pthread_mutex_lock, release it
+ * with al_cm_unlock), while QPs are modified and while callbacks are
+ * queued, never while a user callback runs or an object is destroyed:
  * destructions are collected on a list (al_cm_cep_kill_locked) and started
  * after the lock is released (al_cm_destroy_dead). al_cm_g.agent_lock
  * guards the agent set and its user count; it is never taken under
@@ -265,9 +266,11 @@ ib_api_status_t al_cm_qp_to_state(ib_qp_handle_t h_qp, ib_qp_state_t state);
 void al_cm_queue_req_event(al_cep_t *p_cep, void *pfn, const void *context, al_listen_t *p_l, cl_qlist_t *p_dead);
 uint32_t al_cm_rand24(void);
 void al_cm_send_drep(al_cep_t *p_cep, const uint8_t *pdata, uint8_t len);
-/* Waits (at most a second) until the CM messages handed to the MAD layer
- * have completed: ib_close_al()'s hook. */
+/* Sends what is queued, then waits (at most a second) until the CM
+ * messages handed to the MAD layer have completed: ib_close_al()'s hook. */
 void al_cm_drain_sends(void);
+/* Releases al_cm_g.lock, then sends the messages made under it. */
+void al_cm_unlock(void);
 ib_api_status_t al_cm_sync_init(ib_al_flags_t flags, uint32_t kinds, cm_sync_t *p_sync, boolean_t *p_on);
 void al_cm_sync_wait(cm_sync_t *p_sync);
 void al_cm_sync_drop(cm_sync_t *p_sync);

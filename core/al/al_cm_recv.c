@@ -330,7 +330,7 @@ static void recv_req(cm_port_t *p_port, const ib_mad_element_t *p_in, const al_c
 	 * the listen is held meanwhile. */
 	al_obj_ref(&p_l->obj);
 	p_parent = p_l->obj.p_parent;
-	pthread_mutex_unlock(&al_cm_g.lock);
+	al_cm_unlock();
 	if (al_cm_cep_create(p_parent, &p_cep) != IB_SUCCESS) {
 		pthread_mutex_lock(&al_cm_g.lock);
 		al_obj_deref(&p_l->obj);
@@ -666,7 +666,7 @@ static void recv_sidr_req(cm_port_t *p_port, const ib_mad_element_t *p_in,
 		return;
 	}
 	al_obj_ref(&p_l->obj);
-	pthread_mutex_unlock(&al_cm_g.lock);
+	al_cm_unlock();
 	if (al_cm_cep_create(p_l->obj.p_parent, &p_cep) != IB_SUCCESS) {
 		pthread_mutex_lock(&al_cm_g.lock);
 		al_obj_deref(&p_l->obj);
@@ -1054,6 +1054,6 @@ void al_cm_recv(cm_port_t *p_port, ib_mad_element_t *p_mad)
 		}
 	}
 out:
-	pthread_mutex_unlock(&al_cm_g.lock);
+	al_cm_unlock();
 	al_cm_destroy_dead(&dead);
 }
