@@ -606,56 +606,92 @@ ib_api_status_t verbs_peek_cq(void *h, uint32_t *p_n)
 /*
  * The fast path: completions straight from the ibv_cq into the free list.
  * The done list is the free list's first entries in their order, so only
- * the last one's p_next is written. Inlined into verbs_poll_cq (one
- * prologue per call).
+ * the last one's p_next is written.
+ *
+ * The number asked of ibv_poll_cq must be counted down the free list. The
+ * first call asks for at most VERBS_POLL_PROBE (poll_ibv, inlined into
+ * verbs_poll_cq with a small frame), so that a poll of an empty CQ (the
+ * loop of a thread waiting for a completion) or one that finds a
+ * completion or two walks a few entries and returns: the waiting loop is
+ * shorter, and a completion is seen sooner after it lands. A poll that
+ * fills the probe goes on in batches of VERBS_POLL_BATCH (poll_more).
  */
-static inline __attribute__((always_inline)) ib_api_status_t
-poll_ibv(verbs_cq_t *cq, ib_wc_t **pp_free, ib_wc_t **pp_done)
+static __attribute__((noinline)) ib_api_status_t poll_more(verbs_cq_t *cq, ib_wc_t *w, ib_wc_t *last,
+							   ib_wc_t **pp_free, ib_wc_t **pp_done)
 {
 	struct ibv_wc v[VERBS_POLL_BATCH];
-	ib_wc_t *w = *pp_free, *last = NULL, *c;
-	int want, n, i, err = 0;
+	ib_wc_t *c;
+	int want, n, i;
 
 	do {
 		for (want = 0, c = w; c && want < VERBS_POLL_BATCH; want++)
 			c = c->p_next;
 		n = ibv_poll_cq(cq->ibv, want, v);
-		if (__builtin_expect(n < 0, 0)) {
-			err = 1;
-			n = 0;
-		}
+		if (__builtin_expect(n < 0, 0))
+			n = 0;  /* what came before is returned; the error shows at the next poll */
 		for (i = 0; i < n; i++) {
 			verbs_wc(&v[i], w);
 			last = w;
 			w = w->p_next;
 		}
 	} while (n == want && w);
-	if (!last) {
-		*pp_done = NULL;
-		return err ? IB_ERROR : IB_NOT_FOUND;
-	}
 	*pp_done = *pp_free;
 	*pp_free = w;
 	last->p_next = NULL;
 	return IB_SUCCESS;
 }
 
-ib_api_status_t verbs_poll_cq(void *h, ib_wc_t **pp_free, ib_wc_t **pp_done)
+static inline __attribute__((always_inline)) ib_api_status_t
+poll_ibv(verbs_cq_t *cq, ib_wc_t **pp_free, ib_wc_t **pp_done)
 {
-	verbs_cq_t *cq = h;
+	struct ibv_wc v[VERBS_POLL_PROBE];
+	ib_wc_t *w = *pp_free, *last = NULL, *c = w->p_next;
+	int want = 1, n, i;
+
+	for (; c && want < VERBS_POLL_PROBE; want++)
+		c = c->p_next;
+	n = ibv_poll_cq(cq->ibv, want, v);
+	if (n <= 0) {
+		*pp_done = NULL;
+		return n ? IB_ERROR : IB_NOT_FOUND;
+	}
+	for (i = 0; i < n; i++) {
+		verbs_wc(&v[i], w);
+		last = w;
+		w = w->p_next;
+	}
+	if (n == want && w)
+		return poll_more(cq, w, last, pp_free, pp_done);
+	*pp_done = *pp_free;
+	*pp_free = w;
+	last->p_next = NULL;
+	return IB_SUCCESS;
+}
+
+/* Completions the worker stashed in the ring (or counted for a rearm_n). */
+static __attribute__((noinline)) ib_api_status_t poll_ring(verbs_cq_t *cq, ib_wc_t **pp_free,
+							   ib_wc_t **pp_done)
+{
 	ib_api_status_t st;
 
-	if (!pp_free || !pp_done || !*pp_free)
-		return IB_INVALID_PARAMETER;
-	if (cq->ibv && !__atomic_load_n(&cq->ring.count, __ATOMIC_ACQUIRE) &&
-	    !__atomic_load_n(&cq->n_want, __ATOMIC_ACQUIRE))
-		return poll_ibv(cq, pp_free, pp_done);
 	pthread_mutex_lock(&cq->lock);
 	if (cq->ibv)
 		verbs_cq_drain(cq);
 	st = prov_wc_ring_take(&cq->ring, pp_free, pp_done);
 	pthread_mutex_unlock(&cq->lock);
 	return st;
+}
+
+ib_api_status_t verbs_poll_cq(void *h, ib_wc_t **pp_free, ib_wc_t **pp_done)
+{
+	verbs_cq_t *cq = h;
+
+	if (!pp_free || !pp_done || !*pp_free)
+		return IB_INVALID_PARAMETER;
+	if (cq->ibv && !__atomic_load_n(&cq->ring.count, __ATOMIC_ACQUIRE) &&
+	    !__atomic_load_n(&cq->n_want, __ATOMIC_ACQUIRE))
+		return poll_ibv(cq, pp_free, pp_done);
+	return poll_ring(cq, pp_free, pp_done);
 }
 
 ib_api_status_t verbs_rearm_cq(void *h, boolean_t solicited)

@@ -63,6 +63,7 @@
 #define VERBS_GRH_SIZE     40
 #define VERBS_MAX_GIDS     16     /* GID entries reported per port (the first ones) */
 #define VERBS_POLL_BATCH   16     /* ibv_wc read per ibv_poll_cq call */
+#define VERBS_POLL_PROBE   4      /* ...in the first call of an ib_poll_cq (verbs_poll_cq) */
 /* umad_size() is 56 until a port is opened with P_Key support, 64 after:
  * buffers are sized for the larger header. */
 #define VERBS_UMAD_BUF     (sizeof(struct ib_user_mad) + VERBS_MAD_SIZE)

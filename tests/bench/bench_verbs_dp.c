@@ -23,6 +23,8 @@
  *   vdp_recv16_{raw,prov}  a chain of 16 receives
  *   vdp_poll1_{raw,prov}   one receive completion
  *   vdp_poll16_{raw,prov}  16 completions in one call
+ *   vdp_poll0_{raw,prov}   a poll of an empty CQ (room for 16): the loop
+ *                          of a thread waiting for a completion
  *
  * so that `valgrind --tool=callgrind --toggle-collect=vdp_*` counts only
  * those calls (tests/bench/bench_verbs_dp.sh; docs/bench-verbs.md).
@@ -76,12 +78,15 @@ static int stub_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_
 }
 
 static struct ibv_wc wc_tmpl;
+static int stub_empty; /* the CQ has no completion */
 
 static int stub_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 {
 	int i;
 
 	(void)cq;
+	if (stub_empty)
+		return 0;
 	for (i = 0; i < n; i++) {
 		wc[i] = wc_tmpl;
 		wc[i].wr_id = (uint64_t)i;
@@ -229,6 +234,8 @@ NOINLINE static int vdp_poll1_raw(void) { return ibv_poll_cq(&fake_cq, 1, v_wc);
 NOINLINE static int vdp_poll1_prov(void) { return verbs_poll_cq(cq, &wc_free, &wc_done); }
 NOINLINE static int vdp_poll16_raw(void) { return ibv_poll_cq(&fake_cq, CHAIN, v_wc); }
 NOINLINE static int vdp_poll16_prov(void) { return verbs_poll_cq(cq, &wc_free, &wc_done); }
+NOINLINE static int vdp_poll0_raw(void) { return ibv_poll_cq(&fake_cq, CHAIN, v_wc); }
+NOINLINE static int vdp_poll0_prov(void) { return verbs_poll_cq(cq, &wc_free, &wc_done); }
 
 /* A free list of @p n completions for the next verbs_poll_cq (not measured). */
 static void wc_list(int n)
@@ -247,25 +254,28 @@ typedef struct variant {
 	int work;  /* WRs or WCs per call */
 	int poll;  /* 0, or the free-list length to set up before each call */
 	int ok;    /* the expected return value */
+	int empty; /* the stub CQ has no completion */
 } variant_t;
 
 static const variant_t variants[] = {
-	{ "vdp_send1_raw", vdp_send1_raw, 1, 0, 0 },
-	{ "vdp_send1_prov", vdp_send1_prov, 1, 0, IB_SUCCESS },
-	{ "vdp_send16_raw", vdp_send16_raw, CHAIN, 0, 0 },
-	{ "vdp_send16_prov", vdp_send16_prov, CHAIN, 0, IB_SUCCESS },
-	{ "vdp_rdma1_raw", vdp_rdma1_raw, 1, 0, 0 },
-	{ "vdp_rdma1_prov", vdp_rdma1_prov, 1, 0, IB_SUCCESS },
-	{ "vdp_ud1_raw", vdp_ud1_raw, 1, 0, 0 },
-	{ "vdp_ud1_prov", vdp_ud1_prov, 1, 0, IB_SUCCESS },
-	{ "vdp_recv1_raw", vdp_recv1_raw, 1, 0, 0 },
-	{ "vdp_recv1_prov", vdp_recv1_prov, 1, 0, IB_SUCCESS },
-	{ "vdp_recv16_raw", vdp_recv16_raw, CHAIN, 0, 0 },
-	{ "vdp_recv16_prov", vdp_recv16_prov, CHAIN, 0, IB_SUCCESS },
-	{ "vdp_poll1_raw", vdp_poll1_raw, 1, 0, 1 },
-	{ "vdp_poll1_prov", vdp_poll1_prov, 1, 1, IB_SUCCESS },
-	{ "vdp_poll16_raw", vdp_poll16_raw, CHAIN, 0, CHAIN },
-	{ "vdp_poll16_prov", vdp_poll16_prov, CHAIN, CHAIN, IB_SUCCESS },
+	{ "vdp_send1_raw", vdp_send1_raw, 1, 0, 0, 0 },
+	{ "vdp_send1_prov", vdp_send1_prov, 1, 0, IB_SUCCESS, 0 },
+	{ "vdp_send16_raw", vdp_send16_raw, CHAIN, 0, 0, 0 },
+	{ "vdp_send16_prov", vdp_send16_prov, CHAIN, 0, IB_SUCCESS, 0 },
+	{ "vdp_rdma1_raw", vdp_rdma1_raw, 1, 0, 0, 0 },
+	{ "vdp_rdma1_prov", vdp_rdma1_prov, 1, 0, IB_SUCCESS, 0 },
+	{ "vdp_ud1_raw", vdp_ud1_raw, 1, 0, 0, 0 },
+	{ "vdp_ud1_prov", vdp_ud1_prov, 1, 0, IB_SUCCESS, 0 },
+	{ "vdp_recv1_raw", vdp_recv1_raw, 1, 0, 0, 0 },
+	{ "vdp_recv1_prov", vdp_recv1_prov, 1, 0, IB_SUCCESS, 0 },
+	{ "vdp_recv16_raw", vdp_recv16_raw, CHAIN, 0, 0, 0 },
+	{ "vdp_recv16_prov", vdp_recv16_prov, CHAIN, 0, IB_SUCCESS, 0 },
+	{ "vdp_poll1_raw", vdp_poll1_raw, 1, 0, 1, 0 },
+	{ "vdp_poll1_prov", vdp_poll1_prov, 1, 1, IB_SUCCESS, 0 },
+	{ "vdp_poll16_raw", vdp_poll16_raw, CHAIN, 0, CHAIN, 0 },
+	{ "vdp_poll16_prov", vdp_poll16_prov, CHAIN, CHAIN, IB_SUCCESS, 0 },
+	{ "vdp_poll0_raw", vdp_poll0_raw, 1, 0, 0, 1 },
+	{ "vdp_poll0_prov", vdp_poll0_prov, 1, CHAIN, IB_NOT_FOUND, 1 },
 };
 
 static double now_ns(void)
@@ -303,6 +313,7 @@ int main(int argc, char **argv)
 		double t0 = 0, t = 0;
 		long i;
 
+		stub_empty = x->empty;
 		for (i = 0; i < n; i++) {
 			int rc;
 

@@ -513,6 +513,7 @@ static struct {
 	int fail_rc;
 	struct ibv_wc wc[FAKE_MAX];      /* completions still to poll */
 	int n_wc, wc_head, poll_rc;      /* poll_rc < 0: what poll_cq returns */
+	int poll_calls, poll_asked[8];   /* poll_cq calls, the first ones' n */
 } fk;
 
 static int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
@@ -546,6 +547,9 @@ static int fake_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 	int i;
 
 	(void)cq;
+	if (fk.poll_calls < 8)
+		fk.poll_asked[fk.poll_calls] = n;
+	fk.poll_calls++;
 	if (fk.poll_rc < 0)
 		return fk.poll_rc;
 	for (i = 0; i < n && fk.wc_head < fk.n_wc; i++)
@@ -757,6 +761,60 @@ static void test_dp_fake(void)
 	CU_ASSERT_EQUAL(verbs_poll_cq(&cq, &free_list, &done), IB_ERROR);
 	CU_ASSERT_PTR_EQUAL(free_list, &wc[2]);
 	CU_ASSERT_PTR_NULL(done);
+
+	/* A poll asks for at most VERBS_POLL_PROBE first: an empty CQ, or
+	 * fewer completions than that, costs one call that walked no further
+	 * down the free list; a full probe goes on in batches. */
+	fk.poll_rc = 0;
+	fk.wc_head = 0;
+	fk.n_wc = 3;
+	for (i = 0; i < 19; i++)
+		wc[i].p_next = &wc[i + 1];
+	wc[19].p_next = NULL;
+	free_list = wc;
+	fk.poll_calls = 0;
+	CU_ASSERT_EQUAL(verbs_poll_cq(&cq, &free_list, &done), IB_SUCCESS);
+	CU_ASSERT_EQUAL(fk.poll_calls, 1);
+	CU_ASSERT_EQUAL(fk.poll_asked[0], VERBS_POLL_PROBE);
+	CU_ASSERT_PTR_EQUAL(free_list, &wc[3]);
+	CU_ASSERT_PTR_NULL(wc[2].p_next);
+	fk.poll_calls = 0;
+	CU_ASSERT_EQUAL(verbs_poll_cq(&cq, &free_list, &done), IB_NOT_FOUND);
+	CU_ASSERT_EQUAL(fk.poll_calls, 1);
+	CU_ASSERT_EQUAL(fk.poll_asked[0], VERBS_POLL_PROBE);
+	/* A free list of 2: the probe asks for 2. */
+	wc[4].p_next = NULL;
+	free_list = &wc[3];
+	fk.poll_calls = 0;
+	CU_ASSERT_EQUAL(verbs_poll_cq(&cq, &free_list, &done), IB_NOT_FOUND);
+	CU_ASSERT_EQUAL(fk.poll_asked[0], 2);
+	/* 20 completions, 17 free: the probe, a batch, the rest. */
+	fk.wc_head = 0;
+	fk.n_wc = 20;
+	for (i = 0; i < 19; i++)
+		wc[i].p_next = &wc[i + 1];
+	wc[16].p_next = NULL;
+	free_list = wc;
+	fk.poll_calls = 0;
+	CU_ASSERT_EQUAL(verbs_poll_cq(&cq, &free_list, &done), IB_SUCCESS);
+	CU_ASSERT_PTR_NULL(free_list);
+	CU_ASSERT_EQUAL(fk.poll_calls, 2);
+	CU_ASSERT_EQUAL(fk.poll_asked[0], VERBS_POLL_PROBE);
+	CU_ASSERT_EQUAL(fk.poll_asked[1], 17 - VERBS_POLL_PROBE);
+	CU_ASSERT_EQUAL(wc[16].wr_id, 316);
+	CU_ASSERT_EQUAL(fk.wc_head, 17);
+	/* A filled probe asks again; nothing more ends the poll. */
+	for (i = 0; i < 19; i++)
+		wc[i].p_next = &wc[i + 1];
+	wc[19].p_next = NULL;
+	free_list = wc;
+	fk.wc_head = 0;
+	fk.poll_calls = 0;
+	fk.n_wc = VERBS_POLL_PROBE;   /* the probe is filled... */
+	CU_ASSERT_EQUAL(verbs_poll_cq(&cq, &free_list, &done), IB_SUCCESS);
+	CU_ASSERT_EQUAL(fk.poll_calls, 2);    /* ...so it asks again: none */
+	CU_ASSERT_PTR_EQUAL(free_list, &wc[VERBS_POLL_PROBE]);
+	CU_ASSERT_PTR_NULL(wc[VERBS_POLL_PROBE - 1].p_next);
 }
 
 static const test_entry_t tests[] = {
