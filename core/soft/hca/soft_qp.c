@@ -203,6 +203,14 @@ ib_api_status_t soft_create_qp(void *h_pd, ib_qp_create_t *c, void *send_cq, voi
 	st = qp_alloc(pd, c, send_cq, recv_cq, h_srq, al_qp, 0, &qp);
 	if (st != IB_SUCCESS)
 		return st;
+	/* An RC or UC QP gets its transport state now, not at its first
+	 * modify: a connection's allocations (and their page faults) then
+	 * happen in ib_create_qp, not where the CM moves the QP to INIT under
+	 * its lock. */
+	if (cls != PROV_QPC_UD && soft_rc_prepare(qp) != IB_SUCCESS) {
+		qp_free(qp);
+		return IB_INSUFFICIENT_MEMORY;
+	}
 	pthread_rwlock_wrlock(&ca->tab_lock);
 	for (i = 0; i < SOFT_MAX_QPS - 2; i++) {
 		qpn = 2 + (ca->next_qpn - 2 + i) % (SOFT_MAX_QPS - 2);
@@ -211,6 +219,7 @@ ib_api_status_t soft_create_qp(void *h_pd, ib_qp_create_t *c, void *send_cq, voi
 	}
 	if (i == SOFT_MAX_QPS - 2) {
 		pthread_rwlock_unlock(&ca->tab_lock);
+		soft_rc_destroy(qp);
 		qp_free(qp);
 		return IB_INSUFFICIENT_RESOURCES;
 	}

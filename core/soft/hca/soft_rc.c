@@ -3,9 +3,10 @@
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  *
  * The soft HCA calls the connected transports directly (soft_qp.c,
- * soft_progress.c). Their state (soft_rc_t) is made when the QP first
- * leaves RESET, published in qp->rc under tab_lock (write), and freed by
- * soft_rc_destroy after the timer is gone.
+ * soft_progress.c). Their state (soft_rc_t) is made when an RC or UC QP
+ * is created (a UD QP's when it first leaves RESET), published in qp->rc
+ * under tab_lock (write), and freed by soft_rc_destroy after the timer is
+ * gone.
  *
  * Timer: one cl_timer per QP serves the retransmission timeout (IBA
  * 9.7.6.1.3: 4.096 us * 2^local_ack_timeout, never below
