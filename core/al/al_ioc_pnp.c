@@ -16,10 +16,13 @@
  *     otherwise Get(IOControllerProfile) for every slot marked present and
  *     Get(ServiceEntries) four at a time.
  * A unit reached through several local ports (or remote ports) is one
- * unit with several paths. A unit whose DevMgt queries fail (timeout) is
- * kept as it was if it was known (its port still claims device
- * management), so a slow answer does not remove it; a sweep whose SA
- * queries fail changes nothing.
+ * unit with several paths. Only answers change what is known: a unit
+ * whose DevMgt queries fail (timeout, error status) is kept as it was if
+ * it was known (its port still claims device management), so a slow
+ * answer does not remove it; a PathRecord query that fails keeps the path
+ * of the last sweep (unit_path()), while an answer with no record takes it
+ * away; a sweep whose PortInfoRecord or NodeRecord query fails changes
+ * nothing.
  *
  * The result is compared with the last one under the PnP lock, and the
  * differences become events for the registrations (al_pnp_ioc_event()):
@@ -290,6 +293,7 @@ typedef struct sa_wait {
 	ib_api_status_t status;
 	uint32_t n;
 	ib_mad_element_t *p_mad;
+	ib_net16_t sa_status;        /* the SA's MAD status when it answered one */
 } sa_wait_t;
 
 static void AL_API sa_done(ib_query_rec_t *p_rec)
@@ -302,7 +306,8 @@ static void AL_API sa_done(ib_query_rec_t *p_rec)
 }
 
 /* One SA query through @p port_guid, synchronous. On IB_SUCCESS the
- * caller returns w->p_mad with ib_put_mad(). */
+ * caller returns w->p_mad with ib_put_mad(); otherwise w->sa_status tells
+ * an answer with an error status (such as NO_RECORDS) from no answer. */
 static ib_api_status_t sa_query(ib_al_handle_t h_al, ib_net64_t port_guid, ib_query_type_t type,
 				const void *p_input, sa_wait_t *w)
 {
@@ -323,6 +328,8 @@ static ib_api_status_t sa_query(ib_al_handle_t h_al, ib_net64_t port_guid, ib_qu
 	if (st == IB_SUCCESS)
 		st = w->status;
 	if (st != IB_SUCCESS && w->p_mad) {
+		if (w->p_mad->p_mad_buf)
+			w->sa_status = ((const ib_sa_mad_t *)w->p_mad->p_mad_buf)->status;
 		ib_put_mad(w->p_mad);
 		w->p_mad = NULL;
 	}
@@ -351,6 +358,8 @@ typedef struct sweep_port {
 	ib_al_handle_t h_al;
 	ib_net64_t ca_guid;
 	ib_net64_t port_guid;
+	ib_net16_t lid;              /* base LID and LMC, in this sweep */
+	uint8_t lmc;
 	ib_ca_handle_t h_ca;         /* opened on the first DevMgt request */
 	al_gmp_client_t gmp;
 	boolean_t gmp_open;
@@ -444,44 +453,98 @@ static ib_api_status_t read_iocs(al_ioc_dm_get_fn get, void *ctx, const ib_iou_i
 	return IB_SUCCESS;
 }
 
-/* The unit behind one port that claims device management, reached through
- * @p sp: into @p m (the new model), using @p old. */
-static void sweep_unit(sweep_port_t *sp, const ib_node_record_t *nr, const disc_model_t *old,
-		       disc_model_t *m)
+/* Whether @p lid is one of the LIDs of a port (base LID @p base, LMC @p lmc). */
+static boolean_t lid_of(ib_net16_t lid, ib_net16_t base, uint8_t lmc)
+{
+	uint16_t l = cl_ntoh16(lid), b = cl_ntoh16(base);
+
+	return l >= b && (uint32_t)(l - b) < (1u << lmc);
+}
+
+/* The path of the last sweep (of unit @p prev) from @p sp's port to the
+ * unit's port @p nr, if it still joins them: to that port's GID, and
+ * between LIDs both ports have in this sweep (@p lmc: the unit port's
+ * LMC). NULL if none. */
+static const disc_path_t *path_last(const disc_iou_t *prev, const sweep_port_t *sp,
+				    const ib_node_record_t *nr, uint8_t lmc)
+{
+	uint32_t i;
+
+	for (i = 0; prev && i < prev->n_path; i++) {
+		const disc_path_t *q = &prev->p_path[i];
+
+		if (q->port_guid == sp->port_guid &&
+		    q->path.dgid.unicast.interface_id == nr->node_info.port_guid &&
+		    lid_of(q->path.slid, sp->lid, sp->lmc) && lid_of(q->path.dlid, nr->lid, lmc))
+			return q;
+	}
+	return NULL;
+}
+
+/* The path from @p sp's port to the unit's port @p nr (unit @p prev in the
+ * last sweep, or NULL) into @p p; FALSE when there is none in this sweep.
+ * Only an answer is news: an answer with no record (none returned, or
+ * NO_RECORDS) takes a path away, while a query that failed (timeout, any
+ * other status) keeps the path of the last sweep, so a unit does not lose
+ * a path, nor its CA with it (keep_ca), for a lost or refused query. */
+static boolean_t unit_path(sweep_port_t *sp, const ib_node_record_t *nr, uint8_t lmc,
+			   const disc_iou_t *prev, disc_path_t *p)
 {
 	ib_guid_pair_t pair;
+	const disc_path_t *last;
 	sa_wait_t w;
-	disc_path_t p;
-	disc_iou_t u, *known;
-	const disc_iou_t *prev;
-	ib_iou_info_t info;
 	ib_api_status_t st;
 
-	memset(&p, 0, sizeof(p));
+	memset(p, 0, sizeof(*p));
+	p->ca_guid = sp->ca_guid;
+	p->port_guid = sp->port_guid;
 	pair.src_guid = sp->port_guid;
 	pair.dest_guid = nr->node_info.port_guid;
 	st = sa_query(sp->h_al, sp->port_guid, IB_QUERY_PATH_REC_BY_PORT_GUIDS, &pair, &w);
 	if (st == IB_SUCCESS) {
 		if (w.n)
-			p.path = *ib_get_query_path_rec(w.p_mad, 0);
+			p->path = *ib_get_query_path_rec(w.p_mad, 0);
 		ib_put_mad(w.p_mad);
+		if (w.n)
+			return TRUE;
 	}
-	if (st != IB_SUCCESS || !w.n) {
-		IBAL_DBG(IBAL_SUB_IOC, "port 0x%016llx: no PathRecord to port 0x%016llx (%s): its unit "
+	if (st == IB_SUCCESS || w.sa_status == IB_SA_MAD_STATUS_NO_RECORDS) {
+		IBAL_DBG(IBAL_SUB_IOC, "port 0x%016llx: no PathRecord to port 0x%016llx: its unit "
 			 "gets no path through this port in this sweep",
 			 (unsigned long long)cl_ntoh64(sp->port_guid),
-			 (unsigned long long)cl_ntoh64(pair.dest_guid),
-			 st != IB_SUCCESS ? ib_get_err_str(st) : "none returned");
-		return;
+			 (unsigned long long)cl_ntoh64(pair.dest_guid));
+		return FALSE;
 	}
-	p.ca_guid = sp->ca_guid;
-	p.port_guid = sp->port_guid;
+	last = path_last(prev, sp, nr, lmc);
+	IBAL_DBG(IBAL_SUB_IOC, "port 0x%016llx: the PathRecord query to port 0x%016llx failed (%s): %s",
+		 (unsigned long long)cl_ntoh64(sp->port_guid),
+		 (unsigned long long)cl_ntoh64(pair.dest_guid), ib_get_err_str(st),
+		 last ? "the path of the last sweep stays" : "no path known through this port");
+	if (!last)
+		return FALSE;
+	*p = *last;
+	return TRUE;
+}
+
+/* The unit behind one port that claims device management (@p nr, with the
+ * LMC @p lmc), reached through @p sp: into @p m (the new model), using
+ * @p old. */
+static void sweep_unit(sweep_port_t *sp, const ib_node_record_t *nr, uint8_t lmc,
+		       const disc_model_t *old, disc_model_t *m)
+{
+	disc_path_t p;
+	disc_iou_t u, *known;
+	const disc_iou_t *prev = iou_find(old, nr->node_info.node_guid);
+	ib_iou_info_t info;
+	ib_api_status_t st;
+
+	if (!unit_path(sp, nr, lmc, prev, &p))
+		return;
 	known = iou_find(m, nr->node_info.node_guid);
 	if (known) {
 		path_add(known, &p);
 		return;
 	}
-	prev = iou_find(old, nr->node_info.node_guid);
 	memset(&u, 0, sizeof(u));
 	u.rec.guid = nr->node_info.node_guid;
 	u.rec.ca_guid = sp->ca_guid;
@@ -569,7 +632,7 @@ static ib_api_status_t sweep_port(sweep_port_t *sp, const disc_model_t *old, dis
 			const ib_node_record_t *n = ib_get_query_node_rec(nr.p_mad, j);
 
 			if (n->lid == r->lid && n->node_info.node_type == IB_NODE_TYPE_CA) {
-				sweep_unit(sp, n, old, m);
+				sweep_unit(sp, n, ib_port_info_get_lmc(&r->port_info), old, m);
 				break;
 			}
 		}
@@ -645,6 +708,8 @@ static ib_api_status_t sweep(ib_al_handle_t h_al, const disc_model_t *old, disc_
 			sp.h_al = h_al;
 			sp.ca_guid = guids[i];
 			sp.port_guid = pa->port_guid;
+			sp.lid = pa->lid;
+			sp.lmc = pa->lmc;
 			ret = sweep_port(&sp, old, m, p_stop);
 			port_close(&sp);
 			if (ret != IB_SUCCESS)
