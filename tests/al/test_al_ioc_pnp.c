@@ -282,6 +282,100 @@ static ib_pnp_handle_t reg(ib_pnp_class_t cls, const void *ctx)
 	return h;
 }
 
+/* The LID of port 1 of a CA. */
+static ib_net16_t port_lid(ib_ca_handle_t h_ca)
+{
+	ib_ca_attr_t *p_attr;
+	uint32_t size = 0;
+	ib_net16_t lid;
+
+	CU_ASSERT_EQUAL_FATAL(ib_query_ca(h_ca, NULL, &size), IB_INSUFFICIENT_MEMORY);
+	p_attr = (ib_ca_attr_t *)malloc(size);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p_attr);
+	CU_ASSERT_EQUAL_FATAL(ib_query_ca(h_ca, p_attr, &size), IB_SUCCESS);
+	lid = p_attr->p_port_attr[0].lid;
+	free(p_attr);
+	return lid;
+}
+
+/* ---- Losing one PathRecord query (the soft provider's drop filter) ---- */
+
+/* The SA PathRecord queries one local port (its LID) sends: every try of
+ * the first one seen is dropped, so that query fails (times out); the next
+ * one goes through and ends the loss. Its TransactionID tells a query's
+ * retries (the same MAD sent again) from the next query. */
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	ib_net16_t slid;
+	ib_net64_t tid;              /* the query being lost; 0 before it */
+	int dropped;                 /* its tries dropped */
+	int next;                    /* the next query was let through */
+} L = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0 };
+
+static boolean_t lose_path_query(void *context, const void *pkt, size_t len)
+{
+	const uint8_t *p = (const uint8_t *)pkt;
+	size_t mad = 8 + 12 + 8;     /* LRH, BTH, DETH */
+	ib_net16_t slid, attr_id;
+	ib_net64_t tid;
+	boolean_t drop = FALSE;
+
+	(void)context;
+	if (len >= 8 && (p[1] & 3) == 3)
+		mad += 40;           /* a GRH */
+	if (len < mad + 24 || p[mad + 1] != IB_MCLASS_SUBN_ADM || p[mad + 3] != IB_MAD_METHOD_GETTABLE)
+		return FALSE;
+	memcpy(&attr_id, p + mad + 16, sizeof(attr_id));
+	memcpy(&slid, p + 6, sizeof(slid));
+	memcpy(&tid, p + mad + 8, sizeof(tid));
+	if (attr_id != IB_MAD_ATTR_PATH_RECORD)
+		return FALSE;
+	pthread_mutex_lock(&L.lock);
+	if (slid == L.slid && !L.next) {
+		if (!L.tid)
+			L.tid = tid;
+		drop = tid == L.tid;
+		L.dropped += drop;
+		L.next = !drop;
+		pthread_cond_broadcast(&L.cond);
+	}
+	pthread_mutex_unlock(&L.lock);
+	return drop;
+}
+
+/* Installs the filter (or removes it, @p on FALSE) through @p h_ca. */
+static void lose_set(ib_ca_handle_t h_ca, boolean_t on, ib_net16_t slid)
+{
+	ibal_soft_drop_ctl_t c = { on ? lose_path_query : NULL, NULL };
+
+	pthread_mutex_lock(&L.lock);
+	L.slid = slid;
+	L.tid = 0;
+	L.dropped = L.next = 0;
+	pthread_mutex_unlock(&L.lock);
+	CU_ASSERT_EQUAL(soft_ctl(h_ca, IBAL_SOFT_CI_DROP_FILTER, &c, sizeof(c)), IB_SUCCESS);
+}
+
+/* Waits until the query after the lost one went through; the number of
+ * tries dropped, 0 if that did not happen in time. */
+static int lose_wait(void)
+{
+	uint64_t end = test_now_ms() + TEST_WAIT_US / 1000;
+	struct timespec ts;
+	int k;
+
+	pthread_mutex_lock(&L.lock);
+	while (!L.next && test_now_ms() < end) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += 1;
+		pthread_cond_timedwait(&L.cond, &L.lock, &ts);
+	}
+	k = L.next ? L.dropped : 0;
+	pthread_mutex_unlock(&L.lock);
+	return k;
+}
+
 /* ---- Tests ---- */
 
 /* Registration statuses of the IOU and IOC classes and bad inputs. */
@@ -504,6 +598,50 @@ static void test_ioc_pnp_second_ca(void)
 	down();
 }
 
+/* A sweep whose PathRecord query through the port of the unit's CA fails
+ * (lost: it times out) learns nothing about that path: the path of the
+ * last sweep stays, and the unit keeps its CA. (The path was dropped for
+ * that sweep: the IOC was reported removed and added again with the other
+ * CA, and the lost path added again at the next sweep.) */
+static void test_ioc_pnp_path_query_lost(void)
+{
+	ib_svc_handle_t h_svc[3];
+	ib_ca_handle_t h_ica;
+	ib_ioc_handle_t h_ioc;
+	ib_pnp_handle_t h;
+	ib_svc_entry_t se;
+	ib_net64_t unit_ca;
+
+	up();
+	CU_ASSERT_EQUAL_FATAL(ib_open_ca(h_ini, ca_guid[0], NULL, NULL, &h_ica), IB_SUCCESS);
+	h_ioc = make_ioc(2, h_svc);
+	h = reg(IB_PNP_IOC, NULL);
+	CU_ASSERT_EQUAL_FATAL(wait_count(IB_PNP_IOC_PATH_ADD, h, 2), 2);
+	unit_ca = last(IB_PNP_IOC_ADD, h).ca_guid;
+	CU_ASSERT_FATAL(unit_ca == ca_guid[0] || unit_ca == ca_guid[1]);
+	/* The next sweep's query through that CA's port is lost; once the
+	 * following sweep's query goes through, that sweep has been applied. */
+	lose_set(h_ica, TRUE, port_lid(unit_ca == ca_guid[0] ? h_ica : h_tca));
+	CU_ASSERT(lose_wait() >= 1);
+	lose_set(h_ica, FALSE, 0);
+	/* A change made now is reported by a later sweep, so after anything
+	 * the sweep of the loss reported (a registration's events come in
+	 * order): the IOC removed and added once, with its CA and both paths. */
+	memset(&se, 0, sizeof(se));
+	strcpy(se.name, "svc-2");
+	se.id = SVC_ID(2);
+	CU_ASSERT_EQUAL(ib_add_svc_entry(h_ioc, &se, &h_svc[2]), IB_SUCCESS);
+	CU_ASSERT(wait_count(IB_PNP_IOC_ADD, h, 2) >= 2);
+	CU_ASSERT(wait_count(IB_PNP_IOC_PATH_ADD, h, 4) >= 4);
+	CU_ASSERT_EQUAL(last(IB_PNP_IOC_ADD, h).info.profile.num_svc_entries, 3);
+	CU_ASSERT_EQUAL(count(IB_PNP_IOC_ADD, h), 2);
+	CU_ASSERT_EQUAL(count(IB_PNP_IOC_REMOVE, h), 1);
+	CU_ASSERT_EQUAL(count(IB_PNP_IOC_PATH_REMOVE, h), 2);
+	CU_ASSERT_EQUAL(count(IB_PNP_IOC_PATH_ADD, h), 4);
+	CU_ASSERT_EQUAL(last(IB_PNP_IOC_ADD, h).ca_guid, unit_ca);
+	down();
+}
+
 /* ib_reject_ioc() in the IOC_ADD callback, and an error returned from it:
  * no more events of that IOC for that registration. */
 static void test_ioc_pnp_reject(void)
@@ -575,6 +713,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_ioc_pnp_reject),
 	TEST_ENTRY(test_ioc_pnp_dereg_in_cb),
 	TEST_ENTRY(test_ioc_pnp_second_ca),
+	TEST_ENTRY(test_ioc_pnp_path_query_lost),
 };
 
 TEST_MAIN("al_ioc_pnp", tests)
