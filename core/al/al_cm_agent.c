@@ -194,6 +194,7 @@ static void txq_send(boolean_t wait)
 void al_cm_unlock(void)
 {
 	pthread_mutex_unlock(&al_cm_g.lock);
+	al_cm_ev_flush();
 	txq_send(FALSE);
 }
 

@@ -6,10 +6,10 @@
  * (connection endpoints, the received messages, the QP, the timer's
  * expiries) and al_cm.c (the ib_cm_* calls). See al_cm.h and docs/cm.md.
  * Locks: al_cm_g.lock guards every CEP and listen field that changes, the
- * tables and the timer deadlines. It is held while MADs are made (they are
- * sent after it is released: take it with pthread_mutex_lock, release it
- * with al_cm_unlock), while QPs are modified and while callbacks are
- * queued, never while a user callback runs or an object is destroyed:
+ * tables and the timer deadlines. It is held while MADs and callback
+ * events are made (they are sent and queued after it is released: take it
+ * with pthread_mutex_lock, release it with al_cm_unlock) and while QPs are
+ * modified, never while a user callback runs or an object is destroyed:
  * destructions are collected on a list (al_cm_cep_kill_locked) and started
  * after the lock is released (al_cm_destroy_dead). al_cm_g.agent_lock
  * guards the agent set and its user count; it is never taken under
@@ -104,6 +104,8 @@ typedef struct cm_event {
 	struct al_cep *p_cep;
 	cm_ev_kind_t kind;
 	void *pfn;
+	struct cm_event *p_q_next;    /* on the queue of events made under al_cm_g.lock */
+	al_cb_item_t item;            /* on its CEP's callback queue */
 	al_cm_msg_t msg;
 	union {
 		ib_cm_req_rec_t req;
@@ -269,8 +271,12 @@ void al_cm_send_drep(al_cep_t *p_cep, const uint8_t *pdata, uint8_t len);
 /* Sends what is queued, then waits (at most a second) until the CM
  * messages handed to the MAD layer have completed: ib_close_al()'s hook. */
 void al_cm_drain_sends(void);
-/* Releases al_cm_g.lock, then sends the messages made under it. */
+/* Releases al_cm_g.lock, then queues the callbacks and sends the messages
+ * made under it. */
 void al_cm_unlock(void);
+/* Queues the callbacks made under al_cm_g.lock on their CEPs (al_cm_ev_queue),
+ * unless another thread is at it; never with al_cm_g.lock held. */
+void al_cm_ev_flush(void);
 ib_api_status_t al_cm_sync_init(ib_al_flags_t flags, uint32_t kinds, cm_sync_t *p_sync, boolean_t *p_on);
 void al_cm_sync_wait(cm_sync_t *p_sync);
 void al_cm_sync_drop(cm_sync_t *p_sync);
