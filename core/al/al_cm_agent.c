@@ -110,21 +110,15 @@ cl_fmap_item_t *al_cm_idx_first(const cl_fmap_t *p_map, uint64_t a, uint64_t b)
  * the peer even when the process exits right after.
  *
  * A message is made under al_cm_g.lock (its MAD taken from the agent's pool
- * and packed) and queued here; al_cm_unlock() releases the lock and then
+ * and packed) and queued on txq; al_cm_unlock() releases the lock and then
  * hands the queue to the MAD layer. ib_send_mad() posts to the provider's
  * QP1 and reaps its send completions; done under al_cm_g.lock it kept the
  * MAD dispatcher's thread (received messages) and the callback threads
- * (the user's ib_cm_* calls) waiting for each other. One thread sends at a
- * time (tx_busy), in the order the messages were queued, which is the order
- * they were made under al_cm_g.lock; a thread that finds another sending
- * leaves its messages to it. send_lock is a leaf: nothing is taken under it.
+ * (the user's ib_cm_* calls) waiting for each other. send_lock is a leaf.
  */
 static pthread_mutex_t send_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t send_cond = PTHREAD_COND_INITIALIZER;
 static uint32_t sends_in_flight;    /* queued or handed to the MAD layer */
-static ib_mad_element_t *txq_head;  /* queued, linked by p_next; atomic */
-static ib_mad_element_t **txq_tail = &txq_head;
-static boolean_t tx_busy;           /* a thread is sending the queue */
 
 #define AL_CM_DRAIN_MS 1000 /* longest ib_close_al() waits for CM sends */
 
@@ -137,72 +131,41 @@ static void send_count(int delta)
 	pthread_mutex_unlock(&send_lock);
 }
 
-/* Queues a packed MAD for its service (kept in context1 until it is sent). */
+/* Sends one queued MAD to its service (in context1 while queued). */
+static void send_one(void *entry)
+{
+	ib_mad_element_t *p_mad = (ib_mad_element_t *)entry;
+	ib_mad_svc_handle_t h_svc = (ib_mad_svc_handle_t)p_mad->context1;
+
+	p_mad->context1 = NULL;
+	if (ib_send_mad(h_svc, p_mad, NULL) != IB_SUCCESS) {
+		ib_put_mad(p_mad);
+		send_count(-1);
+	}
+}
+
+static cm_outq_t txq = CM_OUTQ_INIT(ib_mad_element_t, p_next, send_one);
+
+/* Queues a packed MAD for its service. */
 static void txq_put(ib_mad_svc_handle_t h_svc, ib_mad_element_t *p_mad)
 {
 	p_mad->context1 = h_svc;
-	p_mad->p_next = NULL;
-	pthread_mutex_lock(&send_lock);
-	sends_in_flight++;
-	if (txq_tail == &txq_head)
-		__atomic_store_n(&txq_head, p_mad, __ATOMIC_RELAXED);
-	else
-		*txq_tail = p_mad;
-	txq_tail = &p_mad->p_next;
-	pthread_mutex_unlock(&send_lock);
-}
-
-/* Hands the queued messages to the MAD layer, unless another thread is at
- * it (@wait: waits for that thread first, so that none is left sending on
- * return). Never called with al_cm_g.lock held. */
-static void txq_send(boolean_t wait)
-{
-	ib_mad_element_t *p_mad, *p_next;
-	ib_mad_svc_handle_t h_svc;
-
-	if (!wait && !__atomic_load_n(&txq_head, __ATOMIC_RELAXED))
-		return;
-	pthread_mutex_lock(&send_lock);
-	while (wait && tx_busy)
-		pthread_cond_wait(&send_cond, &send_lock);
-	if (tx_busy) {
-		pthread_mutex_unlock(&send_lock);
-		return;
-	}
-	tx_busy = TRUE;
-	while ((p_mad = txq_head) != NULL) {
-		__atomic_store_n(&txq_head, NULL, __ATOMIC_RELAXED);
-		txq_tail = &txq_head;
-		pthread_mutex_unlock(&send_lock);
-		for (; p_mad; p_mad = p_next) {
-			p_next = p_mad->p_next;
-			p_mad->p_next = NULL;
-			h_svc = (ib_mad_svc_handle_t)p_mad->context1;
-			p_mad->context1 = NULL;
-			if (ib_send_mad(h_svc, p_mad, NULL) != IB_SUCCESS) {
-				ib_put_mad(p_mad);
-				send_count(-1);
-			}
-		}
-		pthread_mutex_lock(&send_lock);
-	}
-	tx_busy = FALSE;
-	pthread_cond_broadcast(&send_cond);
-	pthread_mutex_unlock(&send_lock);
+	send_count(1);
+	al_cm_outq_put(&txq, p_mad);
 }
 
 void al_cm_unlock(void)
 {
 	pthread_mutex_unlock(&al_cm_g.lock);
 	al_cm_ev_flush();
-	txq_send(FALSE);
+	al_cm_outq_run(&txq, FALSE);
 }
 
 void al_cm_drain_sends(void)
 {
 	struct timespec until;
 
-	txq_send(TRUE);
+	al_cm_outq_run(&txq, TRUE);
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += AL_CM_DRAIN_MS / 1000;
 	until.tv_nsec += (long)(AL_CM_DRAIN_MS % 1000) * 1000000L;

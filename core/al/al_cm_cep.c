@@ -565,42 +565,10 @@ cm_event_t *al_cm_ev_new(al_cep_t *p_cep, cm_ev_kind_t kind, void *pfn)
 	return p_ev;
 }
 
-/*
- * Events made under al_cm_g.lock wait on one queue, in the order they were
- * made, and are put on their CEPs' callback queues after the lock is
- * released (al_cm_unlock). Queueing a callback may wake a callback thread,
- * a system call; done under the lock it also let the woken thread run the
- * callback, whose ib_cm_* call waited for the lock still held by the
- * waker. One thread hands the queue on at a time (evq_busy), so each CEP's
- * callbacks keep their order. A queued event holds a reference of its CEP:
- * the CEP's destruction cannot close its callback queue (or free the
- * event, when it is the CEP's own) before the event is on it. evq_lock is
- * a leaf.
- */
-static pthread_mutex_t evq_lock = PTHREAD_MUTEX_INITIALIZER;
-static cm_event_t *evq_head;        /* atomic: read without the lock */
-static cm_event_t **evq_tail = &evq_head;
-static boolean_t evq_busy;
-
-/* Queues an event for its CEP; al_cm_g.lock held. */
-void al_cm_ev_queue(cm_event_t *p_ev)
-{
-	if (!p_ev)
-		return;
-	al_obj_ref(&p_ev->p_cep->obj);
-	p_ev->p_q_next = NULL;
-	pthread_mutex_lock(&evq_lock);
-	if (evq_tail == &evq_head)
-		__atomic_store_n(&evq_head, p_ev, __ATOMIC_RELAXED);
-	else
-		*evq_tail = p_ev;
-	evq_tail = &p_ev->p_q_next;
-	pthread_mutex_unlock(&evq_lock);
-}
-
 /* Puts one event on its CEP's callback queue and drops its reference. */
-static void ev_hand(cm_event_t *p_ev)
+static void ev_hand(void *entry)
 {
+	cm_event_t *p_ev = (cm_event_t *)entry;
 	al_cep_t *p_cep = p_ev->p_cep;
 
 	p_ev->item.pfn_cb = cm_event_run;
@@ -610,30 +578,31 @@ static void ev_hand(cm_event_t *p_ev)
 	al_obj_deref(&p_cep->obj);
 }
 
+/*
+ * Events made under al_cm_g.lock wait on evq and are put on their CEPs'
+ * callback queues after the lock is released (al_cm_unlock). Queueing a
+ * callback may wake a callback thread, a system call; done under the lock
+ * it also let the woken thread run the callback, whose ib_cm_* call waited
+ * for the lock still held by the waker. evq keeps the order the events
+ * were made in, so each CEP's callbacks keep theirs. A queued event holds a
+ * reference of its CEP: the CEP's destruction cannot close its callback
+ * queue (or free the event, when it is the CEP's own) before the event is
+ * on it.
+ */
+static cm_outq_t evq = CM_OUTQ_INIT(cm_event_t, p_q_next, ev_hand);
+
+/* Queues an event for its CEP; al_cm_g.lock held. */
+void al_cm_ev_queue(cm_event_t *p_ev)
+{
+	if (!p_ev)
+		return;
+	al_obj_ref(&p_ev->p_cep->obj);
+	al_cm_outq_put(&evq, p_ev);
+}
+
 void al_cm_ev_flush(void)
 {
-	cm_event_t *p_ev, *p_next;
-
-	if (!__atomic_load_n(&evq_head, __ATOMIC_RELAXED))
-		return;
-	pthread_mutex_lock(&evq_lock);
-	if (evq_busy) {
-		pthread_mutex_unlock(&evq_lock);
-		return;
-	}
-	evq_busy = TRUE;
-	while ((p_ev = evq_head) != NULL) {
-		__atomic_store_n(&evq_head, NULL, __ATOMIC_RELAXED);
-		evq_tail = &evq_head;
-		pthread_mutex_unlock(&evq_lock);
-		for (; p_ev; p_ev = p_next) {
-			p_next = p_ev->p_q_next;
-			ev_hand(p_ev);
-		}
-		pthread_mutex_lock(&evq_lock);
-	}
-	evq_busy = FALSE;
-	pthread_mutex_unlock(&evq_lock);
+	al_cm_outq_run(&evq, FALSE);
 }
 
 ib_cm_handle_t al_cm_cep_handle(const al_cep_t *p_cep)

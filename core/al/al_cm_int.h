@@ -205,6 +205,35 @@ typedef struct cm_sync {
 
 #define AL_OBJ_TYPE_CEP AL_HDL_CM
 
+/*
+ * A queue of things made under al_cm_g.lock and handed on after it is
+ * released (al_cm_unlock): the messages to send, the callback events to put
+ * on their CEPs' queues. An entry is linked through the pointer at link_off
+ * in it. The queue keeps the order entries were put in, which is the order
+ * they were made under the lock, and one thread at a time hands them on
+ * (busy): a thread that finds another at it leaves its entries to it.
+ * lock is a leaf.
+ */
+typedef struct cm_outq {
+	pthread_mutex_t lock;
+	pthread_cond_t idle;          /* broadcast when busy ends */
+	void *head;                   /* atomic: looked at without the lock */
+	void **tail;                  /* the last entry's link; NULL: empty */
+	size_t link_off;
+	void (*hand)(void *entry);    /* hands one entry on, no lock held */
+	boolean_t busy;
+} cm_outq_t;
+
+#define CM_OUTQ_INIT(type, link, fn) \
+	{ PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, NULL, offsetof(type, link), fn, FALSE }
+
+/* Appends an entry (al_cm_g.lock held, or not: the order is the callers'). */
+void al_cm_outq_put(cm_outq_t *q, void *entry);
+/* Hands every queued entry on, unless another thread is at it (@p wait:
+ * waits for that thread first, so that none is left at it on return).
+ * Never with al_cm_g.lock held. */
+void al_cm_outq_run(cm_outq_t *q, boolean_t wait);
+
 /* The CM's process-wide state (defined in al_cm_agent.c). */
 typedef struct al_cm_globals {
 	pthread_mutex_t lock;
