@@ -557,6 +557,16 @@ static int fake_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 	return i;
 }
 
+/* Links the first @p n entries of @p wc into a free list; returns its head. */
+static ib_wc_t *wc_chain(ib_wc_t *wc, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		wc[i].p_next = i + 1 < n ? &wc[i + 1] : NULL;
+	return wc;
+}
+
 static void test_dp_fake(void)
 {
 	static struct ibv_context ctx;
@@ -743,10 +753,7 @@ static void test_dp_fake(void)
 		CU_ASSERT_EQUAL(wc[i].recv.ud.remote_qp, CL_HTON32(0x42));
 		CU_ASSERT_PTR_EQUAL(wc[i].p_next, i + 1 < 18 ? &wc[i + 1] : NULL);
 	}
-	for (i = 0; i < 19; i++)
-		wc[i].p_next = &wc[i + 1];
-	wc[19].p_next = NULL;
-	free_list = wc;
+	free_list = wc_chain(wc, 20);
 	CU_ASSERT_EQUAL(verbs_poll_cq(&cq, &free_list, &done), IB_SUCCESS);
 	CU_ASSERT_PTR_EQUAL(done, &wc[0]);
 	CU_ASSERT_PTR_EQUAL(free_list, &wc[2]);
@@ -768,10 +775,7 @@ static void test_dp_fake(void)
 	fk.poll_rc = 0;
 	fk.wc_head = 0;
 	fk.n_wc = 3;
-	for (i = 0; i < 19; i++)
-		wc[i].p_next = &wc[i + 1];
-	wc[19].p_next = NULL;
-	free_list = wc;
+	free_list = wc_chain(wc, 20);
 	fk.poll_calls = 0;
 	CU_ASSERT_EQUAL(verbs_poll_cq(&cq, &free_list, &done), IB_SUCCESS);
 	CU_ASSERT_EQUAL(fk.poll_calls, 1);
@@ -791,10 +795,7 @@ static void test_dp_fake(void)
 	/* 20 completions, 17 free: the probe, a batch, the rest. */
 	fk.wc_head = 0;
 	fk.n_wc = 20;
-	for (i = 0; i < 19; i++)
-		wc[i].p_next = &wc[i + 1];
-	wc[16].p_next = NULL;
-	free_list = wc;
+	free_list = wc_chain(wc, 17);
 	fk.poll_calls = 0;
 	CU_ASSERT_EQUAL(verbs_poll_cq(&cq, &free_list, &done), IB_SUCCESS);
 	CU_ASSERT_PTR_NULL(free_list);
@@ -804,10 +805,7 @@ static void test_dp_fake(void)
 	CU_ASSERT_EQUAL(wc[16].wr_id, 316);
 	CU_ASSERT_EQUAL(fk.wc_head, 17);
 	/* A filled probe asks again; nothing more ends the poll. */
-	for (i = 0; i < 19; i++)
-		wc[i].p_next = &wc[i + 1];
-	wc[19].p_next = NULL;
-	free_list = wc;
+	free_list = wc_chain(wc, 20);
 	fk.wc_head = 0;
 	fk.poll_calls = 0;
 	fk.n_wc = VERBS_POLL_PROBE;   /* the probe is filled... */
