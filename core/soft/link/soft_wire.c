@@ -833,7 +833,7 @@ soft_wire_status_t soft_pkt_build_hdrs(const soft_pkt_t *pkt, uint8_t *buf, size
 	soft_bth_t bth;
 	size_t hdr, total, off;
 	boolean_t fits;
-	unsigned id;
+	unsigned id, ext;
 
 	if (!pkt || !buf)
 		return SOFT_WIRE_ERR_ARG;
@@ -846,9 +846,12 @@ soft_wire_status_t soft_pkt_build_hdrs(const soft_pkt_t *pkt, uint8_t *buf, size
 		buf = scratch;
 	total = hdr + pkt->payload_len + pad_of(pkt->payload_len) + SOFT_ICRC_LEN;
 
+	/* The LRH and BTH of every packet through their codecs directly, the
+	 * extended headers by the opcode's bits: a packet is built for every
+	 * message and ACK, so this is the data path. */
 	lrh = pkt->lrh;
 	lrh.pkt_len = (uint16_t)(total / 4);
-	fits = soft_hdr_pack(SOFT_HDR_LRH, &lrh, buf);
+	fits = lrh_pack(&lrh, buf);
 	off = SOFT_LRH_LEN;
 	if (lrh.lnh == SOFT_LNH_IBA_GLOBAL) {
 		uint8_t *grh = buf + off;
@@ -861,11 +864,10 @@ soft_wire_status_t soft_pkt_build_hdrs(const soft_pkt_t *pkt, uint8_t *buf, size
 	}
 	bth = pkt->bth;
 	bth.pad_cnt = (uint8_t)pad_of(pkt->payload_len);
-	fits &= soft_hdr_pack(SOFT_HDR_BTH, &bth, buf + off);
+	fits &= bth_pack(&bth, buf + off);
 	off += SOFT_BTH_LEN;
-	for (id = SOFT_HDR_DETH; id < SOFT_HDR_COUNT; id++) {
-		if (!(info->hdrs & (1u << id)))
-			continue;
+	for (ext = info->hdrs & ~((1u << SOFT_HDR_DETH) - 1u); ext; ext &= ext - 1) {
+		id = (unsigned)__builtin_ctz(ext);   /* in header order, as the IBA lays them */
 		fits &= soft_hdr_pack((soft_hdr_id_t)id, (const uint8_t *)pkt + ext_member[id],
 				      buf + off);
 		off += hdr_descs[id].len;
