@@ -1166,6 +1166,7 @@ static boolean_t client_connect(bench_t *b)
 	req_pdata_t pd;
 	uint32_t i, window = b->o->window;
 	uint8_t tmo = cm_timeout_exp(b->o->timeout_ms);
+	const net32_t pid = cl_hton32((uint32_t)getpid());   /* once: a system call */
 
 	for (i = 0; i < b->n; i++) {
 		conn_t *c = &b->c[i];
@@ -1178,7 +1179,7 @@ static boolean_t client_connect(bench_t *b)
 		pd.idx = cl_hton32(i);
 		pd.total = cl_hton32(b->n);
 		pd.msgs = cl_hton32(b->o->msgs);
-		pd.pid = cl_hton32((uint32_t)getpid());
+		pd.pid = pid;
 		memset(&req, 0, sizeof(req));
 		req.svc_id = cl_hton64(b->o->svc_id);
 		req.max_cm_retries = b->o->retries;
