@@ -317,8 +317,9 @@ void soft_rc_recv(soft_qp_t *qp, soft_port_t *port, const soft_pkt_t *pkt);
  */
 void soft_rc_resume(soft_qp_t *qp);
 /**
- * Makes the QP's transport state if it has none yet (qp->sq_lock held, by
- * a modify to a state other than RESET, before it changes anything).
+ * Makes the QP's transport state if it has none yet: by soft_create_qp for
+ * an RC or UC QP (not yet published), and by a modify to a state other than
+ * RESET (qp->sq_lock held, before it changes anything) for the others.
  * @param qp QP.
  * @return IB_SUCCESS; IB_INSUFFICIENT_MEMORY (the modify must fail).
  */
