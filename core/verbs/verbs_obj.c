@@ -616,12 +616,41 @@ ib_api_status_t verbs_peek_cq(void *h, uint32_t *p_n)
  * shorter, and a completion is seen sooner after it lands. A poll that
  * fills the probe goes on in batches of VERBS_POLL_BATCH (poll_more).
  */
+/* Translates @p n completions into the free list from *@p p_w on; returns
+ * the last entry filled, and leaves *@p p_w at the first still free. */
+static inline __attribute__((always_inline)) ib_wc_t *poll_fill(const struct ibv_wc *v, int n,
+								  ib_wc_t **p_w)
+{
+	ib_wc_t *w = *p_w, *last = NULL;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		verbs_wc(&v[i], w);
+		last = w;
+		w = w->p_next;
+	}
+	*p_w = w;
+	return last;
+}
+
+/* Ends a poll that filled the free list up to @p last: the done list is
+ * its head, the free list goes on at @p w. */
+static inline __attribute__((always_inline)) ib_api_status_t poll_end(ib_wc_t *w, ib_wc_t *last,
+									ib_wc_t **pp_free,
+									ib_wc_t **pp_done)
+{
+	*pp_done = *pp_free;
+	*pp_free = w;
+	last->p_next = NULL;
+	return IB_SUCCESS;
+}
+
 static __attribute__((noinline)) ib_api_status_t poll_more(verbs_cq_t *cq, ib_wc_t *w, ib_wc_t *last,
 							   ib_wc_t **pp_free, ib_wc_t **pp_done)
 {
 	struct ibv_wc v[VERBS_POLL_BATCH];
 	ib_wc_t *c;
-	int want, n, i;
+	int want, n;
 
 	do {
 		for (want = 0, c = w; c && want < VERBS_POLL_BATCH; want++)
@@ -629,24 +658,18 @@ static __attribute__((noinline)) ib_api_status_t poll_more(verbs_cq_t *cq, ib_wc
 		n = ibv_poll_cq(cq->ibv, want, v);
 		if (__builtin_expect(n < 0, 0))
 			n = 0;  /* what came before is returned; the error shows at the next poll */
-		for (i = 0; i < n; i++) {
-			verbs_wc(&v[i], w);
-			last = w;
-			w = w->p_next;
-		}
+		if (n)
+			last = poll_fill(v, n, &w);
 	} while (n == want && w);
-	*pp_done = *pp_free;
-	*pp_free = w;
-	last->p_next = NULL;
-	return IB_SUCCESS;
+	return poll_end(w, last, pp_free, pp_done);
 }
 
 static inline __attribute__((always_inline)) ib_api_status_t
 poll_ibv(verbs_cq_t *cq, ib_wc_t **pp_free, ib_wc_t **pp_done)
 {
 	struct ibv_wc v[VERBS_POLL_PROBE];
-	ib_wc_t *w = *pp_free, *last = NULL, *c = w->p_next;
-	int want = 1, n, i;
+	ib_wc_t *w = *pp_free, *last, *c = w->p_next;
+	int want = 1, n;
 
 	for (; c && want < VERBS_POLL_PROBE; want++)
 		c = c->p_next;
@@ -655,17 +678,10 @@ poll_ibv(verbs_cq_t *cq, ib_wc_t **pp_free, ib_wc_t **pp_done)
 		*pp_done = NULL;
 		return n ? IB_ERROR : IB_NOT_FOUND;
 	}
-	for (i = 0; i < n; i++) {
-		verbs_wc(&v[i], w);
-		last = w;
-		w = w->p_next;
-	}
+	last = poll_fill(v, n, &w);
 	if (n == want && w)
 		return poll_more(cq, w, last, pp_free, pp_done);
-	*pp_done = *pp_free;
-	*pp_free = w;
-	last->p_next = NULL;
-	return IB_SUCCESS;
+	return poll_end(w, last, pp_free, pp_done);
 }
 
 /* Completions the worker stashed in the ring (or counted for a rearm_n). */
