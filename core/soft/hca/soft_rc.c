@@ -59,16 +59,22 @@ uint8_t *soft_rc_hdrs(soft_rc_t *rc, soft_pkt_t *pkt)
 	rc->buf = thread_pkt;
 	if (soft_pkt_build_hdrs(pkt, rc->buf, SOFT_MAX_PKT_LEN, &hdr_len) != SOFT_WIRE_OK)
 		return NULL;
+	rc->buf_hdr_len = (uint32_t)hdr_len;
 	return rc->buf + hdr_len;
 }
 
-/* Pads, seals and sends the packet in rc->buf with fabric @p flags. */
+/* Pads, seals and sends the packet in rc->buf with fabric @p flags. Its
+ * length from the headers' (soft_rc_hdrs) and the payload's: no second
+ * look at the opcode table per packet. */
 static ib_api_status_t send_flags(soft_rc_t *rc, const soft_pkt_t *pkt, uint32_t flags)
 {
-	size_t total = soft_pkt_len(pkt), hdr_len = soft_pkt_hdr_len(pkt);
+	uint8_t *end = rc->buf + rc->buf_hdr_len + pkt->payload_len;
+	uint32_t pad = (4u - (pkt->payload_len & 3u)) & 3u, i;
 
-	memset(rc->buf + hdr_len + pkt->payload_len, 0, total - hdr_len - pkt->payload_len);
-	return soft_port_xmit_data(rc->path.port, rc->buf, total, flags);
+	for (i = 0; i < pad; i++)
+		end[i] = 0;
+	return soft_port_xmit_data(rc->path.port, rc->buf,
+				   (size_t)(end + pad - rc->buf) + SOFT_ICRC_LEN + SOFT_VCRC_LEN, flags);
 }
 
 void soft_rc_send(soft_rc_t *rc, const soft_pkt_t *pkt)

@@ -82,6 +82,7 @@ typedef struct soft_rc {
 	boolean_t dead;                  /**< The QP is being destroyed. */
 	soft_rc_path_t path;             /**< Current path. */
 	uint8_t *buf;                    /**< The packet being built: the building thread's own buffer (soft_rc_hdrs). */
+	uint32_t buf_hdr_len;            /**< Its headers' length, bytes (soft_rc_hdrs: the send need not work it out again). */
 	ib_local_ds_t *ds_pool;          /**< depth x sq_sge segments of the WQEs. */
 	uint8_t *inl_pool;               /**< depth x max_inline bytes of inline data, made at the first inline send. */
 	cl_timer_t timer;                /**< Retransmission and RNR timer (soft_rc_timer_*). */

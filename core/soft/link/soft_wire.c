@@ -867,10 +867,14 @@ soft_wire_status_t soft_pkt_build_hdrs(const soft_pkt_t *pkt, uint8_t *buf, size
 	fits &= bth_pack(&bth, buf + off);
 	off += SOFT_BTH_LEN;
 	for (ext = info->hdrs & ~((1u << SOFT_HDR_DETH) - 1u); ext; ext &= ext - 1) {
+		const soft_hdr_desc_t *d;
+
 		id = (unsigned)__builtin_ctz(ext);   /* in header order, as the IBA lays them */
-		fits &= soft_hdr_pack((soft_hdr_id_t)id, (const uint8_t *)pkt + ext_member[id],
-				      buf + off);
-		off += hdr_descs[id].len;
+		d = &hdr_descs[id];
+		fits &= d->pack ? d->pack((const uint8_t *)pkt + ext_member[id], buf + off)
+				: soft_hdr_pack_fields((soft_hdr_id_t)id,
+						       (const uint8_t *)pkt + ext_member[id], buf + off);
+		off += d->len;
 	}
 	if (!fits)
 		return SOFT_WIRE_ERR_ARG;
@@ -916,7 +920,7 @@ soft_wire_status_t soft_pkt_parse_flags(const uint8_t *buf, size_t len, unsigned
 	size_t route, off, end, area;
 	uint32_t icrc;
 	uint16_t vcrc;
-	unsigned id;
+	unsigned id, ext;
 
 	if (!buf || !pkt)
 		return SOFT_WIRE_ERR_ARG;
@@ -941,7 +945,9 @@ soft_wire_status_t soft_pkt_parse_flags(const uint8_t *buf, size_t len, unsigned
 			return SOFT_WIRE_ERR_ICRC;
 	}
 
-	soft_hdr_unpack(SOFT_HDR_LRH, buf, &pkt->lrh);
+	/* The LRH and BTH of every packet through their codecs directly, the
+	 * extended headers by the opcode's bits (as soft_pkt_build_hdrs). */
+	lrh_unpack(buf, &pkt->lrh);
 	if (route > SOFT_LRH_LEN) {
 		const uint8_t *grh = buf + SOFT_LRH_LEN;
 
@@ -952,7 +958,7 @@ soft_wire_status_t soft_pkt_parse_flags(const uint8_t *buf, size_t len, unsigned
 			return SOFT_WIRE_ERR_LENGTH;
 		soft_hdr_unpack(SOFT_HDR_GRH, grh, &pkt->grh);
 	}
-	soft_hdr_unpack(SOFT_HDR_BTH, buf + route, &pkt->bth);
+	bth_unpack(buf + route, &pkt->bth);
 	if (pkt->lrh.lver != 0 || pkt->bth.tver != 0)
 		return SOFT_WIRE_ERR_VERSION;
 	info = soft_opcode_info(pkt->bth.opcode);
@@ -961,11 +967,17 @@ soft_wire_status_t soft_pkt_parse_flags(const uint8_t *buf, size_t len, unsigned
 	off = route + SOFT_BTH_LEN;
 	if (end - off < info->ext_len)
 		return SOFT_WIRE_ERR_SHORT;
-	for (id = SOFT_HDR_DETH; id < SOFT_HDR_COUNT; id++) {
-		if (!(info->hdrs & (1u << id)))
-			continue;
-		soft_hdr_unpack((soft_hdr_id_t)id, buf + off, (uint8_t *)pkt + ext_member[id]);
-		off += hdr_descs[id].len;
+	for (ext = info->hdrs & ~((1u << SOFT_HDR_DETH) - 1u); ext; ext &= ext - 1) {
+		const soft_hdr_desc_t *d;
+
+		id = (unsigned)__builtin_ctz(ext);   /* in header order, as the IBA lays them */
+		d = &hdr_descs[id];
+		if (d->unpack)
+			d->unpack(buf + off, (uint8_t *)pkt + ext_member[id]);
+		else
+			soft_hdr_unpack_fields((soft_hdr_id_t)id, buf + off,
+					       (uint8_t *)pkt + ext_member[id]);
+		off += d->len;
 	}
 	area = end - off;
 	if (pkt->bth.pad_cnt > area)
