@@ -217,6 +217,59 @@ static void test_deth_reth_aeth_images(void)
 	CU_ASSERT_EQUAL(memcmp(&rb, &reth, sizeof(rb)), 0);
 }
 
+/*
+ * The soft RC transport sends an ACK as the headers of its path's first ACK
+ * with BTH:PSN and the AETH set (soft_bth_set_psn, soft_aeth_set): for both
+ * routes, that must be the bytes the codec builds for those values.
+ */
+static void test_ack_headers_patched(void)
+{
+	static const struct { uint32_t psn, msn; unsigned type, value; } acks[] = {
+		{ 0xFFFFFF, 0, SOFT_AETH_ACK, SOFT_AETH_CREDITS_INVALID },
+		{ 0x123456, 0xABCDEF, SOFT_AETH_RNR_NAK, 14 },
+		{ 0, 0xFFFFFF, SOFT_AETH_NAK, SOFT_NAK_PSN_SEQ_ERR },
+	};
+	uint8_t first[SOFT_MAX_HDR_LEN], want[SOFT_MAX_HDR_LEN], got[SOFT_MAX_HDR_LEN];
+	soft_pkt_t pkt;
+	size_t hdr, hdr2;
+	unsigned route, i;
+
+	for (route = 0; route < 2; route++) {
+		memset(&pkt, 0, sizeof(pkt));
+		pkt.lrh.sl = 3;
+		pkt.lrh.lnh = route ? SOFT_LNH_IBA_GLOBAL : SOFT_LNH_IBA_LOCAL;
+		pkt.lrh.dlid = 0x12;
+		pkt.lrh.slid = 0x34;
+		if (route) {
+			pkt.grh.ver_class_flow = cl_hton32(0x60000000u);
+			pkt.grh.hop_limit = 1;
+		}
+		pkt.bth.opcode = SOFT_OPCODE(SOFT_TRANSPORT_RC, SOFT_OP_ACKNOWLEDGE);
+		pkt.bth.pkey = 0xFFFF;
+		pkt.bth.mig = 1;
+		pkt.bth.dest_qp = 0x42;
+		pkt.bth.psn = 7;
+		pkt.aeth.syndrome = soft_aeth_encode(SOFT_AETH_ACK, 3);
+		pkt.aeth.msn = 9;
+		CU_ASSERT_EQUAL_FATAL(soft_pkt_build_hdrs(&pkt, first, sizeof(first), &hdr),
+				      SOFT_WIRE_OK);
+		CU_ASSERT_EQUAL(hdr, SOFT_LRH_LEN + (route ? SOFT_GRH_LEN : 0) + SOFT_BTH_LEN +
+					     SOFT_AETH_LEN);
+		for (i = 0; i < sizeof(acks) / sizeof(acks[0]); i++) {
+			pkt.bth.psn = acks[i].psn;
+			pkt.aeth.syndrome = soft_aeth_encode(acks[i].type, acks[i].value);
+			pkt.aeth.msn = acks[i].msn;
+			CU_ASSERT_EQUAL_FATAL(soft_pkt_build_hdrs(&pkt, want, sizeof(want), &hdr2),
+					      SOFT_WIRE_OK);
+			memcpy(got, first, hdr);
+			soft_bth_set_psn(got + hdr - SOFT_AETH_LEN - SOFT_BTH_LEN, acks[i].psn);
+			soft_aeth_set(got + hdr - SOFT_AETH_LEN, pkt.aeth.syndrome, acks[i].msn);
+			CU_ASSERT_EQUAL(hdr2, hdr);
+			CU_ASSERT_EQUAL(memcmp(got, want, hdr), 0);
+		}
+	}
+}
+
 static void test_atomic_imm_ieth_images(void)
 {
 	static const uint8_t ae_img[SOFT_ATOMIC_ETH_LEN] = {
@@ -1392,6 +1445,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_lrh_image),
 	TEST_ENTRY(test_bth_image),
 	TEST_ENTRY(test_deth_reth_aeth_images),
+	TEST_ENTRY(test_ack_headers_patched),
 	TEST_ENTRY(test_atomic_imm_ieth_images),
 	TEST_ENTRY(test_grh_fields),
 	TEST_ENTRY(test_tables_tile_headers),

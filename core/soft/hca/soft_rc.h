@@ -72,6 +72,11 @@ typedef struct soft_rc_path {
 	ib_access_t access;              /**< Remote access the responder allows. */
 	uint8_t min_rnr;                 /**< RNR NAK timer code the responder sends. */
 	uint8_t mig;                     /**< BTH MigReq bit: 1 while the APM state is MIGRATED. */
+	uint8_t ack_len;                 /**< Bytes of ack_hdr made for this path (0: none yet). */
+	uint16_t ack_slid;               /**< The source LID ack_hdr was made with. */
+	/** The headers (LRH, GRH, BTH, AETH) of the ACKs sent on this path,
+	 * made by the first one: the next ones change only BTH:PSN and the AETH. */
+	uint8_t ack_hdr[SOFT_LRH_LEN + SOFT_GRH_LEN + SOFT_BTH_LEN + SOFT_AETH_LEN];
 } soft_rc_path_t;
 
 /** Per-QP state of the connected transports (soft_qp_t.rc). */

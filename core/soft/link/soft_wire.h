@@ -784,6 +784,18 @@ static inline void soft_bth_set_ack_req(uint8_t *bth, unsigned ack_req)
 	bth[8] = (uint8_t)((bth[8] & 0x7Fu) | ((ack_req & 1u) << 7));
 }
 
+/**
+ * Sets AETH:Syndrome and AETH:MSN (the packet must be sealed again).
+ * @param aeth AETH wire image.
+ * @param syndrome the syndrome (soft_aeth_encode()).
+ * @param msn the MSN (24 bits used).
+ */
+static inline void soft_aeth_set(uint8_t *aeth, uint8_t syndrome, uint32_t msn)
+{
+	aeth[0] = syndrome;
+	soft_put_be24(aeth + 1, msn);
+}
+
 /** @param deth DETH wire image. @return DETH:Q_Key. */
 static inline uint32_t soft_deth_qkey(const uint8_t *deth) { return soft_get_be32(deth); }
 /** @param deth DETH wire image. @return DETH:SrcQP. */
