@@ -12,9 +12,10 @@
  *   add or remove QPs, MRs and MWs; readers are the progress thread while it
  *   handles one packet and the post paths while they check keys and copy
  *   registered memory, so an MR cannot go away under a copy.
- * - `soft_qp_t.sq_lock` (mutex): serializes the send path of one QP, kept
- *   while its packets go to the fabric (the receive path never takes it).
- *   RC/UC posts take tab_lock (read) inside it.
+ * - `soft_qp_t.sq_lock` (mutex): serializes the send path of a UD or raw QP,
+ *   kept while its packets go to the fabric (the receive path never takes
+ *   it), and every modify. RC/UC posts do not take it: they take tab_lock
+ *   (read), then soft_rc_t.lock, which orders them.
  * - `soft_rc_t.lock` (soft_rc.h): RC/UC transport state, taken inside
  *   tab_lock (read) by posts, packets, timers and state changes.
  * - `soft_qp_t.lock`: QP state, attributes and receive queue.

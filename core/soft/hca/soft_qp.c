@@ -14,7 +14,8 @@
  *
  * The reliable engine (RC/UC, soft_rc*.c): RC/UC QPs are created and
  * modified fully here, which calls it directly (soft_rc.h):
- * - soft_rc_post_send for RC/UC WRs in RTS (sq_lock held);
+ * - soft_rc_post_send for RC/UC WRs (no lock held: it takes tab_lock and
+ *   rc->lock itself);
  * - soft_rc_recv, from the progress thread, for RC/UC packets (tab_lock read);
  * - soft_rc_state_changed after every successful modify (to start/stop
  *   timers, flush its send WQEs on ERROR);
@@ -474,18 +475,18 @@ ib_api_status_t soft_post_send(void *h, ib_send_wr_t *p_wr, ib_send_wr_t **pp_fa
 
 	if (!p_wr)
 		return IB_INVALID_PARAMETER;
-	pthread_mutex_lock(&qp->sq_lock);
+	/* RC/UC: the transport's own locks order the posts (soft_rc.h). */
 	if (prov_qp_class(qp->type) == PROV_QPC_RC || prov_qp_class(qp->type) == PROV_QPC_UC)
-		st = soft_rc_post_send(qp, p_wr, pp_failure);
-	else
-		for (; p_wr; p_wr = p_wr->p_next) {
-			st = post_one(qp, p_wr);
-			if (st != IB_SUCCESS) {
-				if (pp_failure)
-					*pp_failure = p_wr;
-				break;
-			}
+		return soft_rc_post_send(qp, p_wr, pp_failure);
+	pthread_mutex_lock(&qp->sq_lock);
+	for (; p_wr; p_wr = p_wr->p_next) {
+		st = post_one(qp, p_wr);
+		if (st != IB_SUCCESS) {
+			if (pp_failure)
+				*pp_failure = p_wr;
+			break;
 		}
+	}
 	pthread_mutex_unlock(&qp->sq_lock);
 	return st;
 }

@@ -14,8 +14,9 @@
  * inside soft_ca_t.tab_lock (read) and outside soft_qp_t.lock: every path
  * (post, packet receive, timer, state change) takes tab_lock for reading,
  * then rc->lock, so that gathering and scattering registered memory and
- * sending packets happen with both held. The send path's caller also holds
- * soft_qp_t.sq_lock (outermost).
+ * sending packets happen with both held. An RC/UC post takes no other lock:
+ * rc->lock orders posts among themselves, and the WQE limits it checks
+ * (soft_qp_t.sq_sge, max_inline) are fixed when the QP is created.
  */
 #ifndef SOFT_RC_H
 #define SOFT_RC_H
@@ -235,7 +236,7 @@ static inline soft_rc_wqe_t *soft_rc_wqe(soft_rc_t *rc, uint32_t seq)
 	return &rc->sq[seq % rc->depth];
 }
 /**
- * post_send of an RC/UC QP in RTS or SQD (sq_lock held).
+ * post_send of an RC/UC QP in RTS or SQD (no lock held).
  * @param qp the QP. @param p_wr the chain. @param pp_failure receives the failed WR.
  * @return IB_SUCCESS, IB_INVALID_QP_STATE, IB_INVALID_WR_TYPE, IB_INVALID_MAX_SGE,
  * IB_INVALID_PARAMETER, IB_INSUFFICIENT_RESOURCES.
