@@ -143,14 +143,25 @@ static void put_be64(uint8_t *p, uint64_t v)
 	memcpy(p, &v, 8);
 }
 
+/*
+ * The LRH of @p h with PktLen @p pkt_len. The fields are read one by one:
+ * a packet's builder has just stored them one by one, and a load of the
+ * whole struct would wait for those stores to reach the cache (a failed
+ * store-to-load forward, most of the cost of a build in perf).
+ */
+static inline boolean_t lrh_put(const soft_lrh_t *h, uint16_t pkt_len, uint8_t *w)
+{
+	put_be64(w, (uint64_t)((h->vl & 0xfu) << 4 | (h->lver & 0xfu)) << 56 |
+			    (uint64_t)((h->sl & 0xfu) << 4 | (h->lnh & 3u)) << 48 |
+			    (uint64_t)h->dlid << 32 | (uint64_t)(pkt_len & 0x7ffu) << 16 | h->slid);
+	return !((h->vl | h->lver | h->sl) >> 4 | h->lnh >> 2 | pkt_len >> 11);
+}
+
 static boolean_t lrh_pack(const void *hs, uint8_t *w)
 {
 	const soft_lrh_t *h = (const soft_lrh_t *)hs;
 
-	put_be64(w, (uint64_t)((h->vl & 0xfu) << 4 | (h->lver & 0xfu)) << 56 |
-			    (uint64_t)((h->sl & 0xfu) << 4 | (h->lnh & 3u)) << 48 |
-			    (uint64_t)h->dlid << 32 | (uint64_t)(h->pkt_len & 0x7ffu) << 16 | h->slid);
-	return !((h->vl | h->lver | h->sl) >> 4 | h->lnh >> 2 | h->pkt_len >> 11);
+	return lrh_put(h, h->pkt_len, w);
 }
 
 static void lrh_unpack(const uint8_t *w, void *hs)
@@ -166,17 +177,23 @@ static void lrh_unpack(const uint8_t *w, void *hs)
 	h->slid = (uint16_t)get_be16(w + 6);
 }
 
+/* The BTH of @p h with PadCnt @p pad_cnt; fields one by one, as lrh_put. */
+static inline boolean_t bth_put(const soft_bth_t *h, uint8_t pad_cnt, uint8_t *w)
+{
+	put_be64(w, (uint64_t)h->opcode << 56 |
+			    (uint64_t)((h->se & 1u) << 7 | (h->mig & 1u) << 6 | (pad_cnt & 3u) << 4 |
+				       (h->tver & 0xfu)) << 48 |
+			    (uint64_t)h->pkey << 32 | (h->dest_qp & 0xffffffu));
+	put_be32(w + 8, (uint32_t)(h->ack_req & 1u) << 31 | (h->psn & 0xffffffu));
+	return !((h->se | h->mig | h->ack_req) >> 1 | pad_cnt >> 2 | h->tver >> 4 |
+		 (h->dest_qp | h->psn) >> 24);
+}
+
 static boolean_t bth_pack(const void *hs, uint8_t *w)
 {
 	const soft_bth_t *h = (const soft_bth_t *)hs;
 
-	put_be64(w, (uint64_t)h->opcode << 56 |
-			    (uint64_t)((h->se & 1u) << 7 | (h->mig & 1u) << 6 | (h->pad_cnt & 3u) << 4 |
-				       (h->tver & 0xfu)) << 48 |
-			    (uint64_t)h->pkey << 32 | (h->dest_qp & 0xffffffu));
-	put_be32(w + 8, (uint32_t)(h->ack_req & 1u) << 31 | (h->psn & 0xffffffu));
-	return !((h->se | h->mig | h->ack_req) >> 1 | h->pad_cnt >> 2 | h->tver >> 4 |
-		 (h->dest_qp | h->psn) >> 24);
+	return bth_put(h, h->pad_cnt, w);
 }
 
 static void bth_unpack(const uint8_t *w, void *hs)
@@ -829,8 +846,6 @@ soft_wire_status_t soft_pkt_build_hdrs(const soft_pkt_t *pkt, uint8_t *buf, size
 {
 	const soft_opcode_info_t *info;
 	uint8_t scratch[SOFT_MAX_HDR_LEN];
-	soft_lrh_t lrh;
-	soft_bth_t bth;
 	size_t hdr, total, off;
 	boolean_t fits;
 	unsigned id, ext;
@@ -849,11 +864,9 @@ soft_wire_status_t soft_pkt_build_hdrs(const soft_pkt_t *pkt, uint8_t *buf, size
 	/* The LRH and BTH of every packet through their codecs directly, the
 	 * extended headers by the opcode's bits: a packet is built for every
 	 * message and ACK, so this is the data path. */
-	lrh = pkt->lrh;
-	lrh.pkt_len = (uint16_t)(total / 4);
-	fits = lrh_pack(&lrh, buf);
+	fits = lrh_put(&pkt->lrh, (uint16_t)(total / 4), buf);
 	off = SOFT_LRH_LEN;
-	if (lrh.lnh == SOFT_LNH_IBA_GLOBAL) {
+	if (pkt->lrh.lnh == SOFT_LNH_IBA_GLOBAL) {
 		uint8_t *grh = buf + off;
 
 		soft_hdr_pack(SOFT_HDR_GRH, &pkt->grh, grh);
@@ -862,9 +875,7 @@ soft_wire_status_t soft_pkt_build_hdrs(const soft_pkt_t *pkt, uint8_t *buf, size
 		soft_field_set(&grh_fields[GRH_NXT_HDR], grh, SOFT_GRH_NXTHDR_IBA);
 		off += SOFT_GRH_LEN;
 	}
-	bth = pkt->bth;
-	bth.pad_cnt = (uint8_t)pad_of(pkt->payload_len);
-	fits &= bth_pack(&bth, buf + off);
+	fits &= bth_put(&pkt->bth, (uint8_t)pad_of(pkt->payload_len), buf + off);
 	off += SOFT_BTH_LEN;
 	for (ext = info->hdrs & ~((1u << SOFT_HDR_DETH) - 1u); ext; ext &= ext - 1) {
 		const soft_hdr_desc_t *d;
