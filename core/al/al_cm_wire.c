@@ -331,6 +331,14 @@ static uint64_t bits_get(const uint8_t *p, unsigned pos, unsigned width)
 {
 	uint64_t v = 0;
 
+	/* Most fields are whole bytes (a QPN, a P_Key, a GID's halves): byte by byte. */
+	if (!(pos % 8) && !(width % 8)) {
+		const uint8_t *b = p + pos / 8, *end = b + width / 8;
+
+		while (b < end)
+			v = v << 8 | *b++;
+		return v;
+	}
 	while (width) {
 		unsigned bit = pos % 8;
 		unsigned n = 8 - bit < width ? 8 - bit : width;
@@ -346,6 +354,15 @@ static uint64_t bits_get(const uint8_t *p, unsigned pos, unsigned width)
 /* Writes the low @width bits of @v at bit @pos; the other bits of the bytes are kept. */
 static void bits_put(uint8_t *p, unsigned pos, unsigned width, uint64_t v)
 {
+	if (!(pos % 8) && !(width % 8)) {
+		uint8_t *b = p + pos / 8 + width / 8;
+
+		while (b > p + pos / 8) {
+			*--b = (uint8_t)v;
+			v >>= 8;
+		}
+		return;
+	}
 	while (width) {
 		unsigned bit = pos % 8;
 		unsigned n = 8 - bit < width ? 8 - bit : width;
