@@ -413,13 +413,31 @@ static void member_set(void *s, const soft_field_t *f, uint64_t v)
 	}
 }
 
+/* Header @p id (a valid one) through its direct codec if it has one, else
+ * field by field: the one dispatch of soft_hdr_pack() and the packet build. */
+static inline boolean_t hdr_pack(soft_hdr_id_t id, const void *hdr_struct, uint8_t *wire)
+{
+	const soft_hdr_desc_t *d = &hdr_descs[id];
+
+	return d->pack ? d->pack(hdr_struct, wire) : soft_hdr_pack_fields(id, hdr_struct, wire);
+}
+
+/* As hdr_pack(), the other way: soft_hdr_unpack() and the packet parse. */
+static inline void hdr_unpack(soft_hdr_id_t id, const uint8_t *wire, void *hdr_struct)
+{
+	const soft_hdr_desc_t *d = &hdr_descs[id];
+
+	if (d->unpack)
+		d->unpack(wire, hdr_struct);
+	else
+		soft_hdr_unpack_fields(id, wire, hdr_struct);
+}
+
 boolean_t soft_hdr_pack(soft_hdr_id_t id, const void *hdr_struct, uint8_t *wire)
 {
-	const soft_hdr_desc_t *d = soft_hdr_desc(id);
-
-	if (d && d->pack)
-		return d->pack(hdr_struct, wire);
-	return soft_hdr_pack_fields(id, hdr_struct, wire);
+	if ((unsigned)id >= SOFT_HDR_COUNT)
+		return FALSE;
+	return hdr_pack(id, hdr_struct, wire);
 }
 
 boolean_t soft_hdr_pack_fields(soft_hdr_id_t id, const void *hdr_struct, uint8_t *wire)
@@ -451,12 +469,8 @@ boolean_t soft_hdr_pack_fields(soft_hdr_id_t id, const void *hdr_struct, uint8_t
 
 void soft_hdr_unpack(soft_hdr_id_t id, const uint8_t *wire, void *hdr_struct)
 {
-	const soft_hdr_desc_t *d = soft_hdr_desc(id);
-
-	if (d && d->unpack)
-		d->unpack(wire, hdr_struct);
-	else
-		soft_hdr_unpack_fields(id, wire, hdr_struct);
+	if ((unsigned)id < SOFT_HDR_COUNT)
+		hdr_unpack(id, wire, hdr_struct);
 }
 
 void soft_hdr_unpack_fields(soft_hdr_id_t id, const uint8_t *wire, void *hdr_struct)
@@ -878,14 +892,9 @@ soft_wire_status_t soft_pkt_build_hdrs(const soft_pkt_t *pkt, uint8_t *buf, size
 	fits &= bth_put(&pkt->bth, (uint8_t)pad_of(pkt->payload_len), buf + off);
 	off += SOFT_BTH_LEN;
 	for (ext = info->hdrs & ~((1u << SOFT_HDR_DETH) - 1u); ext; ext &= ext - 1) {
-		const soft_hdr_desc_t *d;
-
 		id = (unsigned)__builtin_ctz(ext);   /* in header order, as the IBA lays them */
-		d = &hdr_descs[id];
-		fits &= d->pack ? d->pack((const uint8_t *)pkt + ext_member[id], buf + off)
-				: soft_hdr_pack_fields((soft_hdr_id_t)id,
-						       (const uint8_t *)pkt + ext_member[id], buf + off);
-		off += d->len;
+		fits &= hdr_pack((soft_hdr_id_t)id, (const uint8_t *)pkt + ext_member[id], buf + off);
+		off += hdr_descs[id].len;
 	}
 	if (!fits)
 		return SOFT_WIRE_ERR_ARG;
@@ -979,16 +988,9 @@ soft_wire_status_t soft_pkt_parse_flags(const uint8_t *buf, size_t len, unsigned
 	if (end - off < info->ext_len)
 		return SOFT_WIRE_ERR_SHORT;
 	for (ext = info->hdrs & ~((1u << SOFT_HDR_DETH) - 1u); ext; ext &= ext - 1) {
-		const soft_hdr_desc_t *d;
-
 		id = (unsigned)__builtin_ctz(ext);   /* in header order, as the IBA lays them */
-		d = &hdr_descs[id];
-		if (d->unpack)
-			d->unpack(buf + off, (uint8_t *)pkt + ext_member[id]);
-		else
-			soft_hdr_unpack_fields((soft_hdr_id_t)id, buf + off,
-					       (uint8_t *)pkt + ext_member[id]);
-		off += d->len;
+		hdr_unpack((soft_hdr_id_t)id, buf + off, (uint8_t *)pkt + ext_member[id]);
+		off += hdr_descs[id].len;
 	}
 	area = end - off;
 	if (pkt->bth.pad_cnt > area)
