@@ -603,19 +603,6 @@ ib_api_status_t verbs_peek_cq(void *h, uint32_t *p_n)
 	return IB_SUCCESS;
 }
 
-/*
- * The fast path: completions straight from the ibv_cq into the free list.
- * The done list is the free list's first entries in their order, so only
- * the last one's p_next is written.
- *
- * The number asked of ibv_poll_cq must be counted down the free list. The
- * first call asks for at most VERBS_POLL_PROBE (poll_ibv, inlined into
- * verbs_poll_cq with a small frame), so that a poll of an empty CQ (the
- * loop of a thread waiting for a completion) or one that finds a
- * completion or two walks a few entries and returns: the waiting loop is
- * shorter, and a completion is seen sooner after it lands. A poll that
- * fills the probe goes on in batches of VERBS_POLL_BATCH (poll_more).
- */
 /* Translates @p n completions into the free list from *@p p_w on; returns
  * the last entry filled, and leaves *@p p_w at the first still free. */
 static inline __attribute__((always_inline)) ib_wc_t *poll_fill(const struct ibv_wc *v, int n,
@@ -645,6 +632,19 @@ static inline __attribute__((always_inline)) ib_api_status_t poll_end(ib_wc_t *w
 	return IB_SUCCESS;
 }
 
+/*
+ * The fast path: completions straight from the ibv_cq into the free list.
+ * The done list is the free list's first entries in their order, so only
+ * the last one's p_next is written.
+ *
+ * The number asked of ibv_poll_cq must be counted down the free list. The
+ * first call asks for at most VERBS_POLL_PROBE (poll_ibv, inlined into
+ * verbs_poll_cq with a small frame), so that a poll of an empty CQ (the
+ * loop of a thread waiting for a completion) or one that finds a
+ * completion or two walks a few entries and returns: the waiting loop is
+ * shorter, and a completion is seen sooner after it lands. A poll that
+ * fills the probe goes on in batches of VERBS_POLL_BATCH (poll_more).
+ */
 static __attribute__((noinline)) ib_api_status_t poll_more(verbs_cq_t *cq, ib_wc_t *w, ib_wc_t *last,
 							   ib_wc_t **pp_free, ib_wc_t **pp_done)
 {
