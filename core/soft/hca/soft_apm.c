@@ -70,7 +70,7 @@ boolean_t soft_apm_recv(soft_rc_t *rc, soft_port_t *port, const soft_pkt_t *pkt)
 	 * only REARM has something to do. */
 	if (!apm || (!pkt->bth.mig && apm != IB_APM_REARM))
 		return TRUE;
-	pthread_mutex_lock(&qp->lock);
+	soft_lock(&qp->lock);
 	alt = pkt->bth.mig && on_alt_path(a, port, pkt);
 	if (alt && a->apm_state == IB_APM_ARMED && alt_pkey_ok(qp, port, pkt))
 		migrated = soft_qp_hw_event(qp, PROV_QP_EV_MIGRATED); /* FALSE in a state that cannot migrate */
@@ -87,7 +87,7 @@ boolean_t soft_apm_recv(soft_rc_t *rc, soft_port_t *port, const soft_pkt_t *pkt)
 		   port == rc->path.port) {
 		soft_qp_hw_event(qp, PROV_QP_EV_APM_ARMED);
 	}
-	pthread_mutex_unlock(&qp->lock);
+	soft_unlock(&qp->lock);
 	if (migrated)
 		switch_path(rc);
 	return !drop;
@@ -98,9 +98,9 @@ boolean_t soft_apm_retry_exhausted(soft_rc_t *rc)
 	soft_qp_t *qp = rc->qp;
 	boolean_t migrated;
 
-	pthread_mutex_lock(&qp->lock);
+	soft_lock(&qp->lock);
 	migrated = soft_qp_hw_event(qp, PROV_QP_EV_MIGRATED);
-	pthread_mutex_unlock(&qp->lock);
+	soft_unlock(&qp->lock);
 	if (migrated)
 		switch_path(rc);
 	return migrated;

@@ -147,8 +147,8 @@ static void ca_free(soft_ca_t *ca)
 		soft_fabric_port_close(ca->port[i].fp);
 	/* The ports are closed: the service may open its own CA of the node. */
 	soft_node_give_back(ca->node_fd);
-	pthread_mutex_destroy(&ca->rx_lock);
-	pthread_mutex_destroy(&ca->pend_lock);
+	soft_lock_destroy(&ca->rx_lock);
+	soft_lock_destroy(&ca->pend_lock);
 	cl_free(ca->attr);
 	cl_free(ca->qp_tab);
 	cl_free(ca->keys);
@@ -219,8 +219,8 @@ ib_api_status_t soft_open_ca(ib_net64_t ca_guid, void *al_ca, void **pp_ca)
 	ca->next_qpn = 2;
 	ca->next_key = 1;
 	ca->spin_ns = soft_spin_ns;
-	pthread_mutex_init(&ca->rx_lock, NULL);
-	pthread_mutex_init(&ca->pend_lock, NULL);
+	soft_lock_init(&ca->rx_lock);
+	soft_lock_init(&ca->pend_lock);
 	ca->attr_size = attr_size(n_ports);
 	ca->attr = cl_zalloc(ca->attr_size);
 	ca->qp_tab = cl_zalloc(SOFT_MAX_QPS * sizeof(*ca->qp_tab));

@@ -38,7 +38,7 @@ ib_api_status_t soft_create_cq(void *h, uint32_t *p_size, void *al_cq, void **pp
 	pthread_mutex_unlock(&ca->lock);
 	cq->ca = ca;
 	cq->al_cq = al_cq;
-	pthread_mutex_init(&cq->lock, NULL);
+	soft_lock_init(&cq->lock);
 	*pp_cq = cq;
 	return IB_SUCCESS;
 }
@@ -59,9 +59,9 @@ ib_api_status_t soft_resize_cq(void *h, uint32_t *p_size)
 	wc = calloc(*p_size, sizeof(ib_wc_t));
 	if (!wc)
 		return IB_INSUFFICIENT_MEMORY;
-	pthread_mutex_lock(&cq->lock);
+	soft_lock(&cq->lock);
 	if (r->count > *p_size) {
-		pthread_mutex_unlock(&cq->lock);
+		soft_unlock(&cq->lock);
 		free(wc);
 		return IB_OVERFLOW;
 	}
@@ -72,7 +72,7 @@ ib_api_status_t soft_resize_cq(void *h, uint32_t *p_size)
 	r->head = 0;
 	r->size = *p_size;
 	r->overrun = 0;
-	pthread_mutex_unlock(&cq->lock);
+	soft_unlock(&cq->lock);
 	return IB_SUCCESS;
 }
 
@@ -82,9 +82,9 @@ ib_api_status_t soft_query_cq(void *h, uint32_t *p_size)
 
 	if (!p_size)
 		return IB_INVALID_PARAMETER;
-	pthread_mutex_lock(&cq->lock);
+	soft_lock(&cq->lock);
 	*p_size = cq->ring.size;
-	pthread_mutex_unlock(&cq->lock);
+	soft_unlock(&cq->lock);
 	return IB_SUCCESS;
 }
 
@@ -97,7 +97,7 @@ void soft_destroy_cq(void *h)
 	pthread_mutex_lock(&ca->lock);
 	ca->n_cq--;
 	pthread_mutex_unlock(&ca->lock);
-	pthread_mutex_destroy(&cq->lock);
+	soft_lock_destroy(&cq->lock);
 	prov_wc_ring_free(&cq->ring);
 	cl_free(cq);
 }
@@ -108,9 +108,9 @@ ib_api_status_t soft_peek_cq(void *h, uint32_t *p_n)
 
 	if (!p_n)
 		return IB_INVALID_PARAMETER;
-	pthread_mutex_lock(&cq->lock);
+	soft_lock(&cq->lock);
 	*p_n = cq->ring.count;
-	pthread_mutex_unlock(&cq->lock);
+	soft_unlock(&cq->lock);
 	return IB_SUCCESS;
 }
 
@@ -135,10 +135,10 @@ static ib_api_status_t take(soft_cq_t *cq, ib_wc_t **pp_free, ib_wc_t **pp_done)
 		*pp_done = NULL;
 		return IB_NOT_FOUND;
 	}
-	pthread_mutex_lock(&cq->lock);
+	soft_lock(&cq->lock);
 	st = prov_wc_ring_take(&cq->ring, pp_free, pp_done);
 	publish(cq);
-	pthread_mutex_unlock(&cq->lock);
+	soft_unlock(&cq->lock);
 	return st;
 }
 
@@ -191,10 +191,10 @@ ib_api_status_t soft_rearm_cq(void *h, boolean_t solicited)
 {
 	soft_cq_t *cq = h;
 
-	pthread_mutex_lock(&cq->lock);
+	soft_lock(&cq->lock);
 	prov_wc_ring_rearm(&cq->ring, solicited);
 	publish(cq);
-	pthread_mutex_unlock(&cq->lock);
+	soft_unlock(&cq->lock);
 	soft_progress_yield(cq->ca);
 	return IB_SUCCESS;
 }
@@ -203,14 +203,14 @@ ib_api_status_t soft_rearm_n_cq(void *h, uint32_t n)
 {
 	soft_cq_t *cq = h;
 
-	pthread_mutex_lock(&cq->lock);
+	soft_lock(&cq->lock);
 	if (n == 0 || n > cq->ring.size) {
-		pthread_mutex_unlock(&cq->lock);
+		soft_unlock(&cq->lock);
 		return IB_INVALID_PARAMETER;
 	}
 	prov_wc_ring_rearm_n(&cq->ring, n);
 	publish(cq);
-	pthread_mutex_unlock(&cq->lock);
+	soft_unlock(&cq->lock);
 	soft_progress_yield(cq->ca);
 	return IB_SUCCESS;
 }
@@ -221,10 +221,10 @@ void soft_cq_add(soft_cq_t *cq, const ib_wc_t *p_wc, boolean_t solicited)
 
 	if (!cq)
 		return;
-	pthread_mutex_lock(&cq->lock);
+	soft_lock(&cq->lock);
 	prov_wc_ring_put(&cq->ring, p_wc, solicited, &fire, &overrun);
 	publish(cq);
-	pthread_mutex_unlock(&cq->lock);
+	soft_unlock(&cq->lock);
 	if (overrun)
 		soft_ca_defer(cq->ca, cq, cq->al_cq, 0, IB_AE_CQ_ERROR, 0);
 	if (fire)

@@ -24,6 +24,11 @@
  * - `soft_ca_t.ev_lock`: the deferred upcall queue (innermost).
  * `soft_ca_t.lock` guards the CA attributes and the special QP slots; it is
  * taken alone or just inside tab_lock.
+ * The locks of the data path (`soft_rc_t.lock`, `soft_qp_t.lock` and
+ * `sq_lock`, `soft_srq_t.lock`, `soft_cq_t.lock`, `soft_ca_t.rx_lock` and
+ * `pend_lock`) are soft_lock_t (soft_lock.h): one futex word, taken
+ * inline; ev_lock (with its condition variable) and the CA's lock are
+ * pthread mutexes.
  *
  * **Upcalls** are never made from the caller's thread or with a lock held:
  * every module queues them with soft_ca_defer() and the CA's progress thread
@@ -42,6 +47,7 @@
 #include "soft_fabric.h"
 #include "prov_qp_state.h"
 #include "soft_wire.h"
+#include "soft_lock.h"
 
 /** Most soft CAs one process may have (the fabric service: one per topology node and its own). */
 #define SOFT_MAX_CAS 256
@@ -208,11 +214,11 @@ struct soft_ca {
 	int evfd;                    /**< eventfd that wakes the thread. */
 	volatile int stop;           /**< Set to stop the thread. */
 	int sleeping;                /**< The thread is (about to be) in epoll: wake it (atomic). */
-	pthread_mutex_t rx_lock;     /**< Held by whoever takes packets from the ports (outermost). */
+	soft_lock_t rx_lock;         /**< Held by whoever takes packets from the ports (outermost). */
 	uint8_t *rx_buf;             /**< Packet buffer of that holder. */
 	uint64_t inline_seq;         /**< CQ polls that look for packets themselves, counted (atomic; it only has to move). */
 	uint64_t inline_ack;         /**< inline_seq when the last such poller rearmed its CQ (atomic): polls up to there are over. */
-	pthread_mutex_t pend_lock;   /**< pend, n_pend, cap_pend. */
+	soft_lock_t pend_lock;       /**< pend, n_pend, cap_pend. */
 	uint32_t *pend;              /**< QPNs with responses waiting for room at their peers. */
 	uint32_t n_pend;             /**< Their number (atomic reads outside pend_lock). */
 	uint32_t cap_pend;           /**< Room in @c pend. */
@@ -260,7 +266,7 @@ typedef struct soft_mw {
 struct soft_cq {
 	soft_ca_t *ca;               /**< Owning CA. */
 	void *al_cq;                 /**< Core context for upcalls. */
-	pthread_mutex_t lock;        /**< Everything below. */
+	soft_lock_t lock;            /**< Everything below. */
 	prov_wc_ring_t ring;           /**< Entries, arming, overrun (prov_wc_ring.h). */
 	uint32_t n_qp;               /**< QPs using it. */
 	uint32_t avail;              /**< ring.count as last changed (atomic): a poll that reads 0 takes no lock. */
@@ -288,7 +294,7 @@ typedef struct soft_rq {
 struct soft_srq {
 	soft_pd_t *pd;               /**< Protection domain. */
 	void *al_srq;                /**< Core context for events. */
-	pthread_mutex_t lock;        /**< rq, limit. */
+	soft_lock_t lock;            /**< rq, limit. */
 	soft_rq_t rq;                /**< The WQEs. */
 	uint32_t limit;              /**< Armed limit, 0 when not armed. */
 	uint32_t n_qp;               /**< QPs attached (under lock). */
@@ -322,8 +328,8 @@ struct soft_qp {
 	uint32_t sq_depth;           /**< Send queue depth. */
 	uint32_t sq_sge;             /**< Send SGEs. */
 	uint32_t max_inline;         /**< Inline bytes. */
-	pthread_mutex_t sq_lock;     /**< Send path (see file comment). */
-	pthread_mutex_t lock;        /**< State, attributes, rq, sq ring. */
+	soft_lock_t sq_lock;         /**< Send path (see file comment). */
+	soft_lock_t lock;            /**< State, attributes, rq, sq ring. */
 	prov_qp_attr_t attr;         /**< State and attributes. */
 	soft_rq_t rq;                /**< Receive queue (unused with an SRQ). */
 	soft_swqe_t *sq;             /**< SQD queue (sq_depth slots). */

@@ -56,9 +56,9 @@ static ib_api_status_t check(soft_qp_t *qp, const ib_gid_t *p_mgid, ib_net16_t m
 		return IB_INVALID_GID;
 	if (lid < 0xC000 || lid == 0xFFFF)
 		return IB_INVALID_PARAMETER;
-	pthread_mutex_lock(&qp->lock);
+	soft_lock(&qp->lock);
 	*p_port = qp->attr.state == IB_QPS_RESET ? 0 : qp->attr.port;
-	pthread_mutex_unlock(&qp->lock);
+	soft_unlock(&qp->lock);
 	return *p_port ? IB_SUCCESS : IB_INVALID_QP_STATE;
 }
 

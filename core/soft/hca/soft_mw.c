@@ -98,9 +98,9 @@ ib_api_status_t soft_bind_mw(void *h, void *h_qp, ib_bind_wr_t *b, net32_t *p_rk
 		return IB_INVALID_PARAMETER;
 	mr = b->h_mr ? al_prov_mr(b->h_mr) : NULL;
 	pthread_rwlock_wrlock(&ca->tab_lock);
-	pthread_mutex_lock(&qp->lock);
+	soft_lock(&qp->lock);
 	st = bind_check(mw, qp, b, mr);
-	pthread_mutex_unlock(&qp->lock);
+	soft_unlock(&qp->lock);
 	/* Under tab_lock from here on the region cannot go (its deregistration
 	 * takes the lock), so the handle's hold can end. */
 	if (mr)

@@ -202,10 +202,10 @@ static unsigned drain_all(soft_ca_t *ca)
 {
 	unsigned i, n = 0;
 
-	pthread_mutex_lock(&ca->rx_lock);
+	soft_lock(&ca->rx_lock);
 	for (i = 0; i < ca->num_ports; i++)
 		n += drain_port(&ca->port[i], ca->rx_buf, TRUE);
-	pthread_mutex_unlock(&ca->rx_lock);
+	soft_unlock(&ca->rx_lock);
 	return n;
 }
 
@@ -238,11 +238,11 @@ boolean_t soft_progress_inline(soft_ca_t *ca, boolean_t polling)
 				 __ATOMIC_RELAXED); /* two pollers may count once: it only has to move */
 	/* Most polls of a waiting application find nothing: no lock for them
 	 * (what is queued, the poll sent before it looked: soft_poll_cq). */
-	if (!rx_ready(ca) || pthread_mutex_trylock(&ca->rx_lock))
+	if (!rx_ready(ca) || !soft_trylock(&ca->rx_lock))
 		return FALSE;
 	for (i = 0; i < ca->num_ports; i++)
 		n += drain_port(&ca->port[i], ca->rx_buf, FALSE);
-	pthread_mutex_unlock(&ca->rx_lock);
+	soft_unlock(&ca->rx_lock);
 	/* The responses (coalesced ACKs) are the caller's to send: see soft_progress_flush. */
 	return n != 0;
 }
@@ -268,12 +268,12 @@ boolean_t soft_ca_pend(soft_ca_t *ca, uint32_t qpn, boolean_t do_wake)
 {
 	uint32_t *p;
 
-	pthread_mutex_lock(&ca->pend_lock);
+	soft_lock(&ca->pend_lock);
 	if (ca->n_pend == ca->cap_pend) {
 		p = soft_mem_resize(ca->pend, ca->cap_pend * sizeof(*p),
 				    (ca->cap_pend ? 2 * ca->cap_pend : 16) * sizeof(*p));
 		if (!p) {
-			pthread_mutex_unlock(&ca->pend_lock);
+			soft_unlock(&ca->pend_lock);
 			return FALSE;
 		}
 		ca->pend = p;
@@ -281,7 +281,7 @@ boolean_t soft_ca_pend(soft_ca_t *ca, uint32_t qpn, boolean_t do_wake)
 	}
 	ca->pend[ca->n_pend] = qpn;
 	__atomic_store_n(&ca->n_pend, ca->n_pend + 1, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&ca->pend_lock);
+	soft_unlock(&ca->pend_lock);
 	if (do_wake)
 		wake(ca);
 	return TRUE;
@@ -296,14 +296,14 @@ static void resume_pending(soft_ca_t *ca)
 
 	if (!__atomic_load_n(&ca->n_pend, __ATOMIC_ACQUIRE))
 		return;
-	pthread_mutex_lock(&ca->pend_lock);
+	soft_lock(&ca->pend_lock);
 	list = ca->pend;
 	cap = ca->cap_pend;
 	n = ca->n_pend;
 	ca->pend = NULL;
 	ca->cap_pend = 0;
 	__atomic_store_n(&ca->n_pend, 0, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&ca->pend_lock);
+	soft_unlock(&ca->pend_lock);
 	pthread_rwlock_rdlock(&ca->tab_lock);
 	for (i = 0; i < n; i++) {
 		qp = list[i] < SOFT_MAX_QPS ? ca->qp_tab[list[i]] : NULL;
@@ -313,13 +313,13 @@ static void resume_pending(soft_ca_t *ca)
 	pthread_rwlock_unlock(&ca->tab_lock);
 	/* The list is the next one unless the QPs queued themselves anew: no
 	 * allocation per receive batch. */
-	pthread_mutex_lock(&ca->pend_lock);
+	soft_lock(&ca->pend_lock);
 	if (!ca->pend) {
 		ca->pend = list;
 		ca->cap_pend = cap;
 		list = NULL;
 	}
-	pthread_mutex_unlock(&ca->pend_lock);
+	soft_unlock(&ca->pend_lock);
 	cl_free(list);
 }
 
@@ -412,7 +412,7 @@ static int arm_all(soft_ca_t *ca)
 	if (timeout && __atomic_load_n(&ca->n_pend, __ATOMIC_ACQUIRE))
 		timeout = SOFT_PROGRESS_PENDING_MS;
 	/* The rings' read positions belong to whoever holds rx_lock. */
-	pthread_mutex_lock(&ca->rx_lock);
+	soft_lock(&ca->rx_lock);
 	for (i = 0; i < ca->num_ports && timeout; i++) {
 		ib_api_status_t st = soft_fabric_port_arm(ca->port[i].fp);
 
@@ -421,7 +421,7 @@ static int arm_all(soft_ca_t *ca)
 		else if (st == IB_PENDING)
 			timeout = SOFT_PROGRESS_PENDING_MS;
 	}
-	pthread_mutex_unlock(&ca->rx_lock);
+	soft_unlock(&ca->rx_lock);
 	return timeout;
 }
 
@@ -454,14 +454,14 @@ static void wait_events(soft_ca_t *ca, int timeout)
 		}
 		/* A doorbell or datagrams: empty the socket, handling what the ring has too. */
 		port = &ca->port[evs[i].data.u32 - 1];
-		pthread_mutex_lock(&ca->rx_lock);
+		soft_lock(&ca->rx_lock);
 		do {
 			st = soft_fabric_recv(port->fp, ca->rx_buf, SOFT_FABRIC_MAX_PACKET, &len);
 			if (st == IB_SUCCESS)
 				soft_progress_packet_flags(port, ca->rx_buf, len,
 							   soft_fabric_rx_flags(port->fp));
 		} while (st == IB_SUCCESS || st == IB_OVERFLOW);
-		pthread_mutex_unlock(&ca->rx_lock);
+		soft_unlock(&ca->rx_lock);
 	}
 }
 

@@ -114,8 +114,8 @@ static void qp_free(soft_qp_t *qp)
 	soft_rq_free(&qp->rq);
 	cl_free(qp->sq);
 	cl_free(qp->pkt);
-	pthread_mutex_destroy(&qp->lock);
-	pthread_mutex_destroy(&qp->sq_lock);
+	soft_lock_destroy(&qp->lock);
+	soft_lock_destroy(&qp->sq_lock);
 	cl_free(qp);
 }
 
@@ -128,8 +128,8 @@ static ib_api_status_t qp_alloc(soft_pd_t *pd, const ib_qp_create_t *c, soft_cq_
 
 	if (!qp)
 		return IB_INSUFFICIENT_MEMORY;
-	pthread_mutex_init(&qp->lock, NULL);
-	pthread_mutex_init(&qp->sq_lock, NULL);
+	soft_lock_init(&qp->lock);
+	soft_lock_init(&qp->sq_lock);
 	qp->ca = pd->ca;
 	qp->pd = pd;
 	qp->al_qp = al_qp;
@@ -165,18 +165,18 @@ static ib_api_status_t qp_alloc(soft_pd_t *pd, const ib_qp_create_t *c, soft_cq_
 
 static void cq_ref(soft_cq_t *cq, int d)
 {
-	pthread_mutex_lock(&cq->lock);
+	soft_lock(&cq->lock);
 	cq->n_qp += (uint32_t)d;
-	pthread_mutex_unlock(&cq->lock);
+	soft_unlock(&cq->lock);
 }
 
 static void srq_ref(soft_srq_t *srq, int d)
 {
 	if (!srq)
 		return;
-	pthread_mutex_lock(&srq->lock);
+	soft_lock(&srq->lock);
 	srq->n_qp += (uint32_t)d;
-	pthread_mutex_unlock(&srq->lock);
+	soft_unlock(&srq->lock);
 }
 
 ib_api_status_t soft_create_qp(void *h_pd, ib_qp_create_t *c, void *send_cq, void *recv_cq,
@@ -284,9 +284,9 @@ ib_api_status_t soft_query_qp(void *h, ib_qp_attr_t *a)
 	if (!a)
 		return IB_INVALID_PARAMETER;
 	memset(a, 0, sizeof(*a));
-	pthread_mutex_lock(&qp->lock);
+	soft_lock(&qp->lock);
 	prov_qp_attr_to_ib(&qp->attr, a);
-	pthread_mutex_unlock(&qp->lock);
+	soft_unlock(&qp->lock);
 	a->qp_type = qp->type;
 	a->sq_max_inline = qp->max_inline;
 	a->sq_depth = qp->sq_depth;
@@ -304,15 +304,15 @@ static void run_queued(soft_qp_t *qp)
 	soft_swqe_t w;
 
 	for (;;) {
-		pthread_mutex_lock(&qp->lock);
+		soft_lock(&qp->lock);
 		if (!qp->sq_count || qp->attr.state != IB_QPS_RTS) {
-			pthread_mutex_unlock(&qp->lock);
+			soft_unlock(&qp->lock);
 			return;
 		}
 		w = qp->sq[qp->sq_head];
 		qp->sq_head = (qp->sq_head + 1) % qp->sq_depth;
 		qp->sq_count--;
-		pthread_mutex_unlock(&qp->lock);
+		soft_unlock(&qp->lock);
 		w.wr.ds_array = w.ds;
 		soft_ud_execute(qp, &w.wr, (w.wr.send_opt & IB_SEND_OPT_INLINE) ? w.inl : NULL,
 				w.inl_len);
@@ -330,14 +330,14 @@ ib_api_status_t soft_modify_qp(void *h, const ib_qp_mod_t *p_mod)
 
 	if (!p_mod)
 		return IB_INVALID_PARAMETER;
-	pthread_mutex_lock(&qp->sq_lock);
+	soft_lock(&qp->sq_lock);
 	/* The transport state is made before anything changes: a modify that
 	 * cannot have it fails whole. */
 	if (p_mod->req_state != IB_QPS_RESET && soft_rc_prepare(qp) != IB_SUCCESS) {
-		pthread_mutex_unlock(&qp->sq_lock);
+		soft_unlock(&qp->sq_lock);
 		return IB_INSUFFICIENT_MEMORY;
 	}
-	pthread_mutex_lock(&qp->lock);
+	soft_lock(&qp->lock);
 	old = qp->attr.state;
 	old_apm = qp->attr.apm_state;
 	old_alt = qp->attr.alt_valid;
@@ -345,8 +345,8 @@ ib_api_status_t soft_modify_qp(void *h, const ib_qp_mod_t *p_mod)
 	st = prov_qp_modify(qp->type, &qp->attr, p_mod, ca->attr, NULL);
 	pthread_mutex_unlock(&ca->lock);
 	if (st != IB_SUCCESS) {
-		pthread_mutex_unlock(&qp->lock);
-		pthread_mutex_unlock(&qp->sq_lock);
+		soft_unlock(&qp->lock);
+		soft_unlock(&qp->sq_lock);
 		return st;
 	}
 	now = qp->attr.state;
@@ -364,10 +364,10 @@ ib_api_status_t soft_modify_qp(void *h, const ib_qp_mod_t *p_mod)
 		/* UD sends run synchronously: nothing is outstanding (RC/UC: soft_rc.c). */
 		soft_qp_hw_event(qp, PROV_QP_EV_SQ_DRAINED);
 	}
-	pthread_mutex_unlock(&qp->lock);
+	soft_unlock(&qp->lock);
 	if (now == IB_QPS_RTS && (old & IB_QPS_SQD) == IB_QPS_SQD)
 		run_queued(qp);
-	pthread_mutex_unlock(&qp->sq_lock);
+	soft_unlock(&qp->sq_lock);
 	soft_rc_state_changed(qp, old, now);
 	return IB_SUCCESS;
 }
@@ -399,7 +399,7 @@ ib_api_status_t soft_post_recv(void *h, ib_recv_wr_t *p_wr, ib_recv_wr_t **pp_fa
 
 	if (!p_wr)
 		return IB_INVALID_PARAMETER;
-	pthread_mutex_lock(&qp->lock);
+	soft_lock(&qp->lock);
 	if (qp->srq)
 		st = IB_INVALID_PARAMETER;
 	else if (qp->attr.state == IB_QPS_RESET)
@@ -411,7 +411,7 @@ ib_api_status_t soft_post_recv(void *h, ib_recv_wr_t *p_wr, ib_recv_wr_t **pp_fa
 	}
 	if (qp->attr.state == IB_QPS_ERROR)
 		soft_qp_flush_rq(qp);
-	pthread_mutex_unlock(&qp->lock);
+	soft_unlock(&qp->lock);
 	if (st != IB_SUCCESS && pp_failure)
 		*pp_failure = p_wr;
 	return st;
@@ -448,21 +448,21 @@ static ib_api_status_t post_one(soft_qp_t *qp, ib_send_wr_t *p_wr)
 	ib_qp_state_t state;
 	ib_api_status_t st;
 
-	pthread_mutex_lock(&qp->lock);
+	soft_lock(&qp->lock);
 	state = qp->attr.state;
 	if (state == IB_QPS_ERROR || state == IB_QPS_SQERR) {
 		soft_cq_add_err(qp->scq, p_wr->wr_id, IB_WC_SEND, IB_WCS_WR_FLUSHED_ERR);
-		pthread_mutex_unlock(&qp->lock);
+		soft_unlock(&qp->lock);
 		return IB_SUCCESS;
 	}
 	if (state != IB_QPS_RTS && (state & IB_QPS_SQD) != IB_QPS_SQD) {
-		pthread_mutex_unlock(&qp->lock);
+		soft_unlock(&qp->lock);
 		return IB_INVALID_QP_STATE;
 	}
 	st = soft_ud_check_wr(qp, p_wr);
 	if (st == IB_SUCCESS && state != IB_QPS_RTS)
 		st = sq_queue(qp, p_wr);
-	pthread_mutex_unlock(&qp->lock);
+	soft_unlock(&qp->lock);
 	if (st == IB_SUCCESS && state == IB_QPS_RTS)
 		soft_ud_execute(qp, p_wr, NULL, 0);
 	return st;
@@ -478,7 +478,7 @@ ib_api_status_t soft_post_send(void *h, ib_send_wr_t *p_wr, ib_send_wr_t **pp_fa
 	/* RC/UC: the transport's own locks order the posts (soft_rc.h). */
 	if (prov_qp_class(qp->type) == PROV_QPC_RC || prov_qp_class(qp->type) == PROV_QPC_UC)
 		return soft_rc_post_send(qp, p_wr, pp_failure);
-	pthread_mutex_lock(&qp->sq_lock);
+	soft_lock(&qp->sq_lock);
 	for (; p_wr; p_wr = p_wr->p_next) {
 		st = post_one(qp, p_wr);
 		if (st != IB_SUCCESS) {
@@ -487,6 +487,6 @@ ib_api_status_t soft_post_send(void *h, ib_send_wr_t *p_wr, ib_send_wr_t **pp_fa
 			break;
 		}
 	}
-	pthread_mutex_unlock(&qp->sq_lock);
+	soft_unlock(&qp->sq_lock);
 	return st;
 }

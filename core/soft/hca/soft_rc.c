@@ -176,21 +176,21 @@ void soft_rc_fail(soft_rc_t *rc, soft_rc_wqe_t *w, ib_wc_status_t status, prov_q
 	ib_qp_state_t s;
 
 	/* The state changes first: whoever polls the completion sees it. */
-	pthread_mutex_lock(&qp->lock);
+	soft_lock(&qp->lock);
 	soft_qp_hw_event(qp, ev);
 	s = qp->attr.state;
-	pthread_mutex_unlock(&qp->lock);
+	soft_unlock(&qp->lock);
 	if (w) {
 		soft_rc_complete(rc, w, status);
 		w->done = TRUE;
 	}
-	pthread_mutex_lock(&qp->lock);
+	soft_lock(&qp->lock);
 	if (s == IB_QPS_ERROR) {
 		soft_qp_flush_rq(qp);
 		if (qp->srq)
 			soft_ca_defer(qp->ca, qp, qp->al_qp, 0, IB_AE_SRQ_QP_LAST_WQE_REACHED, 0);
 	}
-	pthread_mutex_unlock(&qp->lock);
+	soft_unlock(&qp->lock);
 	if (s == IB_QPS_ERROR || s == IB_QPS_SQERR || w)
 		soft_rc_flush_sq(rc);
 	soft_rc_timer_stop(rc);
@@ -204,7 +204,7 @@ void soft_rc_load_path(soft_rc_t *rc)
 	uint16_t pkey = 0xFFFF;
 	uint32_t mtu;
 
-	pthread_mutex_lock(&qp->lock);
+	soft_lock(&qp->lock);
 	av = &qp->attr.primary_av;
 	p->port = soft_ca_port(qp->ca, qp->attr.port);
 	p->dlid = cl_ntoh16(av->dlid);
@@ -232,7 +232,7 @@ void soft_rc_load_path(soft_rc_t *rc)
 	p->mig = qp->attr.apm_state == IB_APM_MIGRATED;
 	p->ack_len = 0; /* the ACK headers are made anew for this path */
 	rc->apm_err = FALSE;
-	pthread_mutex_unlock(&qp->lock);
+	soft_unlock(&qp->lock);
 }
 
 /* Retransmission timeout in ms for a local ACK timeout code; 0 = infinite. */
@@ -253,14 +253,14 @@ void soft_rc_load_req(soft_rc_t *rc, boolean_t fresh)
 {
 	soft_qp_t *qp = rc->qp;
 
-	pthread_mutex_lock(&qp->lock);
+	soft_lock(&qp->lock);
 	if (fresh)
 		rc->una = rc->next_psn = qp->attr.sq_psn & SOFT_PSN_MASK;
 	rc->timeout_ms = timeout_ms(qp->attr.timeout);
 	rc->retry_left = rc->retry_cnt = qp->attr.retry_cnt;
 	rc->rnr_left = rc->rnr_retry = qp->attr.rnr_retry;
 	rc->max_rd = qp->attr.max_rd_atomic ? qp->attr.max_rd_atomic : 1;
-	pthread_mutex_unlock(&qp->lock);
+	soft_unlock(&qp->lock);
 }
 
 static void resp_reset(soft_rc_t *rc)
@@ -350,7 +350,7 @@ static void timer_cb(void *context)
 	uint64_t now;
 
 	pthread_rwlock_rdlock(&qp->ca->tab_lock);
-	pthread_mutex_lock(&rc->lock);
+	soft_lock(&rc->lock);
 	rc->t_armed = FALSE;
 	now = soft_mono_ns();
 	if (rc->dead || !rc->t_due) {
@@ -361,14 +361,14 @@ static void timer_cb(void *context)
 		rc->t_due = 0;
 		soft_rc_req_timer(rc);
 	}
-	pthread_mutex_unlock(&rc->lock);
+	soft_unlock(&rc->lock);
 	pthread_rwlock_unlock(&qp->ca->tab_lock);
 }
 
 static void rc_free(soft_rc_t *rc)
 {
 	cl_timer_destroy(&rc->timer);
-	pthread_mutex_destroy(&rc->lock);
+	soft_lock_destroy(&rc->lock);
 	cl_free(rc->sq);
 	cl_free(rc->ds_pool);
 	cl_free(rc->inl_pool);
@@ -384,7 +384,7 @@ static soft_rc_t *rc_new(soft_qp_t *qp)
 	if (!rc)
 		return NULL;
 	cl_timer_construct(&rc->timer);
-	pthread_mutex_init(&rc->lock, NULL);
+	soft_lock_init(&rc->lock);
 	rc->qp = qp;
 	rc->uc = prov_qp_class(qp->type) == PROV_QPC_UC;
 	rc->depth = qp->sq_depth ? qp->sq_depth : 1;
@@ -427,7 +427,7 @@ void soft_rc_state_changed(soft_qp_t *qp, ib_qp_state_t old_state, ib_qp_state_t
 	if (!rc)
 		return; /* still RESET: soft_rc_prepare() makes it for any other state */
 	pthread_rwlock_rdlock(&ca->tab_lock);
-	pthread_mutex_lock(&rc->lock);
+	soft_lock(&rc->lock);
 	if (new_state == IB_QPS_RESET) {
 		soft_rc_timer_stop(rc);
 		rc->head = rc->tx = rc->tail = 0;
@@ -444,9 +444,9 @@ void soft_rc_state_changed(soft_qp_t *qp, ib_qp_state_t old_state, ib_qp_state_t
 
 		soft_rc_load_path(rc);
 		if (new_state == IB_QPS_RTR && old_state == IB_QPS_INIT) {
-			pthread_mutex_lock(&qp->lock);
+			soft_lock(&qp->lock);
 			rc->epsn = qp->attr.rq_psn & SOFT_PSN_MASK;
-			pthread_mutex_unlock(&qp->lock);
+			soft_unlock(&qp->lock);
 			resp_reset(rc);
 		}
 		if (new_state == IB_QPS_RTS) {
@@ -460,7 +460,7 @@ void soft_rc_state_changed(soft_qp_t *qp, ib_qp_state_t old_state, ib_qp_state_t
 		if (new_state == IB_QPS_SQD_DRAINING)
 			soft_rc_check_drained(rc);
 	}
-	pthread_mutex_unlock(&rc->lock);
+	soft_unlock(&rc->lock);
 	pthread_rwlock_unlock(&ca->tab_lock);
 }
 
@@ -471,7 +471,7 @@ void soft_rc_resume(soft_qp_t *qp)
 
 	if (!rc)
 		return;
-	pthread_mutex_lock(&rc->lock);
+	soft_lock(&rc->lock);
 	s = soft_rc_state(rc);
 	if (rc->dead || !soft_qp_state_receives(s)) {
 		rc->pend_n = 0; /* reset or failed: nothing more is sent */
@@ -480,7 +480,7 @@ void soft_rc_resume(soft_qp_t *qp)
 	} else {
 		soft_rc_resp_resume(rc);
 	}
-	pthread_mutex_unlock(&rc->lock);
+	soft_unlock(&rc->lock);
 }
 
 void soft_rc_destroy(soft_qp_t *qp)
@@ -489,9 +489,9 @@ void soft_rc_destroy(soft_qp_t *qp)
 
 	if (!rc)
 		return;
-	pthread_mutex_lock(&rc->lock);
+	soft_lock(&rc->lock);
 	rc->dead = TRUE;
-	pthread_mutex_unlock(&rc->lock);
+	soft_unlock(&rc->lock);
 	rc_free(rc); /* waits for a running timer callback */
 	qp->rc = NULL;
 }
@@ -513,18 +513,18 @@ void soft_rc_recv(soft_qp_t *qp, soft_port_t *port, const soft_pkt_t *pkt)
 		return;
 	if ((tr == SOFT_TRANSPORT_UC) != (prov_qp_class(qp->type) == PROV_QPC_UC))
 		return;
-	pthread_mutex_lock(&rc->lock);
+	soft_lock(&rc->lock);
 	s = soft_rc_state(rc);
 	if (soft_qp_state_receives(s) && s != IB_QPS_RTR)
 		s = IB_QPS_RTS;
 	if (soft_qp_state_receives(s) && !soft_apm_recv(rc, port, pkt)) {
-		pthread_mutex_unlock(&rc->lock);
+		soft_unlock(&rc->lock);
 		return;
 	}
 	if (!soft_qp_state_receives(s) || port != rc->path.port || !pkey_ok(rc, pkt)) {
 		if (rc->path.port && !pkey_ok(rc, pkt))
 			port->pkey_ctr++;
-		pthread_mutex_unlock(&rc->lock);
+		soft_unlock(&rc->lock);
 		return;
 	}
 	if (pkt->lrh.slid != rc->path.dlid) {
@@ -533,18 +533,18 @@ void soft_rc_recv(soft_qp_t *qp, soft_port_t *port, const soft_pkt_t *pkt)
 		 * LID it was never connected to. */
 		IBAL_DBG(IBAL_SUB_SOFT, "QP 0x%x: packet from LID 0x%x dropped: the path is to 0x%x",
 			 qp->qpn, pkt->lrh.slid, rc->path.dlid);
-		pthread_mutex_unlock(&rc->lock);
+		soft_unlock(&rc->lock);
 		return;
 	}
 	if (oi->flags & SOFT_OPF_REQUEST) {
 		if (s == IB_QPS_RTR) {
-			pthread_mutex_lock(&qp->lock);
+			soft_lock(&qp->lock);
 			soft_qp_hw_event(qp, PROV_QP_EV_COMM_EST);
-			pthread_mutex_unlock(&qp->lock);
+			soft_unlock(&qp->lock);
 		}
 		soft_rc_resp_recv(rc, pkt);
 	} else if (!rc->uc) {
 		soft_rc_req_recv(rc, pkt);
 	}
-	pthread_mutex_unlock(&rc->lock);
+	soft_unlock(&rc->lock);
 }

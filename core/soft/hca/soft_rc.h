@@ -83,7 +83,7 @@ typedef struct soft_rc_path {
 /** Per-QP state of the connected transports (soft_qp_t.rc). */
 typedef struct soft_rc {
 	soft_qp_t *qp;                   /**< Owning QP. */
-	pthread_mutex_t lock;            /**< Everything below. */
+	soft_lock_t lock;                /**< Everything below. */
 	boolean_t uc;                    /**< Unreliable connection. */
 	boolean_t dead;                  /**< The QP is being destroyed. */
 	soft_rc_path_t path;             /**< Current path. */

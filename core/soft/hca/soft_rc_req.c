@@ -142,7 +142,7 @@ ib_api_status_t soft_rc_post_send(soft_qp_t *qp, ib_send_wr_t *p_wr, ib_send_wr_
 			*pp_failure = p_wr;
 		return IB_INVALID_QP_STATE;
 	}
-	pthread_mutex_lock(&rc->lock);
+	soft_lock(&rc->lock);
 	s = soft_rc_state(rc);
 	for (; p_wr; p_wr = p_wr->p_next) {
 		if (s == IB_QPS_ERROR || s == IB_QPS_SQERR) {
@@ -167,7 +167,7 @@ ib_api_status_t soft_rc_post_send(soft_qp_t *qp, ib_send_wr_t *p_wr, ib_send_wr_
 		enqueue(rc, p_wr, (uint32_t)len);
 	}
 	soft_rc_pump(rc);
-	pthread_mutex_unlock(&rc->lock);
+	soft_unlock(&rc->lock);
 	pthread_rwlock_unlock(&ca->tab_lock);
 	if (st != IB_SUCCESS && pp_failure)
 		*pp_failure = p_wr;
@@ -459,10 +459,10 @@ void soft_rc_check_drained(soft_rc_t *rc)
 	if (rc->head != rc->tx || (rc->tx != rc->tail && soft_rc_wqe(rc, rc->tx)->psn_valid) ||
 	    soft_rc_state(rc) != IB_QPS_SQD_DRAINING)
 		return;
-	pthread_mutex_lock(&qp->lock);
+	soft_lock(&qp->lock);
 	if (qp->attr.state == IB_QPS_SQD_DRAINING)
 		soft_qp_hw_event(qp, PROV_QP_EV_SQ_DRAINED);
-	pthread_mutex_unlock(&qp->lock);
+	soft_unlock(&qp->lock);
 }
 
 void soft_rc_pump(soft_rc_t *rc)

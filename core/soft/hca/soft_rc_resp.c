@@ -66,9 +66,9 @@ static boolean_t take_rwqe(soft_rc_t *rc)
 
 	if (rc->have_rwqe)
 		return TRUE;
-	pthread_mutex_lock(&qp->lock);
+	soft_lock(&qp->lock);
 	rc->have_rwqe = qp->srq ? soft_srq_take(qp->srq, rc->rwqe) : soft_rq_pop(&qp->rq, rc->rwqe);
-	pthread_mutex_unlock(&qp->lock);
+	soft_unlock(&qp->lock);
 	return rc->have_rwqe;
 }
 

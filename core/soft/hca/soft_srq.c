@@ -93,7 +93,7 @@ ib_api_status_t soft_create_srq(void *h, const ib_srq_attr_t *a, void *al_srq, v
 	srq->pd = pd;
 	srq->al_srq = al_srq;
 	srq->limit = a->srq_limit;
-	pthread_mutex_init(&srq->lock, NULL);
+	soft_lock_init(&srq->lock);
 	*pp_srq = srq;
 	return IB_SUCCESS;
 }
@@ -104,11 +104,11 @@ ib_api_status_t soft_query_srq(void *h, ib_srq_attr_t *a)
 
 	if (!a)
 		return IB_INVALID_PARAMETER;
-	pthread_mutex_lock(&srq->lock);
+	soft_lock(&srq->lock);
 	a->max_wr = srq->rq.depth;
 	a->max_sge = srq->rq.max_sge;
 	a->srq_limit = srq->limit;
-	pthread_mutex_unlock(&srq->lock);
+	soft_unlock(&srq->lock);
 	return IB_SUCCESS;
 }
 
@@ -120,13 +120,13 @@ ib_api_status_t soft_modify_srq(void *h, const ib_srq_attr_t *a, ib_srq_attr_mas
 		return IB_INVALID_PARAMETER;
 	if (mask & IB_SRQ_MAX_WR)
 		return IB_UNSUPPORTED;
-	pthread_mutex_lock(&srq->lock);
+	soft_lock(&srq->lock);
 	if (a->srq_limit >= srq->rq.depth) {
-		pthread_mutex_unlock(&srq->lock);
+		soft_unlock(&srq->lock);
 		return IB_INVALID_SETTING;
 	}
 	srq->limit = a->srq_limit;
-	pthread_mutex_unlock(&srq->lock);
+	soft_unlock(&srq->lock);
 	return IB_SUCCESS;
 }
 
@@ -139,7 +139,7 @@ void soft_destroy_srq(void *h)
 	pthread_mutex_lock(&ca->lock);
 	ca->n_srq--;
 	pthread_mutex_unlock(&ca->lock);
-	pthread_mutex_destroy(&srq->lock);
+	soft_lock_destroy(&srq->lock);
 	soft_rq_free(&srq->rq);
 	cl_free(srq);
 }
@@ -151,13 +151,13 @@ ib_api_status_t soft_post_srq_recv(void *h, ib_recv_wr_t *p_wr, ib_recv_wr_t **p
 
 	if (!p_wr)
 		return IB_INVALID_PARAMETER;
-	pthread_mutex_lock(&srq->lock);
+	soft_lock(&srq->lock);
 	for (; p_wr; p_wr = p_wr->p_next) {
 		st = soft_rq_push(&srq->rq, p_wr);
 		if (st != IB_SUCCESS)
 			break;
 	}
-	pthread_mutex_unlock(&srq->lock);
+	soft_unlock(&srq->lock);
 	if (st != IB_SUCCESS && pp_failure)
 		*pp_failure = p_wr;
 	return st;
@@ -167,13 +167,13 @@ boolean_t soft_srq_take(soft_srq_t *srq, soft_rwqe_t *p_wqe)
 {
 	boolean_t got, fire = FALSE;
 
-	pthread_mutex_lock(&srq->lock);
+	soft_lock(&srq->lock);
 	got = soft_rq_pop(&srq->rq, p_wqe);
 	if (got && srq->limit && srq->rq.count < srq->limit) {
 		srq->limit = 0;
 		fire = TRUE;
 	}
-	pthread_mutex_unlock(&srq->lock);
+	soft_unlock(&srq->lock);
 	if (fire)
 		soft_ca_defer(srq->pd->ca, srq, srq->al_srq, 0, IB_AE_SRQ_LIMIT_REACHED, 0);
 	return got;

@@ -52,13 +52,13 @@ typedef struct ud_snap {
 
 static void snap(soft_qp_t *qp, ud_snap_t *s)
 {
-	pthread_mutex_lock(&qp->lock);
+	soft_lock(&qp->lock);
 	s->qkey = qp->attr.qkey;
 	s->pkey_index = qp->attr.pkey_index;
 	s->psn = qp->attr.sq_psn;
 	qp->attr.sq_psn = soft_psn_add(qp->attr.sq_psn, 1);
 	s->port = qp->spl_port ? qp->spl_port : qp->attr.port;
-	pthread_mutex_unlock(&qp->lock);
+	soft_unlock(&qp->lock);
 }
 
 /* Fills the headers of a UD packet. */
@@ -207,9 +207,9 @@ void soft_ud_execute(soft_qp_t *qp, const ib_send_wr_t *wr, const uint8_t *p_inl
 	wc.length = ws == IB_WCS_SUCCESS ? (uint32_t)len : 0;
 	soft_cq_add(qp->scq, &wc, FALSE);
 	if (ws != IB_WCS_SUCCESS) {
-		pthread_mutex_lock(&qp->lock);
+		soft_lock(&qp->lock);
 		soft_qp_hw_event(qp, PROV_QP_EV_SEND_ERR);
-		pthread_mutex_unlock(&qp->lock);
+		soft_unlock(&qp->lock);
 	}
 }
 
@@ -285,10 +285,10 @@ void soft_ud_recv(soft_port_t *port, soft_qp_t *qp, const soft_pkt_t *pkt)
 	ib_wc_status_t ws;
 	ib_wc_t wc;
 
-	pthread_mutex_lock(&qp->lock);
+	soft_lock(&qp->lock);
 	if (soft_qp_state_receives(qp->attr.state) && keys_ok(port, qp, pkt))
 		got = qp->srq ? soft_srq_take(qp->srq, w) : soft_rq_pop(&qp->rq, w);
-	pthread_mutex_unlock(&qp->lock);
+	soft_unlock(&qp->lock);
 	if (!got)
 		return;
 	memset(&wc, 0, sizeof(wc));
