@@ -649,6 +649,60 @@ static void test_ring_bad_length(void)
 	fabric_end();
 }
 
+/*
+ * A look at the next packet (soft_fabric_ring_peek) copies its first bytes
+ * and leaves it for the taker; nothing published reads 0 bytes, and so does
+ * a record whose length no packet can have (a look trusts no more than a take).
+ */
+static void test_ring_peek(void)
+{
+	soft_fabric_port_t *a, *b;
+	uint8_t p1[128], p2[128], in[SOFT_FABRIC_MAX_PACKET], look[256];
+	soft_ring_t evil;
+	boolean_t wake;
+	size_t l1, l2, got = 0;
+	uint64_t t;
+
+	fabric_begin();
+	a = open_port(1);
+	b = open_port(2);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	CU_ASSERT_EQUAL(soft_fabric_ring_peek(b, look, sizeof(look)), 0);
+	l1 = make_pkt(p1, 2, 1, OP_UD_SEND_ONLY, 1, 40);
+	l2 = make_pkt(p2, 2, 1, OP_RC_SEND_ONLY, 2, 8);
+	CU_ASSERT_EQUAL(soft_fabric_send(a, p1, l1), IB_SUCCESS);
+	CU_ASSERT_EQUAL(soft_fabric_send(a, p2, l2), IB_SUCCESS);
+	/* Bounded by the caller's room, then by the packet. */
+	CU_ASSERT_EQUAL(soft_fabric_ring_peek(b, look, 9), 9);
+	CU_ASSERT_EQUAL(memcmp(look, p1, 9), 0);
+	CU_ASSERT_EQUAL(soft_fabric_ring_peek(b, look, sizeof(look)), l1);
+	CU_ASSERT_EQUAL(memcmp(look, p1, l1), 0);
+	/* The look took nothing. */
+	CU_ASSERT_EQUAL(soft_fabric_poll_ring(b, in, sizeof(in), &got), IB_SUCCESS);
+	CU_ASSERT_EQUAL(got, l1);
+	CU_ASSERT_EQUAL(memcmp(in, p1, l1), 0);
+	CU_ASSERT_EQUAL(soft_fabric_ring_peek(b, look, sizeof(look)), l2);
+	CU_ASSERT_EQUAL(memcmp(look, p2, l2), 0);
+	CU_ASSERT_EQUAL(soft_fabric_poll_ring(b, in, sizeof(in), &got), IB_SUCCESS);
+	CU_ASSERT_EQUAL(got, l2);
+	CU_ASSERT_EQUAL(soft_fabric_ring_peek(b, look, sizeof(look)), 0);
+	/* A record with a length word no packet has. */
+	map_ring_of(2, &evil);
+	t = __atomic_load_n(&evil.hdr->tail, __ATOMIC_ACQUIRE);
+	CU_ASSERT_EQUAL(soft_ring_put(&evil, p1, l1, 0, &wake, NULL), SOFT_RING_OK);
+	*(uint32_t *)(void *)(evil.data + (t & (SOFT_RING_BYTES - 1)) + 8) = 0x7FFFFFFF;
+	CU_ASSERT_EQUAL(soft_fabric_ring_peek(b, look, sizeof(look)), 0);
+	send_seq(a, 2, 3);
+	CU_ASSERT_TRUE(nothing_waiting(b)); /* the take dropped it and what came after */
+	CU_ASSERT_EQUAL(stats_of(b).rx_ring_dropped, 1);
+	send_seq(a, 2, 4);
+	CU_ASSERT_EQUAL(recv_seq(b), 4);
+	soft_ring_unmap(&evil);
+	soft_fabric_port_close(a);
+	soft_fabric_port_close(b);
+	fabric_end();
+}
+
 /* Space claimed and never written (a sender killed in between): after
  * SOFT_RING_STUCK_MS the receiver skips it and later packets flow again. */
 static void test_ring_abandoned_claim(void)
@@ -1296,6 +1350,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_full_receiver_drops),
 	TEST_ENTRY(test_backpressure_lossless),
 	TEST_ENTRY(test_ring_bad_length),
+	TEST_ENTRY(test_ring_peek),
 	TEST_ENTRY(test_ring_abandoned_claim),
 	TEST_ENTRY(test_ring_bogus_indexes),
 	TEST_ENTRY(test_threads),

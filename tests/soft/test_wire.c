@@ -270,6 +270,64 @@ static void test_ack_headers_patched(void)
 	}
 }
 
+/*
+ * soft_pkt_peek_response (the look a CQ poll takes at the next packet) says
+ * TRUE for exactly the RC and UC responses (read responses, ACK, atomic ACK)
+ * on either route, and FALSE for requests, UD, other link headers and
+ * bytes too few to reach the opcode.
+ */
+static void test_peek_response(void)
+{
+	static const uint8_t payload[256];
+	uint8_t buf[SOFT_MAX_PKT_LEN];
+	soft_pkt_t pkt;
+	size_t len, at;
+	unsigned route, tr, op, resp = 0;
+
+	for (route = 0; route < 2; route++) {
+		at = SOFT_LRH_LEN + (route ? SOFT_GRH_LEN : 0);
+		for (tr = 0; tr < 4; tr++) {
+			for (op = 0; op < 32; op++) {
+				memset(&pkt, 0, sizeof(pkt));
+				pkt.lrh.lnh = route ? SOFT_LNH_IBA_GLOBAL : SOFT_LNH_IBA_LOCAL;
+				pkt.lrh.dlid = 1;
+				pkt.lrh.slid = 2;
+				if (route)
+					pkt.grh.ver_class_flow = cl_hton32(0x60000000u);
+				pkt.bth.opcode = (uint8_t)(tr << 5 | op);
+				if (!soft_opcode_info(pkt.bth.opcode))
+					continue;
+				/* With a payload where the opcode takes one (first and
+				 * middle packets must have it), else without. */
+				pkt.payload = payload;
+				pkt.payload_len = sizeof(payload);
+				if (soft_pkt_build(&pkt, buf, sizeof(buf), &len) != SOFT_WIRE_OK) {
+					pkt.payload_len = 0;
+					CU_ASSERT_EQUAL_FATAL(soft_pkt_build(&pkt, buf, sizeof(buf), &len),
+							      SOFT_WIRE_OK);
+				}
+				CU_ASSERT_EQUAL(soft_pkt_peek_response(buf, len),
+						tr <= 1 && op >= SOFT_OP_READ_RESPONSE_FIRST &&
+							op <= SOFT_OP_ATOMIC_ACKNOWLEDGE);
+				resp += soft_pkt_peek_response(buf, len);
+				/* The opcode byte itself must be there. */
+				CU_ASSERT_FALSE(soft_pkt_peek_response(buf, at));
+				CU_ASSERT_EQUAL(soft_pkt_peek_response(buf, at + 1),
+						soft_pkt_peek_response(buf, len));
+			}
+		}
+		/* LNH 0 and 1 (raw packets) are no IBA transport. */
+		buf[1] &= 0xFC;
+		CU_ASSERT_FALSE(soft_pkt_peek_response(buf, len));
+		buf[1] |= 1;
+		CU_ASSERT_FALSE(soft_pkt_peek_response(buf, len));
+	}
+	/* Read response first, middle, last, only, ACK, atomic ACK; RC and UC
+	 * (UC has none of them), both routes. */
+	CU_ASSERT_EQUAL(resp, 2u * 6u);
+	CU_ASSERT_FALSE(soft_pkt_peek_response(buf, 0));
+}
+
 static void test_atomic_imm_ieth_images(void)
 {
 	static const uint8_t ae_img[SOFT_ATOMIC_ETH_LEN] = {
@@ -1447,6 +1505,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_deth_reth_aeth_images),
 	TEST_ENTRY(test_ack_headers_patched),
 	TEST_ENTRY(test_atomic_imm_ieth_images),
+	TEST_ENTRY(test_peek_response),
 	TEST_ENTRY(test_grh_fields),
 	TEST_ENTRY(test_tables_tile_headers),
 	TEST_ENTRY(test_field_get_set_generic),

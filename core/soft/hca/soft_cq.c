@@ -160,7 +160,7 @@ ib_api_status_t soft_poll_cq(void *h, ib_wc_t **pp_free, ib_wc_t **pp_done)
 	 * armed CQ's owner is about to wait for its event: the progress
 	 * thread must not back off for it. */
 	armed = __atomic_load_n(&cq->arm, __ATOMIC_RELAXED) != PROV_WC_ARM_NONE;
-	took = soft_progress_inline(cq->ca, !armed);
+	took = soft_progress_inline(cq->ca, cq, !armed);
 	st = take(cq, pp_free, pp_done);
 	/* The ACKs the packets called for go out now if nothing came for this
 	 * CQ, else after the caller has its completions: at its next poll (or

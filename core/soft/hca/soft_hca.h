@@ -728,11 +728,15 @@ void soft_progress_stop(soft_ca_t *ca);
  * caller sends them with soft_progress_flush(), at once or after it has
  * handed out the completions it was looking for (the next poll, or the
  * progress thread within SOFT_PROGRESS_BACKOFF_MS, sends them then).
+ * It stops early once @p cq has a completion and no further packet was
+ * waiting when the last was taken (packets that arrive meanwhile are the
+ * next poll's).
  * @param ca the CA.
+ * @param cq the CQ polled, or NULL.
  * @param polling the caller polls on rather than wait for an event.
  * @return TRUE if packets were taken (responses may be queued).
  */
-boolean_t soft_progress_inline(soft_ca_t *ca, boolean_t polling);
+boolean_t soft_progress_inline(soft_ca_t *ca, const soft_cq_t *cq, boolean_t polling);
 /** Sends the CA's queued responses (soft_progress_inline()). @param ca the CA. */
 void soft_progress_flush(soft_ca_t *ca);
 /**

@@ -178,19 +178,32 @@ void soft_progress_packet_flags(soft_port_t *port, const uint8_t *buf, size_t le
  * caller sends the queued responses); how many there were. Only the
  * progress thread reads the port's socket (@p sock): a doorbell taken
  * from it by a CQ poll would leave that thread asleep while packets wait.
+ *
+ * A CQ poll (@p cq) stops once the packets have given that CQ a completion,
+ * unless the next packet was already waiting when the last was taken and is
+ * a request: a stream is taken in batches (its ACKs coalesced over them),
+ * but a response (in a ping-pong, the ACK of the message just answered,
+ * sent right after the answer) waits for the next poll rather than delay
+ * the completion the poller looks for.
  */
-static unsigned drain_port(soft_port_t *port, uint8_t *buf, boolean_t sock)
+static unsigned drain_port(soft_port_t *port, uint8_t *buf, boolean_t sock, const soft_cq_t *cq)
 {
+	uint8_t next[SOFT_LRH_LEN + SOFT_GRH_LEN + 1];
 	unsigned n = 0;
-	size_t len;
+	size_t len, seen = 0;
 	ib_api_status_t st;
 
 	while (n < SOFT_DRAIN_BATCH) {
 		st = sock ? soft_fabric_poll(port->fp, buf, SOFT_FABRIC_MAX_PACKET, &len)
 			  : soft_fabric_poll_ring(port->fp, buf, SOFT_FABRIC_MAX_PACKET, &len);
 		if (st == IB_SUCCESS) {
+			if (cq)
+				seen = soft_fabric_ring_peek(port->fp, next, sizeof(next));
 			soft_progress_packet_flags(port, buf, len, soft_fabric_rx_flags(port->fp));
 			n++;
+			if (cq && __atomic_load_n(&cq->avail, __ATOMIC_RELAXED) &&
+			    (!seen || soft_pkt_peek_response(next, seen)))
+				return n;
 		} else if (st != IB_OVERFLOW) {
 			return n;
 		}
@@ -204,7 +217,7 @@ static unsigned drain_all(soft_ca_t *ca)
 
 	soft_lock(&ca->rx_lock);
 	for (i = 0; i < ca->num_ports; i++)
-		n += drain_port(&ca->port[i], ca->rx_buf, TRUE);
+		n += drain_port(&ca->port[i], ca->rx_buf, TRUE, NULL);
 	soft_unlock(&ca->rx_lock);
 	return n;
 }
@@ -228,7 +241,7 @@ static boolean_t rx_ready(const soft_ca_t *ca)
  */
 static __thread const soft_ca_t *progress_ca __attribute__((tls_model("initial-exec")));
 
-boolean_t soft_progress_inline(soft_ca_t *ca, boolean_t polling)
+boolean_t soft_progress_inline(soft_ca_t *ca, const soft_cq_t *cq, boolean_t polling)
 {
 	unsigned i, n = 0;
 
@@ -241,7 +254,7 @@ boolean_t soft_progress_inline(soft_ca_t *ca, boolean_t polling)
 	if (!rx_ready(ca) || !soft_trylock(&ca->rx_lock))
 		return FALSE;
 	for (i = 0; i < ca->num_ports; i++)
-		n += drain_port(&ca->port[i], ca->rx_buf, FALSE);
+		n += drain_port(&ca->port[i], ca->rx_buf, FALSE, cq);
 	soft_unlock(&ca->rx_lock);
 	/* The responses (coalesced ACKs) are the caller's to send: see soft_progress_flush. */
 	return n != 0;

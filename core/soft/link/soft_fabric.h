@@ -465,6 +465,15 @@ ib_api_status_t soft_fabric_poll_ring(soft_fabric_port_t *port, void *buf, size_
 boolean_t soft_fabric_ring_ready(const soft_fabric_port_t *port);
 
 /**
+ * Copies the first bytes of the packet soft_fabric_poll_ring() would take
+ * next, without taking it (a hint: see soft_ring_peek()).
+ * @param port the port. @param dst receives at most @p n bytes.
+ * @param n their number.
+ * @return bytes copied: 0 if no packet waits in the port's ring.
+ */
+size_t soft_fabric_ring_peek(const soft_fabric_port_t *port, void *dst, size_t n);
+
+/**
  * Says that the port's receiver is about to wait on its socket, so that the
  * next sender rings it; checks the ring once more after saying so.
  * @param port the port.

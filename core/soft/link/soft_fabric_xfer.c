@@ -386,6 +386,11 @@ boolean_t soft_fabric_ring_ready(const soft_fabric_port_t *port)
 	return port->ring.hdr && soft_ring_ready(&port->ring);
 }
 
+size_t soft_fabric_ring_peek(const soft_fabric_port_t *port, void *dst, size_t n)
+{
+	return port->ring.hdr ? soft_ring_peek(&port->ring, dst, n) : 0;
+}
+
 ib_api_status_t soft_fabric_port_arm(soft_fabric_port_t *port)
 {
 	if (!port)

@@ -497,6 +497,23 @@ boolean_t soft_ring_ready(const soft_ring_t *ring)
 	return FALSE;
 }
 
+size_t soft_ring_peek(const soft_ring_t *ring, void *dst, size_t n)
+{
+	uint64_t pos = __atomic_load_n(&ring->head, __ATOMIC_RELAXED);
+	const ring_rec_t *r = rec_at(ring, pos);
+	uint32_t len;
+
+	if (__atomic_load_n(&r->stamp, __ATOMIC_ACQUIRE) != pos + 1)
+		return 0;
+	len = __atomic_load_n(&r->len, __ATOMIC_RELAXED);
+	if (!len || len > SOFT_RING_MAX_PKT)
+		return 0; /* soft_ring_get drops it */
+	if (n > len)
+		n = len;
+	memcpy(dst, (const uint8_t *)r + SOFT_RING_REC_HDR, n);
+	return n;
+}
+
 soft_ring_get_t soft_ring_arm(soft_ring_t *ring)
 {
 	soft_ring_hdr_t *h = ring->hdr;

@@ -235,6 +235,16 @@ soft_ring_get_t soft_ring_get(soft_ring_t *ring, void *buf, size_t cap, size_t *
 boolean_t soft_ring_ready(const soft_ring_t *ring);
 
 /**
+ * Copies the first bytes of the record at the head without taking it: a
+ * look ahead for a consumer deciding whether to take it now (a hint: the
+ * bytes are a producer's and may change until soft_ring_get takes them).
+ * @param ring the consumer's mapping.
+ * @param dst receives at most @p n bytes. @param n their number.
+ * @return bytes copied: 0 if no record is published at the head.
+ */
+size_t soft_ring_peek(const soft_ring_t *ring, void *dst, size_t n);
+
+/**
  * Tells whether the consumer may sleep, and if so marks it asleep.
  * @param ring the consumer's mapping.
  * @return SOFT_RING_EMPTY (marked asleep), SOFT_RING_GOT (a packet waits:
