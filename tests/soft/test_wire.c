@@ -328,6 +328,79 @@ static void test_peek_response(void)
 	CU_ASSERT_FALSE(soft_pkt_peek_response(buf, 0));
 }
 
+/*
+ * The soft RC transport writes the headers of its sends and write middles
+ * (and read response middles) on its path's base (soft_hdrs_on_base): for
+ * both routes, RC and UC, every bare opcode, payloads of each pad and up to the largest, and the BTH bits,
+ * that must be the codec's bytes; soft_opcode_bare picks exactly the
+ * opcodes with no extended header.
+ */
+static void test_hdrs_on_base(void)
+{
+	static const uint32_t lens[] = { 0, 1, 2, 3, 4, 5, 64, 255, 256, 4096 };
+	uint8_t base[SOFT_MAX_HDR_LEN], want[SOFT_MAX_HDR_LEN], got[SOFT_MAX_HDR_LEN];
+	const soft_opcode_info_t *info;
+	soft_pkt_t pkt;
+	size_t base_len, hdr;
+	unsigned route, op, i, n = 0, bare = 0;
+
+	for (op = 0; op < 256; op++) {
+		info = soft_opcode_info((uint8_t)op);
+		if (!info)
+			continue;
+		CU_ASSERT_EQUAL(soft_opcode_bare((uint8_t)op),
+				(op & 0xE0) <= SOFT_TRANSPORT_UC &&
+					!(info->hdrs & ~((1u << SOFT_HDR_DETH) - 1u)));
+		bare += soft_opcode_bare((uint8_t)op);
+	}
+	CU_ASSERT_EQUAL(bare, 13u); /* 7 RC (a read response middle too), 6 UC */
+	for (route = 0; route < 2; route++) {
+		memset(&pkt, 0, sizeof(pkt));
+		pkt.lrh.sl = 5;
+		pkt.lrh.lnh = route ? SOFT_LNH_IBA_GLOBAL : SOFT_LNH_IBA_LOCAL;
+		pkt.lrh.dlid = 0x1234;
+		pkt.lrh.slid = 0x0042;
+		if (route) {
+			pkt.grh.ver_class_flow = cl_hton32(0x6ABCDEF1u);
+			pkt.grh.hop_limit = 7;
+			pkt.grh.dest_gid.unicast.interface_id = cl_hton64(0x1122334455667788ull);
+		}
+		pkt.bth.opcode = SOFT_OPCODE(SOFT_TRANSPORT_RC, SOFT_OP_SEND_ONLY);
+		pkt.bth.pkey = 0x8001;
+		pkt.bth.mig = 1;
+		pkt.bth.dest_qp = 0xABCDEF;
+		pkt.bth.psn = 1;
+		pkt.payload_len = 3;
+		CU_ASSERT_EQUAL_FATAL(soft_pkt_build_hdrs(&pkt, base, sizeof(base), &base_len),
+				      SOFT_WIRE_OK);
+		for (op = 0; op < 64; op++) {
+			if (!soft_opcode_bare((uint8_t)op))
+				continue;
+			info = soft_opcode_info((uint8_t)op);
+			for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+				pkt.bth.opcode = (uint8_t)op;
+				pkt.payload_len = lens[i];
+				pkt.bth.se = i & 1;
+				pkt.bth.ack_req = (i >> 1) & 1;
+				pkt.bth.psn = i & 4 ? 0xFFFFFF : 0x123456 + i;
+				if (soft_pkt_build_hdrs(&pkt, want, sizeof(want), &hdr) != SOFT_WIRE_OK) {
+					/* first and middle packets: whole words, never empty */
+					CU_ASSERT(info->flags & (SOFT_OPF_FIRST | SOFT_OPF_MIDDLE));
+					continue;
+				}
+				memset(got, 0xA5, sizeof(got));
+				CU_ASSERT_EQUAL(soft_hdrs_on_base(got, base, base_len, (uint8_t)op,
+								  pkt.bth.se, pkt.bth.ack_req,
+								  pkt.bth.psn, lens[i]),
+						hdr);
+				CU_ASSERT_EQUAL(memcmp(got, want, hdr), 0);
+				n++;
+			}
+		}
+	}
+	CU_ASSERT(n > 80);
+}
+
 static void test_atomic_imm_ieth_images(void)
 {
 	static const uint8_t ae_img[SOFT_ATOMIC_ETH_LEN] = {
@@ -1505,6 +1578,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_deth_reth_aeth_images),
 	TEST_ENTRY(test_ack_headers_patched),
 	TEST_ENTRY(test_atomic_imm_ieth_images),
+	TEST_ENTRY(test_hdrs_on_base),
 	TEST_ENTRY(test_peek_response),
 	TEST_ENTRY(test_grh_fields),
 	TEST_ENTRY(test_tables_tile_headers),

@@ -38,27 +38,60 @@ ib_qp_state_t soft_rc_state(soft_rc_t *rc)
 
 /* Every thread builds its packets in its own buffer: none per QP. */
 static __thread uint8_t thread_pkt[SOFT_MAX_PKT_LEN] __attribute__((aligned(64)));
+/* Its address, found once per thread: an initial-exec pointer is one load,
+ * where the buffer's own address costs a call to __tls_get_addr in a shared
+ * library (and a large initial-exec buffer could keep it from being loaded
+ * with dlopen). */
+static __thread uint8_t *thread_buf __attribute__((tls_model("initial-exec")));
+
+static inline uint8_t *pkt_buf(void)
+{
+	uint8_t *b = thread_buf;
+
+	if (__builtin_expect(!b, 0))
+		b = thread_buf = thread_pkt;
+	return b;
+}
 
 uint8_t *soft_rc_hdrs(soft_rc_t *rc, soft_pkt_t *pkt)
 {
-	const soft_rc_path_t *p = &rc->path;
+	soft_rc_path_t *p = &rc->path;
+	boolean_t bare = soft_opcode_bare(pkt->bth.opcode);
+	uint8_t *buf = pkt_buf();
+	uint16_t slid;
 	size_t hdr_len;
 
 	if (!p->port)
 		return NULL;
+	slid = soft_port_lid(p->port);
+	rc->buf = buf;
+	/* Packets without extended headers (sends, write and read response
+	 * middles): on the path's base, unless the port's LID
+	 * changed since it was made. */
+	if (bare && p->base_len && p->base_slid == slid) {
+		hdr_len = soft_hdrs_on_base(buf, p->base, p->base_len, pkt->bth.opcode,
+					    pkt->bth.se, pkt->bth.ack_req, pkt->bth.psn,
+					    pkt->payload_len);
+		rc->buf_hdr_len = (uint32_t)hdr_len;
+		return buf + hdr_len;
+	}
 	pkt->lrh.vl = 0;
 	pkt->lrh.sl = p->sl;
 	pkt->lrh.lnh = p->grh ? SOFT_LNH_IBA_GLOBAL : SOFT_LNH_IBA_LOCAL;
 	pkt->lrh.dlid = p->dlid;
-	pkt->lrh.slid = soft_port_lid(p->port);
+	pkt->lrh.slid = slid;
 	if (p->grh)
 		pkt->grh = p->grh_hdr;
 	pkt->bth.pkey = p->pkey;
 	pkt->bth.mig = p->mig;
 	pkt->bth.dest_qp = p->dest_qpn;
-	rc->buf = thread_pkt;
 	if (soft_pkt_build_hdrs(pkt, rc->buf, SOFT_MAX_PKT_LEN, &hdr_len) != SOFT_WIRE_OK)
 		return NULL;
+	if (bare) {
+		memcpy(p->base, rc->buf, hdr_len);
+		p->base_len = (uint8_t)hdr_len;
+		p->base_slid = slid;
+	}
 	rc->buf_hdr_len = (uint32_t)hdr_len;
 	return rc->buf + hdr_len;
 }
@@ -101,7 +134,7 @@ static void send_ack(soft_rc_t *rc, uint32_t psn, uint8_t syndrome, boolean_t di
 
 	soft_rc_flush_ack(rc);
 	if (!direct && p->ack_len && p->port && p->ack_slid == soft_port_lid(p->port)) {
-		b = thread_pkt;
+		b = pkt_buf();
 		memcpy(b, p->ack_hdr, p->ack_len);
 		soft_bth_set_psn(b + p->ack_len - SOFT_AETH_LEN - SOFT_BTH_LEN, psn & SOFT_PSN_MASK);
 		soft_aeth_set(b + p->ack_len - SOFT_AETH_LEN, syndrome, rc->msn & SOFT_MSN_MASK);
@@ -230,7 +263,8 @@ void soft_rc_load_path(soft_rc_t *rc)
 	p->access = qp->attr.access_ctrl;
 	p->min_rnr = qp->attr.min_rnr_timer;
 	p->mig = qp->attr.apm_state == IB_APM_MIGRATED;
-	p->ack_len = 0; /* the ACK headers are made anew for this path */
+	p->ack_len = 0; /* the ACK and data headers are made anew for this path */
+	p->base_len = 0;
 	rc->apm_err = FALSE;
 	soft_unlock(&qp->lock);
 }

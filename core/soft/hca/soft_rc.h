@@ -73,6 +73,11 @@ typedef struct soft_rc_path {
 	ib_access_t access;              /**< Remote access the responder allows. */
 	uint8_t min_rnr;                 /**< RNR NAK timer code the responder sends. */
 	uint8_t mig;                     /**< BTH MigReq bit: 1 while the APM state is MIGRATED. */
+	uint8_t base_len;                /**< Bytes of base made for this path (0: none yet). */
+	uint16_t base_slid;              /**< The source LID base was made with. */
+	/** The LRH, GRH and BTH of the path's first packet without extended
+	 * headers: its later ones are written on them (soft_hdrs_on_base). */
+	uint8_t base[SOFT_LRH_LEN + SOFT_GRH_LEN + SOFT_BTH_LEN];
 	uint8_t ack_len;                 /**< Bytes of ack_hdr made for this path (0: none yet). */
 	uint16_t ack_slid;               /**< The source LID ack_hdr was made with. */
 	/** The headers (LRH, GRH, BTH, AETH) of the ACKs sent on this path,
