@@ -616,34 +616,41 @@ static void map_ring_of(unsigned n, soft_ring_t *ring)
 	CU_ASSERT_EQUAL_FATAL(soft_ring_attach(path, ring), 0);
 }
 
+/* Publishes into port n's ring, as a hostile producer, a record whose
+ * length word (after the 8-byte stamp) no packet can have. */
+static void put_bad_length(unsigned n)
+{
+	soft_ring_t evil;
+	uint8_t pkt[64];
+	boolean_t wake;
+	uint64_t t;
+
+	map_ring_of(n, &evil);
+	memset(pkt, 0xEE, sizeof(pkt));
+	t = __atomic_load_n(&evil.hdr->tail, __ATOMIC_ACQUIRE);
+	CU_ASSERT_EQUAL(soft_ring_put(&evil, pkt, sizeof(pkt), 0, &wake, NULL), SOFT_RING_OK);
+	*(uint32_t *)(void *)(evil.data + (t & (SOFT_RING_BYTES - 1)) + 8) = 0x7FFFFFFF;
+	soft_ring_unmap(&evil);
+}
+
 /* A record with a length no packet has: the receiver drops it and what
  * follows up to the tail, counts it, and goes on with the next packet. */
 static void test_ring_bad_length(void)
 {
 	soft_fabric_port_t *a, *b;
-	soft_ring_t evil;
-	uint8_t pkt[64];
-	boolean_t wake;
-	uint64_t t;
 
 	fabric_begin();
 	a = open_port(1);
 	b = open_port(2);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
 	send_seq(a, 2, 1);
-	map_ring_of(2, &evil);
-	memset(pkt, 0xEE, sizeof(pkt));
-	t = __atomic_load_n(&evil.hdr->tail, __ATOMIC_ACQUIRE);
-	CU_ASSERT_EQUAL(soft_ring_put(&evil, pkt, sizeof(pkt), 0, &wake, NULL), SOFT_RING_OK);
-	/* Its length word, after the 8-byte stamp. */
-	*(uint32_t *)(void *)(evil.data + (t & (SOFT_RING_BYTES - 1)) + 8) = 0x7FFFFFFF;
+	put_bad_length(2);
 	send_seq(a, 2, 2);
 	CU_ASSERT_EQUAL(recv_seq(b), 1);
 	CU_ASSERT_TRUE(nothing_waiting(b)); /* 2 came after the bad record */
 	CU_ASSERT_EQUAL(stats_of(b).rx_ring_dropped, 1);
 	send_seq(a, 2, 3);
 	CU_ASSERT_EQUAL(recv_seq(b), 3);
-	soft_ring_unmap(&evil);
 	soft_fabric_port_close(a);
 	soft_fabric_port_close(b);
 	fabric_end();
@@ -658,10 +665,7 @@ static void test_ring_peek(void)
 {
 	soft_fabric_port_t *a, *b;
 	uint8_t p1[128], p2[128], in[SOFT_FABRIC_MAX_PACKET], look[256];
-	soft_ring_t evil;
-	boolean_t wake;
 	size_t l1, l2, got = 0;
-	uint64_t t;
 
 	fabric_begin();
 	a = open_port(1);
@@ -687,17 +691,13 @@ static void test_ring_peek(void)
 	CU_ASSERT_EQUAL(got, l2);
 	CU_ASSERT_EQUAL(soft_fabric_ring_peek(b, look, sizeof(look)), 0);
 	/* A record with a length word no packet has. */
-	map_ring_of(2, &evil);
-	t = __atomic_load_n(&evil.hdr->tail, __ATOMIC_ACQUIRE);
-	CU_ASSERT_EQUAL(soft_ring_put(&evil, p1, l1, 0, &wake, NULL), SOFT_RING_OK);
-	*(uint32_t *)(void *)(evil.data + (t & (SOFT_RING_BYTES - 1)) + 8) = 0x7FFFFFFF;
+	put_bad_length(2);
 	CU_ASSERT_EQUAL(soft_fabric_ring_peek(b, look, sizeof(look)), 0);
 	send_seq(a, 2, 3);
 	CU_ASSERT_TRUE(nothing_waiting(b)); /* the take dropped it and what came after */
 	CU_ASSERT_EQUAL(stats_of(b).rx_ring_dropped, 1);
 	send_seq(a, 2, 4);
 	CU_ASSERT_EQUAL(recv_seq(b), 4);
-	soft_ring_unmap(&evil);
 	soft_fabric_port_close(a);
 	soft_fabric_port_close(b);
 	fabric_end();

@@ -217,6 +217,24 @@ static void test_deth_reth_aeth_images(void)
 	CU_ASSERT_EQUAL(memcmp(&rb, &reth, sizeof(rb)), 0);
 }
 
+/* A packet with a path's fields (local route, or global with @p route 1). */
+static void path_pkt(soft_pkt_t *pkt, unsigned route)
+{
+	memset(pkt, 0, sizeof(*pkt));
+	pkt->lrh.sl = 5;
+	pkt->lrh.lnh = route ? SOFT_LNH_IBA_GLOBAL : SOFT_LNH_IBA_LOCAL;
+	pkt->lrh.dlid = 0x1234;
+	pkt->lrh.slid = 0x0042;
+	if (route) {
+		pkt->grh.ver_class_flow = cl_hton32(0x6ABCDEF1u);
+		pkt->grh.hop_limit = 7;
+		pkt->grh.dest_gid.unicast.interface_id = cl_hton64(0x1122334455667788ull);
+	}
+	pkt->bth.pkey = 0x8001;
+	pkt->bth.mig = 1;
+	pkt->bth.dest_qp = 0xABCDEF;
+}
+
 /*
  * The soft RC transport sends an ACK as the headers of its path's first ACK
  * with BTH:PSN and the AETH set (soft_bth_set_psn, soft_aeth_set): for both
@@ -235,19 +253,8 @@ static void test_ack_headers_patched(void)
 	unsigned route, i;
 
 	for (route = 0; route < 2; route++) {
-		memset(&pkt, 0, sizeof(pkt));
-		pkt.lrh.sl = 3;
-		pkt.lrh.lnh = route ? SOFT_LNH_IBA_GLOBAL : SOFT_LNH_IBA_LOCAL;
-		pkt.lrh.dlid = 0x12;
-		pkt.lrh.slid = 0x34;
-		if (route) {
-			pkt.grh.ver_class_flow = cl_hton32(0x60000000u);
-			pkt.grh.hop_limit = 1;
-		}
+		path_pkt(&pkt, route);
 		pkt.bth.opcode = SOFT_OPCODE(SOFT_TRANSPORT_RC, SOFT_OP_ACKNOWLEDGE);
-		pkt.bth.pkey = 0xFFFF;
-		pkt.bth.mig = 1;
-		pkt.bth.dest_qp = 0x42;
 		pkt.bth.psn = 7;
 		pkt.aeth.syndrome = soft_aeth_encode(SOFT_AETH_ACK, 3);
 		pkt.aeth.msn = 9;
@@ -355,20 +362,8 @@ static void test_hdrs_on_base(void)
 	}
 	CU_ASSERT_EQUAL(bare, 13u); /* 7 RC (a read response middle too), 6 UC */
 	for (route = 0; route < 2; route++) {
-		memset(&pkt, 0, sizeof(pkt));
-		pkt.lrh.sl = 5;
-		pkt.lrh.lnh = route ? SOFT_LNH_IBA_GLOBAL : SOFT_LNH_IBA_LOCAL;
-		pkt.lrh.dlid = 0x1234;
-		pkt.lrh.slid = 0x0042;
-		if (route) {
-			pkt.grh.ver_class_flow = cl_hton32(0x6ABCDEF1u);
-			pkt.grh.hop_limit = 7;
-			pkt.grh.dest_gid.unicast.interface_id = cl_hton64(0x1122334455667788ull);
-		}
+		path_pkt(&pkt, route);
 		pkt.bth.opcode = SOFT_OPCODE(SOFT_TRANSPORT_RC, SOFT_OP_SEND_ONLY);
-		pkt.bth.pkey = 0x8001;
-		pkt.bth.mig = 1;
-		pkt.bth.dest_qp = 0xABCDEF;
 		pkt.bth.psn = 1;
 		pkt.payload_len = 3;
 		CU_ASSERT_EQUAL_FATAL(soft_pkt_build_hdrs(&pkt, base, sizeof(base), &base_len),
