@@ -7,13 +7,6 @@
 #include <unistd.h>
 #include "soft_lock.h"
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#endif
-}
-
 void soft_lock_wait(soft_lock_t *l)
 {
 	uint32_t c;
@@ -21,7 +14,7 @@ void soft_lock_wait(soft_lock_t *l)
 
 	/* A holder is usually out within a few hundred instructions. */
 	for (i = 0; i < SOFT_LOCK_SPINS; i++) {
-		cpu_relax();
+		soft_cpu_relax();
 		c = __atomic_load_n(&l->word, __ATOMIC_RELAXED);
 		if (c == 2)
 			break; /* others sleep already: join them */

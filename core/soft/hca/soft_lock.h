@@ -42,6 +42,14 @@
 #define SOFT_LOCK_ANNOTATE(call) ((void)0)
 #endif
 
+/** Tells the processor that the thread spins (x86 `pause`); nothing elsewhere. */
+static inline void soft_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
 /** A lock: 0 free, 1 held, 2 held with sleepers. */
 typedef struct soft_lock {
 	uint32_t word; /**< The futex word. */
