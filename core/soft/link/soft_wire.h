@@ -751,28 +751,26 @@ static inline const uint8_t *soft_pkt_bth(const uint8_t *pkt)
 
 /**
  * Whether the first bytes of a packet, not taken yet (a look ahead at a
- * ring's next record), are an RC or UC response: a read response or an
- * acknowledgement, which a responder sends and a requester consumes.
- * Nothing but the LRH:LNH and the BTH:OpCode is looked at: a hint, not a
- * check of the packet.
+ * ring's next record), are a response (SOFT_OPF_RESPONSE in the opcode
+ * table: an RC read response or acknowledgement, which a responder sends and
+ * a requester consumes). Nothing but the LRH:LNH and the BTH:OpCode is
+ * looked at: a hint, not a check of the packet.
  * @param pkt the packet's first bytes. @param len how many there are.
  * @return TRUE for a response; FALSE otherwise, or if @p len is too short.
  */
 static inline boolean_t soft_pkt_peek_response(const uint8_t *pkt, size_t len)
 {
-	size_t at = SOFT_LRH_LEN;
-	uint8_t op;
+	const soft_opcode_info_t *info;
+	const uint8_t *bth;
 
-	if (len <= at)
+	if (len <= SOFT_LRH_LEN ||
+	    (soft_lrh_lnh(pkt) != SOFT_LNH_IBA_LOCAL && soft_lrh_lnh(pkt) != SOFT_LNH_IBA_GLOBAL))
 		return FALSE;
-	if (soft_lrh_lnh(pkt) == SOFT_LNH_IBA_GLOBAL)
-		at += SOFT_GRH_LEN;
-	else if (soft_lrh_lnh(pkt) != SOFT_LNH_IBA_LOCAL)
+	bth = soft_pkt_bth(pkt);
+	if ((size_t)(bth - pkt) >= len)
 		return FALSE;
-	if (len <= at || (pkt[at] & SOFT_TRANSPORT_MASK) > SOFT_TRANSPORT_UC)
-		return FALSE;
-	op = pkt[at] & (uint8_t)~SOFT_TRANSPORT_MASK;
-	return op >= SOFT_OP_READ_RESPONSE_FIRST && op <= SOFT_OP_ATOMIC_ACKNOWLEDGE;
+	info = soft_opcode_info(bth[0]); /* BTH:OpCode */
+	return info && (info->flags & SOFT_OPF_RESPONSE);
 }
 
 /** @param bth BTH wire image. @return BTH:OpCode. */
