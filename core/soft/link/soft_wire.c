@@ -563,7 +563,7 @@ int soft_hdr_format(soft_hdr_id_t id, const uint8_t *wire, char *out, size_t out
 	OP_ENTRY(tr, WRITE_ONLY_IMM, H_RETH | H_IMM,                                          \
 		 P | RQ | SOFT_OPF_WRITE | SOFT_OPF_ONLY | SOFT_OPF_IMM)
 
-static const soft_opcode_info_t opcodes[256] = {
+const soft_opcode_info_t soft_opcodes[256] = {
 	SEND_WRITE_OPS(RC),
 	OP_ENTRY(RC, READ_REQUEST, H_RETH, RQ | SOFT_OPF_READ),
 	OP_ENTRY(RC, READ_RESPONSE_FIRST, H_AETH, P | RS | SOFT_OPF_READ | SOFT_OPF_FIRST),
@@ -583,11 +583,6 @@ static const soft_opcode_info_t opcodes[256] = {
 	OP_ENTRY(UD, SEND_ONLY_IMM, H_DETH | H_IMM,
 		 P | RQ | SOFT_OPF_SEND | SOFT_OPF_ONLY | SOFT_OPF_IMM),
 };
-
-const soft_opcode_info_t *soft_opcode_info(uint8_t opcode)
-{
-	return opcodes[opcode].name ? &opcodes[opcode] : NULL;
-}
 
 /* ------------------------------------------------------------------------ */
 /* AETH codes                                                                */

@@ -372,12 +372,23 @@ typedef struct soft_opcode_info {
 } soft_opcode_info_t;
 
 /**
+ * The opcode table, indexed by BTH:OpCode: what each opcode of RC, UC and
+ * UD that this module supports carries. The entries of the other opcodes
+ * are all zero (no name, no flags). Read it through soft_opcode_info() and
+ * the helpers beside it; it is in the header so that they are inline.
+ */
+extern const soft_opcode_info_t soft_opcodes[256];
+
+/**
  * Describes an opcode.
  * @param opcode BTH:OpCode.
  * @return the description, or NULL if the opcode is not one of RC, UC or UD
  *         that this module supports.
  */
-const soft_opcode_info_t *soft_opcode_info(uint8_t opcode);
+static inline const soft_opcode_info_t *soft_opcode_info(uint8_t opcode)
+{
+	return soft_opcodes[opcode].name ? &soft_opcodes[opcode] : NULL;
+}
 
 /* ------------------------------------------------------------------------ */
 /* AETH syndrome                                                             */
@@ -810,19 +821,16 @@ static inline void soft_bth_set_ack_req(uint8_t *bth, unsigned ack_req)
 }
 
 /**
- * Whether an opcode's packets carry no extended header: the RC and UC
- * SEND First, Middle, Last and Only and RDMA WRITE Middle and Last, and
- * the RC RDMA READ response Middle.
+ * Whether an opcode's packets carry no extended header (in the opcode
+ * table: supported, no SOFT_HDRF_* bit): the RC and UC SEND First, Middle,
+ * Last and Only and RDMA WRITE Middle and Last, and the RC RDMA READ
+ * response Middle.
  * @param opcode the opcode. @return TRUE for those.
  */
 static inline boolean_t soft_opcode_bare(uint8_t opcode)
 {
-	/* Operations 0, 1, 2, 4, 7, 8 (and 14 on RC) of transports RC (0x00) and UC (0x20). */
-	uint32_t ops = (opcode & 0xE0u) == SOFT_TRANSPORT_RC ? 0x4197u
-		       : (opcode & 0xE0u) == SOFT_TRANSPORT_UC ? 0x0197u
-							      : 0;
-
-	return (ops >> (opcode & 0x1Fu)) & 1u;
+	/* Every supported opcode has flags; the others are all zero. */
+	return soft_opcodes[opcode].flags && !soft_opcodes[opcode].hdrs;
 }
 
 /**
