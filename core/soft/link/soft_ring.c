@@ -40,6 +40,21 @@ static ring_rec_t *rec_at(const soft_ring_t *ring, uint64_t pos)
 	return (ring_rec_t *)(void *)(ring->data + (pos & RING_MASK));
 }
 
+/* Whether the record @p r at @p pos is published (its fields may then be read). */
+static inline boolean_t rec_published(const ring_rec_t *r, uint64_t pos)
+{
+	return __atomic_load_n(&r->stamp, __ATOMIC_ACQUIRE) == pos + 1;
+}
+
+/* A published record's length, or 0 if no producer could have written it
+ * (the consumer then skips to the tail: soft_ring_get). */
+static inline uint32_t rec_len(const ring_rec_t *r)
+{
+	uint32_t len = __atomic_load_n(&r->len, __ATOMIC_RELAXED);
+
+	return len && len <= SOFT_RING_MAX_PKT ? len : 0;
+}
+
 /*
  * The rings this process has mapped, by file: a ring is mapped once per
  * process, so that its producers and its consumer in one process use the
@@ -459,10 +474,10 @@ soft_ring_get_t soft_ring_get(soft_ring_t *ring, void *buf, size_t cap, size_t *
 		ring_rec_t *r = rec_at(ring, pos);
 		uint32_t len;
 
-		if (__atomic_load_n(&r->stamp, __ATOMIC_ACQUIRE) != pos + 1)
+		if (!rec_published(r, pos))
 			return not_ready(ring);
-		len = __atomic_load_n(&r->len, __ATOMIC_RELAXED);
-		if (!len || len > SOFT_RING_MAX_PKT) {
+		len = rec_len(r);
+		if (!len) {
 			skip_to_tail(ring);
 			continue;
 		}
@@ -491,7 +506,7 @@ boolean_t soft_ring_ready(const soft_ring_t *ring)
 	uint64_t pos = __atomic_load_n(&ring->head, __ATOMIC_RELAXED);
 	const ring_rec_t *r = rec_at(ring, pos);
 
-	if (__atomic_load_n(&r->stamp, __ATOMIC_RELAXED) == pos + 1)
+	if (rec_published(r, pos))
 		return TRUE;
 	__builtin_prefetch((const uint8_t *)r + SOFT_RING_ALIGN);
 	return FALSE;
@@ -503,10 +518,10 @@ size_t soft_ring_peek(const soft_ring_t *ring, void *dst, size_t n)
 	const ring_rec_t *r = rec_at(ring, pos);
 	uint32_t len;
 
-	if (__atomic_load_n(&r->stamp, __ATOMIC_ACQUIRE) != pos + 1)
+	if (!rec_published(r, pos))
 		return 0;
-	len = __atomic_load_n(&r->len, __ATOMIC_RELAXED);
-	if (!len || len > SOFT_RING_MAX_PKT)
+	len = rec_len(r);
+	if (!len)
 		return 0; /* soft_ring_get drops it */
 	if (n > len)
 		n = len;
@@ -522,7 +537,7 @@ soft_ring_get_t soft_ring_arm(soft_ring_t *ring)
 	publish_head(ring);
 	__atomic_store_n(&h->sleeping, 1, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&rec_at(ring, pos)->stamp, __ATOMIC_ACQUIRE) == pos + 1) {
+	if (rec_published(rec_at(ring, pos), pos)) {
 		soft_ring_disarm(ring);
 		return SOFT_RING_GOT;
 	}
