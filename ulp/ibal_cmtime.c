@@ -1432,7 +1432,20 @@ static stat_t step_stat(const bench_t *b, int k)
 	return r;
 }
 
+/* Prints a side's tables (and JSON line); with -f both sides report at
+ * once, so a report holds stdout's lock from its first line to its last
+ * and the two never interleave (scripts read each side's lines). */
+static void report_locked(const bench_t *b, const char *mode, boolean_t good);
+
 static void report(const bench_t *b, const char *mode, boolean_t good)
+{
+	flockfile(stdout);
+	report_locked(b, mode, good);
+	fflush(stdout);
+	funlockfile(stdout);
+}
+
+static void report_locked(const bench_t *b, const char *mode, boolean_t good)
 {
 	stat_t st[STEPS];
 	double conn_s = 0, both_s = 0;
