@@ -565,6 +565,24 @@ uint32_t soft_key_bump(soft_ca_t *ca, uint32_t key);
 ib_api_status_t soft_mr_check(soft_pd_t *pd, uint32_t key, uint64_t va, uint64_t len,
 			      ib_access_t access);
 
+/**
+ * Copies between a buffer and a work request's data segments, each piece
+ * checked with soft_mr_check() (tab_lock held for reading): the segments'
+ * L_Keys must name regions of @p pd that hold them, with local write rights
+ * when the segments are written.
+ * @param pd the protection domain of the QP.
+ * @param ds the segments. @param num_ds how many.
+ * @param off where in the segments (their bytes one after the other) to start.
+ * @param buf the buffer; when scattering it may be NULL: the segments are
+ *        only checked, nothing is written.
+ * @param n bytes to copy.
+ * @param scatter TRUE: @p buf into the segments; FALSE: the segments into @p buf.
+ * @return IB_WCS_SUCCESS; IB_WCS_LOCAL_PROTECTION_ERR when a check fails;
+ *         IB_WCS_LOCAL_LEN_ERR when the segments end before @p n bytes.
+ */
+ib_wc_status_t soft_sgl_copy(soft_pd_t *pd, const ib_local_ds_t *ds, uint32_t num_ds,
+			     uint64_t off, uint8_t *buf, uint64_t n, boolean_t scatter);
+
 /* soft_mw.c */
 ib_api_status_t soft_create_mw(void *pd, net32_t *p_rkey, void **pp_mw);
 ib_api_status_t soft_query_mw(void *mw, net32_t *p_rkey);

@@ -98,6 +98,37 @@ ib_api_status_t soft_mr_check(soft_pd_t *pd, uint32_t key, uint64_t va, uint64_t
 	}
 }
 
+ib_wc_status_t soft_sgl_copy(soft_pd_t *pd, const ib_local_ds_t *ds, uint32_t num_ds,
+			     uint64_t off, uint8_t *buf, uint64_t n, boolean_t scatter)
+{
+	ib_access_t access = scatter ? IB_AC_LOCAL_WRITE : 0;
+	uint32_t i;
+
+	for (i = 0; i < num_ds && n; i++) {
+		uint64_t k;
+		uint8_t *seg;
+
+		if (off >= ds[i].length) {
+			off -= ds[i].length;
+			continue;
+		}
+		k = ds[i].length - off < n ? ds[i].length - off : n;
+		seg = (uint8_t *)(uintptr_t)(ds[i].vaddr + off);
+		if (soft_mr_check(pd, cl_ntoh32(ds[i].lkey), ds[i].vaddr + off, k, access) != IB_SUCCESS)
+			return IB_WCS_LOCAL_PROTECTION_ERR;
+		if (buf) {
+			if (scatter)
+				memcpy(seg, buf, (size_t)k);
+			else
+				memcpy(buf, seg, (size_t)k);
+			buf += k;
+		}
+		n -= k;
+		off = 0;
+	}
+	return n ? IB_WCS_LOCAL_LEN_ERR : IB_WCS_SUCCESS;
+}
+
 /* Checks a registration request: NULL address or zero length (parameter),
  * unknown bits and remote write/atomic without local write (permission). */
 /* Whether [va, va + len) is mapped in this process, as a hardware

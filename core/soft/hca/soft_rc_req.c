@@ -178,56 +178,19 @@ ib_api_status_t soft_rc_post_send(soft_qp_t *qp, ib_send_wr_t *p_wr, ib_send_wr_
 static ib_wc_status_t gather(soft_rc_t *rc, const soft_rc_wqe_t *w, uint32_t off, uint8_t *dst,
 			     uint32_t n)
 {
-	uint32_t i;
-
 	if (w->inline_data) {
 		memcpy(dst, w->inl + off, n);
 		return IB_WCS_SUCCESS;
 	}
-	for (i = 0; i < w->wr.num_ds && n; i++) {
-		const ib_local_ds_t *ds = &w->ds[i];
-		uint32_t k;
-
-		if (off >= ds->length) {
-			off -= ds->length;
-			continue;
-		}
-		k = ds->length - off < n ? ds->length - off : n;
-		if (soft_mr_check(rc->qp->pd, cl_ntoh32(ds->lkey), ds->vaddr + off, k, 0) !=
-		    IB_SUCCESS)
-			return IB_WCS_LOCAL_PROTECTION_ERR;
-		memcpy(dst, (const void *)(uintptr_t)(ds->vaddr + off), k);
-		dst += k;
-		n -= k;
-		off = 0;
-	}
-	return IB_WCS_SUCCESS;
+	return soft_sgl_copy(rc->qp->pd, w->ds, w->wr.num_ds, off, dst, n, FALSE);
 }
 
 /* Copies @p n bytes to offset @p off of the WQE's segments (tab_lock held). */
 static ib_wc_status_t scatter(soft_rc_t *rc, const soft_rc_wqe_t *w, uint32_t off,
 			      const uint8_t *src, uint32_t n)
 {
-	uint32_t i;
-
-	for (i = 0; i < w->wr.num_ds && n; i++) {
-		const ib_local_ds_t *ds = &w->ds[i];
-		uint32_t k;
-
-		if (off >= ds->length) {
-			off -= ds->length;
-			continue;
-		}
-		k = ds->length - off < n ? ds->length - off : n;
-		if (soft_mr_check(rc->qp->pd, cl_ntoh32(ds->lkey), ds->vaddr + off, k,
-				  IB_AC_LOCAL_WRITE) != IB_SUCCESS)
-			return IB_WCS_LOCAL_PROTECTION_ERR;
-		memcpy((void *)(uintptr_t)(ds->vaddr + off), src, k);
-		src += k;
-		n -= k;
-		off = 0;
-	}
-	return n ? IB_WCS_LOCAL_LEN_ERR : IB_WCS_SUCCESS;
+	return soft_sgl_copy(rc->qp->pd, w->ds, w->wr.num_ds, off, (uint8_t *)(uintptr_t)src, n,
+			     TRUE);
 }
 
 static uint32_t npkts(const soft_rc_t *rc, const soft_rc_wqe_t *w)

@@ -37,27 +37,8 @@ static void rc_error(soft_rc_t *rc, int r);
 /* Copies into the receive WQE at rc->roff (tab_lock held). */
 static ib_wc_status_t rq_scatter(soft_rc_t *rc, const uint8_t *src, uint32_t n)
 {
-	const soft_rwqe_t *w = rc->rwqe;
-	uint32_t off = rc->roff, i;
-
-	for (i = 0; i < w->num_ds && n; i++) {
-		const ib_local_ds_t *ds = &w->ds[i];
-		uint32_t k;
-
-		if (off >= ds->length) {
-			off -= ds->length;
-			continue;
-		}
-		k = ds->length - off < n ? ds->length - off : n;
-		if (soft_mr_check(rc->qp->pd, cl_ntoh32(ds->lkey), ds->vaddr + off, k,
-				  IB_AC_LOCAL_WRITE) != IB_SUCCESS)
-			return IB_WCS_LOCAL_PROTECTION_ERR;
-		memcpy((void *)(uintptr_t)(ds->vaddr + off), src, k);
-		src += k;
-		n -= k;
-		off = 0;
-	}
-	return n ? IB_WCS_LOCAL_LEN_ERR : IB_WCS_SUCCESS;
+	return soft_sgl_copy(rc->qp->pd, rc->rwqe->ds, rc->rwqe->num_ds, rc->roff,
+			     (uint8_t *)(uintptr_t)src, n, TRUE);
 }
 
 static boolean_t take_rwqe(soft_rc_t *rc)

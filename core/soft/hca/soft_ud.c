@@ -220,30 +220,7 @@ void soft_ud_execute(soft_qp_t *qp, const ib_send_wr_t *wr, const uint8_t *p_inl
 static ib_wc_status_t scatter(soft_pd_t *pd, const soft_rwqe_t *w, uint64_t off,
 			      const uint8_t *src, uint64_t len)
 {
-	uint32_t i;
-
-	for (i = 0; i < w->num_ds && len; i++) {
-		const ib_local_ds_t *ds = &w->ds[i];
-		uint64_t n;
-
-		if (off >= ds->length) {
-			off -= ds->length;
-			continue;
-		}
-		n = ds->length - off;
-		if (n > len)
-			n = len;
-		if (soft_mr_check(pd, cl_ntoh32(ds->lkey), ds->vaddr + off, n, IB_AC_LOCAL_WRITE) !=
-		    IB_SUCCESS)
-			return IB_WCS_LOCAL_PROTECTION_ERR;
-		if (src) {
-			memcpy((void *)(uintptr_t)(ds->vaddr + off), src, n);
-			src += n;
-		}
-		len -= n;
-		off = 0;
-	}
-	return len ? IB_WCS_LOCAL_LEN_ERR : IB_WCS_SUCCESS;
+	return soft_sgl_copy(pd, w->ds, w->num_ds, off, (uint8_t *)(uintptr_t)src, len, TRUE);
 }
 
 /* P_Key and Q_Key checks (qp->lock held); counts violations on the port. */
