@@ -566,22 +566,31 @@ ib_api_status_t soft_mr_check(soft_pd_t *pd, uint32_t key, uint64_t va, uint64_t
 			      ib_access_t access);
 
 /**
- * Copies between a buffer and a work request's data segments, each piece
- * checked with soft_mr_check() (tab_lock held for reading): the segments'
- * L_Keys must name regions of @p pd that hold them, with local write rights
- * when the segments are written.
+ * Copies a buffer into a work request's data segments, each piece checked
+ * with soft_mr_check() for local write rights (tab_lock held for reading):
+ * the segments' L_Keys must name regions of @p pd that hold them.
  * @param pd the protection domain of the QP.
  * @param ds the segments. @param num_ds how many.
  * @param off where in the segments (their bytes one after the other) to start.
- * @param buf the buffer; when scattering it may be NULL: the segments are
- *        only checked, nothing is written.
- * @param n bytes to copy.
- * @param scatter TRUE: @p buf into the segments; FALSE: the segments into @p buf.
+ * @param src the bytes to copy; NULL: the segments are only checked.
+ * @param n how many.
  * @return IB_WCS_SUCCESS; IB_WCS_LOCAL_PROTECTION_ERR when a check fails;
  *         IB_WCS_LOCAL_LEN_ERR when the segments end before @p n bytes.
  */
-ib_wc_status_t soft_sgl_copy(soft_pd_t *pd, const ib_local_ds_t *ds, uint32_t num_ds,
-			     uint64_t off, uint8_t *buf, uint64_t n, boolean_t scatter);
+ib_wc_status_t soft_sgl_scatter(soft_pd_t *pd, const ib_local_ds_t *ds, uint32_t num_ds,
+				uint64_t off, const uint8_t *src, uint64_t n);
+
+/**
+ * Copies from a work request's data segments into a buffer, each piece
+ * checked with soft_mr_check() for a local read, as soft_sgl_scatter().
+ * @param pd the protection domain of the QP.
+ * @param ds the segments. @param num_ds how many.
+ * @param off where in the segments to start.
+ * @param dst where the bytes go. @param n how many.
+ * @return as soft_sgl_scatter().
+ */
+ib_wc_status_t soft_sgl_gather(soft_pd_t *pd, const ib_local_ds_t *ds, uint32_t num_ds,
+			       uint64_t off, uint8_t *dst, uint64_t n);
 
 /* soft_mw.c */
 ib_api_status_t soft_create_mw(void *pd, net32_t *p_rkey, void **pp_mw);

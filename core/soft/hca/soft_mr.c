@@ -98,10 +98,14 @@ ib_api_status_t soft_mr_check(soft_pd_t *pd, uint32_t key, uint64_t va, uint64_t
 	}
 }
 
-ib_wc_status_t soft_sgl_copy(soft_pd_t *pd, const ib_local_ds_t *ds, uint32_t num_ds,
-			     uint64_t off, uint8_t *buf, uint64_t n, boolean_t scatter)
+/* soft_sgl_scatter (@p src into the segments) and soft_sgl_gather (the
+ * segments into @p dst): one walk of the segments from @p off, each piece
+ * checked for @p access; exactly one of src and dst is used (neither, for a
+ * scatter that only checks). */
+static inline ib_wc_status_t sgl_copy(soft_pd_t *pd, const ib_local_ds_t *ds, uint32_t num_ds,
+				      uint64_t off, const uint8_t *src, uint8_t *dst, uint64_t n,
+				      ib_access_t access)
 {
-	ib_access_t access = scatter ? IB_AC_LOCAL_WRITE : 0;
 	uint32_t i;
 
 	for (i = 0; i < num_ds && n; i++) {
@@ -116,17 +120,29 @@ ib_wc_status_t soft_sgl_copy(soft_pd_t *pd, const ib_local_ds_t *ds, uint32_t nu
 		seg = (uint8_t *)(uintptr_t)(ds[i].vaddr + off);
 		if (soft_mr_check(pd, cl_ntoh32(ds[i].lkey), ds[i].vaddr + off, k, access) != IB_SUCCESS)
 			return IB_WCS_LOCAL_PROTECTION_ERR;
-		if (buf) {
-			if (scatter)
-				memcpy(seg, buf, (size_t)k);
-			else
-				memcpy(buf, seg, (size_t)k);
-			buf += k;
+		if (src) {
+			memcpy(seg, src, (size_t)k);
+			src += k;
+		} else if (dst) {
+			memcpy(dst, seg, (size_t)k);
+			dst += k;
 		}
 		n -= k;
 		off = 0;
 	}
 	return n ? IB_WCS_LOCAL_LEN_ERR : IB_WCS_SUCCESS;
+}
+
+ib_wc_status_t soft_sgl_scatter(soft_pd_t *pd, const ib_local_ds_t *ds, uint32_t num_ds,
+				uint64_t off, const uint8_t *src, uint64_t n)
+{
+	return sgl_copy(pd, ds, num_ds, off, src, NULL, n, IB_AC_LOCAL_WRITE);
+}
+
+ib_wc_status_t soft_sgl_gather(soft_pd_t *pd, const ib_local_ds_t *ds, uint32_t num_ds,
+			       uint64_t off, uint8_t *dst, uint64_t n)
+{
+	return sgl_copy(pd, ds, num_ds, off, NULL, dst, n, 0);
 }
 
 /* Checks a registration request: NULL address or zero length (parameter),

@@ -182,15 +182,14 @@ static ib_wc_status_t gather(soft_rc_t *rc, const soft_rc_wqe_t *w, uint32_t off
 		memcpy(dst, w->inl + off, n);
 		return IB_WCS_SUCCESS;
 	}
-	return soft_sgl_copy(rc->qp->pd, w->ds, w->wr.num_ds, off, dst, n, FALSE);
+	return soft_sgl_gather(rc->qp->pd, w->ds, w->wr.num_ds, off, dst, n);
 }
 
 /* Copies @p n bytes to offset @p off of the WQE's segments (tab_lock held). */
 static ib_wc_status_t scatter(soft_rc_t *rc, const soft_rc_wqe_t *w, uint32_t off,
 			      const uint8_t *src, uint32_t n)
 {
-	return soft_sgl_copy(rc->qp->pd, w->ds, w->wr.num_ds, off, (uint8_t *)(uintptr_t)src, n,
-			     TRUE);
+	return soft_sgl_scatter(rc->qp->pd, w->ds, w->wr.num_ds, off, src, n);
 }
 
 static uint32_t npkts(const soft_rc_t *rc, const soft_rc_wqe_t *w)

@@ -37,8 +37,7 @@ static void rc_error(soft_rc_t *rc, int r);
 /* Copies into the receive WQE at rc->roff (tab_lock held). */
 static ib_wc_status_t rq_scatter(soft_rc_t *rc, const uint8_t *src, uint32_t n)
 {
-	return soft_sgl_copy(rc->qp->pd, rc->rwqe->ds, rc->rwqe->num_ds, rc->roff,
-			     (uint8_t *)(uintptr_t)src, n, TRUE);
+	return soft_sgl_scatter(rc->qp->pd, rc->rwqe->ds, rc->rwqe->num_ds, rc->roff, src, n);
 }
 
 static boolean_t take_rwqe(soft_rc_t *rc)

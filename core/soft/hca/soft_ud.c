@@ -220,7 +220,7 @@ void soft_ud_execute(soft_qp_t *qp, const ib_send_wr_t *wr, const uint8_t *p_inl
 static ib_wc_status_t scatter(soft_pd_t *pd, const soft_rwqe_t *w, uint64_t off,
 			      const uint8_t *src, uint64_t len)
 {
-	return soft_sgl_copy(pd, w->ds, w->num_ds, off, (uint8_t *)(uintptr_t)src, len, TRUE);
+	return soft_sgl_scatter(pd, w->ds, w->num_ds, off, src, len);
 }
 
 /* P_Key and Q_Key checks (qp->lock held); counts violations on the port. */
