@@ -15,8 +15,9 @@
  *
  * Posts translate each chain in one pass, in batches of VERBS_POST_BATCH
  * work requests into an array on the stack (no allocation), and post each
- * batch with one ibv_post_* call; the data segments are not copied (an
- * ib_local_ds_t is an ibv_sge and the L_Keys are libibverbs' own,
+ * batch with one ibv_post_* call; a lone request (the common case) is
+ * translated on a small frame of its own. The data segments are not copied
+ * (an ib_local_ds_t is an ibv_sge and the L_Keys are libibverbs' own,
  * prov_verbs_xlate.h), R_Keys go to host order. The failing work request
  * libibverbs names is mapped back to the caller's. The QP state decides
  * first, as on the soft HCA: sends need RTS, SQD, SQE or ERROR; receives
@@ -425,14 +426,47 @@ static ib_recv_wr_t *recv_nth(ib_recv_wr_t *first, long i)
 }
 
 /*
- * One pass over the chain: each request is checked and translated into the
- * batch (its ds_array is libibverbs' sg_list as it is); a batch is posted
- * when full, at the end, or before a request that fails its checks (the
- * requests before it were accepted). The AVs of a UD batch, held while it
- * is translated, are let go after its post. There is one ibv_post_send
- * call site, in the loop (no helper call per batch).
+ * Checks one send request of a QP in a state that may send and translates
+ * it into @p v (not its next; its ds_array is libibverbs' sg_list as it
+ * is). A UD request's AV is held from here until the caller has posted
+ * it and calls al_prov_put(); a request that fails its checks holds none.
  */
-static ib_api_status_t dp_post_send(verbs_qp_t *qp, ib_send_wr_t *p_wr, ib_send_wr_t **pp_failure)
+static inline __attribute__((always_inline)) ib_api_status_t
+send_wr_take(const verbs_qp_t *qp, boolean_t ud, const ib_send_wr_t *wr, struct ibv_send_wr *v)
+{
+	if (wr->num_ds > qp->max_sge)
+		return IB_INVALID_MAX_SGE;
+	if ((unsigned)wr->wr_type >= 32 || !(qp->wr_types & (1u << wr->wr_type)))
+		return IB_INVALID_WR_TYPE;
+	if ((wr->send_opt & IB_SEND_OPT_INLINE) && inline_len(wr) > qp->max_inline)
+		return IB_INVALID_PARAMETER;
+	/* never -1: wr_types has only what libibverbs posts */
+	verbs_send_wr_op(wr, verbs_wr_opcode(wr), v);
+	if (ud) {
+		verbs_av_t *av = al_prov_av(wr->dgrm.ud.h_av);
+
+		if (!av)
+			return IB_INVALID_AV_HANDLE;
+		v->wr.ud.ah = __atomic_load_n(&av->ah, __ATOMIC_ACQUIRE);
+		v->wr.ud.remote_qpn = cl_ntoh32(wr->dgrm.ud.remote_qp);
+		v->wr.ud.remote_qkey = cl_ntoh32(wr->dgrm.ud.remote_qkey);
+		/* IBA 10.2.5: a Q_Key with the high bit set means the QP's own */
+		if (v->wr.ud.remote_qkey & 0x80000000u)
+			v->wr.ud.remote_qkey = qp->attr.qkey;
+	}
+	return IB_SUCCESS;
+}
+
+/*
+ * A chain of more than one request, in one pass: each request is checked
+ * and translated into the batch; a batch is posted when full, at the end,
+ * or before a request that fails its checks (the requests before it were
+ * accepted). The AVs of a UD batch are let go after its post. There is one
+ * ibv_post_send call site, in the loop (no helper call per batch). Out of
+ * line, so that the one-request post (verbs_post_send) keeps a small frame.
+ */
+static __attribute__((noinline)) ib_api_status_t dp_post_send(verbs_qp_t *qp, ib_send_wr_t *p_wr,
+							       ib_send_wr_t **pp_failure)
 {
 	struct ibv_send_wr v[VERBS_POST_BATCH], *bad;
 	const boolean_t ud = qp->type == IB_QPT_UNRELIABLE_DGRM;
@@ -440,43 +474,12 @@ static ib_api_status_t dp_post_send(verbs_qp_t *qp, ib_send_wr_t *p_wr, ib_send_
 	ib_api_status_t st = IB_SUCCESS;
 	int n, rc, i;
 
-	if (!send_state_ok(__atomic_load_n(&qp->attr.state, __ATOMIC_RELAXED))) {
-		if (pp_failure)
-			*pp_failure = p_wr;
-		return IB_INVALID_QP_STATE;
-	}
 	for (;;) {
 		first = p_wr;
 		for (n = 0; p_wr && n < VERBS_POST_BATCH; p_wr = p_wr->p_next, n++) {
-			if (p_wr->num_ds > qp->max_sge) {
-				st = IB_INVALID_MAX_SGE;
+			st = send_wr_take(qp, ud, p_wr, &v[n]);
+			if (st != IB_SUCCESS)
 				break;
-			}
-			if ((unsigned)p_wr->wr_type >= 32 || !(qp->wr_types & (1u << p_wr->wr_type))) {
-				st = IB_INVALID_WR_TYPE;
-				break;
-			}
-			if ((p_wr->send_opt & IB_SEND_OPT_INLINE) &&
-			    inline_len(p_wr) > qp->max_inline) {
-				st = IB_INVALID_PARAMETER;
-				break;
-			}
-			/* never -1: wr_types has only what libibverbs posts */
-			verbs_send_wr_op(p_wr, verbs_wr_opcode(p_wr), &v[n]);
-			if (ud) {
-				verbs_av_t *av = al_prov_av(p_wr->dgrm.ud.h_av);
-
-				if (!av) {
-					st = IB_INVALID_AV_HANDLE;
-					break;
-				}
-				v[n].wr.ud.ah = __atomic_load_n(&av->ah, __ATOMIC_ACQUIRE);
-				v[n].wr.ud.remote_qpn = cl_ntoh32(p_wr->dgrm.ud.remote_qp);
-				v[n].wr.ud.remote_qkey = cl_ntoh32(p_wr->dgrm.ud.remote_qkey);
-				/* IBA 10.2.5: a Q_Key with the high bit set means the QP's own */
-				if (v[n].wr.ud.remote_qkey & 0x80000000u)
-					v[n].wr.ud.remote_qkey = qp->attr.qkey;
-			}
 			v[n].next = &v[n + 1]; /* the last one's is set to NULL below */
 		}
 		if (n) {
@@ -502,9 +505,22 @@ static ib_api_status_t dp_post_send(verbs_qp_t *qp, ib_send_wr_t *p_wr, ib_send_
 	}
 }
 
+/* Checks one receive request and translates it into @p v (not its next). */
+static inline __attribute__((always_inline)) ib_api_status_t
+recv_wr_take(uint32_t max_sge, const ib_recv_wr_t *wr, struct ibv_recv_wr *v)
+{
+	if (wr->num_ds > max_sge)
+		return IB_INVALID_MAX_SGE;
+	v->wr_id = wr->wr_id;
+	v->sg_list = verbs_sge_list(wr->ds_array);
+	v->num_sge = (int)wr->num_ds;
+	return IB_SUCCESS;
+}
+
 /* As dp_post_send, for a QP's receive queue or an SRQ. */
-static ib_api_status_t dp_post_recv(verbs_qp_t *qp, verbs_srq_t *srq, uint32_t max_sge,
-				    ib_recv_wr_t *p_wr, ib_recv_wr_t **pp_failure)
+static __attribute__((noinline)) ib_api_status_t dp_post_recv(verbs_qp_t *qp, verbs_srq_t *srq,
+							       uint32_t max_sge, ib_recv_wr_t *p_wr,
+							       ib_recv_wr_t **pp_failure)
 {
 	struct ibv_recv_wr v[VERBS_POST_BATCH], *bad;
 	ib_recv_wr_t *first;
@@ -514,13 +530,9 @@ static ib_api_status_t dp_post_recv(verbs_qp_t *qp, verbs_srq_t *srq, uint32_t m
 	for (;;) {
 		first = p_wr;
 		for (n = 0; p_wr && n < VERBS_POST_BATCH; p_wr = p_wr->p_next, n++) {
-			if (p_wr->num_ds > max_sge) {
-				st = IB_INVALID_MAX_SGE;
+			st = recv_wr_take(max_sge, p_wr, &v[n]);
+			if (st != IB_SUCCESS)
 				break;
-			}
-			v[n].wr_id = p_wr->wr_id;
-			v[n].sg_list = verbs_sge_list(p_wr->ds_array);
-			v[n].num_sge = (int)p_wr->num_ds;
 			v[n].next = &v[n + 1]; /* the last one's is set to NULL below */
 		}
 		if (n) {
@@ -543,31 +555,75 @@ static ib_api_status_t dp_post_recv(verbs_qp_t *qp, verbs_srq_t *srq, uint32_t m
 	}
 }
 
+/*
+ * Sends and receives one request at a time (a ping-pong's every post) skip
+ * the batch: one translated request on a small frame, one ibv_post_* call.
+ * A refused request is the caller's, whatever libibverbs says of @p bad.
+ */
 ib_api_status_t verbs_post_send(void *h, ib_send_wr_t *p_wr, ib_send_wr_t **pp_failure)
 {
 	verbs_qp_t *qp = h;
+	struct ibv_send_wr v, *bad;
+	ib_api_status_t st;
+	boolean_t ud;
+	int rc;
 
 	if (!p_wr)
 		return IB_INVALID_PARAMETER;
-	if (qp->ibv)
+	if (!qp->ibv)
+		return verbs_spl_post_send(qp, p_wr, pp_failure);
+	if (!send_state_ok(__atomic_load_n(&qp->attr.state, __ATOMIC_RELAXED))) {
+		st = IB_INVALID_QP_STATE;
+		goto refused;
+	}
+	if (p_wr->p_next)
 		return dp_post_send(qp, p_wr, pp_failure);
-	return verbs_spl_post_send(qp, p_wr, pp_failure);
+	ud = qp->type == IB_QPT_UNRELIABLE_DGRM;
+	st = send_wr_take(qp, ud, p_wr, &v);
+	if (__builtin_expect(st != IB_SUCCESS, 0))
+		goto refused;
+	v.next = NULL;
+	rc = ibv_post_send(qp->ibv, &v, &bad);
+	if (ud)
+		al_prov_put(p_wr->dgrm.ud.h_av);
+	if (__builtin_expect(rc == 0, 1))
+		return IB_SUCCESS;
+	st = post_status(rc);
+refused:
+	if (pp_failure)
+		*pp_failure = p_wr;
+	return st;
 }
 
 ib_api_status_t verbs_post_recv(void *h, ib_recv_wr_t *p_wr, ib_recv_wr_t **pp_failure)
 {
 	verbs_qp_t *qp = h;
+	struct ibv_recv_wr v, *bad;
+	ib_api_status_t st;
+	int rc;
 
 	if (!p_wr)
 		return IB_INVALID_PARAMETER;
 	if (!qp->ibv)
 		return verbs_spl_post_recv(qp, p_wr, pp_failure);
 	if (qp->srq || __atomic_load_n(&qp->attr.state, __ATOMIC_RELAXED) == IB_QPS_RESET) {
-		if (pp_failure)
-			*pp_failure = p_wr;
-		return qp->srq ? IB_INVALID_PARAMETER : IB_INVALID_QP_STATE;
+		st = qp->srq ? IB_INVALID_PARAMETER : IB_INVALID_QP_STATE;
+		goto refused;
 	}
-	return dp_post_recv(qp, NULL, qp->rq_sge, p_wr, pp_failure);
+	if (p_wr->p_next)
+		return dp_post_recv(qp, NULL, qp->rq_sge, p_wr, pp_failure);
+	st = recv_wr_take(qp->rq_sge, p_wr, &v);
+	if (__builtin_expect(st != IB_SUCCESS, 0))
+		goto refused;
+	v.next = NULL;
+	rc = ibv_post_recv(qp->ibv, &v, &bad);
+	if (__builtin_expect(rc == 0, 1))
+		return IB_SUCCESS;
+	st = post_status(rc);
+refused:
+	if (pp_failure)
+		*pp_failure = p_wr;
+	return st;
 }
 
 ib_api_status_t verbs_post_srq_recv(void *h, ib_recv_wr_t *p_wr, ib_recv_wr_t **pp_failure)
