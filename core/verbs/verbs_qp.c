@@ -555,6 +555,28 @@ static __attribute__((noinline)) ib_api_status_t dp_post_recv(verbs_qp_t *qp, ve
 	}
 }
 
+/* One receive request with no next, to @p qp's receive queue or to @p srq. */
+static inline __attribute__((always_inline)) ib_api_status_t
+post_recv_one(struct ibv_qp *qp, struct ibv_srq *srq, uint32_t max_sge, ib_recv_wr_t *p_wr,
+	      ib_recv_wr_t **pp_failure)
+{
+	struct ibv_recv_wr v, *bad;
+	ib_api_status_t st;
+	int rc;
+
+	st = recv_wr_take(max_sge, p_wr, &v);
+	if (__builtin_expect(st == IB_SUCCESS, 1)) {
+		v.next = NULL;
+		rc = srq ? ibv_post_srq_recv(srq, &v, &bad) : ibv_post_recv(qp, &v, &bad);
+		if (__builtin_expect(rc == 0, 1))
+			return IB_SUCCESS;
+		st = post_status(rc);
+	}
+	if (pp_failure)
+		*pp_failure = p_wr;
+	return st;
+}
+
 /*
  * Sends and receives one request at a time (a ping-pong's every post) skip
  * the batch: one translated request on a small frame, one ibv_post_* call.
@@ -598,32 +620,19 @@ refused:
 ib_api_status_t verbs_post_recv(void *h, ib_recv_wr_t *p_wr, ib_recv_wr_t **pp_failure)
 {
 	verbs_qp_t *qp = h;
-	struct ibv_recv_wr v, *bad;
-	ib_api_status_t st;
-	int rc;
 
 	if (!p_wr)
 		return IB_INVALID_PARAMETER;
 	if (!qp->ibv)
 		return verbs_spl_post_recv(qp, p_wr, pp_failure);
 	if (qp->srq || __atomic_load_n(&qp->attr.state, __ATOMIC_RELAXED) == IB_QPS_RESET) {
-		st = qp->srq ? IB_INVALID_PARAMETER : IB_INVALID_QP_STATE;
-		goto refused;
+		if (pp_failure)
+			*pp_failure = p_wr;
+		return qp->srq ? IB_INVALID_PARAMETER : IB_INVALID_QP_STATE;
 	}
 	if (p_wr->p_next)
 		return dp_post_recv(qp, NULL, qp->rq_sge, p_wr, pp_failure);
-	st = recv_wr_take(qp->rq_sge, p_wr, &v);
-	if (__builtin_expect(st != IB_SUCCESS, 0))
-		goto refused;
-	v.next = NULL;
-	rc = ibv_post_recv(qp->ibv, &v, &bad);
-	if (__builtin_expect(rc == 0, 1))
-		return IB_SUCCESS;
-	st = post_status(rc);
-refused:
-	if (pp_failure)
-		*pp_failure = p_wr;
-	return st;
+	return post_recv_one(qp->ibv, NULL, qp->rq_sge, p_wr, pp_failure);
 }
 
 ib_api_status_t verbs_post_srq_recv(void *h, ib_recv_wr_t *p_wr, ib_recv_wr_t **pp_failure)
@@ -632,7 +641,9 @@ ib_api_status_t verbs_post_srq_recv(void *h, ib_recv_wr_t *p_wr, ib_recv_wr_t **
 
 	if (!p_wr)
 		return IB_INVALID_PARAMETER;
-	return dp_post_recv(NULL, srq, srq->max_sge, p_wr, pp_failure);
+	if (p_wr->p_next)
+		return dp_post_recv(NULL, srq, srq->max_sge, p_wr, pp_failure);
+	return post_recv_one(NULL, srq->ibv, srq->max_sge, p_wr, pp_failure);
 }
 
 #else /* !HAVE_VERBS_PROV */
