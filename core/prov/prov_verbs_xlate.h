@@ -367,13 +367,13 @@ static inline ib_wc_status_t verbs_wc_status(enum ibv_wc_status s)
 }
 
 /*
- * The type of a completion's opcode: the send side (0-15) from a table,
- * the receive side by IBV_WC_RECV_RDMA_WITH_IMM or else a receive (as any
- * opcode the table does not know).
+ * The type of a completion's opcode, from one table of the byte: the send
+ * side (0-7) by name, IBV_WC_RECV_RDMA_WITH_IMM, and a receive for any
+ * other opcode (as for one above the byte).
  */
 static inline ib_wc_type_t verbs_wc_type(enum ibv_wc_opcode op)
 {
-	static const uint8_t tab[16] = {
+	static const uint8_t tab[256] = {
 		[IBV_WC_SEND] = IB_WC_SEND,
 		[IBV_WC_RDMA_WRITE] = IB_WC_RDMA_WRITE,
 		[IBV_WC_RDMA_READ] = IB_WC_RDMA_READ,
@@ -382,13 +382,12 @@ static inline ib_wc_type_t verbs_wc_type(enum ibv_wc_opcode op)
 		[IBV_WC_BIND_MW] = IB_WC_MW_BIND,
 		[IBV_WC_LOCAL_INV] = IB_WC_LOCAL_INV,
 		[IBV_WC_TSO] = IB_WC_LSO,
-		[8] = IB_WC_RECV, [9] = IB_WC_RECV, [10] = IB_WC_RECV, [11] = IB_WC_RECV,
-		[12] = IB_WC_RECV, [13] = IB_WC_RECV, [14] = IB_WC_RECV, [15] = IB_WC_RECV,
+		[IBV_WC_TSO + 1 ... IBV_WC_RECV] = IB_WC_RECV,
+		[IBV_WC_RECV_RDMA_WITH_IMM] = IB_WC_RECV_RDMA_WRITE,
+		[IBV_WC_RECV_RDMA_WITH_IMM + 1 ... 255] = IB_WC_RECV,
 	};
 
-	if ((unsigned)op < 16)
-		return (ib_wc_type_t)tab[op];
-	return op == IBV_WC_RECV_RDMA_WITH_IMM ? IB_WC_RECV_RDMA_WRITE : IB_WC_RECV;
+	return (unsigned)op < 256 ? (ib_wc_type_t)tab[op] : IB_WC_RECV;
 }
 
 /* IBV_WC_WITH_IMM >> 1 is IB_RECV_OPT_IMMEDIATE; IBV_WC_GRH << 2 is IB_RECV_OPT_GRH_VALID. */
