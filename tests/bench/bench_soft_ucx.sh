@@ -13,6 +13,8 @@
 #                      unshare permits it; 0: in this one, on a free port (the client
 #                      connects to 127.0.0.1; the server listens on all addresses)
 #   UCX_PERFTEST       the program (default ucx_perftest, Debian package ucx-utils)
+#   BENCH_SOFT_SCALE   the scale rows' numbers of pairs (default 1,2,4,8; 0: no scale rows)
+#   BENCH_SOFT_SCALE_ARGS  more bench_soft options for the scale rows, e.g. "-t 2 -r 3"
 #
 # In one run: bench_soft -p (two processes, parent and forked child, over the soft fabric) and
 # ucx_perftest (server and client processes, client to 127.0.0.1), each measurement alone:
@@ -23,6 +25,10 @@
 #                                   bench_soft: RC RDMA writes; UCX: -t ucp_put_bw
 # and prints one table: both figures, ibal/UCX and the goal of issue 16 (latency <= 3;
 # send rate >= 0.3; RDMA write >= 0.3 at 1 MiB), and RDMA writes against memcpy.
+# Then the scale rows: N pairs of processes writing 1 MiB at once (bench_soft -P; UCX: N
+# ucx_perftest -t ucp_put_bw pairs, the N servers listening before the N clients start
+# together), the sum of their bandwidths and its ratio to one pair's, for each side (issue 16's
+# goal: no ibal row below one pair).
 # MB = 10^6 bytes (ucx_perftest's MB/s are MiB/s: converted).
 # The ucx_perftest server listens on all addresses of its network namespace: by default that
 # is a private one (unshare -n, or -rn when not root) whose only interface is lo.
@@ -106,9 +112,57 @@ free_port() {
 	echo "$p"
 }
 
+# pairs DIR NETNS N SIZE ITERS: N ucx_perftest -t ucp_put_bw pairs at once: the N servers, and
+# once all of them listen (ss), the N clients together; prints the clients' CSVs one after the
+# other. Bounded by `timeout` as pair() is; any failure fails the whole measurement.
+pairs() {
+	local dir=$1 netns=$2 n=$3 size=$4 iters=$5 i rc=0 up
+	local -a port=() srv=() cli=()
+	trap 'kill "${cli[@]}" "${srv[@]}" 2>/dev/null; wait' EXIT
+	trap 'exit 143' TERM
+	trap 'exit 130' INT
+	export UCX_TLS=${BENCH_UCX_TLS:-shm} UCX_WARN_UNUSED_ENV_VARS=n
+	if [ "$netns" = 1 ]; then
+		ip link set lo up || { echo "cannot bring lo up in the network namespace" >&2; exit 1; }
+	fi
+	for i in $(seq 1 "$n"); do
+		if [ "$netns" = 1 ]; then port[i]=$((13337 + i)); else port[i]=$(free_port); fi
+		timeout -k 2 "$T" "$UCXP" -p "${port[i]}" >"$dir/server$i.log" 2>&1 &
+		srv[i]=$!
+	done
+	for _ in $(seq 1 200); do
+		up=0
+		for i in $(seq 1 "$n"); do
+			ss -Hltn "sport = :${port[i]}" 2>/dev/null | grep -q . && up=$((up + 1))
+		done
+		[ "$up" = "$n" ] && break
+		sleep 0.05
+	done
+	[ "$up" = "$n" ] || { echo "$up of $n ucx_perftest servers listen" >&2; exit 1; }
+	for i in $(seq 1 "$n"); do
+		timeout -k 2 "$T" "$UCXP" 127.0.0.1 -p "${port[i]}" -t ucp_put_bw -s "$size" -n "$iters" \
+			-w $((iters / 10)) -f -v >"$dir/client$i.out" 2>"$dir/client$i.err" &
+		cli[i]=$!
+	done
+	for i in $(seq 1 "$n"); do
+		wait "${cli[i]}" || { rc=1; echo "client $i of $n failed:" >&2; tail -5 "$dir/client$i.out" "$dir/client$i.err" >&2; }
+		wait "${srv[i]}" 2>/dev/null
+	done
+	cli=() srv=()
+	[ "$rc" = 0 ] || exit 1
+	for i in $(seq 1 "$n"); do
+		cat "$dir/client$i.out"
+	done
+	exit 0
+}
+
 if [ "${1:-}" = --pair ]; then
 	shift
 	pair "$@"
+fi
+if [ "${1:-}" = --pairs ]; then
+	shift
+	pairs "$@"
 fi
 
 PROG=${1:-${BENCH_SOFT:-}}
@@ -149,6 +203,21 @@ if ! run "$tmp/soft" "$tmp/soft.err" timeout -k 10 3600 "$PROG" ${BENCH_SOFT_ARG
 	echo "bench_soft_ucx: bench_soft failed:" >&2
 	cat "$tmp/soft.err" >&2
 	exit 1
+fi
+
+# The scale rows' numbers of pairs: a comma list of 1 to 16 (one pair first, as bench_soft -P
+# wants), or none.
+scale=${BENCH_SOFT_SCALE-1,2,4,8}
+case $scale in 0 | '') scale='' ;; 1 | 1,*) ;; *) echo "bench_soft_ucx: BENCH_SOFT_SCALE must start with 1" >&2; exit 2 ;; esac
+if [ -n "$scale" ]; then
+	# shellcheck disable=SC2086
+	if ! run "$tmp/scale" "$tmp/soft.err" timeout -k 10 3600 "$PROG" ${BENCH_SOFT_SCALE_ARGS:-} \
+		-p -P "$scale" -s 1m; then
+		echo "bench_soft_ucx: bench_soft -P $scale failed:" >&2
+		cat "$tmp/soft.err" >&2
+		exit 1
+	fi
+	cat "$tmp/scale" >>"$tmp/soft"
 fi
 
 # 2. ucx_perftest: tests and iterations (-n; -w a tenth, at most 10,000).
@@ -201,10 +270,32 @@ else
 			r=$((r + 1))
 		done
 	done
+	# The scale rows: N pairs at once, 64 Ki writes of 1 MiB shared among them (about a second
+	# here); the row is their sum, best of the runs.
+	for np in ${scale//,/ }; do
+		r=1
+		while [ "$r" -le "$runs" ]; do
+			# shellcheck disable=SC2086
+			if run "$tmp/csv" "$tmp/pair.err" timeout -k 5 $((2 * T + 20)) $U bash "$SELF" --pairs "$tmp" "$netns" "$np" 1048576 $((65536 / np)); then
+				awk -F, -v row="rdma_write_${np}_pairs" -v np="$np" '
+				/^iterations,/ { for (i = 1; i <= NF; i++) col[$i] = i; next }
+				!col["overall_bw"] || !/^[0-9]/ { next }
+				{ sum += $col["overall_bw"] * 1.048576; n++ }
+				END { if (n != np) exit 1; printf "%s 1048576 %.3f MB/s\n", row, sum }' "$tmp/csv" >>"$tmp/ucx" ||
+					{ echo "bench_soft_ucx: not $np figures from $np ucx_perftest pairs:" >&2
+					  cat "$tmp/csv" >&2; ucx_note="$ucx_note; some UCX runs failed (see above)"; }
+			else
+				echo "bench_soft_ucx: $np ucx_perftest pairs at once failed:" >&2
+				cat "$tmp/pair.err" >&2
+				ucx_note="$ucx_note; some UCX runs failed (see above)"
+			fi
+			r=$((r + 1))
+		done
+	done
 fi
 
-# 3. The table: best figure of each row (lowest latency, highest rate or bandwidth).
-awk -v note="$ucx_note" '
+# 3. The tables: best figure of each row (lowest latency, highest rate or bandwidth).
+awk -v note="$ucx_note" -v scale="$scale" '
 function best(arr, k, v, unit) {
 	if (!(k in arr) || (unit == "us" ? v < arr[k] : v > arr[k])) arr[k] = v
 }
@@ -246,6 +337,23 @@ END {
 			mu = (k in ucx) ? sprintf("%.3g", ucx[k] / ibal[m]) : "n/a"
 		}
 		printf "%-22s %8s %14s %14s %9s %6s %4s %12s %12s\n", a[1], human(a[2]), fi, fu, r, goal, met, mi, mu
+	}
+	if (!scale)
+		exit
+	print ""
+	print "# scale: N pairs of processes writing 1 MiB at once, the sum of their bandwidths (MB/s);"
+	print "# ratio = N pairs / 1 pair of the same side, this run; goal (ibal): no row below one pair"
+	printf "%-22s %14s %11s %14s %11s %6s %4s\n", "row", "ibal", "ibal ratio", "UCX", "UCX ratio", "goal", "met"
+	n = split(scale, np, ",")
+	k1 = "rdma_write_1_pairs 1048576"
+	for (i = 1; i <= n; i++) {
+		k = "rdma_write_" np[i] "_pairs 1048576"
+		fi = k in ibal ? fig(ibal[k], "MB/s") : "n/a"
+		fu = k in ucx ? fig(ucx[k], "MB/s") : "n/a"
+		ri = (k in ibal) && (k1 in ibal) ? sprintf("%.3f", ibal[k] / ibal[k1]) : "-"
+		ru = (k in ucx) && (k1 in ucx) ? sprintf("%.3f", ucx[k] / ucx[k1]) : "-"
+		met = ri == "-" ? "-" : ri + 0 >= 1 ? "yes" : "no"
+		printf "%-22s %14s %11s %14s %11s %6s %4s\n", "rdma_write_" np[i] "_pairs", fi, ri, fu, ru, ">= 1", met
 	}
 }' "$tmp/soft" "$tmp/ucx"
 exit 0
