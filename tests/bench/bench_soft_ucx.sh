@@ -220,6 +220,52 @@ if [ -n "$scale" ]; then
 	cat "$tmp/scale" >>"$tmp/soft"
 fi
 
+# The CSV of one ucx_perftest client on stdin: the line after the header "iterations,...", whose
+# columns name overall_lat (us), overall_mr (msg/s), overall_bw (MiB/s); UCX logs to stdout, so
+# other lines are skipped. Prints the row of $row, $test and $size; fails without a figure.
+parse_pair() {
+	awk -F, -v row="$row" -v size="$size" -v test="$test" '
+	/^iterations,/ { for (i = 1; i <= NF; i++) col[$i] = i; cols = 1; next }
+	!cols || !/^[0-9]/ { next }
+	test == "tag_lat" && col["overall_lat"] { print row, size, $col["overall_lat"], "us"; ok = 1 }
+	test == "tag_bw" && col["overall_mr"] { print row, size, $col["overall_mr"], "msg/s"; ok = 1 }
+	test == "ucp_put_bw" && col["overall_bw"] {
+		printf "%s %s %.3f MB/s\n", row, size, $col["overall_bw"] * 1.048576; ok = 1
+	}
+	END { exit !ok }'
+}
+
+# The CSVs of $np ucx_perftest ucp_put_bw clients on stdin: the row of their summed bandwidths;
+# fails unless each gave its figure.
+parse_pairs() {
+	awk -F, -v row="rdma_write_${np}_pairs" -v np="$np" '
+	/^iterations,/ { for (i = 1; i <= NF; i++) col[$i] = i; next }
+	!col["overall_bw"] || !/^[0-9]/ { next }
+	{ sum += $col["overall_bw"] * 1.048576; n++ }
+	END { if (n != np) exit 1; printf "%s 1048576 %.3f MB/s\n", row, sum }'
+}
+
+# ucx_measure WHAT PARSE ARGS...: $runs runs of this script with ARGS (--pair or --pairs), each
+# bounded; PARSE turns each run's output into its row in $tmp/ucx. A failed run, or one
+# without figures, is reported on stderr and in the table's note.
+ucx_measure() {
+	local what=$1 parse=$2 r=1
+	shift 2
+	while [ "$r" -le "$runs" ]; do
+		# shellcheck disable=SC2086
+		if run "$tmp/csv" "$tmp/pair.err" timeout -k 5 $((2 * T + 20)) $U bash "$SELF" "$@"; then
+			"$parse" <"$tmp/csv" >>"$tmp/ucx" ||
+				{ echo "bench_soft_ucx: no figures from $what:" >&2
+				  cat "$tmp/csv" >&2; ucx_note="$ucx_note; some UCX runs failed (see above)"; }
+		else
+			echo "bench_soft_ucx: $what failed:" >&2
+			cat "$tmp/pair.err" >&2
+			ucx_note="$ucx_note; some UCX runs failed (see above)"
+		fi
+		r=$((r + 1))
+	done
+}
+
 # 2. ucx_perftest: tests and iterations (-n; -w a tenth, at most 10,000).
 tests="latency_2_process:tag_lat:8:100000 latency_2_process:tag_lat:64:100000
 send_rate_2_process:tag_bw:8:1000000 send_rate_2_process:tag_bw:64:1000000
@@ -245,52 +291,12 @@ else
 	ucx_note="UCX $(ucx_info -v 2>/dev/null | sed -n 's/^# Version //p') UCX_TLS=${BENCH_UCX_TLS:-shm}, $where; best of $runs"
 	for spec in $tests; do
 		IFS=: read -r row test size n <<<"$spec"
-		r=1
-		while [ "$r" -le "$runs" ]; do
-			# shellcheck disable=SC2086
-			if run "$tmp/csv" "$tmp/pair.err" timeout -k 5 $((2 * T + 20)) $U bash "$SELF" --pair "$tmp" "$netns" "$test" "$size" "$n"; then
-				# The line after the header "iterations,...": the columns it names overall_lat
-				# (us), overall_mr (msg/s), overall_bw (MiB/s). UCX logs to stdout: other lines.
-				awk -F, -v row="$row" -v size="$size" -v test="$test" '
-				/^iterations,/ { for (i = 1; i <= NF; i++) col[$i] = i; cols = 1; next }
-				!cols || !/^[0-9]/ { next }
-				test == "tag_lat" && col["overall_lat"] { print row, size, $col["overall_lat"], "us"; ok = 1 }
-				test == "tag_bw" && col["overall_mr"] { print row, size, $col["overall_mr"], "msg/s"; ok = 1 }
-				test == "ucp_put_bw" && col["overall_bw"] {
-					printf "%s %s %.3f MB/s\n", row, size, $col["overall_bw"] * 1.048576; ok = 1
-				}
-				END { exit !ok }' "$tmp/csv" >>"$tmp/ucx" ||
-					{ echo "bench_soft_ucx: no figures in the output of ucx_perftest -t $test -s $size:" >&2
-					  cat "$tmp/csv" >&2; ucx_note="$ucx_note; some UCX runs failed (see above)"; }
-			else
-				echo "bench_soft_ucx: ucx_perftest -t $test -s $size failed:" >&2
-				cat "$tmp/pair.err" >&2
-				ucx_note="$ucx_note; some UCX runs failed (see above)"
-			fi
-			r=$((r + 1))
-		done
+		ucx_measure "ucx_perftest -t $test -s $size" parse_pair --pair "$tmp" "$netns" "$test" "$size" "$n"
 	done
 	# The scale rows: N pairs at once, 64 Ki writes of 1 MiB shared among them (about a second
 	# here); the row is their sum, best of the runs.
 	for np in ${scale//,/ }; do
-		r=1
-		while [ "$r" -le "$runs" ]; do
-			# shellcheck disable=SC2086
-			if run "$tmp/csv" "$tmp/pair.err" timeout -k 5 $((2 * T + 20)) $U bash "$SELF" --pairs "$tmp" "$netns" "$np" 1048576 $((65536 / np)); then
-				awk -F, -v row="rdma_write_${np}_pairs" -v np="$np" '
-				/^iterations,/ { for (i = 1; i <= NF; i++) col[$i] = i; next }
-				!col["overall_bw"] || !/^[0-9]/ { next }
-				{ sum += $col["overall_bw"] * 1.048576; n++ }
-				END { if (n != np) exit 1; printf "%s 1048576 %.3f MB/s\n", row, sum }' "$tmp/csv" >>"$tmp/ucx" ||
-					{ echo "bench_soft_ucx: not $np figures from $np ucx_perftest pairs:" >&2
-					  cat "$tmp/csv" >&2; ucx_note="$ucx_note; some UCX runs failed (see above)"; }
-			else
-				echo "bench_soft_ucx: $np ucx_perftest pairs at once failed:" >&2
-				cat "$tmp/pair.err" >&2
-				ucx_note="$ucx_note; some UCX runs failed (see above)"
-			fi
-			r=$((r + 1))
-		done
+		ucx_measure "$np ucx_perftest pairs at once" parse_pairs --pairs "$tmp" "$netns" "$np" 1048576 $((65536 / np))
 	done
 fi
 
