@@ -511,6 +511,7 @@ static struct {
 	int fail_at;                     /* -1, or the index in a call to refuse */
 	int fail_call;                   /* 0: every call, else only that one (1-based) */
 	int fail_rc;
+	int recv_fail_rc, srq_calls;     /* recv_fail_rc: what post_recv refuses with */
 	struct ibv_wc wc[FAKE_MAX];      /* completions still to poll */
 	int n_wc, wc_head, poll_rc;      /* poll_rc < 0: what poll_cq returns */
 	int poll_calls, poll_asked[8];   /* poll_cq calls, the first ones' n */
@@ -535,11 +536,21 @@ static int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_
 static int fake_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
 {
 	(void)qp;
-	(void)bad;
 	fk.recv_calls++;
+	if (fk.recv_fail_rc) { /* refuses the first request */
+		*bad = wr;
+		return fk.recv_fail_rc;
+	}
 	for (; wr; wr = wr->next)
 		fk.rwr[fk.n_rwr++] = *wr;
 	return 0;
+}
+
+static int fake_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
+{
+	(void)srq;
+	fk.srq_calls++;
+	return fake_post_recv(NULL, wr, bad);
 }
 
 static int fake_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
@@ -711,8 +722,73 @@ static void test_dp_fake(void)
 	s[1].dgrm.ud.h_av = NULL;
 	CU_ASSERT_EQUAL(verbs_post_send(&qp, s, &s_fail), IB_INVALID_AV_HANDLE);
 	CU_ASSERT_PTR_EQUAL(s_fail, &s[1]);
+	/* ...and alone: the small frame's path, the same fields and statuses. */
+	fk.n_swr = fk.send_calls = 0;
+	s[1].dgrm.ud.h_av = (ib_av_handle_t)&av;
+	CU_ASSERT_EQUAL(verbs_post_send(&qp, &s[1], &s_fail), IB_SUCCESS);
+	CU_ASSERT_EQUAL(fk.send_calls, 1);
+	CU_ASSERT_EQUAL_FATAL(fk.n_swr, 1);
+	CU_ASSERT_PTR_EQUAL(fk.swr[0].wr.ud.ah, &iah);
+	CU_ASSERT_EQUAL(fk.swr[0].wr.ud.remote_qpn, 1);
+	CU_ASSERT_EQUAL(fk.swr[0].wr.ud.remote_qkey, 0x1234u);
+	CU_ASSERT_PTR_NULL(fk.swr[0].next);
+	s[1].dgrm.ud.h_av = NULL;
+	s_fail = NULL;
+	CU_ASSERT_EQUAL(verbs_post_send(&qp, &s[1], &s_fail), IB_INVALID_AV_HANDLE);
+	CU_ASSERT_PTR_EQUAL(s_fail, &s[1]);
+	CU_ASSERT_EQUAL(fk.send_calls, 1);
 	s[1].p_next = &s[2];
 	qp.type = IB_QPT_RELIABLE_CONN;
+	qp.wr_types = (1u << WR_SEND) | (1u << WR_RDMA_WRITE) | (1u << WR_RDMA_READ);
+
+	/* A lone RC request (s[19] has no next): one call with one request. */
+	fk.n_swr = fk.send_calls = 0;
+	CU_ASSERT_EQUAL(verbs_post_send(&qp, &s[19], &s_fail), IB_SUCCESS);
+	CU_ASSERT_EQUAL(fk.send_calls, 1);
+	CU_ASSERT_EQUAL_FATAL(fk.n_swr, 1);
+	CU_ASSERT_EQUAL(fk.swr[0].wr_id, 119);
+	CU_ASSERT_EQUAL(fk.swr[0].opcode, IBV_WR_SEND);
+	CU_ASSERT_EQUAL(fk.swr[0].num_sge, 2);
+	CU_ASSERT_PTR_EQUAL(fk.swr[0].sg_list, (void *)ds[19]);
+	CU_ASSERT_EQUAL(fk.swr[0].send_flags, IBV_SEND_SIGNALED);
+	CU_ASSERT_PTR_NULL(fk.swr[0].next);
+	s[18].wr_type = WR_RDMA_WRITE; /* RDMA fields to host order */
+	s[18].p_next = NULL;
+	fk.n_swr = 0;
+	CU_ASSERT_EQUAL(verbs_post_send(&qp, &s[18], &s_fail), IB_SUCCESS);
+	CU_ASSERT_EQUAL(fk.swr[0].opcode, IBV_WR_RDMA_WRITE);
+	CU_ASSERT_EQUAL(fk.swr[0].wr.rdma.remote_addr, 0x7000);
+	CU_ASSERT_EQUAL(fk.swr[0].wr.rdma.rkey, 0x4321u);
+	s[18].wr_type = WR_SEND;
+	s[18].p_next = &s[19];
+	/* Refused by libibverbs, by a check, or by the QP's state: it is named. */
+	fk.fail_at = 0;
+	fk.fail_rc = ENOMEM;
+	s_fail = NULL;
+	CU_ASSERT_EQUAL(verbs_post_send(&qp, &s[19], &s_fail), IB_INSUFFICIENT_RESOURCES);
+	CU_ASSERT_PTR_EQUAL(s_fail, &s[19]);
+	fk.fail_rc = EINVAL;
+	CU_ASSERT_EQUAL(verbs_post_send(&qp, &s[19], NULL), IB_INVALID_PARAMETER);
+	fk.fail_at = -1;
+	fk.send_calls = 0;
+	s[19].wr_type = WR_COMPARE_SWAP;
+	s_fail = NULL;
+	CU_ASSERT_EQUAL(verbs_post_send(&qp, &s[19], &s_fail), IB_INVALID_WR_TYPE);
+	CU_ASSERT_PTR_EQUAL(s_fail, &s[19]);
+	s[19].wr_type = WR_SEND;
+	s[19].num_ds = 3;
+	CU_ASSERT_EQUAL(verbs_post_send(&qp, &s[19], &s_fail), IB_INVALID_MAX_SGE);
+	s[19].num_ds = 2;
+	s[19].send_opt |= IB_SEND_OPT_INLINE;
+	CU_ASSERT_EQUAL(verbs_post_send(&qp, &s[19], &s_fail), IB_INVALID_PARAMETER);
+	s[19].send_opt &= ~IB_SEND_OPT_INLINE;
+	qp.attr.state = IB_QPS_INIT;
+	s_fail = NULL;
+	CU_ASSERT_EQUAL(verbs_post_send(&qp, &s[19], &s_fail), IB_INVALID_QP_STATE);
+	CU_ASSERT_PTR_EQUAL(s_fail, &s[19]);
+	qp.attr.state = IB_QPS_RTS;
+	CU_ASSERT_EQUAL(fk.send_calls, 0);
+	CU_ASSERT_EQUAL(verbs_post_send(&qp, NULL, &s_fail), IB_INVALID_PARAMETER);
 
 	/* 20 receives: two calls, the segments as they are. */
 	CU_ASSERT_EQUAL(verbs_post_recv(&qp, r, &r_fail), IB_SUCCESS);
@@ -728,6 +804,66 @@ static void test_dp_fake(void)
 	CU_ASSERT_EQUAL(verbs_post_recv(&qp, r, &r_fail), IB_INVALID_MAX_SGE);
 	CU_ASSERT_PTR_EQUAL(r_fail, &r[5]);
 	CU_ASSERT_EQUAL(fk.n_rwr, 5);
+	r[5].num_ds = 1;
+
+	/* A lone receive, to the QP or to an SRQ: one call with one request. */
+	fk.n_rwr = fk.recv_calls = 0;
+	CU_ASSERT_EQUAL(verbs_post_recv(&qp, &r[19], &r_fail), IB_SUCCESS);
+	CU_ASSERT_EQUAL(fk.recv_calls, 1);
+	CU_ASSERT_EQUAL_FATAL(fk.n_rwr, 1);
+	CU_ASSERT_EQUAL(fk.rwr[0].wr_id, 219);
+	CU_ASSERT_PTR_EQUAL(fk.rwr[0].sg_list, (void *)ds[19]);
+	CU_ASSERT_EQUAL(fk.rwr[0].num_sge, 1);
+	CU_ASSERT_PTR_NULL(fk.rwr[0].next);
+	r[19].num_ds = 3;
+	r_fail = NULL;
+	CU_ASSERT_EQUAL(verbs_post_recv(&qp, &r[19], &r_fail), IB_INVALID_MAX_SGE);
+	CU_ASSERT_PTR_EQUAL(r_fail, &r[19]);
+	r[19].num_ds = 1;
+	fk.recv_fail_rc = ENOMEM;
+	r_fail = NULL;
+	CU_ASSERT_EQUAL(verbs_post_recv(&qp, &r[19], &r_fail), IB_INSUFFICIENT_RESOURCES);
+	CU_ASSERT_PTR_EQUAL(r_fail, &r[19]);
+	fk.recv_fail_rc = 0;
+	qp.attr.state = IB_QPS_RESET;
+	r_fail = NULL;
+	CU_ASSERT_EQUAL(verbs_post_recv(&qp, &r[19], &r_fail), IB_INVALID_QP_STATE);
+	CU_ASSERT_PTR_EQUAL(r_fail, &r[19]);
+	qp.attr.state = IB_QPS_RTS;
+	{
+		static struct ibv_srq isrq;
+		verbs_srq_t srq;
+
+		ctx.ops.post_srq_recv = fake_post_srq_recv;
+		isrq.context = &ctx;
+		memset(&srq, 0, sizeof(srq));
+		srq.ibv = &isrq;
+		srq.max_sge = 1;
+		fk.n_rwr = fk.recv_calls = fk.srq_calls = 0;
+		CU_ASSERT_EQUAL(verbs_post_srq_recv(&srq, &r[19], &r_fail), IB_SUCCESS);
+		CU_ASSERT_EQUAL(fk.srq_calls, 1);
+		CU_ASSERT_EQUAL_FATAL(fk.n_rwr, 1);
+		CU_ASSERT_EQUAL(fk.rwr[0].wr_id, 219);
+		CU_ASSERT_EQUAL(verbs_post_srq_recv(&srq, &r[18], &r_fail), IB_SUCCESS);
+		CU_ASSERT_EQUAL(fk.srq_calls, 2);
+		CU_ASSERT_EQUAL(fk.n_rwr, 3);
+		r[19].num_ds = 2;
+		r_fail = NULL;
+		CU_ASSERT_EQUAL(verbs_post_srq_recv(&srq, &r[19], &r_fail), IB_INVALID_MAX_SGE);
+		CU_ASSERT_PTR_EQUAL(r_fail, &r[19]);
+		r[19].num_ds = 1;
+		fk.recv_fail_rc = ENOMEM;
+		r_fail = NULL;
+		CU_ASSERT_EQUAL(verbs_post_srq_recv(&srq, &r[19], &r_fail), IB_INSUFFICIENT_RESOURCES);
+		CU_ASSERT_PTR_EQUAL(r_fail, &r[19]);
+		fk.recv_fail_rc = 0;
+		/* a QP with an SRQ takes no receive of its own */
+		qp.srq = &srq;
+		r_fail = NULL;
+		CU_ASSERT_EQUAL(verbs_post_recv(&qp, &r[19], &r_fail), IB_INVALID_PARAMETER);
+		CU_ASSERT_PTR_EQUAL(r_fail, &r[19]);
+		qp.srq = NULL;
+	}
 
 	/* Polls: the done list is the free list's head, in order. */
 	memset(&cq, 0, sizeof(cq));
