@@ -578,6 +578,27 @@ static ib_wc_t *wc_chain(ib_wc_t *wc, int n)
 	return wc;
 }
 
+/*
+ * A lone receive @p wr (one segment) refused through @p post on @p h: with
+ * one segment more than the queue's @p max_sge, and by libibverbs (ENOMEM);
+ * each time the request is named.
+ */
+static void lone_recv_refused(ib_api_status_t (*post)(void *, ib_recv_wr_t *, ib_recv_wr_t **),
+			      void *h, ib_recv_wr_t *wr, uint32_t max_sge)
+{
+	ib_recv_wr_t *fail = NULL;
+
+	wr->num_ds = max_sge + 1;
+	CU_ASSERT_EQUAL(post(h, wr, &fail), IB_INVALID_MAX_SGE);
+	CU_ASSERT_PTR_EQUAL(fail, wr);
+	wr->num_ds = 1;
+	fk.recv_fail_rc = ENOMEM;
+	fail = NULL;
+	CU_ASSERT_EQUAL(post(h, wr, &fail), IB_INSUFFICIENT_RESOURCES);
+	CU_ASSERT_PTR_EQUAL(fail, wr);
+	fk.recv_fail_rc = 0;
+}
+
 static void test_dp_fake(void)
 {
 	static struct ibv_context ctx;
@@ -815,16 +836,7 @@ static void test_dp_fake(void)
 	CU_ASSERT_PTR_EQUAL(fk.rwr[0].sg_list, (void *)ds[19]);
 	CU_ASSERT_EQUAL(fk.rwr[0].num_sge, 1);
 	CU_ASSERT_PTR_NULL(fk.rwr[0].next);
-	r[19].num_ds = 3;
-	r_fail = NULL;
-	CU_ASSERT_EQUAL(verbs_post_recv(&qp, &r[19], &r_fail), IB_INVALID_MAX_SGE);
-	CU_ASSERT_PTR_EQUAL(r_fail, &r[19]);
-	r[19].num_ds = 1;
-	fk.recv_fail_rc = ENOMEM;
-	r_fail = NULL;
-	CU_ASSERT_EQUAL(verbs_post_recv(&qp, &r[19], &r_fail), IB_INSUFFICIENT_RESOURCES);
-	CU_ASSERT_PTR_EQUAL(r_fail, &r[19]);
-	fk.recv_fail_rc = 0;
+	lone_recv_refused(verbs_post_recv, &qp, &r[19], 2);
 	qp.attr.state = IB_QPS_RESET;
 	r_fail = NULL;
 	CU_ASSERT_EQUAL(verbs_post_recv(&qp, &r[19], &r_fail), IB_INVALID_QP_STATE);
@@ -847,16 +859,7 @@ static void test_dp_fake(void)
 		CU_ASSERT_EQUAL(verbs_post_srq_recv(&srq, &r[18], &r_fail), IB_SUCCESS);
 		CU_ASSERT_EQUAL(fk.srq_calls, 2);
 		CU_ASSERT_EQUAL(fk.n_rwr, 3);
-		r[19].num_ds = 2;
-		r_fail = NULL;
-		CU_ASSERT_EQUAL(verbs_post_srq_recv(&srq, &r[19], &r_fail), IB_INVALID_MAX_SGE);
-		CU_ASSERT_PTR_EQUAL(r_fail, &r[19]);
-		r[19].num_ds = 1;
-		fk.recv_fail_rc = ENOMEM;
-		r_fail = NULL;
-		CU_ASSERT_EQUAL(verbs_post_srq_recv(&srq, &r[19], &r_fail), IB_INSUFFICIENT_RESOURCES);
-		CU_ASSERT_PTR_EQUAL(r_fail, &r[19]);
-		fk.recv_fail_rc = 0;
+		lone_recv_refused(verbs_post_srq_recv, &srq, &r[19], 1);
 		/* a QP with an SRQ takes no receive of its own */
 		qp.srq = &srq;
 		r_fail = NULL;
