@@ -476,19 +476,13 @@ static ib_api_status_t port_open(verbs_port_t *port)
 	}
 	port->rx_stop = 0;
 	if (verbs_issm) {
-		char path[256];
-
 		/* umad2sim crashes on a MAD of a class no agent registered (it
 		 * looks up a NULL queue), and an SM client gets requests of every
 		 * class: register both QPs' classes now, before the issm open
-		 * makes the SM sweep us (agents stay until the port closes). */
+		 * (issm_claim) makes the SM sweep us (agents stay until the port
+		 * closes). */
 		reg_qp_agents(port, 0);
 		reg_qp_agents(port, 1);
-		/* plain open(): umad2sim intercepts it, not openat() */
-		if (umad_get_issm_path(port->ca->name, port->num, path, sizeof(path)) >= 0)
-			port->issm_fd = open(path, O_RDWR);
-		IBAL_DBG(IBAL_SUB_VERBS, "%s port %u issm %s: fd %d", port->ca->name,
-				port->num, path, port->issm_fd);
 	}
 	if (pthread_create(&port->rx_thread, NULL, rx_main, port)) {
 		umad_close_port(port->fd);
@@ -498,6 +492,40 @@ static ib_api_status_t port_open(verbs_port_t *port)
 		return IB_INSUFFICIENT_RESOURCES;
 	}
 	return IB_SUCCESS;
+}
+
+/*
+ * IBAL_VERBS_ISSM=1: the port claims IsSM (opens its issm device) once its
+ * QP0 can take what the claim draws, an SM's SubnGet(SMInfo): in RTR or RTS
+ * with a receive posted. Claimed at the port's open (the first special QP),
+ * the SM asked within milliseconds, before QP0 had a receive, the request
+ * was dropped, and OpenSM's sweep waited for it for a minute. The claim
+ * holds until the port closes. Called without qp->lock (port->lock is taken
+ * before it).
+ */
+static void issm_claim(verbs_port_t *port)
+{
+	char path[256];
+
+	pthread_mutex_lock(&port->lock);
+	if (port->fd >= 0 && !port->issm_tried) {
+		port->issm_tried = 1;
+		/* plain open(): umad2sim intercepts it, not openat() */
+		if (umad_get_issm_path(port->ca->name, port->num, path, sizeof(path)) >= 0)
+			port->issm_fd = open(path, O_RDWR);
+		else
+			snprintf(path, sizeof(path), "(none)");
+		IBAL_DBG(IBAL_SUB_VERBS, "%s port %u issm %s: fd %d", port->ca->name, port->num,
+			 path, port->issm_fd);
+	}
+	pthread_mutex_unlock(&port->lock);
+}
+
+/* Whether @p qp is a QP0 that can receive an SMP (qp->lock held). */
+static int qp0_ready(const verbs_qp_t *qp)
+{
+	return qp->n == 0 && qp->rq_count &&
+	       (qp->attr.state == IB_QPS_RTR || qp->attr.state == IB_QPS_RTS);
 }
 
 /* Stops the receive thread and closes the device (port->oc_lock held, port->lock not). */
@@ -515,6 +543,7 @@ static void port_close(verbs_port_t *port)
 	if (port->issm_fd >= 0)
 		close(port->issm_fd);
 	port->issm_fd = -1;
+	port->issm_tried = 0;
 	free(port->rx_buf);
 	port->rx_buf = NULL;
 	memset(port->tid, 0, sizeof(port->tid));
@@ -651,6 +680,7 @@ ib_api_status_t verbs_spl_modify_qp(verbs_qp_t *qp, const ib_qp_mod_t *p_mod)
 	ib_qp_state_t old;
 	ib_api_status_t st;
 	ib_async_event_t ev = (ib_async_event_t)0;
+	int claim;
 
 	if (!p_mod)
 		return IB_INVALID_PARAMETER;
@@ -668,7 +698,10 @@ ib_api_status_t verbs_spl_modify_qp(verbs_qp_t *qp, const ib_qp_mod_t *p_mod)
 			/* sends complete at once: the queue is drained already */
 			prov_qp_event(qp->type, &qp->attr, PROV_QP_EV_SQ_DRAINED, &ev);
 	}
+	claim = verbs_issm && qp0_ready(qp);
 	pthread_mutex_unlock(&qp->lock);
+	if (claim)
+		issm_claim(qp->port);
 	if (ev && verbs_upcalls.async_event)
 		verbs_upcalls.async_event(qp->al_qp, ev, 0);
 	return st;
@@ -694,6 +727,7 @@ ib_api_status_t verbs_spl_post_recv(verbs_qp_t *qp, ib_recv_wr_t *p_wr,
 				    ib_recv_wr_t **pp_failure)
 {
 	ib_api_status_t st = IB_SUCCESS;
+	int claim;
 
 	if (!p_wr)
 		return IB_INVALID_PARAMETER;
@@ -720,7 +754,10 @@ ib_api_status_t verbs_spl_post_recv(verbs_qp_t *qp, ib_recv_wr_t *p_wr,
 	}
 	if (qp->attr.state == IB_QPS_ERROR)
 		flush_rq(qp);
+	claim = verbs_issm && qp0_ready(qp);
 	pthread_mutex_unlock(&qp->lock);
+	if (claim)
+		issm_claim(qp->port);
 	if (st != IB_SUCCESS && pp_failure)
 		*pp_failure = p_wr;
 	return st;

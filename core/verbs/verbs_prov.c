@@ -10,8 +10,8 @@
  * default 1000; also the device list's when there are no uevents, see
  * verbs_watch.c), IBAL_VERBS_MAD_TIMEOUT_MS (how long the kernel keeps a sent
  * request waiting for its response, 100..600000, default 30000; see
- * verbs_mad.c), IBAL_VERBS_ISSM=1 (test fabrics only:
- * hold each open port's issm device, see verbs_mad.c).
+ * verbs_mad.c), IBAL_VERBS_ISSM=1 (test fabrics only: a port holds its issm
+ * device once its QP0 can receive, see issm_claim() in verbs_mad.c).
  */
 #include <stdlib.h>
 #include <string.h>

@@ -144,6 +144,7 @@ typedef struct verbs_port {
 	pthread_mutex_t lock;     /* fd, agents, spl[], TID table */
 	int fd;                   /* umad portid, -1 while closed */
 	int issm_fd;              /* open issm device (IBAL_VERBS_ISSM=1), else -1 */
+	int issm_tried;           /* the claim was made (issm_claim), fd or not; lock */
 	int n_users;              /* special QPs using fd */
 	int agent[256];           /* agent id per management class (-1: none) */
 	struct {

@@ -869,9 +869,9 @@ static void try_ud_qp(ib_al_handle_t h_al, const port_t *p)
 /*
  * With TEST_SA_QP0=1: holds a QP0 alias on the port for the rest of the run,
  * so that the access layer's dispatcher owns QP0 and answers the SMPs an SM
- * sends to a port that claims IsSM (IBAL_VERBS_ISSM=1) instead of the
- * provider dropping them: SubnGet(SMInfo) with the SMInfo of an SM that is
- * not active (OpenSM's sweep waits for that answer otherwise).
+ * sends to a port that claims IsSM (IBAL_VERBS_ISSM=1; the provider claims
+ * it once this QP0 can receive): SubnGet(SMInfo) with the SMInfo of an SM
+ * that is not active (OpenSM's sweep waits for that answer otherwise).
  */
 static void hold_qp0(ib_al_handle_t h_al, const port_t *p)
 {
@@ -991,10 +991,10 @@ static void subscribe(ib_al_handle_t h_al, const port_t *p, int i)
 /*
  * Waits for a report on subscription @p i and prints the outcome. Trap 128
  * must come when reports are expected. Traps 64/65 come from an SM sweep:
- * with IBAL_VERBS_ISSM=1 the port claims IsSM and OpenSM's sweep sends it a
- * SubnGet(SMInfo), which the access layer answers only while a QP0 alias
- * holds the port (TEST_SA_QP0=1; without one the sweep waits for good): a
- * missing one is reported KNOWN-IBSIM unless TEST_SA_STRICT_TRAPS=1.
+ * with IBAL_VERBS_ISSM=1 the port claims IsSM once a QP0 alias holds it
+ * (TEST_SA_QP0=1) and OpenSM's sweep sends it a SubnGet(SMInfo), which the
+ * access layer answers: a missing one is reported KNOWN-IBSIM unless
+ * TEST_SA_STRICT_TRAPS=1.
  */
 static void await_report(int i, int expect, uint64_t ms)
 {
