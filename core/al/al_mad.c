@@ -714,13 +714,18 @@ static ib_api_status_t disp_resources(al_mad_disp_t *d, ib_net64_t ca_guid, size
 	return ib_reg_mem(d->h_pd, &mc, &d->lkey, &rkey, &d->h_mr);
 }
 
-/* The dispatcher's QP (a UD QP, or the port's special QP) in RTS, its QPN in d->qpn. */
+/* The dispatcher's QP (a UD QP, or the port's special QP) in RTS, its QPN
+ * in d->qpn. Every receive is posted in INIT: a MAD that comes as soon as
+ * the QP is in RTR (an SM's SubnGet(SMInfo) to a port that claims IsSM, a
+ * peer's retry) then finds one (it would be dropped, and an SM may wait
+ * long for the answer). */
 static ib_api_status_t disp_qp(al_mad_disp_t *d)
 {
 	ib_qp_create_t qc;
 	ib_qp_attr_t qa;
 	al_pd_t *p_pd;
 	ib_api_status_t st;
+	uint32_t i;
 
 	memset(&qc, 0, sizeof(qc));
 	qc.qp_type = d->type;
@@ -741,7 +746,11 @@ static ib_api_status_t disp_qp(al_mad_disp_t *d)
 			AL_EXIT(d->h_pd);
 	}
 	if (st == IB_SUCCESS)
-		st = al_qp_to_rts(d->h_qp, d->port_num, d->qkey, d->pkey_index);
+		st = al_qp_to_init(d->h_qp, d->port_num, d->qkey, d->pkey_index);
+	for (i = 0; i < AL_MAD_RECV_SLOTS && st == IB_SUCCESS; i++)
+		st = post_recv(d, i);
+	if (st == IB_SUCCESS)
+		st = al_qp_init_to_rts(d->h_qp);
 	if (st == IB_SUCCESS)
 		st = ib_query_qp(d->h_qp, &qa);
 	if (st == IB_SUCCESS)
@@ -770,7 +779,6 @@ static ib_api_status_t disp_new(al_ci_ca_t *p_ci, uint8_t port, ib_qp_type_t typ
 	size_t len = (size_t)AL_MAD_SEND_SLOTS * MAD_BLOCK_SIZE +
 		     (size_t)AL_MAD_RECV_SLOTS * AL_MAD_RECV_SLOT;
 	ib_api_status_t st;
-	uint32_t i;
 
 	if (!d)
 		return IB_INSUFFICIENT_MEMORY;
@@ -793,8 +801,6 @@ static ib_api_status_t disp_new(al_ci_ca_t *p_ci, uint8_t port, ib_qp_type_t typ
 		st = disp_resources(d, p_ci->guid, len);
 	if (st == IB_SUCCESS)
 		st = disp_qp(d);
-	for (i = 0; i < AL_MAD_RECV_SLOTS && st == IB_SUCCESS; i++)
-		st = post_recv(d, i);
 	if (st == IB_SUCCESS)
 		st = ib_rearm_cq(d->h_cq, FALSE);
 	if (st == IB_SUCCESS)

@@ -232,6 +232,25 @@ static inline boolean_t al_qp_is_mad(const al_qp_t *p_qp)
 ib_api_status_t al_qp_to_rts(ib_qp_handle_t h_qp, uint8_t port, ib_net32_t qkey,
 			     uint16_t pkey_index);
 
+/**
+ * The first half of al_qp_to_rts(): RESET, then INIT (port, Q_Key, P_Key
+ * index). A QP in INIT takes receives but no packet yet: a dispatcher posts
+ * its receives there, so that nothing sent to it once it is in RTR finds
+ * its receive queue empty.
+ * @param h_qp the QP. @param port the port. @param qkey the Q_Key (network
+ * order). @param pkey_index the P_Key index.
+ * @return IB_SUCCESS or the status of the ib_modify_qp() that failed.
+ */
+ib_api_status_t al_qp_to_init(ib_qp_handle_t h_qp, uint8_t port, ib_net32_t qkey,
+			      uint16_t pkey_index);
+
+/**
+ * The second half of al_qp_to_rts(): INIT to RTR, then RTS (SQ PSN 1).
+ * @param h_qp the QP, in INIT.
+ * @return IB_SUCCESS or the status of the ib_modify_qp() that failed.
+ */
+ib_api_status_t al_qp_init_to_rts(ib_qp_handle_t h_qp);
+
 /* ---- al_mad.c: dispatchers ---- */
 
 /**

@@ -238,8 +238,8 @@ out:
 
 /* ---- ib_init_dgrm_svc ---- */
 
-ib_api_status_t al_qp_to_rts(ib_qp_handle_t h_qp, uint8_t port, ib_net32_t qkey,
-			     uint16_t pkey_index)
+ib_api_status_t al_qp_to_init(ib_qp_handle_t h_qp, uint8_t port, ib_net32_t qkey,
+			      uint16_t pkey_index)
 {
 	ib_qp_mod_t m;
 	ib_api_status_t st;
@@ -254,9 +254,14 @@ ib_api_status_t al_qp_to_rts(ib_qp_handle_t h_qp, uint8_t port, ib_net32_t qkey,
 	m.state.init.primary_port = port;
 	m.state.init.qkey = qkey;
 	m.state.init.pkey_index = pkey_index;
-	st = ib_modify_qp(h_qp, &m);
-	if (st != IB_SUCCESS)
-		return st;
+	return ib_modify_qp(h_qp, &m);
+}
+
+ib_api_status_t al_qp_init_to_rts(ib_qp_handle_t h_qp)
+{
+	ib_qp_mod_t m;
+	ib_api_status_t st;
+
 	memset(&m, 0, sizeof(m));
 	m.req_state = IB_QPS_RTR;
 	st = ib_modify_qp(h_qp, &m);
@@ -266,6 +271,14 @@ ib_api_status_t al_qp_to_rts(ib_qp_handle_t h_qp, uint8_t port, ib_net32_t qkey,
 	m.req_state = IB_QPS_RTS;
 	m.state.rts.sq_psn = CL_HTON32(1);
 	return ib_modify_qp(h_qp, &m);
+}
+
+ib_api_status_t al_qp_to_rts(ib_qp_handle_t h_qp, uint8_t port, ib_net32_t qkey,
+			     uint16_t pkey_index)
+{
+	ib_api_status_t st = al_qp_to_init(h_qp, port, qkey, pkey_index);
+
+	return st == IB_SUCCESS ? al_qp_init_to_rts(h_qp) : st;
 }
 
 /* IB_QPT_MAD: a dispatcher of its own on the port, once. */
