@@ -8,6 +8,8 @@
  * posts under disp->lock from its caller's thread, and pokes the thread
  * through its wait object only when a post failed or RMPP is involved;
  * ib_cancel_mad() changes the lists and pokes.
+ * Before it sleeps the thread looks for a while for a receive or a poke
+ * (al_spin.h): a steady flow of MADs (a CM's) then wakes nobody.
  * RMPP (segmentation, windows, reassembly) is in al_mad_rmpp.c.
  */
 #include <string.h>
@@ -15,6 +17,7 @@
 #include <complib/cl_memory.h>
 #include "al_mad.h"
 #include "al_mad_int.h"
+#include "al_spin.h"
 #include "ibal_log.h"
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -507,39 +510,73 @@ static void arm_sends(al_mad_disp_t *d)
 	reap_sends(d);
 }
 
-/* Polls the receive CQ dry, and the send CQ; runs the direct callbacks.
- * Returns the receive completions seen. */
-static int poll_all(al_mad_disp_t *d)
+/* Handles receive completions just polled (and reaps the send CQ); runs
+ * the direct callbacks. Returns how many there were. */
+static int rx_done(al_mad_disp_t *d, ib_wc_t *p_done)
 {
-	ib_wc_t wc[16], *p_free, *p_done;
 	cl_qlist_t run;
 	int n = 0;
 	uint32_t i;
 
 	cl_qlist_init(&run);
+	pthread_mutex_lock(&d->lock);
+	/* Sends first: a response is then seldom ahead of its request's
+	 * send completion (al_mad_send_responded() holds it if it is). */
+	reap_sends(d);
+	for (; p_done; p_done = p_done->p_next, n++) {
+		i = (uint32_t)p_done->wr_id;
+		if (p_done->status == IB_WCS_SUCCESS)
+			al_mad_rx(d, p_done,
+				  d->bufs + (size_t)AL_MAD_SEND_SLOTS * MAD_BLOCK_SIZE +
+					  (size_t)i * AL_MAD_RECV_SLOT);
+		if (!__atomic_load_n(&d->stop, __ATOMIC_ACQUIRE))
+			post_recv(d, i);
+	}
+	cl_qlist_insert_list_tail(&run, &d->direct);
+	pthread_mutex_unlock(&d->lock);
+	run_direct(&run, NULL);
+	return n;
+}
+
+/* Polls the receive CQ dry, and the send CQ; runs the direct callbacks.
+ * Returns the receive completions seen. */
+static int poll_all(al_mad_disp_t *d)
+{
+	ib_wc_t wc[16], *p_free, *p_done;
+	int n = 0;
+
 	for (;;) {
 		p_free = wc_chain(wc, 16);
 		p_done = NULL;
 		ib_poll_cq(d->h_cq, &p_free, &p_done);
-		pthread_mutex_lock(&d->lock);
-		/* Sends first: a response is then seldom ahead of its request's
-		 * send completion (al_mad_send_responded() holds it if it is). */
-		reap_sends(d);
-		for (; p_done; p_done = p_done->p_next, n++) {
-			i = (uint32_t)p_done->wr_id;
-			if (p_done->status == IB_WCS_SUCCESS)
-				al_mad_rx(d, p_done,
-					  d->bufs + (size_t)AL_MAD_SEND_SLOTS * MAD_BLOCK_SIZE +
-						  (size_t)i * AL_MAD_RECV_SLOT);
-			if (!__atomic_load_n(&d->stop, __ATOMIC_ACQUIRE))
-				post_recv(d, i);
-		}
-		cl_qlist_insert_list_tail(&run, &d->direct);
-		pthread_mutex_unlock(&d->lock);
-		run_direct(&run, NULL);
+		n += rx_done(d, p_done);
 		if (p_free)
 			return n;   /* the CQ is dry */
 	}
+}
+
+/* What the thread's look before it sleeps compares with. */
+typedef struct disp_look {
+	al_mad_disp_t *d;
+	uint32_t pokes; /* d->pokes when the look began */
+} disp_look_t;
+
+/* al_spin_until's look: a receive (handled here) or a poke. An empty poll
+ * takes no lock. */
+static boolean_t disp_has_work(void *context)
+{
+	disp_look_t *l = (disp_look_t *)context;
+	ib_wc_t wc, *p_free = &wc, *p_done = NULL;
+
+	if (__atomic_load_n(&l->d->pokes, __ATOMIC_ACQUIRE) != l->pokes ||
+	    __atomic_load_n(&l->d->stop, __ATOMIC_ACQUIRE))
+		return TRUE;
+	wc.p_next = NULL;
+	ib_poll_cq(l->d->h_cq, &p_free, &p_done);
+	if (!p_done)
+		return FALSE;
+	rx_done(l->d, p_done);
+	return TRUE;
 }
 
 /* Runs the timers; returns the next deadline (0: none). disp->lock held. */
@@ -584,9 +621,12 @@ static void *disp_thread(void *arg)
 	uint64_t next, now;
 	cl_qlist_t run;
 	boolean_t again;
+	disp_look_t look;
 
 	cl_qlist_init(&run);
+	look.d = d;
 	while (!__atomic_load_n(&d->stop, __ATOMIC_ACQUIRE)) {
+		look.pokes = __atomic_load_n(&d->pokes, __ATOMIC_ACQUIRE);
 		poll_all(d);
 		ib_rearm_cq(d->h_cq, FALSE);
 		poll_all(d);
@@ -617,6 +657,9 @@ static void *disp_thread(void *arg)
 		now = al_mad_now_us();
 		if (next && next <= now)
 			continue;
+		/* A poke since the loop began, or a receive: round again. */
+		if (al_spin_until(disp_has_work, &look))
+			continue;
 		cl_waitobj_wait_on(d->wo, next ? (uint32_t)(next - now < 1000000u ? next - now : 1000000u)
 					       : 1000000u,
 				   FALSE);
@@ -626,6 +669,7 @@ static void *disp_thread(void *arg)
 
 void al_mad_poke(al_mad_disp_t *d)
 {
+	__atomic_add_fetch(&d->pokes, 1, __ATOMIC_RELEASE);
 	cl_waitobj_signal(d->wo);
 }
 

@@ -183,6 +183,7 @@ typedef struct al_mad_disp {
 	cl_waitobj_handle_t wo;     /**< CQ notifications and pokes of the thread. */
 	pthread_t thread;           /**< The dispatcher thread. */
 	uint32_t stop;              /**< Atomic: the thread must end. */
+	uint32_t pokes;             /**< Atomic: al_mad_poke() calls (the thread's look, al_spin.h). */
 	pthread_mutex_t lock;       /**< Guards what follows. */
 	cl_qlist_t svcs;            /**< al_mad_svc_t::disp_item. */
 	cl_qlist_t sends;           /**< al_mad_send_t::item, in ib_send_mad() order. */

@@ -12,6 +12,12 @@
  * it off clears cb_ready and sets cb_busy, and runs the queue until it is
  * empty. So each object is run by one thread at a time, and an object is
  * freed only by the thread that runs its final item, which is the last one.
+ *
+ * A callback thread that finds the ready list empty looks for a while for
+ * a push before it sleeps (al_spin.h): it counts itself in spinning, and
+ * while one does a push signals nobody (no system call, no thread woken);
+ * the spinner takes the object, or finds it on the list (under the lock)
+ * when it stops looking.
  */
 #include <pthread.h>
 #include <complib/cl_event.h>
@@ -19,6 +25,7 @@
 #include <complib/cl_thread.h>
 #include <complib/cl_threadpool.h>
 #include "al_obj.h"
+#include "al_spin.h"
 
 /* A synchronous destroyer, on its stack. Its fields and the event signals
  * are under the dispatcher's lock, and it leaves the helper list under that
@@ -44,11 +51,13 @@ static __thread boolean_t tls_cb_thread;
 static __thread cb_frame_t *tls_frames;
 
 static struct {
-	cl_spinlock_t lock;    /* guards ready, helpers, pool_running, waiters */
+	cl_spinlock_t lock;    /* guards ready, helpers, pool_running, spinning, waiters */
 	cl_qlist_t ready;      /* al_obj_t::ready_item */
 	cl_qlist_t helpers;    /* al_obj_waiter_t::list_item */
 	cl_thread_pool_t pool;
 	boolean_t pool_running;
+	uint32_t spinning;     /* callback threads looking for a push (no signal needed) */
+	uint64_t pushes;       /* written under lock, read atomically by the spinners */
 } disp;
 
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -75,7 +84,8 @@ static void push_ready(al_obj_t *p_obj, boolean_t destroying)
 
 	cl_spinlock_acquire(&disp.lock);
 	cl_qlist_insert_tail(&disp.ready, &p_obj->ready_item);
-	signal = disp.pool_running;
+	__atomic_store_n(&disp.pushes, disp.pushes + 1, __ATOMIC_RELEASE);
+	signal = disp.pool_running && !disp.spinning;
 	if (destroying)
 		for (it = cl_qlist_head(&disp.helpers); it != cl_qlist_end(&disp.helpers);
 		     it = cl_qlist_next(it))
@@ -95,7 +105,7 @@ static al_obj_t *pop_ready(void)
 	cl_spinlock_acquire(&disp.lock);
 	it = cl_qlist_remove_head(&disp.ready);
 	signal = it != cl_qlist_end(&disp.ready) && !cl_is_qlist_empty(&disp.ready) &&
-		 disp.pool_running;
+		 disp.pool_running && !disp.spinning;
 	cl_spinlock_release(&disp.lock);
 	if (signal)
 		cl_thread_pool_signal(&disp.pool);
@@ -230,14 +240,49 @@ static void run_popped(al_obj_t *p_obj)
 	run_queue(p_obj);
 }
 
+/* al_spin_until's look: a push since *context. */
+static boolean_t pushed_since(void *context)
+{
+	return __atomic_load_n(&disp.pushes, __ATOMIC_ACQUIRE) != *(const uint64_t *)context;
+}
+
+/* The ready list ran dry: looks for a push for a while (the pushers signal
+ * nobody meanwhile). TRUE when the list has an object again. */
+static boolean_t spin_for_ready(void)
+{
+	uint64_t seen = 0;
+	boolean_t more;
+
+	if (!al_spin_enabled())
+		return FALSE;
+	cl_spinlock_acquire(&disp.lock);
+	more = !cl_is_qlist_empty(&disp.ready);
+	if (!more) {
+		disp.spinning++;
+		seen = disp.pushes;
+	}
+	cl_spinlock_release(&disp.lock);
+	if (more)
+		return TRUE;
+	al_spin_until(pushed_since, &seen);
+	/* What was pushed while we looked signalled nobody: it is ours. */
+	cl_spinlock_acquire(&disp.lock);
+	disp.spinning--;
+	more = !cl_is_qlist_empty(&disp.ready);
+	cl_spinlock_release(&disp.lock);
+	return more;
+}
+
 static void CL_API cb_worker(void *context)
 {
 	al_obj_t *p_obj;
 
 	(void)context;
 	tls_cb_thread = TRUE;
-	while ((p_obj = pop_ready()) != NULL)
-		run_popped(p_obj);
+	do {
+		while ((p_obj = pop_ready()) != NULL)
+			run_popped(p_obj);
+	} while (spin_for_ready());
 }
 
 /* Waits for a synchronous destruction; a callback thread runs the queues

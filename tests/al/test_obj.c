@@ -2,11 +2,14 @@
  * ibal tests: access-layer objects, their destruction and their callback queues.
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  */
+#include <limits.h>
 #include <pthread.h>
 #include <complib/cl_event.h>
 #include <complib/cl_memory.h>
 #include <complib/cl_thread.h>
+#include <complib/cl_timer.h>
 #include "al_obj.h"
+#include "al_spin.h"
 #include "../common/cl_test.h"
 
 /* ---- Test objects and the record of what happened to them ---- */
@@ -898,6 +901,86 @@ static void test_destroy_drains_calls_inside(void)
 	teardown();
 }
 
+/* ---- Looking for work before sleeping (al_spin.h) ---- */
+
+static int look_calls, look_true_at;
+
+static boolean_t look(void *context)
+{
+	(void)context;
+	return ++look_calls >= look_true_at;
+}
+
+static void test_spin_until(void)
+{
+	uint64_t t0;
+
+	/* Found: TRUE at the look that finds it, across the yields between looks. */
+	al_spin_configure(AL_SPIN_US_MAX);
+	CU_ASSERT_TRUE(al_spin_enabled());
+	look_calls = 0;
+	look_true_at = 40;
+	CU_ASSERT_TRUE(al_spin_until(look, NULL));
+	CU_ASSERT_EQUAL(look_calls, 40);
+	/* Nothing: FALSE once the bound has passed, not before. */
+	al_spin_configure(300);
+	look_calls = 0;
+	look_true_at = INT_MAX;
+	t0 = cl_get_time_stamp();
+	CU_ASSERT_FALSE(al_spin_until(look, NULL));
+	CU_ASSERT(cl_get_time_stamp() - t0 >= 300);
+	CU_ASSERT(look_calls >= 16);
+	/* Off: no look at all. */
+	al_spin_configure(0);
+	CU_ASSERT_FALSE(al_spin_enabled());
+	look_calls = 0;
+	look_true_at = 1;
+	CU_ASSERT_FALSE(al_spin_until(look, NULL));
+	CU_ASSERT_EQUAL(look_calls, 0);
+	al_spin_configure(AL_SPIN_US_DEFAULT);
+}
+
+static cl_event_t spin_ev;
+
+static void CL_API spin_cb(void *context)
+{
+	(void)context;
+	cl_event_signal(&spin_ev);
+}
+
+/*
+ * A push that comes while the only callback thread looks for one signals
+ * nobody: the thread must take it, also when the push comes just as the
+ * look ends. Pushes at every point of a 40 us look and after it.
+ */
+static void test_pushes_while_a_thread_looks(void)
+{
+	tobj_t *a;
+	uint64_t until;
+	int i, late = 0;
+
+	setup_threads(1);
+	cl_event_construct(&spin_ev);
+	CU_ASSERT_EQUAL_FATAL(cl_event_init(&spin_ev, FALSE), CL_SUCCESS);
+	a = create(0, NULL, AL_HDL_CQ);
+	al_spin_configure(40);
+	for (i = 0; i < 2000; i++) {
+		CU_ASSERT_EQUAL(al_obj_queue_callback(&a->obj, spin_cb, NULL), IB_SUCCESS);
+		if (cl_event_wait_on(&spin_ev, TEST_WAIT_US, FALSE) != CL_SUCCESS) {
+			late++; /* lost: the destroy below runs it */
+			break;
+		}
+		until = cl_get_time_stamp() + (uint64_t)(i % 60);
+		while (cl_get_time_stamp() < until)
+			;
+	}
+	CU_ASSERT_EQUAL(late, 0);
+	al_spin_configure(AL_SPIN_US_DEFAULT);
+	CU_ASSERT_EQUAL(al_obj_destroy(&a->obj, ib_sync_destroy), IB_SUCCESS);
+	cl_event_destroy(&spin_ev);
+	teardown();
+}
+
 /* ---- Initialization ---- */
 
 static void test_init_nests(void)
@@ -937,6 +1020,8 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_init_failures),
 	TEST_ENTRY(test_caller_owned_items),
 	TEST_ENTRY(test_destroy_drains_calls_inside),
+	TEST_ENTRY(test_spin_until),
+	TEST_ENTRY(test_pushes_while_a_thread_looks),
 };
 
 TEST_MAIN("al_obj", tests)
