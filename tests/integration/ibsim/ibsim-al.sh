@@ -17,9 +17,9 @@
 #   stop_sm                            the answers are compared with saquery's, OpenSM stopped
 # Twice, each on a fresh fabric: as a plain client (ibsim gives unsolicited requests, hence SA
 # Reports, only to a port's SM client: reports are not expected) and with IBAL_VERBS_ISSM=1 and
-# TEST_SA_QP0=1: the port claims IsSM and the program holds a QP0 alias, so the access layer
-# answers the SubnGet(SMInfo) of OpenSM's sweep (an SM that is not active, docs/mad.md) and the
-# sweep completes. The reports of traps 128, 65 and 64 must come then (TEST_SA_STRICT_TRAPS=0
+# TEST_SA_QP0=1: the program holds a QP0 alias and the port claims IsSM once that QP0 can
+# receive, so the access layer answers the SubnGet(SMInfo) of OpenSM's sweep (an SM that is not
+# active, docs/mad.md) and the sweep completes. The reports of traps 128, 65 and 64 must come then (TEST_SA_STRICT_TRAPS=0
 # reports missing ones of 65/64 as KNOWN instead). ibsim has no RMPP: GetTable() answers come as
 # one MAD without RMPP, as long as what OpenSM wrote; record counts and fields are compared with
 # saquery's, a GetTable() the access layer did not accept is reported KNOWN-IBSIM (a failure
@@ -52,18 +52,6 @@ ok() { echo "OK    $*"; }
 FAILED=
 bad() { echo "FAIL  $*"; FAILS=$((FAILS+1)); FAILED="$FAILED
   ${MODE:-plain}: $*"; }
-# A known defect, not fixed: under TSan (make check-tsan), in mode issm, OpenSM
-# sometimes stops processing for over a minute after the switch's trap 128 (no
-# sweep, no Report) while the instrumented program holds QP0 and claims IsSM.
-# There, and only there, OpenSM's view of H3's link and the trap 64/65 Reports
-# are reported as KNOWN-TSAN instead of failing; every other run checks them.
-known_tsan() { # MESSAGE
-	if [ "${MODE:-}" = issm ] && [ -n "${TSAN_OPTIONS:-}" ]; then
-		echo "KNOWN-TSAN  $* (OpenSM stalls in issm mode under TSan; open defect)"
-	else
-		bad "$*"
-	fi
-}
 expect() { # regex what
 	if grep -q "$1" prog.out; then ok "$2"; else bad "$2"; fi
 }
@@ -187,10 +175,10 @@ act() { # TAG: what the program asked for
 	# it then reports trap 65 or 64 to the subscribers.
 	link_down)
 		if ibsim_change 'Unlink "H3"' 'Removed port .*of node:H3' 10; then ok "OpenSM saw H3's link go down"
-		else known_tsan "OpenSM did not see H3's link go down"; osm_excerpt; fi ;;
+		else bad "OpenSM did not see H3's link go down"; osm_excerpt; fi ;;
 	link_up)
 		if ibsim_change 'ReLink "H3"' 'Discovered new port .*of node: *H3' 10; then ok "OpenSM saw H3's link come back"
-		else known_tsan "OpenSM did not see H3's link come back"; osm_excerpt; fi ;;
+		else bad "OpenSM did not see H3's link come back"; osm_excerpt; fi ;;
 	stop_sm) compare; ibsim_stop_sm; echo "OpenSM stopped" ;;
 	*) bad "unknown SYNC tag '$1'" ;;
 	esac
@@ -238,10 +226,8 @@ run_mode() { # NAME ENV: one run on a fresh fabric
 for m in ${IBSIM_AL_MODES:-plain issm}; do
 	case $m in
 	plain) run_mode plain "" ;;
-	issm) # strict trap 64/65 Reports, except under TSan (see known_tsan)
-		strict=1
-		[ -n "${TSAN_OPTIONS:-}" ] && strict=0
-		MODE=issm run_mode issm "IBAL_VERBS_ISSM=1 TEST_SA_QP0=1 TEST_SA_EXPECT_REPORTS=1 TEST_SA_STRICT_TRAPS=${TEST_SA_STRICT_TRAPS:-$strict}" ;;
+	issm) # strict trap 64/65 Reports, under TSan too
+		MODE=issm run_mode issm "IBAL_VERBS_ISSM=1 TEST_SA_QP0=1 TEST_SA_EXPECT_REPORTS=1 TEST_SA_STRICT_TRAPS=${TEST_SA_STRICT_TRAPS:-1}" ;;
 	esac
 done
 if [ $FAILS = 0 ]; then
