@@ -506,17 +506,24 @@ static ib_api_status_t port_open(verbs_port_t *port)
 static void issm_claim(verbs_port_t *port)
 {
 	char path[256];
+	int err = 0;
 
 	pthread_mutex_lock(&port->lock);
 	if (port->fd >= 0 && !port->issm_tried) {
 		port->issm_tried = 1;
 		/* plain open(): umad2sim intercepts it, not openat() */
-		if (umad_get_issm_path(port->ca->name, port->num, path, sizeof(path)) >= 0)
-			port->issm_fd = open(path, O_RDWR);
+		if (umad_get_issm_path(port->ca->name, port->num, path, sizeof(path)) < 0) {
+			snprintf(path, sizeof(path), "(no issm device)");
+			err = ENODEV;
+		} else if ((port->issm_fd = open(path, O_RDWR)) < 0) {
+			err = errno;
+		}
+		if (port->issm_fd >= 0)
+			IBAL_DBG(IBAL_SUB_VERBS, "%s port %u claims IsSM: %s, fd %d", port->ca->name,
+				 port->num, path, port->issm_fd);
 		else
-			snprintf(path, sizeof(path), "(none)");
-		IBAL_DBG(IBAL_SUB_VERBS, "%s port %u issm %s: fd %d", port->ca->name, port->num,
-			 path, port->issm_fd);
+			IBAL_WARN(IBAL_SUB_VERBS, "%s port %u: IBAL_VERBS_ISSM=1 but no IsSM claim (%s: %s)",
+				  port->ca->name, port->num, path, strerror(err));
 	}
 	pthread_mutex_unlock(&port->lock);
 }
