@@ -6,6 +6,7 @@
 #include <sched.h>
 #include <complib/cl_timer.h>
 #include "al_spin.h"
+#include "ibal_cpu.h"
 #include "ibal_env.h"
 
 /* Looks between two readings of the clock (and yields of the processor). */
@@ -32,13 +33,6 @@ void al_spin_configure(uint64_t us)
 	__atomic_store_n(&spin_us, us < AL_SPIN_US_MAX ? us : AL_SPIN_US_MAX, __ATOMIC_RELAXED);
 }
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#endif
-}
-
 boolean_t al_spin_enabled(void)
 {
 	return spin_bound() != 0;
@@ -56,7 +50,7 @@ boolean_t al_spin_until(al_spin_look_t pfn_look, void *context)
 		if (pfn_look(context))
 			return TRUE;
 		if (++looks % AL_SPIN_LOOKS_PER_YIELD) {
-			cpu_relax();
+			ibal_cpu_relax();
 			continue;
 		}
 		if (cl_get_time_stamp() - start >= spin_bound())

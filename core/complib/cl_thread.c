@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <complib/cl_thread.h>
+#include "ibal_cpu.h"
 
 /* The cl_thread_t the calling thread runs, if complib started it. */
 static __thread const cl_thread_t *current_thread;
@@ -90,11 +91,8 @@ void cl_thread_stall(const uint32_t pause_us)
 {
 	uint64_t end = cl_get_tick_count() + (uint64_t)pause_us * 1000u;
 
-	while (cl_get_tick_count() < end) {
-#if defined(__x86_64__) || defined(__i386__)
-		__builtin_ia32_pause();
-#endif
-	}
+	while (cl_get_tick_count() < end)
+		ibal_cpu_relax();
 }
 
 uint32_t cl_proc_count(void)

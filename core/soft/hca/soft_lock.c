@@ -14,7 +14,7 @@ void soft_lock_wait(soft_lock_t *l)
 
 	/* A holder is usually out within a few hundred instructions. */
 	for (i = 0; i < SOFT_LOCK_SPINS; i++) {
-		soft_cpu_relax();
+		ibal_cpu_relax();
 		c = __atomic_load_n(&l->word, __ATOMIC_RELAXED);
 		if (c == 2)
 			break; /* others sleep already: join them */

@@ -27,6 +27,7 @@
 
 #include <stdint.h>
 #include <complib/cl_types.h>
+#include "ibal_cpu.h"
 
 #if defined(__SANITIZE_THREAD__)
 #define SOFT_LOCK_TSAN 1
@@ -42,13 +43,6 @@
 #define SOFT_LOCK_ANNOTATE(call) ((void)0)
 #endif
 
-/** Tells the processor that the thread spins (x86 `pause`); nothing elsewhere. */
-static inline void soft_cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#endif
-}
 
 /** A lock: 0 free, 1 held, 2 held with sleepers. */
 typedef struct soft_lock {

@@ -367,7 +367,7 @@ static boolean_t poller_polls_on(soft_ca_t *ca, uint64_t seen)
 
 	do {
 		for (i = 0; i < 32; i++)
-			soft_cpu_relax();
+			ibal_cpu_relax();
 		if (__atomic_load_n(&ca->inline_seq, __ATOMIC_RELAXED) != seen)
 			return TRUE;
 	} while (soft_mono_ns() - start < SOFT_PROGRESS_POLLER_NS);
@@ -491,7 +491,7 @@ static void progress_main(void *context)
 		} else if (!idle_since) {
 			idle_since = soft_mono_ns();
 		} else if (++spins % 16) {
-			soft_cpu_relax(); /* a spin costs no system call... */
+			ibal_cpu_relax(); /* a spin costs no system call... */
 		} else if (soft_mono_ns() - idle_since >= ca->spin_ns) {
 			/* Idle for the whole spin: sleep until a doorbell or an upcall. */
 			timeout = arm_all(ca);
