@@ -34,7 +34,12 @@
  * at once on one fabric (rdma_write_N_pairs, the last -s size); with -Q N
  * the heap an idle connected RC QP costs (memory_per_rc_qp).
  *
- * usage: bench_soft [-s SIZES] [-m SIZES] [-l SIZES] [-t SECONDS] [-r RUNS] [-p] [-e] [-P PAIRS | -Q N] [-h]
+ * RDMA buffers are allocated in whole 2 MiB pages with madvise(MADV_HUGEPAGE)
+ * (transparent huge pages where the kernel gives them, as UCX's allocator
+ * prefers huge pages for ucx_perftest's); -4 keeps them on 4 KiB pages. Both
+ * outputs say which, and how much of the parent is on huge pages.
+ *
+ * usage: bench_soft [-s SIZES] [-m SIZES] [-l SIZES] [-t SECONDS] [-r RUNS] [-p] [-e] [-4] [-P PAIRS | -Q N] [-h]
  * (`make bench` runs it with $(BENCH_SOFT_ARGS); see docs/bench-soft.md)
  */
 #include <dirent.h>
@@ -48,6 +53,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -60,6 +66,7 @@
 
 #define MAX_SIZES 8u
 #define MAX_RDMA (64u << 20)        /* largest RDMA size (-s) */
+#define HUGE_PAGE (2u << 20)        /* a transparent huge page (x86-64, arm64 with 4 KiB pages) */
 #define MIN_MSG 8u                  /* a message carries its 64-bit sequence number */
 #define MAX_MSG 4096u               /* largest message size (-m, -l): one packet */
 #define RDMA_INFLIGHT (4u << 20)    /* bytes of RDMA writes in flight, at most */
@@ -93,6 +100,7 @@ typedef struct opts {
 
 static char g_fab_dir[64];          /* the private fabric directory */
 static boolean_t g_poll = TRUE;     /* the parent polls its CQ (-e: waits for events) */
+static boolean_t g_small_pages;     /* -4: RDMA buffers on 4 KiB pages, no huge pages asked */
 static pid_t g_child;               /* parent: the child's pid, 0 once reaped */
 static int g_fd = -1;               /* the out-of-band socket */
 static int g_is_child;
@@ -375,6 +383,44 @@ static void *alloc_zeroed(uint64_t len)
 }
 
 /*
+ * An RDMA buffer: unless -4, in whole 2 MiB pages asked to be transparent
+ * huge pages (madvise(MADV_HUGEPAGE)), as UCX's allocator prefers huge
+ * pages for ucx_perftest's buffers; the kernel may give 4 KiB pages all the
+ * same (huge_page_kib() tells). Between processes the soft fabric pulls RDMA
+ * data with process_vm_readv(2), which pins the source's pages: a huge page
+ * is pinned at once, 4 KiB pages one by one.
+ */
+static void *alloc_rdma(uint64_t len)
+{
+	uint64_t round = (len + HUGE_PAGE - 1) & ~(uint64_t)(HUGE_PAGE - 1);
+	void *p = NULL;
+
+	if (g_small_pages || !round)
+		return alloc_zeroed(len);
+	if (posix_memalign(&p, HUGE_PAGE, (size_t)round))
+		die("out of memory for %" PRIu64 " bytes", round);
+	(void)madvise(p, (size_t)round, MADV_HUGEPAGE); /* a hint: refused, 4 KiB pages */
+	memset(p, 0, (size_t)round);
+	return p;
+}
+
+/* KiB of this process's anonymous memory on transparent huge pages (0 if unknown). */
+static unsigned long huge_page_kib(void)
+{
+	char line[256];
+	unsigned long kib = 0;
+	FILE *f = fopen("/proc/self/smaps_rollup", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "AnonHugePages: %lu kB", &kib) == 1)
+			break;
+	fclose(f);
+	return kib;
+}
+
+/*
  * Opens an end on a CA: PD, one CQ (polled through a wait object, or with
  * the completion callback cb), an RC QP, the RDMA buffer (open to remote
  * writes if remote is TRUE) and n_slots message slots of slot_len bytes.
@@ -415,7 +461,7 @@ static void end_open(end_t *e, ib_ca_handle_t ca, ib_pfn_comp_cb_t cb, void *cb_
 	e->psn = cl_hton32((uint32_t)mix(now_ns() ^ (uintptr_t)e) & 0xFFFFFFu);
 
 	e->buf_len = buf_len;
-	e->buf = (uint8_t *)alloc_zeroed(buf_len);
+	e->buf = (uint8_t *)alloc_rdma(buf_len);
 	memset(&mc, 0, sizeof(mc));
 	mc.vaddr = e->buf;
 	mc.length = buf_len;
@@ -953,7 +999,18 @@ typedef struct results {
 	double remote_mbs[MAX_SIZES];
 	double rate[MAX_SIZES];         /* messages per second */
 	double lat_us[MAX_SIZES];       /* one-way latency, us (lowest kept; 0: none yet) */
+	unsigned long huge_kib;         /* of the parent, its RDMA buffers allocated */
 } results_t;
+
+/* The comment line that says on which pages the RDMA buffers are (both outputs). */
+static void print_pages(unsigned long huge_kib)
+{
+	if (g_small_pages)
+		printf("# rdma buffers: 4 KiB pages (-4)\n");
+	else
+		printf("# rdma buffers: transparent huge pages asked (2 MiB, madvise); %lu KiB of the"
+		       " parent on huge pages\n", huge_kib);
+}
 
 static void keep_max(double *p, double v)
 {
@@ -1127,6 +1184,7 @@ static void print_parseable(const opts_t *o, const results_t *r)
 {
 	unsigned i;
 
+	print_pages(r->huge_kib);
 	for (i = 0; i < o->n_sizes; i++)
 		printf("memcpy %u %.3f MB/s\n", o->sizes[i], r->memcpy_mbs[i]);
 	for (i = 0; i < o->n_sizes; i++)
@@ -1153,6 +1211,7 @@ static void print_results(const opts_t *o, const results_t *r, uint8_t mtu)
 	printf("# ratio = RDMA write bandwidth / memcpy bandwidth of that size, both from this run;"
 	       " MB = 10^6 bytes\n");
 	printf("# latency = half the round trip of an RC send ping-pong with the child (lowest run)\n");
+	print_pages(r->huge_kib);
 	printf("# %-22s\t%8s\t%12s\t%-5s\t%12s\t%s\n", "test", "bytes", "result", "unit",
 	       "memcpy MB/s", "ratio");
 	for (i = 0; i < o->n_sizes; i++)
@@ -1265,6 +1324,7 @@ static int parent_main(const opts_t *o, const sigset_t *chld)
 
 	/* Each run measures every row once; the rows of one size follow each other. */
 	memset(&res, 0, sizeof(res));
+	res.huge_kib = huge_page_kib();
 	for (r = 0; r < o->runs; r++) {
 		for (i = 0; i < o->n_sizes; i++) {
 			len = o->sizes[i];
@@ -1405,6 +1465,8 @@ static int scale_main(const opts_t *o, const sigset_t *chld, const sigset_t *old
 		       o->runs, o->secs);
 		printf("# aggregate = the sum of the pairs' bandwidths; ratio = aggregate / the first"
 		       " row's; MB = 10^6 bytes\n");
+		printf("# rdma buffers: %s\n", g_small_pages ? "4 KiB pages (-4)" :
+		       "transparent huge pages asked (2 MiB, madvise)");
 		printf("# %-22s\t%8s\t%12s\t%-5s\t%s\n", "test", "bytes", "aggregate", "unit",
 		       "ratio");
 	}
@@ -1541,7 +1603,7 @@ static int qp_memory_main(const opts_t *o)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: bench_soft [-s SIZES] [-m SIZES] [-l SIZES] [-t SECONDS] [-r RUNS] [-p] [-e]\n"
+		"usage: bench_soft [-s SIZES] [-m SIZES] [-l SIZES] [-t SECONDS] [-r RUNS] [-p] [-e] [-4]\n"
 		"                  [-P PAIRS | -Q N]\n"
 		"  -s SIZES    RDMA write (and memcpy) sizes, comma-separated, suffix k or m\n"
 		"              for KiB/MiB, 1..64m (default 64,4k,64k,1m)\n"
@@ -1552,6 +1614,8 @@ static void usage(FILE *f)
 		"  -p          parseable output: only lines \"ROW BYTES VALUE UNIT\"\n"
 		"  -e          the parent waits for completion events (a wait object)\n"
 		"              instead of polling its CQ\n"
+		"  -4          RDMA buffers on 4 KiB pages (default: transparent huge pages\n"
+		"              asked for, as UCX's allocator prefers huge pages)\n"
 		"  -P PAIRS    scale instead: for each number (1..8) that many pairs of\n"
 		"              processes do RDMA writes of the last -s size at once;\n"
 		"              rows give the sum of their bandwidths\n"
@@ -1606,7 +1670,7 @@ int main(int argc, char **argv)
 	sigset_t chld, old_mask;
 	pid_t parent = getpid();
 
-	while ((opt = getopt(argc, argv, "s:m:l:t:r:P:Q:peh")) != -1) {
+	while ((opt = getopt(argc, argv, "s:m:l:t:r:P:Q:pe4h")) != -1) {
 		switch (opt) {
 		case 'P':
 			if (!parse_sizes(optarg, 1, MAX_PAIRS, o.pairs, &o.n_pairs))
@@ -1619,6 +1683,9 @@ int main(int argc, char **argv)
 			break;
 		case 'e':
 			g_poll = FALSE;
+			break;
+		case '4':
+			g_small_pages = TRUE;
 			break;
 		case 's':
 			if (!parse_sizes(optarg, 1, MAX_RDMA, o.sizes, &o.n_sizes))
