@@ -1440,6 +1440,140 @@ static void test_rc_memory_per_qp(void)
 	dp_down();
 }
 
+/* ---- Traffic while the CA's tables change ---- */
+
+#define CH_COUNT  3000u  /* messages */
+#define CH_LEN    64u
+#define CH_WINDOW 8u     /* sends outstanding (a's CQ: 64) */
+#define CH_RECVS  16u    /* receives posted (b's QP: 16 deep) */
+#define CH_ROUNDS 100u   /* churn rounds at least, each a QP and an MR made and destroyed */
+
+typedef struct churn {
+	int stop;            /* the traffic is over (atomic) */
+	uint32_t rounds;     /* rounds done (atomic) */
+	int bad;             /* failed calls */
+	ib_cq_handle_t cq;   /* of the QPs it makes */
+	uint64_t end;        /* deadline, ms */
+	cl_event_t done;     /* signaled when it returns */
+} churn_t;
+
+/* Makes and destroys an RC QP, registers and deregisters a page, over and
+ * over, until the traffic is over and CH_ROUNDS rounds are done. */
+static void *churn_main(void *arg)
+{
+	churn_t *c = (churn_t *)arg;
+	ib_qp_create_t qc;
+	ib_mr_create_t mc;
+	ib_qp_handle_t h;
+	ib_mr_handle_t mr;
+	net32_t lkey, rkey;
+	uint32_t n = 0;
+
+	while ((!__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE) || n < CH_ROUNDS) &&
+	       test_now_ms() < c->end) {
+		dp_qp_create(&qc, IB_QPT_RELIABLE_CONN, 4);
+		qc.h_sq_cq = qc.h_rq_cq = c->cq;
+		if (ib_create_qp(D.pd, &qc, NULL, NULL, &h) != IB_SUCCESS ||
+		    ib_destroy_qp(h, ib_sync_destroy) != IB_SUCCESS)
+			c->bad++;
+		memset(&mc, 0, sizeof(mc));
+		mc.vaddr = DP_AT(8 + n % 8);
+		mc.length = DP_SLOT;
+		mc.access_ctrl = IB_AC_LOCAL_WRITE | IB_AC_RDMA_WRITE;
+		if (ib_reg_mem(D.pd, &mc, &lkey, &rkey, &mr) != IB_SUCCESS || ib_dereg_mr(mr) != IB_SUCCESS)
+			c->bad++;
+		__atomic_store_n(&c->rounds, ++n, __ATOMIC_RELEASE);
+	}
+	cl_event_signal(&c->done);
+	return NULL;
+}
+
+/*
+ * RC sends between two QPs (3,000 at least) while another thread makes and destroys
+ * QPs and registers and deregisters memory on the same CA: the writers of
+ * the provider's tables and the handling of packets exclude each other (on
+ * soft the packet path reads the tables under its receive lock, which the
+ * writers take first), so every message arrives once, intact and in order,
+ * every call of the other thread succeeds, and neither waits the other out
+ * (both finish within the bound). The traffic polls; no sleep.
+ */
+static void test_rc_traffic_while_tables_change(void)
+{
+	churn_t ch;
+	pthread_t t;
+	dp_qp_t *a, *b;
+	ib_wc_t wc;
+	uint32_t sent = 0, acked = 0, got = 0, i, seq;
+	uint64_t end;
+	uint8_t *sbuf, *rbuf;
+	int bad = 0, done;
+
+	dp_up();
+	sbuf = DP_AT(0);
+	rbuf = DP_AT(1);
+	dp_pair(IB_QPT_RELIABLE_CONN, NULL, &a, &b);
+	memset(&ch, 0, sizeof(ch));
+	cl_event_construct(&ch.done);
+	CU_ASSERT_EQUAL_FATAL(cl_event_init(&ch.done, TRUE), CL_SUCCESS);
+	ch.cq = dp_cq(16, 1)->h;
+	for (i = 0; i < CH_RECVS; i++)
+		CU_ASSERT_EQUAL_FATAL(dp_recv(b, i, rbuf + i * CH_LEN, CH_LEN), IB_SUCCESS);
+	end = test_now_ms() + 3 * DP_WAIT_MS;
+	ch.end = end;
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, churn_main, &ch), 0);
+	for (;;) {
+		/* At least CH_COUNT messages, and on until the other thread has
+		 * done its rounds: all of them run beside the traffic. */
+		done = got >= CH_COUNT && __atomic_load_n(&ch.rounds, __ATOMIC_ACQUIRE) >= CH_ROUNDS;
+		if (bad || test_now_ms() >= end || (done && got == sent && acked == sent))
+			break;
+		while (!done && sent - acked < CH_WINDOW) {
+			uint8_t *p = sbuf + (sent % CH_WINDOW) * CH_LEN;
+
+			dp_fill(p, CH_LEN, sent);
+			memcpy(p, &sent, sizeof(sent));
+			if (dp_send(a, sent, p, CH_LEN, 0) != IB_SUCCESS) {
+				bad++;
+				break;
+			}
+			sent++;
+		}
+		if (dp_poll_now(a->scq, &wc)) {
+			if (wc.status != IB_WCS_SUCCESS || wc.wr_id != acked)
+				bad++;
+			acked++;
+		}
+		if (dp_poll_now(b->rcq, &wc)) {
+			uint8_t *r = rbuf + (wc.wr_id % CH_RECVS) * CH_LEN;
+
+			memcpy(&seq, r, sizeof(seq));
+			if (wc.status != IB_WCS_SUCCESS || wc.length != CH_LEN || seq != got ||
+			    dp_diff_from(r + sizeof(seq), CH_LEN - sizeof(seq), seq, sizeof(seq)) != -1)
+				bad++;
+			got++;
+			memset(r, 0, CH_LEN);
+			if (dp_recv(b, wc.wr_id, r, CH_LEN) != IB_SUCCESS)
+				bad++;
+		}
+	}
+	__atomic_store_n(&ch.stop, 1, __ATOMIC_RELEASE);
+	/* A thread stuck in a table's lock is a failure, not a hang. */
+	CU_ASSERT_EQUAL_FATAL(cl_event_wait_on(&ch.done, TEST_WAIT_US, FALSE), CL_SUCCESS);
+	CU_ASSERT_EQUAL(pthread_join(t, NULL), 0);
+	cl_event_destroy(&ch.done);
+	if (got < CH_COUNT || got != sent || acked != sent || ch.rounds < CH_ROUNDS || bad || ch.bad)
+		fprintf(stderr, "\n  traffic while tables change: %u messages of at least %u (%u sent, %u"
+			" acked), %u churn rounds, %d bad, %d churn calls failed\n",
+			got, CH_COUNT, sent, acked, ch.rounds, bad, ch.bad);
+	CU_ASSERT(got >= CH_COUNT);
+	CU_ASSERT_EQUAL(got, sent);
+	CU_ASSERT_EQUAL(acked, sent);
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT_EQUAL(ch.bad, 0);
+	CU_ASSERT(ch.rounds >= CH_ROUNDS);
+	dp_down();
+}
+
 static const test_entry_t tests[] = {
 	TEST_ENTRY(test_ca_attributes),
 	TEST_ENTRY(test_rc_transitions),
@@ -1456,6 +1590,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_cq_rearm_n),
 	TEST_ENTRY(test_cq_waitobj),
 	TEST_ENTRY(test_rc_throughput),
+	TEST_ENTRY(test_rc_traffic_while_tables_change),
 	TEST_ENTRY(test_rc_memory_per_qp),
 };
 

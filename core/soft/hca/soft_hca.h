@@ -8,10 +8,17 @@
  * SRQ, QP) and the functions its modules share. Never installed.
  *
  * **Locks**, in the order they nest:
- * - `soft_ca_t.tab_lock` (rwlock): the QP table and the key table. Writers
- *   add or remove QPs, MRs and MWs; readers are the progress thread while it
- *   handles one packet and the post paths while they check keys and copy
- *   registered memory, so an MR cannot go away under a copy.
+ * - `soft_ca_t.rx_lock` (soft_lock_t): held by whoever takes packets from
+ *   the ports (the progress thread, or a CQ poll that looks for packets
+ *   itself), for the whole of their handling.
+ * - `soft_ca_t.tab_lock` (rwlock): the QP table, the special QP slots, the
+ *   key table, the multicast attachments and a QP's transport state
+ *   pointer. Writers add or remove QPs, MRs and MWs; they take rx_lock
+ *   first (soft_tab_write()), so that the handling of a packet, which holds
+ *   rx_lock, reads the tables without tab_lock: no atomic read-modify-write
+ *   per packet. Other readers take tab_lock for reading: the post paths
+ *   while they check keys and copy registered memory (so an MR cannot go
+ *   away under a copy), timers and state changes.
  * - `soft_qp_t.sq_lock` (mutex): serializes the send path of a UD or raw QP,
  *   kept while its packets go to the fabric (the receive path never takes
  *   it), and every modify. RC/UC posts do not take it: they take tab_lock
@@ -214,7 +221,7 @@ struct soft_ca {
 	int evfd;                    /**< eventfd that wakes the thread. */
 	volatile int stop;           /**< Set to stop the thread. */
 	int sleeping;                /**< The thread is (about to be) in epoll: wake it (atomic). */
-	soft_lock_t rx_lock;         /**< Held by whoever takes packets from the ports (outermost). */
+	soft_lock_t rx_lock;         /**< Held by whoever takes packets from the ports, and by table writers (outermost). */
 	uint8_t *rx_buf;             /**< Packet buffer of that holder. */
 	uint64_t inline_seq;         /**< CQ polls that look for packets themselves, counted (atomic; it only has to move). */
 	uint64_t inline_ack;         /**< inline_seq when the last such poller rearmed its CQ (atomic): polls up to there are over. */
@@ -228,6 +235,24 @@ struct soft_ca {
 	cl_qlist_t ev_list;          /**< Deferred upcalls, in order. */
 	void *busy_obj;              /**< Provider object whose upcall is running. */
 };
+
+/**
+ * Takes the CA's tables for writing: rx_lock, then tab_lock for writing
+ * (see the file comment). Never called with rx_lock held, nor from the
+ * handling of a packet. @param ca the CA.
+ */
+static inline void soft_tab_write(soft_ca_t *ca)
+{
+	soft_lock(&ca->rx_lock);
+	pthread_rwlock_wrlock(&ca->tab_lock);
+}
+
+/** Releases what soft_tab_write() took. @param ca the CA. */
+static inline void soft_tab_write_end(soft_ca_t *ca)
+{
+	pthread_rwlock_unlock(&ca->tab_lock);
+	soft_unlock(&ca->rx_lock);
+}
 
 /** A protection domain. */
 typedef struct soft_pd {
@@ -729,7 +754,7 @@ void soft_ud_execute(soft_qp_t *qp, const ib_send_wr_t *p_wr, const uint8_t *p_i
  */
 ib_api_status_t soft_ud_check_wr(soft_qp_t *qp, const ib_send_wr_t *p_wr);
 /**
- * Delivers a parsed UD packet to its QP (progress thread, tab_lock read).
+ * Delivers a parsed UD packet to its QP (packet handling: rx_lock held).
  * @param port the receiving port. @param qp the destination QP.
  * @param pkt the packet.
  */
@@ -796,14 +821,9 @@ void soft_ca_defer(soft_ca_t *ca, void *prov_obj, void *al_obj, int comp,
  */
 void soft_ca_purge(soft_ca_t *ca, void *prov_obj);
 /**
- * Dispatches one received packet (progress thread; exposed for tests of
- * malformed input).
- * @param port the receiving port. @param buf the bytes. @param len their number.
- */
-void soft_progress_packet(soft_port_t *port, const uint8_t *buf, size_t len);
-/**
- * soft_progress_packet() of a packet that came with fabric flags
- * (SOFT_FABRIC_NO_CRC: its CRCs are not checked).
+ * Dispatches one received packet that came with fabric flags
+ * (SOFT_FABRIC_NO_CRC: its CRCs are not checked), with the CA's rx_lock
+ * held (the progress thread, or a CQ poll that looks for packets itself).
  * @param port the receiving port. @param buf the bytes. @param len their
  * number. @param flags soft_fabric_rx_flags() of it.
  */
@@ -819,7 +839,7 @@ ib_api_status_t soft_detach_mcast(void *qp, const ib_gid_t *p_mgid, ib_net16_t m
 void soft_mcast_qp_gone(soft_qp_t *qp);
 /**
  * Delivers a multicast packet to the QPs of the port attached to its group
- * (progress thread, tab_lock read held).
+ * (packet handling: rx_lock held).
  * @param port the receiving port. @param pkt the packet.
  */
 void soft_mcast_recv(soft_port_t *port, const soft_pkt_t *pkt);

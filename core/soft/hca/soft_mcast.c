@@ -16,7 +16,8 @@
  * CA do. Destroying a QP detaches it from its groups.
  *
  * Limits: 8 QPs per group per CA, SOFT_MAX_MCAST groups per port.
- * Locking: the list is under ca->tab_lock (write to change, read to deliver).
+ * Locking: the list changes under soft_tab_write() (rx_lock and tab_lock)
+ * and is read under rx_lock by the packet handling that delivers.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -81,12 +82,12 @@ ib_api_status_t soft_attach_mcast(void *h, const ib_gid_t *p_mgid, ib_net16_t ml
 	n->port = port;
 	n->mlid = lid;
 	n->mgid = *p_mgid;
-	pthread_rwlock_wrlock(&ca->tab_lock);
+	soft_tab_write(ca);
 	for (m = ca->mcast; m; m = m->next) {
 		if (m->mlid != lid || memcmp(&m->mgid, p_mgid, sizeof(*p_mgid)))
 			continue;
 		if (m->qp == qp) {
-			pthread_rwlock_unlock(&ca->tab_lock);
+			soft_tab_write_end(ca);
 			cl_free(n);
 			return IB_SUCCESS; /* attaching twice is attaching once */
 		}
@@ -102,7 +103,7 @@ ib_api_status_t soft_attach_mcast(void *h, const ib_gid_t *p_mgid, ib_net16_t ml
 		ca->mcast = n;
 		ca->n_mcast++;
 	}
-	pthread_rwlock_unlock(&ca->tab_lock);
+	soft_tab_write_end(ca);
 	if (st != IB_SUCCESS)
 		cl_free(n);
 	return st;
@@ -133,16 +134,16 @@ ib_api_status_t soft_detach_mcast(void *h, const ib_gid_t *p_mgid, ib_net16_t ml
 		return IB_INVALID_SERVICE_TYPE;
 	if (!p_mgid)
 		return IB_INVALID_PARAMETER;
-	pthread_rwlock_wrlock(&ca->tab_lock);
+	soft_tab_write(ca);
 	for (pp = &ca->mcast; *pp; pp = &(*pp)->next) {
 		if ((*pp)->qp == qp && (*pp)->mlid == lid &&
 		    !memcmp(&(*pp)->mgid, p_mgid, sizeof(*p_mgid))) {
 			unlink_ent(ca, pp);
-			pthread_rwlock_unlock(&ca->tab_lock);
+			soft_tab_write_end(ca);
 			return IB_SUCCESS;
 		}
 	}
-	pthread_rwlock_unlock(&ca->tab_lock);
+	soft_tab_write_end(ca);
 	return IB_NOT_FOUND;
 }
 

@@ -200,9 +200,9 @@ static ib_api_status_t mr_new(soft_pd_t *pd, uint64_t va, uint64_t len, ib_acces
 	mr->va = va;
 	mr->len = len;
 	mr->access = access;
-	pthread_rwlock_wrlock(&ca->tab_lock);
+	soft_tab_write(ca);
 	st = soft_key_alloc(ca, SOFT_KEY_MR, mr, &mr->lkey);
-	pthread_rwlock_unlock(&ca->tab_lock);
+	soft_tab_write_end(ca);
 	if (st != IB_SUCCESS) {
 		cl_free(mr);
 		return st;
@@ -266,9 +266,9 @@ ib_api_status_t soft_rereg_mem(void *h, ib_mr_mod_t mask, const ib_mr_create_t *
 	st = check_create(va, len, access);
 	if (st != IB_SUCCESS)
 		return st == IB_INVALID_PARAMETER ? IB_INVALID_SETTING : st;
-	pthread_rwlock_wrlock(&ca->tab_lock);
+	soft_tab_write(ca);
 	if (mr->n_mw) {
-		pthread_rwlock_unlock(&ca->tab_lock);
+		soft_tab_write_end(ca);
 		return IB_RESOURCE_BUSY;
 	}
 	mr->va = va;
@@ -277,7 +277,7 @@ ib_api_status_t soft_rereg_mem(void *h, ib_mr_mod_t mask, const ib_mr_create_t *
 	if (mask & IB_MR_MOD_PD)
 		mr->pd = new_pd;
 	mr->lkey = mr->rkey = soft_key_bump(ca, mr->lkey);
-	pthread_rwlock_unlock(&ca->tab_lock);
+	soft_tab_write_end(ca);
 	*p_lkey = cl_hton32(mr->lkey);
 	*p_rkey = cl_hton32(mr->rkey);
 	return IB_SUCCESS;
@@ -307,13 +307,13 @@ ib_api_status_t soft_dereg_mr(void *h)
 	soft_mr_t *mr = h;
 	soft_ca_t *ca = mr->pd->ca;
 
-	pthread_rwlock_wrlock(&ca->tab_lock);
+	soft_tab_write(ca);
 	if (mr->n_mw) {
-		pthread_rwlock_unlock(&ca->tab_lock);
+		soft_tab_write_end(ca);
 		return IB_RESOURCE_BUSY;
 	}
 	soft_key_free(ca, mr->lkey);
-	pthread_rwlock_unlock(&ca->tab_lock);
+	soft_tab_write_end(ca);
 	cl_free(mr);
 	return IB_SUCCESS;
 }

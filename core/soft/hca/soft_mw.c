@@ -21,9 +21,9 @@ ib_api_status_t soft_create_mw(void *h, net32_t *p_rkey, void **pp_mw)
 	if (!mw)
 		return IB_INSUFFICIENT_MEMORY;
 	mw->pd = pd;
-	pthread_rwlock_wrlock(&pd->ca->tab_lock);
+	soft_tab_write(pd->ca);
 	st = soft_key_alloc(pd->ca, SOFT_KEY_MW, mw, &mw->rkey);
-	pthread_rwlock_unlock(&pd->ca->tab_lock);
+	soft_tab_write_end(pd->ca);
 	if (st != IB_SUCCESS) {
 		cl_free(mw);
 		return st;
@@ -97,7 +97,7 @@ ib_api_status_t soft_bind_mw(void *h, void *h_qp, ib_bind_wr_t *b, net32_t *p_rk
 	if (!b || !p_rkey || !qp)
 		return IB_INVALID_PARAMETER;
 	mr = b->h_mr ? al_prov_mr(b->h_mr) : NULL;
-	pthread_rwlock_wrlock(&ca->tab_lock);
+	soft_tab_write(ca);
 	soft_lock(&qp->lock);
 	st = bind_check(mw, qp, b, mr);
 	soft_unlock(&qp->lock);
@@ -106,7 +106,7 @@ ib_api_status_t soft_bind_mw(void *h, void *h_qp, ib_bind_wr_t *b, net32_t *p_rk
 	if (mr)
 		al_prov_put(b->h_mr);
 	if (st != IB_SUCCESS) {
-		pthread_rwlock_unlock(&ca->tab_lock);
+		soft_tab_write_end(ca);
 		return st;
 	}
 	if (mw->mr)
@@ -119,7 +119,7 @@ ib_api_status_t soft_bind_mw(void *h, void *h_qp, ib_bind_wr_t *b, net32_t *p_rk
 	mw->access = b->access_ctrl;
 	mw->rkey = soft_key_bump(ca, mw->rkey);
 	*p_rkey = cl_hton32(mw->rkey);
-	pthread_rwlock_unlock(&ca->tab_lock);
+	soft_tab_write_end(ca);
 	if ((b->send_opt & IB_SEND_OPT_SIGNALED) || qp->sq_signaled) {
 		wc.wr_id = b->wr_id;
 		wc.wc_type = IB_WC_MW_BIND;
@@ -134,10 +134,10 @@ void soft_destroy_mw(void *h)
 	soft_mw_t *mw = h;
 	soft_ca_t *ca = mw->pd->ca;
 
-	pthread_rwlock_wrlock(&ca->tab_lock);
+	soft_tab_write(ca);
 	if (mw->mr)
 		mw->mr->n_mw--;
 	soft_key_free(ca, mw->rkey);
-	pthread_rwlock_unlock(&ca->tab_lock);
+	soft_tab_write_end(ca);
 	cl_free(mw);
 }

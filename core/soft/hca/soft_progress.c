@@ -10,7 +10,8 @@
  * UD packets for QP0/QP1 to the port's management agents
  * (soft_mad_agent.c), delivers multicast UD packets to the attached QPs
  * (soft_mcast.c), finds the QP of other packets by BTH:DestQP (QP0/QP1 per
- * port) under tab_lock read and hands them to the transport: UD here, RC/UC
+ * port) and hands them to the transport (all of it under rx_lock, which
+ * the writers of the CA's tables take too: soft_tab_write()): UD here, RC/UC
  * to soft_rc_recv. Only an ACTIVE port passes data packets; SMPs also
  * pass in INIT and ARMED. Upcalls queued by any
  * thread with soft_ca_defer() are delivered here, in order, with no lock
@@ -112,7 +113,7 @@ static void deliver(soft_ca_t *ca)
 	pthread_mutex_unlock(&ca->ev_lock);
 }
 
-/* The QP a packet is for (tab_lock read held), or NULL. */
+/* The QP a packet is for (rx_lock held), or NULL. */
 static soft_qp_t *find_qp(soft_port_t *port, uint32_t qpn)
 {
 	if (qpn <= 1)
@@ -120,17 +121,8 @@ static soft_qp_t *find_qp(soft_port_t *port, uint32_t qpn)
 	return qpn < SOFT_MAX_QPS ? port->ca->qp_tab[qpn] : NULL;
 }
 
-static void resume_pending(soft_ca_t *ca);
-
-void soft_progress_packet(soft_port_t *port, const uint8_t *buf, size_t len)
-{
-	soft_progress_packet_flags(port, buf, len, 0);
-	resume_pending(port->ca); /* what the packet queued (a coalesced ACK) goes out */
-}
-
 void soft_progress_packet_flags(soft_port_t *port, const uint8_t *buf, size_t len, uint32_t flags)
 {
-	soft_ca_t *ca = port->ca;
 	soft_pkt_t pkt;
 	soft_qp_t *qp;
 	uint8_t tr, state;
@@ -153,16 +145,12 @@ void soft_progress_packet_flags(soft_port_t *port, const uint8_t *buf, size_t le
 	    !(pkt.bth.dest_qp == 0 && tr == SOFT_TRANSPORT_UD && state >= IB_LINK_INIT))
 		return; /* a link that is not active passes no data packets */
 	if (dlid >= 0xC000 && dlid != IB_LID_PERMISSIVE) {
-		if (tr == SOFT_TRANSPORT_UD && pkt.bth.dest_qp == SOFT_QPN_MASK) {
-			pthread_rwlock_rdlock(&ca->tab_lock);
+		if (tr == SOFT_TRANSPORT_UD && pkt.bth.dest_qp == SOFT_QPN_MASK)
 			soft_mcast_recv(port, &pkt);
-			pthread_rwlock_unlock(&ca->tab_lock);
-		}
 		return;
 	}
 	if (dlid != soft_port_lid(port) && !(dlid == IB_LID_PERMISSIVE && pkt.bth.dest_qp == 0))
 		return;
-	pthread_rwlock_rdlock(&ca->tab_lock);
 	qp = find_qp(port, pkt.bth.dest_qp);
 	if (qp && qp->spl_port && qp->spl_port != port->num)
 		qp = NULL;
@@ -170,7 +158,6 @@ void soft_progress_packet_flags(soft_port_t *port, const uint8_t *buf, size_t le
 		soft_ud_recv(port, qp, &pkt);
 	else if (qp && (tr == SOFT_TRANSPORT_RC || tr == SOFT_TRANSPORT_UC))
 		soft_rc_recv(qp, port, &pkt);
-	pthread_rwlock_unlock(&ca->tab_lock);
 }
 
 /*
@@ -259,6 +246,8 @@ boolean_t soft_progress_inline(soft_ca_t *ca, const soft_cq_t *cq, boolean_t pol
 	/* The responses (coalesced ACKs) are the caller's to send: see soft_progress_flush. */
 	return n != 0;
 }
+
+static void resume_pending(soft_ca_t *ca);
 
 void soft_progress_flush(soft_ca_t *ca)
 {

@@ -212,14 +212,14 @@ ib_api_status_t soft_create_qp(void *h_pd, ib_qp_create_t *c, void *send_cq, voi
 		qp_free(qp);
 		return IB_INSUFFICIENT_MEMORY;
 	}
-	pthread_rwlock_wrlock(&ca->tab_lock);
+	soft_tab_write(ca);
 	for (i = 0; i < SOFT_MAX_QPS - 2; i++) {
 		qpn = 2 + (ca->next_qpn - 2 + i) % (SOFT_MAX_QPS - 2);
 		if (!ca->qp_tab[qpn])
 			break;
 	}
 	if (i == SOFT_MAX_QPS - 2) {
-		pthread_rwlock_unlock(&ca->tab_lock);
+		soft_tab_write_end(ca);
 		soft_rc_destroy(qp);
 		qp_free(qp);
 		return IB_INSUFFICIENT_RESOURCES;
@@ -227,7 +227,7 @@ ib_api_status_t soft_create_qp(void *h_pd, ib_qp_create_t *c, void *send_cq, voi
 	qp->qpn = qpn;
 	ca->qp_tab[qpn] = qp;
 	ca->next_qpn = 2 + (qpn - 1) % (SOFT_MAX_QPS - 2);
-	pthread_rwlock_unlock(&ca->tab_lock);
+	soft_tab_write_end(ca);
 	cq_ref(qp->scq, 1);
 	cq_ref(qp->rcq, 1);
 	srq_ref(qp->srq, 1);
@@ -263,14 +263,14 @@ ib_api_status_t soft_create_spl_qp(void *h_pd, uint8_t port_num, ib_qp_create_t 
 	if (st != IB_SUCCESS)
 		return st;
 	qp->qpn = n;
-	pthread_rwlock_wrlock(&ca->tab_lock);
+	soft_tab_write(ca);
 	if (port->spl[n]) {
-		pthread_rwlock_unlock(&ca->tab_lock);
+		soft_tab_write_end(ca);
 		qp_free(qp);
 		return IB_RESOURCE_BUSY;
 	}
 	port->spl[n] = qp;
-	pthread_rwlock_unlock(&ca->tab_lock);
+	soft_tab_write_end(ca);
 	cq_ref(qp->scq, 1);
 	cq_ref(qp->rcq, 1);
 	*pp_qp = qp;
@@ -377,13 +377,13 @@ void soft_destroy_qp(void *h)
 	soft_qp_t *qp = h;
 	soft_ca_t *ca = qp->ca;
 
-	pthread_rwlock_wrlock(&ca->tab_lock);
+	soft_tab_write(ca);
 	if (qp->spl_port)
 		soft_ca_port(ca, qp->spl_port)->spl[qp->qpn] = NULL;
 	else
 		ca->qp_tab[qp->qpn] = NULL;
 	soft_mcast_qp_gone(qp);
-	pthread_rwlock_unlock(&ca->tab_lock);
+	soft_tab_write_end(ca);
 	soft_ca_purge(ca, qp);
 	soft_rc_destroy(qp);
 	cq_ref(qp->scq, -1);

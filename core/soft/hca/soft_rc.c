@@ -447,9 +447,9 @@ ib_api_status_t soft_rc_prepare(soft_qp_t *qp)
 	rc = rc_new(qp);
 	if (!rc)
 		return IB_INSUFFICIENT_MEMORY;
-	pthread_rwlock_wrlock(&ca->tab_lock);
+	soft_tab_write(ca);
 	qp->rc = rc;
-	pthread_rwlock_unlock(&ca->tab_lock);
+	soft_tab_write_end(ca);
 	return IB_SUCCESS;
 }
 

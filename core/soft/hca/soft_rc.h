@@ -11,10 +11,11 @@
  * Never installed.
  *
  * **Locks.** Everything in soft_rc_t is guarded by soft_rc_t.lock, taken
- * inside soft_ca_t.tab_lock (read) and outside soft_qp_t.lock: every path
- * (post, packet receive, timer, state change) takes tab_lock for reading,
- * then rc->lock, so that gathering and scattering registered memory and
- * sending packets happen with both held. An RC/UC post takes no other lock:
+ * inside the CA's tables and outside soft_qp_t.lock: every path holds the
+ * tables (post, timer and state change by tab_lock for reading, packet
+ * receive by soft_ca_t.rx_lock, which the tables' writers take too: see
+ * soft_hca.h), then rc->lock, so that gathering and scattering registered
+ * memory and sending packets happen with both held. An RC/UC post takes no other lock:
  * rc->lock orders posts among themselves, and the WQE limits it checks
  * (soft_qp_t.sq_sge, max_inline) are fixed when the QP is created.
  */
@@ -247,11 +248,11 @@ static inline soft_rc_wqe_t *soft_rc_wqe(soft_rc_t *rc, uint32_t seq)
  * IB_INVALID_PARAMETER, IB_INSUFFICIENT_RESOURCES.
  */
 ib_api_status_t soft_rc_post_send(soft_qp_t *qp, ib_send_wr_t *p_wr, ib_send_wr_t **pp_failure);
-/** Transmits what the send queue may send now (tab_lock read, rc->lock held). @param rc state. */
+/** Transmits what the send queue may send now (the tables held, rc->lock held). @param rc state. */
 void soft_rc_pump(soft_rc_t *rc);
-/** Handles a response packet (tab_lock read, rc->lock held). @param rc state. @param pkt it. */
+/** Handles a response packet (the tables held, rc->lock held). @param rc state. @param pkt it. */
 void soft_rc_req_recv(soft_rc_t *rc, const soft_pkt_t *pkt);
-/** The retransmission/RNR timer expired (tab_lock read, rc->lock held). @param rc state. */
+/** The retransmission/RNR timer expired (the tables held, rc->lock held). @param rc state. */
 void soft_rc_req_timer(soft_rc_t *rc);
 /**
  * Reports the end of an SQD drain when nothing is outstanding (rc->lock held).
@@ -263,18 +264,18 @@ void soft_rc_flush_sq(soft_rc_t *rc);
 /**
  * The primary path changed (a migration): RC goes back to the first
  * unacknowledged PSN and sends again on the new path, with the retry count
- * restarted and the timer at the new path's timeout (tab_lock read,
+ * restarted and the timer at the new path's timeout (the tables held,
  * rc->lock held). UC has nothing to resend.
  * @param rc state.
  */
 void soft_rc_req_migrated(soft_rc_t *rc);
 
 /* soft_rc_resp.c */
-/** Handles a request packet (tab_lock read, rc->lock held). @param rc state. @param pkt it. */
+/** Handles a request packet (the tables held, rc->lock held). @param rc state. @param pkt it. */
 void soft_rc_resp_recv(soft_rc_t *rc, const soft_pkt_t *pkt);
 /**
  * Sends the coalesced ACK if one is due, then what it can of the read
- * responses that wait for room at the requester (tab_lock read and
+ * responses that wait for room at the requester (the tables held and
  * rc->lock held); queues the QP again with soft_ca_pend() if some still
  * wait.
  * @param rc the QP's state.
@@ -290,7 +291,7 @@ void soft_rc_flush_ack(soft_rc_t *rc);
 /* soft_apm.c */
 /**
  * Path migration checks of an incoming packet, before the transport looks at
- * it (tab_lock read, rc->lock held, the QP in a receiving state). A packet
+ * it (the tables held, rc->lock held, the QP in a receiving state). A packet
  * with MigReq set that arrives on the alternate path (its port, SLID = the
  * alternate DLID) while the APM state is ARMED migrates the QP (IB_AE_QP_APM)
  * and is then handled on the new primary path; one arriving there that
@@ -303,7 +304,7 @@ void soft_rc_flush_ack(soft_rc_t *rc);
  */
 boolean_t soft_apm_recv(soft_rc_t *rc, soft_port_t *port, const soft_pkt_t *pkt);
 /**
- * The requester exhausted its transport retries (tab_lock read, rc->lock
+ * The requester exhausted its transport retries (the tables held, rc->lock
  * held): if the APM state is ARMED the QP migrates (IB_AE_QP_APM) and
  * sends again on the new path instead of failing.
  * @param rc state.
@@ -319,7 +320,7 @@ boolean_t soft_apm_retry_exhausted(soft_rc_t *rc);
 void soft_apm_modified(soft_qp_t *qp, ib_apm_state_t old_apm, boolean_t old_alt);
 
 /* The entry points the soft HCA calls (soft_qp.c, soft_progress.c; defined in soft_rc.c). */
-/** A packet for an RC/UC QP, from the progress thread (tab_lock held for reading).
+/** A packet for an RC/UC QP, from the packet handling (rx_lock held).
  * @param qp QP. @param port port. @param pkt packet. */
 void soft_rc_recv(soft_qp_t *qp, soft_port_t *port, const soft_pkt_t *pkt);
 /**

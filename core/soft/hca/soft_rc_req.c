@@ -174,7 +174,7 @@ ib_api_status_t soft_rc_post_send(soft_qp_t *qp, ib_send_wr_t *p_wr, ib_send_wr_
 	return st;
 }
 
-/* Copies @p n bytes at offset @p off of the WQE's data to @p dst (tab_lock held). */
+/* Copies @p n bytes at offset @p off of the WQE's data to @p dst (the tables held: soft_hca.h). */
 static ib_wc_status_t gather(soft_rc_t *rc, const soft_rc_wqe_t *w, uint32_t off, uint8_t *dst,
 			     uint32_t n)
 {
@@ -185,7 +185,7 @@ static ib_wc_status_t gather(soft_rc_t *rc, const soft_rc_wqe_t *w, uint32_t off
 	return soft_sgl_gather(rc->qp->pd, w->ds, w->wr.num_ds, off, dst, n);
 }
 
-/* Copies @p n bytes to offset @p off of the WQE's segments (tab_lock held). */
+/* Copies @p n bytes to offset @p off of the WQE's segments (the tables held: soft_hca.h). */
 static ib_wc_status_t scatter(soft_rc_t *rc, const soft_rc_wqe_t *w, uint32_t off,
 			      const uint8_t *src, uint32_t n)
 {

@@ -34,7 +34,7 @@ enum { R_OK, R_RNR, R_NAK_INV, R_NAK_ACC, R_NAK_OP, R_DROP, R_NO_DIRECT };
 
 static void rc_error(soft_rc_t *rc, int r);
 
-/* Copies into the receive WQE at rc->roff (tab_lock held). */
+/* Copies into the receive WQE at rc->roff (the tables held: soft_hca.h). */
 static ib_wc_status_t rq_scatter(soft_rc_t *rc, const uint8_t *src, uint32_t n)
 {
 	return soft_sgl_scatter(rc->qp->pd, rc->rwqe->ds, rc->rwqe->num_ds, rc->roff, src, n);
@@ -101,7 +101,7 @@ static int do_send(soft_rc_t *rc, const soft_pkt_t *pkt, uint16_t flags)
 	return R_OK;
 }
 
-/* The remote access check of the responder (tab_lock held): an operation
+/* The remote access check of the responder (the tables held: soft_hca.h): an operation
  * the QP does not enable is an invalid request (not supported by this
  * receive queue, IBA 9.7.5.2.1); one the R_Key or range does not allow, a
  * remote access error. */
@@ -197,7 +197,7 @@ static uint32_t read_npkt(const soft_rc_t *rc, uint32_t len)
 
 /*
  * Sends the response packets of @p r from packet @p i on, while the
- * requester's receive ring has room for them (tab_lock and rc->lock held);
+ * requester's receive ring has room for them (the tables and rc->lock held);
  * returns the next packet to send (r->npkt when all went). Waiting for room
  * instead of sending into a full ring keeps a long response from being
  * dropped and asked for again.

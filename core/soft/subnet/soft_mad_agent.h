@@ -8,7 +8,7 @@
  * QP sees them, as HCA firmware would (IBA 13.5, 14.2, 16.1). Private to the
  * soft provider.
  *
- * soft_progress_packet() hands every UD packet for QP0 or QP1 to
+ * soft_progress_packet_flags() hands every UD packet for QP0 or QP1 to
  * soft_agent_recv() first:
  * - QP0 (SMPs, VL15, no Q_Key, accepted while the port is INIT, ARMED or
  *   ACTIVE): Get/Set of the subnet management class, LID-routed (0x01) or
