@@ -77,7 +77,7 @@
 /** A CQ poller that does not poll again within this many ns is not polling on: no backoff for it. */
 #define SOFT_PROGRESS_POLLER_NS 5000u
 /** A thread polling an empty CQ looks at the clock every this many polls in a row... */
-#define SOFT_POLL_YIELD_EVERY 256u
+#define SOFT_POLL_YIELD_EVERY 16u
 /** ...and yields its processor (sched_yield) each time once the streak has lasted this long, ns. */
 #define SOFT_POLL_YIELD_NS 20000u
 /** Packets a drain of one port handles before the queued responses (coalesced ACKs) go out. */
