@@ -442,14 +442,19 @@ ib_api_status_t soft_rc_prepare(soft_qp_t *qp)
 	soft_ca_t *ca = qp->ca;
 	soft_rc_t *rc;
 
-	if (qp->rc)
+	if (__atomic_load_n(&qp->rc, __ATOMIC_ACQUIRE))
 		return IB_SUCCESS;
 	rc = rc_new(qp);
 	if (!rc)
 		return IB_INSUFFICIENT_MEMORY;
 	soft_tab_write(ca);
-	qp->rc = rc;
+	if (!qp->rc) {   /* two modifies at once: the first one's stays */
+		__atomic_store_n(&qp->rc, rc, __ATOMIC_RELEASE);
+		rc = NULL;
+	}
 	soft_tab_write_end(ca);
+	if (rc)
+		rc_free(rc);
 	return IB_SUCCESS;
 }
 

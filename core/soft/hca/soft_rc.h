@@ -332,7 +332,9 @@ void soft_rc_resume(soft_qp_t *qp);
 /**
  * Makes the QP's transport state if it has none yet: by soft_create_qp for
  * an RC or UC QP (not yet published), and by a modify to a state other than
- * RESET (qp->sq_lock held, before it changes anything) for the others.
+ * RESET (before it takes qp->sq_lock or changes anything) for the others.
+ * Takes the CA's tables for writing (soft_tab_write()), so no lock may be
+ * held; of two at once the first one's state stays.
  * @param qp QP.
  * @return IB_SUCCESS; IB_INSUFFICIENT_MEMORY (the modify must fail).
  */
