@@ -1002,14 +1002,16 @@ typedef struct results {
 	unsigned long huge_kib;         /* of the parent, its RDMA buffers allocated */
 } results_t;
 
-/* The comment line that says on which pages the RDMA buffers are (both outputs). */
-static void print_pages(unsigned long huge_kib)
+/* The comment line that says on which pages the RDMA buffers are, with
+ * how much of the parent the kernel put on huge pages when @p p_huge_kib
+ * tells (the scale mode's parent holds no buffer). */
+static void print_pages(const unsigned long *p_huge_kib)
 {
-	if (g_small_pages)
-		printf("# rdma buffers: 4 KiB pages (-4)\n");
-	else
-		printf("# rdma buffers: transparent huge pages asked (2 MiB, madvise); %lu KiB of the"
-		       " parent on huge pages\n", huge_kib);
+	printf("# rdma buffers: %s", g_small_pages ? "4 KiB pages (-4)"
+						   : "transparent huge pages asked (2 MiB, madvise)");
+	if (!g_small_pages && p_huge_kib)
+		printf("; %lu KiB of the parent on huge pages", *p_huge_kib);
+	printf("\n");
 }
 
 static void keep_max(double *p, double v)
@@ -1184,7 +1186,7 @@ static void print_parseable(const opts_t *o, const results_t *r)
 {
 	unsigned i;
 
-	print_pages(r->huge_kib);
+	print_pages(&r->huge_kib);
 	for (i = 0; i < o->n_sizes; i++)
 		printf("memcpy %u %.3f MB/s\n", o->sizes[i], r->memcpy_mbs[i]);
 	for (i = 0; i < o->n_sizes; i++)
@@ -1211,7 +1213,7 @@ static void print_results(const opts_t *o, const results_t *r, uint8_t mtu)
 	printf("# ratio = RDMA write bandwidth / memcpy bandwidth of that size, both from this run;"
 	       " MB = 10^6 bytes\n");
 	printf("# latency = half the round trip of an RC send ping-pong with the child (lowest run)\n");
-	print_pages(r->huge_kib);
+	print_pages(&r->huge_kib);
 	printf("# %-22s\t%8s\t%12s\t%-5s\t%12s\t%s\n", "test", "bytes", "result", "unit",
 	       "memcpy MB/s", "ratio");
 	for (i = 0; i < o->n_sizes; i++)
@@ -1465,8 +1467,7 @@ static int scale_main(const opts_t *o, const sigset_t *chld, const sigset_t *old
 		       o->runs, o->secs);
 		printf("# aggregate = the sum of the pairs' bandwidths; ratio = aggregate / the first"
 		       " row's; MB = 10^6 bytes\n");
-		printf("# rdma buffers: %s\n", g_small_pages ? "4 KiB pages (-4)" :
-		       "transparent huge pages asked (2 MiB, madvise)");
+		print_pages(NULL);
 		printf("# %-22s\t%8s\t%12s\t%-5s\t%s\n", "test", "bytes", "aggregate", "unit",
 		       "ratio");
 	}
