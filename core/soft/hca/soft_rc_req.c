@@ -199,11 +199,15 @@ static uint32_t npkts(const soft_rc_t *rc, const soft_rc_wqe_t *w)
 	return (w->len + rc->path.mtu - 1) / rc->path.mtu;
 }
 
-/* Fence and initiator depth: may @p w start now? */
+/* Fence and initiator depth: may @p w start now? Only a read, an atomic or a
+ * fenced request looks at the reads and atomics outstanding (a walk over the
+ * requests sent and not yet acknowledged, which a stream of sends keeps long). */
 static boolean_t may_start(soft_rc_t *rc, const soft_rc_wqe_t *w)
 {
 	uint32_t seq, n = 0;
 
+	if (!is_rd(w) && !(w->wr.send_opt & IB_SEND_OPT_FENCE))
+		return TRUE;
 	for (seq = rc->head; seq != rc->tx; seq++)
 		n += is_rd(soft_rc_wqe(rc, seq));
 	if ((w->wr.send_opt & IB_SEND_OPT_FENCE) && n)
