@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "soft_hca.h"
+#include "soft_rc.h"
 #include "../common/cl_test.h"
 #include "../common/fab_dir.h"
 #include "../common/prov_shim.h"
@@ -949,6 +950,58 @@ static void test_rc_ordering(void)
 	down();
 }
 
+/*
+ * A send queue whose depth is not a power of two, its sequence numbers
+ * wrapping past 2^32 with requests in flight: every request keeps its own
+ * slot (a slot that was seq % depth jumped back to 0 at the wrap and took
+ * an earlier request's place). Five rounds of five sends, the first starting
+ * three short of the wrap; each message must arrive in order with its own
+ * bytes and complete with its own id.
+ */
+static void test_rc_sq_wrap(void)
+{
+	const uint32_t depth = 5;
+	end_t a, b;
+	ib_wc_t wc;
+	soft_rc_t *rc;
+	uint32_t r, i, id;
+
+	up();
+	end_open(&a, 0, IB_QPT_RELIABLE_CONN, depth);
+	end_open(&b, 1, IB_QPT_RELIABLE_CONN, 64);
+	connect_one(&a, &b, &rc_default);
+	connect_one(&b, &a, &rc_default);
+	rc = ((soft_qp_t *)a.qp)->rc;
+	CU_ASSERT_FATAL(rc != NULL);
+	soft_lock(&rc->lock);
+	CU_ASSERT(rc->head == rc->tail);
+	rc->head = rc->tx = rc->tail = 0u - 3u;
+	soft_unlock(&rc->lock);
+	fill(a.buf, 4096, 21);
+	for (r = 0; r < 5; r++) {
+		for (i = 0; i < depth; i++) {
+			id = r * depth + i;
+			CU_ASSERT_EQUAL(post_recv(&b, 100 + id, 8192 + 64 * id, 64), IB_SUCCESS);
+		}
+		for (i = 0; i < depth; i++) {
+			id = r * depth + i;
+			CU_ASSERT_EQUAL(post(&a, WR_SEND, id, 7 * id, 32, 0, 0, 0), IB_SUCCESS);
+		}
+		for (i = 0; i < depth; i++) {
+			id = r * depth + i;
+			expect(a.scq, id, IB_WCS_SUCCESS, IB_WC_SEND);
+			CU_ASSERT_FATAL(wait_wc(b.rcq, &wc));
+			CU_ASSERT_EQUAL(wc.wr_id, 100 + (uint64_t)id);
+			CU_ASSERT_EQUAL(wc.status, IB_WCS_SUCCESS);
+			CU_ASSERT_EQUAL(wc.length, 32);
+			CU_ASSERT_EQUAL(memcmp(b.buf + 8192 + 64 * id, a.buf + 7 * id, 32), 0);
+		}
+	}
+	CU_ASSERT(cq_empty(a.scq));
+	pair_close(&a, &b);
+	down();
+}
+
 static void test_rc_modify_error_flush(void)
 {
 	end_t a, b;
@@ -1292,6 +1345,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_rc_read_lost_response),
 	TEST_ENTRY(test_rc_read_covered_by_ack),
 	TEST_ENTRY(test_rc_ordering),
+	TEST_ENTRY(test_rc_sq_wrap),
 	TEST_ENTRY(test_rc_modify_error_flush),
 	TEST_ENTRY(test_uc),
 	TEST_ENTRY(test_rc_post_checks),

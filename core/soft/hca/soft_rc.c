@@ -412,7 +412,7 @@ static void rc_free(soft_rc_t *rc)
 
 static soft_rc_t *rc_new(soft_qp_t *qp)
 {
-	uint32_t i, sge;
+	uint32_t i, sge, n;
 	soft_rc_t *rc = cl_zalloc(sizeof(*rc));
 
 	if (!rc)
@@ -422,17 +422,22 @@ static soft_rc_t *rc_new(soft_qp_t *qp)
 	rc->qp = qp;
 	rc->uc = prov_qp_class(qp->type) == PROV_QPC_UC;
 	rc->depth = qp->sq_depth ? qp->sq_depth : 1;
-	rc->sq = cl_zalloc(rc->depth * sizeof(*rc->sq));
+	/* A power of two of slots: a sequence number's slot is a mask, not a
+	 * division, and stays in step when the 32-bit number wraps. */
+	for (n = 1; n < rc->depth; n <<= 1)
+		;
+	rc->mask = n - 1;
+	rc->sq = cl_zalloc((size_t)n * sizeof(*rc->sq));
 	/* WQEs hold what the QP was created for, not the CA's maximum. */
 	sge = qp->sq_sge ? qp->sq_sge : 1;
-	rc->ds_pool = cl_zalloc((size_t)rc->depth * sge * sizeof(*rc->ds_pool));
+	rc->ds_pool = cl_zalloc((size_t)n * sge * sizeof(*rc->ds_pool));
 	rc->rwqe = cl_malloc(SOFT_RWQE_SIZE(SOFT_MAX_SGES));
 	if (!rc->sq || !rc->ds_pool || !rc->rwqe ||
 	    cl_timer_init(&rc->timer, timer_cb, rc) != CL_SUCCESS) {
 		rc_free(rc);
 		return NULL;
 	}
-	for (i = 0; i < rc->depth; i++)
+	for (i = 0; i < n; i++)
 		rc->sq[i].ds = rc->ds_pool + (size_t)i * sge;
 	return rc;
 }

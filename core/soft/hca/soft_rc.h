@@ -95,16 +95,17 @@ typedef struct soft_rc {
 	soft_rc_path_t path;             /**< Current path. */
 	uint8_t *buf;                    /**< The packet being built: the building thread's own buffer (soft_rc_hdrs). */
 	uint32_t buf_hdr_len;            /**< Its headers' length, bytes (soft_rc_hdrs: the send need not work it out again). */
-	ib_local_ds_t *ds_pool;          /**< depth x sq_sge segments of the WQEs. */
-	uint8_t *inl_pool;               /**< depth x max_inline bytes of inline data, made at the first inline send. */
+	ib_local_ds_t *ds_pool;          /**< mask + 1 x sq_sge segments of the WQEs. */
+	uint8_t *inl_pool;               /**< mask + 1 x max_inline bytes of inline data, made at the first inline send. */
 	cl_timer_t timer;                /**< Retransmission and RNR timer (soft_rc_timer_*). */
 	uint64_t t_due;                  /**< When the timer is due (monotonic ns); 0: not running. */
 	uint64_t t_fire;                 /**< When @c timer fires, if @c t_armed (at the earliest). */
 	boolean_t t_armed;               /**< @c timer is started. */
 	uint32_t t_ms;                   /**< The period @c t_due was last set for. */
 	/* Requester. */
-	soft_rc_wqe_t *sq;               /**< Ring of qp->sq_depth WQEs. */
-	uint32_t depth;                  /**< Its size. */
+	soft_rc_wqe_t *sq;               /**< Ring of mask + 1 WQEs, at most depth of them in use. */
+	uint32_t depth;                  /**< WQEs the send queue holds (qp->sq_depth). */
+	uint32_t mask;                   /**< Slots of @c sq less one: a power of two at least depth, so that a slot is a mask of the sequence number and follows on when it wraps. */
 	uint32_t head;                   /**< Sequence number of the oldest WQE. */
 	uint32_t tx;                     /**< Sequence number of the WQE being transmitted. */
 	uint32_t tail;                   /**< Sequence number of the next WQE posted. */
@@ -239,7 +240,7 @@ ib_qp_state_t soft_rc_state(soft_rc_t *rc);
 /** The WQE of a sequence number. @param rc state. @param seq the number. @return it. */
 static inline soft_rc_wqe_t *soft_rc_wqe(soft_rc_t *rc, uint32_t seq)
 {
-	return &rc->sq[seq % rc->depth];
+	return &rc->sq[seq & rc->mask];
 }
 /**
  * post_send of an RC/UC QP in RTS or SQD (no lock held).

@@ -95,10 +95,10 @@ static boolean_t inline_pool(soft_rc_t *rc)
 
 	if (rc->inl_pool || !n)
 		return TRUE;
-	rc->inl_pool = cl_malloc((size_t)rc->depth * n);
+	rc->inl_pool = cl_malloc(((size_t)rc->mask + 1) * n);
 	if (!rc->inl_pool)
 		return FALSE;
-	for (i = 0; i < rc->depth; i++)
+	for (i = 0; i <= rc->mask; i++)
 		rc->sq[i].inl = rc->inl_pool + (size_t)i * n;
 	return TRUE;
 }
