@@ -733,10 +733,15 @@ static inline void soft_qp_publish(soft_qp_t *qp)
  */
 void soft_qp_flush_rq(soft_qp_t *qp);
 /**
- * Whether a QP state accepts incoming packets (RTR, RTS, SQD, SQE).
- * @param state the state. @return TRUE if it does.
+ * Whether a QP state accepts incoming packets (RTR, RTS, SQD, SQE). Inline:
+ * every received packet asks.
+ * @param s the state. @return TRUE if it does.
  */
-boolean_t soft_qp_state_receives(ib_qp_state_t state);
+static inline boolean_t soft_qp_state_receives(ib_qp_state_t s)
+{
+	return s == IB_QPS_RTR || s == IB_QPS_RTS || (s & IB_QPS_SQD) == IB_QPS_SQD ||
+	       s == IB_QPS_SQERR;
+}
 
 /* soft_ud.c */
 /**

@@ -28,12 +28,6 @@
 #include <string.h>
 #include "soft_rc.h"
 
-boolean_t soft_qp_state_receives(ib_qp_state_t s)
-{
-	return s == IB_QPS_RTR || s == IB_QPS_RTS || (s & IB_QPS_SQD) == IB_QPS_SQD ||
-	       s == IB_QPS_SQERR;
-}
-
 void soft_cq_add_err(soft_cq_t *cq, uint64_t wr_id, ib_wc_type_t type, ib_wc_status_t status)
 {
 	ib_wc_t wc;

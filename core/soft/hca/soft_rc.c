@@ -31,11 +31,6 @@
 #include "soft_rc.h"
 #include "ibal_log.h"
 
-ib_qp_state_t soft_rc_state(soft_rc_t *rc)
-{
-	return (ib_qp_state_t)__atomic_load_n(&rc->qp->state, __ATOMIC_ACQUIRE);
-}
-
 /* Every thread builds its packets in its own buffer: none per QP. */
 static __thread uint8_t thread_pkt[SOFT_MAX_PKT_LEN] __attribute__((aligned(64)));
 /* Its address, found once per thread: an initial-exec pointer is one load,
@@ -555,7 +550,7 @@ void soft_rc_recv(soft_qp_t *qp, soft_port_t *port, const soft_pkt_t *pkt)
 
 	if (!rc || !oi)
 		return;
-	if ((tr == SOFT_TRANSPORT_UC) != (prov_qp_class(qp->type) == PROV_QPC_UC))
+	if ((tr == SOFT_TRANSPORT_UC) != rc->uc) /* rc->uc is the QP type's, fixed */
 		return;
 	soft_lock(&rc->lock);
 	s = soft_rc_state(rc);

@@ -231,10 +231,14 @@ static inline boolean_t soft_rc_pkey_match(uint16_t pkt_pkey, uint16_t mine)
 	return (pkt_pkey & 0x7FFF) == (mine & 0x7FFF) && ((pkt_pkey | mine) & 0x8000);
 }
 /**
- * The QP's state (soft_qp_t.state: no lock).
+ * The QP's state (soft_qp_t.state: no lock). Inline: every packet sent and
+ * received asks.
  * @param rc the transport state. @return the state.
  */
-ib_qp_state_t soft_rc_state(soft_rc_t *rc);
+static inline ib_qp_state_t soft_rc_state(const soft_rc_t *rc)
+{
+	return (ib_qp_state_t)__atomic_load_n(&rc->qp->state, __ATOMIC_ACQUIRE);
+}
 
 /* soft_rc_req.c */
 /** The WQE of a sequence number. @param rc state. @param seq the number. @return it. */
