@@ -20,6 +20,7 @@
 
 #include <stdlib.h>
 #include <iba/ib_types.h>
+#include "prov_ring.h"
 
 /** @cond INTERNAL */
 
@@ -76,7 +77,7 @@ static inline ib_api_status_t prov_wc_ring_take(prov_wc_ring_t *r, ib_wc_t **pp_
 		wc->p_next = NULL;
 		*tail = wc;
 		tail = &wc->p_next;
-		r->head = r->head + 1 == r->size ? 0 : r->head + 1;
+		r->head = prov_ring_at(r->head, 1, r->size);
 		r->count--;
 	}
 	r->overrun = 0;
@@ -112,9 +113,7 @@ static inline void prov_wc_ring_put(prov_wc_ring_t *r, const ib_wc_t *p_wc, bool
 		r->overrun = 1;
 		return;
 	}
-	slot = r->head + r->count; /* head < size, count < size here: no division */
-	if (slot >= r->size)
-		slot -= r->size;
+	slot = prov_ring_at(r->head, r->count, r->size);
 	r->wc[slot] = *p_wc;
 	r->wc[slot].p_next = NULL;
 	r->count++;

@@ -298,7 +298,7 @@ static void flush_rq(verbs_qp_t *qp)
 		ib_wc_t wc;
 
 		wc_flush(qp, &qp->rq[qp->rq_head], &wc);
-		qp->rq_head = (qp->rq_head + 1) % qp->rq_depth;
+		qp->rq_head = prov_ring_at(qp->rq_head, 1, qp->rq_depth);
 		qp->rq_count--;
 		verbs_cq_add(qp->rcq, &wc);
 	}
@@ -346,7 +346,7 @@ static void deliver(verbs_port_t *port, verbs_qp_t *qp, const ib_mad_addr_t *add
 		return;
 	}
 	w = qp->rq[qp->rq_head];
-	qp->rq_head = (qp->rq_head + 1) % qp->rq_depth;
+	qp->rq_head = prov_ring_at(qp->rq_head, 1, qp->rq_depth);
 	qp->rq_count--;
 	pthread_mutex_unlock(&qp->lock);
 
@@ -752,7 +752,7 @@ ib_api_status_t verbs_spl_post_recv(verbs_qp_t *qp, ib_recv_wr_t *p_wr,
 			st = IB_INSUFFICIENT_RESOURCES;
 			break;
 		}
-		w = &qp->rq[(qp->rq_head + qp->rq_count) % qp->rq_depth];
+		w = &qp->rq[prov_ring_at(qp->rq_head, qp->rq_count, qp->rq_depth)];
 		w->wr_id = p_wr->wr_id;
 		w->num_ds = p_wr->num_ds;
 		if (p_wr->num_ds)

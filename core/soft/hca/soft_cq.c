@@ -66,7 +66,7 @@ ib_api_status_t soft_resize_cq(void *h, uint32_t *p_size)
 		return IB_OVERFLOW;
 	}
 	for (i = 0; i < r->count; i++)
-		wc[i] = r->wc[(r->head + i) % r->size];
+		wc[i] = r->wc[prov_ring_at(r->head, i, r->size)];
 	free(r->wc);
 	r->wc = wc;
 	r->head = 0;

@@ -66,7 +66,7 @@ static void flush_sq(soft_qp_t *qp)
 	while (qp->sq_count) {
 		soft_cq_add_err(qp->scq, qp->sq[qp->sq_head].wr.wr_id, IB_WC_SEND,
 				IB_WCS_WR_FLUSHED_ERR);
-		qp->sq_head = (qp->sq_head + 1) % qp->sq_depth;
+		qp->sq_head = prov_ring_at(qp->sq_head, 1, qp->sq_depth);
 		qp->sq_count--;
 	}
 }
@@ -304,7 +304,7 @@ static void run_queued(soft_qp_t *qp)
 			return;
 		}
 		w = qp->sq[qp->sq_head];
-		qp->sq_head = (qp->sq_head + 1) % qp->sq_depth;
+		qp->sq_head = prov_ring_at(qp->sq_head, 1, qp->sq_depth);
 		qp->sq_count--;
 		soft_unlock(&qp->lock);
 		w.wr.ds_array = w.ds;
@@ -418,7 +418,7 @@ static ib_api_status_t sq_queue(soft_qp_t *qp, const ib_send_wr_t *p_wr)
 
 	if (qp->sq_count == qp->sq_depth)
 		return IB_INSUFFICIENT_RESOURCES;
-	w = &qp->sq[(qp->sq_head + qp->sq_count) % qp->sq_depth];
+	w = &qp->sq[prov_ring_at(qp->sq_head, qp->sq_count, qp->sq_depth)];
 	w->wr = *p_wr;
 	w->wr.p_next = NULL;
 	memcpy(w->ds, p_wr->ds_array, p_wr->num_ds * sizeof(ib_local_ds_t));

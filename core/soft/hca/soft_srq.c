@@ -31,7 +31,6 @@ void soft_rq_free(soft_rq_t *rq)
 ib_api_status_t soft_rq_push(soft_rq_t *rq, const ib_recv_wr_t *p_wr)
 {
 	soft_rwqe_t *w;
-	uint32_t slot;
 
 	if (p_wr->num_ds > rq->max_sge)
 		return IB_INVALID_MAX_SGE;
@@ -39,10 +38,8 @@ ib_api_status_t soft_rq_push(soft_rq_t *rq, const ib_recv_wr_t *p_wr)
 		return IB_INVALID_PARAMETER;
 	if (rq->count == rq->depth)
 		return IB_INSUFFICIENT_RESOURCES;
-	slot = rq->head + rq->count; /* head < depth, count < depth here: no division */
-	if (slot >= rq->depth)
-		slot -= rq->depth;
-	w = (soft_rwqe_t *)(rq->buf + (size_t)slot * rq->stride);
+	w = (soft_rwqe_t *)(rq->buf +
+			    (size_t)prov_ring_at(rq->head, rq->count, rq->depth) * rq->stride);
 	w->wr_id = p_wr->wr_id;
 	w->num_ds = p_wr->num_ds;
 	if (p_wr->num_ds)
@@ -59,7 +56,7 @@ boolean_t soft_rq_pop(soft_rq_t *rq, soft_rwqe_t *p_wqe)
 		return FALSE;
 	w = (const soft_rwqe_t *)(rq->buf + (size_t)rq->head * rq->stride);
 	memcpy(p_wqe, w, SOFT_RWQE_SIZE(w->num_ds));
-	rq->head = rq->head + 1 == rq->depth ? 0 : rq->head + 1;
+	rq->head = prov_ring_at(rq->head, 1, rq->depth);
 	rq->count--;
 	return TRUE;
 }
