@@ -121,6 +121,8 @@ static void test_suspend(void)
 	CU_ASSERT(test_now_ms() - start < 5000);
 }
 
+/* cl_thread_stall is the function under test here: it spins for the given
+ * microseconds, so this test waits 2 ms on purpose (a busy wait, no sleep). */
 static void test_stall(void)
 {
 	uint64_t start = cl_get_tick_count();
