@@ -352,9 +352,10 @@ END {
 		fu = ku in ucx ? fig(ucx[ku], u) : "n/a"
 		r = "-"; met = "-"
 		if ((k in ibal) && (ku in ucx)) {
-			r = sprintf("%.3g", ibal[k] / ucx[ku])
+			q = ibal[k] / ucx[ku]
+			r = sprintf("%.3g", q)
 			if (goal != "-")
-				met = (u == "us" ? ibal[k] / ucx[ku] <= 3 : ibal[k] / ucx[ku] >= 0.3) ? "yes" : "no"
+				met = (u == "us" ? q <= 3 : q >= 0.3) ? "yes" : "no"
 		}
 		m = "memcpy " a[2]; mi = mu = ""
 		if (u == "MB/s" && (m in ibal)) {
