@@ -28,8 +28,15 @@ static inline node_t *find_slot(const cl_fmap_t *map, const void *key, cl_pfn_fm
 		*p_side = 0;
 		return (node_t *)nil;
 	}
-	/* The parent of the slot is the last node compared: no copy of it per level. */
+	/*
+	 * The parent of the slot is the last node compared: no copy of it per level.
+	 * Both children are fetched while the key is: the comparison reads the
+	 * caller's key through p_key, a second memory access per level, and in a
+	 * map larger than the caches the next node is then on its way.
+	 */
 	for (;;) {
+		__builtin_prefetch(p->p_left);
+		__builtin_prefetch(p->p_right);
 		c = cmp(key, p->p_key);
 		if (!c)
 			break;
@@ -123,6 +130,8 @@ cl_fmap_item_t *cl_fmap_get_next(const cl_fmap_t *const p_map, const void *const
 	best = nil;
 	p = p_map->root.p_left;
 	while (p != nil) {
+		__builtin_prefetch(p->p_left);
+		__builtin_prefetch(p->p_right);
 		if (p_map->pfn_compare(p_key, p->p_key) < 0) {
 			best = p;
 			p = p->p_left;
