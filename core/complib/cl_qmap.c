@@ -25,10 +25,17 @@ static inline node_t *find_slot(cl_qmap_t *map, uint64_t key, node_t **p_parent)
 		*p_parent = &map->root;
 		return nil;
 	}
-	/* The parent of the slot is the last node compared: no copy of it per level. */
+	/*
+	 * The parent of the slot is the last node compared: no copy of it per level.
+	 * Both children are fetched as soon as the node is here. An insert writes
+	 * the tree, so the processor cannot start the next one's descent early as
+	 * it does for a run of lookups, where the same prefetch measured no better.
+	 */
 	for (;;) {
 		const uint64_t k = p->key;
 
+		__builtin_prefetch(p->p_left);
+		__builtin_prefetch(p->p_right);
 		if (key == k) {
 			*p_parent = p;
 			return p;
