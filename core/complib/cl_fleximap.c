@@ -13,30 +13,26 @@
 #include "cl_rbtree.h"
 
 /*
- * Looks `key` up with `cmp`: returns its node, or nil on a miss, in which case
- * *p_parent is the node below which a new node with that key belongs (the
- * root sentinel for an empty map) and *p_side the last comparison's sign.
+ * The descent of find_slot(). With `fetch`, both children of a node are
+ * fetched while its key is: the comparison reads the caller's key through
+ * p_key, a second memory access per level, and in a map larger than the
+ * caches the next node is then on its way. In a small map, which the caches
+ * hold, the prefetches would only be two more instructions per level, so
+ * find_slot() has a copy of this loop without them.
  */
-static inline node_t *find_slot(const cl_fmap_t *map, const void *key, cl_pfn_fmap_cmp_t cmp,
-				node_t **p_parent, int *p_side)
+static inline __attribute__((always_inline)) node_t *
+descend(const node_t *nil, const node_t *p, const void *key, cl_pfn_fmap_cmp_t cmp,
+	node_t **p_parent, int *p_side, const int fetch)
 {
-	const node_t *nil = &map->nil, *p = map->root.p_left, *next;
+	const node_t *next;
 	int c;
 
-	if (p == nil) {
-		*p_parent = (node_t *)&map->root;
-		*p_side = 0;
-		return (node_t *)nil;
-	}
-	/*
-	 * The parent of the slot is the last node compared: no copy of it per level.
-	 * Both children are fetched while the key is: the comparison reads the
-	 * caller's key through p_key, a second memory access per level, and in a
-	 * map larger than the caches the next node is then on its way.
-	 */
+	/* The parent of the slot is the last node compared: no copy of it per level. */
 	for (;;) {
-		__builtin_prefetch(p->p_left);
-		__builtin_prefetch(p->p_right);
+		if (fetch) {
+			__builtin_prefetch(p->p_left);
+			__builtin_prefetch(p->p_right);
+		}
 		c = cmp(key, p->p_key);
 		if (!c)
 			break;
@@ -48,6 +44,26 @@ static inline node_t *find_slot(const cl_fmap_t *map, const void *key, cl_pfn_fm
 	*p_parent = (node_t *)p;
 	*p_side = c;
 	return (node_t *)(c ? nil : p);
+}
+
+/*
+ * Looks `key` up with `cmp`: returns its node, or nil on a miss, in which case
+ * *p_parent is the node below which a new node with that key belongs (the
+ * root sentinel for an empty map) and *p_side the last comparison's sign.
+ */
+static inline node_t *find_slot(const cl_fmap_t *map, const void *key, cl_pfn_fmap_cmp_t cmp,
+				node_t **p_parent, int *p_side)
+{
+	const node_t *nil = &map->nil, *p = map->root.p_left;
+
+	if (p == nil) {
+		*p_parent = (node_t *)&map->root;
+		*p_side = 0;
+		return (node_t *)nil;
+	}
+	if (map->count >= RBT_FETCH_MIN)
+		return descend(nil, p, key, cmp, p_parent, p_side, 1);
+	return descend(nil, p, key, cmp, p_parent, p_side, 0);
 }
 
 /* Links `item` below `parent` on `side` (<0 left) and rebalances. */
@@ -130,8 +146,6 @@ cl_fmap_item_t *cl_fmap_get_next(const cl_fmap_t *const p_map, const void *const
 	best = nil;
 	p = p_map->root.p_left;
 	while (p != nil) {
-		__builtin_prefetch(p->p_left);
-		__builtin_prefetch(p->p_right);
 		if (p_map->pfn_compare(p_key, p->p_key) < 0) {
 			best = p;
 			p = p->p_left;

@@ -13,29 +13,26 @@
 #include "cl_rbtree.h"
 
 /*
- * Looks `key` up: returns its node, or nil on a miss, in which case *p_parent
- * is the node below which a new node with that key belongs (the root
- * sentinel for an empty map).
+ * The descent of find_slot(). With `fetch`, both children of a node are
+ * fetched as soon as the node is here. An insert writes the tree, so the
+ * processor cannot start the next insert's descent early as it does for a run
+ * of lookups, where the same prefetch measured no better (lookup() has none).
+ * A small map's tree is in the caches, so find_slot() has a copy of this loop
+ * without the prefetches.
  */
-static inline node_t *find_slot(cl_qmap_t *map, uint64_t key, node_t **p_parent)
+static inline __attribute__((always_inline)) node_t *
+descend(node_t *nil, node_t *p, uint64_t key, node_t **p_parent, const int fetch)
 {
-	node_t *nil = &map->nil, *p = map->root.p_left, *next;
+	node_t *next;
 
-	if (p == nil) {
-		*p_parent = &map->root;
-		return nil;
-	}
-	/*
-	 * The parent of the slot is the last node compared: no copy of it per level.
-	 * Both children are fetched as soon as the node is here. An insert writes
-	 * the tree, so the processor cannot start the next one's descent early as
-	 * it does for a run of lookups, where the same prefetch measured no better.
-	 */
+	/* The parent of the slot is the last node compared: no copy of it per level. */
 	for (;;) {
 		const uint64_t k = p->key;
 
-		__builtin_prefetch(p->p_left);
-		__builtin_prefetch(p->p_right);
+		if (fetch) {
+			__builtin_prefetch(p->p_left);
+			__builtin_prefetch(p->p_right);
+		}
 		if (key == k) {
 			*p_parent = p;
 			return p;
@@ -47,6 +44,24 @@ static inline node_t *find_slot(cl_qmap_t *map, uint64_t key, node_t **p_parent)
 	}
 	*p_parent = p;
 	return nil;
+}
+
+/*
+ * Looks `key` up: returns its node, or nil on a miss, in which case *p_parent
+ * is the node below which a new node with that key belongs (the root
+ * sentinel for an empty map).
+ */
+static inline node_t *find_slot(cl_qmap_t *map, uint64_t key, node_t **p_parent)
+{
+	node_t *nil = &map->nil, *p = map->root.p_left;
+
+	if (p == nil) {
+		*p_parent = &map->root;
+		return nil;
+	}
+	if (map->count >= RBT_FETCH_MIN)
+		return descend(nil, p, key, p_parent, 1);
+	return descend(nil, p, key, p_parent, 0);
 }
 
 /* Links `item` below `parent` as found by find_slot() and rebalances. */
