@@ -14,7 +14,10 @@
  * (send_rate_2_process), and for each size of -l the one-way latency, half
  * the round trip of an RC send ping-pong with the child, which answers each
  * message with one of the same size, polling its CQ as the parent does (with
- * -e: from its completion callback) (latency_2_process). A bandwidth row also gives its ratio to memcpy's
+ * -e: from its completion callback) (latency_2_process). The ping-pong's
+ * sends of up to -I bytes (default PP_INLINE) are posted inline
+ * (IB_SEND_OPT_INLINE), as perftest's ib_send_lat posts them; the send rate's
+ * are not, as perftest's ib_send_bw does not. A bandwidth row also gives its ratio to memcpy's
  * bandwidth at that size, measured in the same run: figures are meant to be
  * compared within a run, never against a fixed threshold.
  *
@@ -39,7 +42,8 @@
  * prefers huge pages for ucx_perftest's); -4 keeps them on 4 KiB pages. Both
  * outputs say which, and how much of the parent is on huge pages.
  *
- * usage: bench_soft [-s SIZES] [-m SIZES] [-l SIZES] [-t SECONDS] [-r RUNS] [-p] [-e] [-4] [-P PAIRS | -Q N] [-h]
+ * usage: bench_soft [-s SIZES] [-m SIZES] [-l SIZES] [-t SECONDS] [-r RUNS] [-p] [-e] [-4] [-I BYTES]
+ *                   [-P PAIRS | -Q N] [-h]
  * (`make bench` runs it with $(BENCH_SOFT_ARGS); see docs/bench-soft.md)
  */
 #include <dirent.h>
@@ -77,6 +81,7 @@
 #define CHILD_RQ 1024u              /* the child's receive queue */
 #define PP_WARMUP 16u               /* untimed round trips before a latency measurement */
 #define PP_CLOCK_EVERY 16u          /* ping-pong rounds between two looks at the clock */
+#define PP_INLINE 236u              /* -I default: perftest's inline size for RC sends in its latency tests */
 #define WAIT_US 10000000u           /* bound of one wait: a completion or a reply */
 #define SLICE_US 100000u            /* a bounded wait wakes up this often */
 #define MAGIC 0x42534F46u
@@ -101,6 +106,7 @@ typedef struct opts {
 static char g_fab_dir[64];          /* the private fabric directory */
 static boolean_t g_poll = TRUE;     /* the parent polls its CQ (-e: waits for events) */
 static boolean_t g_small_pages;     /* -4: RDMA buffers on 4 KiB pages, no huge pages asked */
+static uint32_t g_inline = PP_INLINE; /* -I: ping-pong sends of up to this many bytes go inline */
 static pid_t g_child;               /* parent: the child's pid, 0 once reaped */
 static int g_fd = -1;               /* the out-of-band socket */
 static int g_is_child;
@@ -352,6 +358,7 @@ typedef struct end {
 	uint64_t recv_seq;              /* next receive work request id (polled ends) */
 	uint64_t recv_done;             /* receive work request id after the last one completed */
 	uint32_t recv_len;              /* bytes of the last receive completed */
+	uint32_t max_inline;            /* inline bytes the QP takes, at most g_inline */
 } end_t;
 
 /* Reads port 1 of a CA: its LID and MTU. */
@@ -455,9 +462,11 @@ static void end_open(end_t *e, ib_ca_handle_t ca, ib_pfn_comp_cb_t cb, void *cb_
 	qc.sq_sge = qc.rq_sge = 1;
 	qc.h_sq_cq = qc.h_rq_cq = e->cq;
 	qc.sq_signaled = FALSE;   /* each work request says whether it wants a completion */
+	qc.sq_max_inline = g_inline;
 	CHECK(ib_create_qp(e->pd, &qc, e, NULL, &e->qp));
 	CHECK(ib_query_qp(e->qp, &qa));
 	e->qpn = qa.num;
+	e->max_inline = qa.sq_max_inline < g_inline ? qa.sq_max_inline : g_inline;
 	e->psn = cl_hton32((uint32_t)mix(now_ns() ^ (uintptr_t)e) & 0xFFFFFFu);
 
 	e->buf_len = buf_len;
@@ -753,6 +762,8 @@ static ib_api_status_t child_reply(child_t *c, uint64_t seq, uint32_t len)
 	wr.wr_id = c->replies;
 	wr.wr_type = WR_SEND;
 	wr.send_opt = c->replies % MSG_GROUP == MSG_GROUP - 1 ? IB_SEND_OPT_SIGNALED : 0;
+	if (len <= c->e.max_inline)
+		wr.send_opt |= IB_SEND_OPT_INLINE;
 	wr.num_ds = 1;
 	wr.ds_array = &ds;
 	c->replies++;
@@ -1151,6 +1162,8 @@ static double pingpong_us(end_t *a, uint32_t len, double secs)
 		wr.wr_id = posted;
 		wr.wr_type = WR_SEND;
 		wr.send_opt = last || posted % MSG_GROUP == MSG_GROUP - 1 ? IB_SEND_OPT_SIGNALED : 0;
+		if (len <= a->max_inline)
+			wr.send_opt |= IB_SEND_OPT_INLINE;
 		wr.num_ds = 1;
 		wr.ds_array = &ds;
 		CHECK(ib_post_send(a->qp, &wr, &bad));
@@ -1212,7 +1225,8 @@ static void print_results(const opts_t *o, const results_t *r, uint8_t mtu)
 	       128u << mtu, o->runs, o->secs);
 	printf("# ratio = RDMA write bandwidth / memcpy bandwidth of that size, both from this run;"
 	       " MB = 10^6 bytes\n");
-	printf("# latency = half the round trip of an RC send ping-pong with the child (lowest run)\n");
+	printf("# latency = half the round trip of an RC send ping-pong with the child (lowest run);"
+	       " sends of up to %u B inline (-I)\n", g_inline);
 	print_pages(&r->huge_kib);
 	printf("# %-22s\t%8s\t%12s\t%-5s\t%12s\t%s\n", "test", "bytes", "result", "unit",
 	       "memcpy MB/s", "ratio");
@@ -1605,11 +1619,13 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: bench_soft [-s SIZES] [-m SIZES] [-l SIZES] [-t SECONDS] [-r RUNS] [-p] [-e] [-4]\n"
-		"                  [-P PAIRS | -Q N]\n"
+		"                  [-I BYTES] [-P PAIRS | -Q N]\n"
 		"  -s SIZES    RDMA write (and memcpy) sizes, comma-separated, suffix k or m\n"
 		"              for KiB/MiB, 1..64m (default 64,4k,64k,1m)\n"
 		"  -m SIZES    message sizes of the send rate, %u..%u (default 8,64)\n"
 		"  -l SIZES    message sizes of the ping-pong latency, %u..%u (default 8,64)\n"
+		"  -I BYTES    ping-pong sends of up to BYTES are posted inline, as perftest's\n"
+		"              ib_send_lat does (default %u; 0: none)\n"
 		"  -t SECONDS  per measurement (default 0.3)\n"
 		"  -r RUNS     runs; each row keeps its best (default 3)\n"
 		"  -p          parseable output: only lines \"ROW BYTES VALUE UNIT\"\n"
@@ -1624,7 +1640,7 @@ static void usage(FILE *f)
 		"              connected pairs in this process (1..4096)\n"
 		"  -h          this help\n"
 		"Runs in a private soft fabric directory (IBAL_SOFT_FABRIC is set to it).\n",
-		MIN_MSG, MAX_MSG, MIN_MSG, MAX_MSG);
+		MIN_MSG, MAX_MSG, MIN_MSG, MAX_MSG, PP_INLINE);
 }
 
 /* Parses "64,4k,1m" into sizes[] (at most MAX_SIZES), each in lo..hi. */
@@ -1671,8 +1687,13 @@ int main(int argc, char **argv)
 	sigset_t chld, old_mask;
 	pid_t parent = getpid();
 
-	while ((opt = getopt(argc, argv, "s:m:l:t:r:P:Q:pe4h")) != -1) {
+	while ((opt = getopt(argc, argv, "s:m:l:t:r:I:P:Q:pe4h")) != -1) {
 		switch (opt) {
+		case 'I':
+			g_inline = (uint32_t)strtoul(optarg, &end, 10);
+			if (end == optarg || *end || g_inline > MAX_MSG)
+				goto bad;
+			break;
 		case 'P':
 			if (!parse_sizes(optarg, 1, MAX_PAIRS, o.pairs, &o.n_pairs))
 				goto bad;
