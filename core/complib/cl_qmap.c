@@ -16,7 +16,8 @@
  * The descent of find_slot(). With `fetch`, both children of a node are
  * fetched as soon as the node is here. An insert writes the tree, so the
  * processor cannot start the next insert's descent early as it does for a run
- * of lookups, where the same prefetch measured no better (lookup() has none).
+ * of lookups, where the same prefetch measured no better (lookup() has none;
+ * cl_qmap_remove() descends here, as it writes the tree too).
  * A small map's tree is in the caches, so find_slot() has a copy of this loop
  * without the prefetches.
  */
@@ -190,7 +191,12 @@ void cl_qmap_remove_item(cl_qmap_t *const p_map, cl_map_item_t *const p_item)
 
 cl_map_item_t *cl_qmap_remove(cl_qmap_t *const p_map, const uint64_t key)
 {
-	cl_map_item_t *p_item = lookup(p_map, key);
+	node_t *parent;
+	cl_map_item_t *p_item;
+
+	CL_ASSERT(p_map && p_map->state == CL_INITIALIZED);
+	/* A removal writes the tree as an insert does: the descent that prefetches. */
+	p_item = find_slot(p_map, key, &parent);
 
 	remove_item(p_map, p_item);
 	return p_item;
