@@ -5,9 +5,12 @@
 # usage: tests/bench/bench_soft_ucx.sh [path/to/bench_soft]
 #   (default: $BENCH_SOFT, else ./tests/bench/bench_soft, ./bench_soft, or next to this script)
 # environment:
-#   BENCH_SOFT_ARGS    more bench_soft options, e.g. "-t 1 -r 5" (the sizes are this script's)
+#   BENCH_SOFT_ARGS    more bench_soft options, e.g. "-t 1 -r 2" (the sizes are this script's;
+#                      -r is per round, default 1)
+#   BENCH_SOFT_ROUNDS_OUT  a file to which each round's bench_soft rows are appended (-p lines)
 #   BENCH_UCX_TLS      UCX_TLS for ucx_perftest (default shm: posix, sysv and cma here)
-#   BENCH_UCX_RUNS     runs of each ucx_perftest test; each row keeps its best (default 3)
+#   BENCH_UCX_RUNS     rounds (default 3): each runs bench_soft once, then each ucx_perftest
+#                      test once; each row keeps its best over the rounds
 #   BENCH_UCX_TIMEOUT  seconds allowed to each ucx_perftest process (default 30)
 #   BENCH_UCX_NETNS    1 (default): server and client in a private network namespace when
 #                      unshare permits it; 0: in this one, on a free port (the client
@@ -16,8 +19,10 @@
 #   BENCH_SOFT_SCALE   the scale rows' numbers of pairs (default 1,2,4,8; 0: no scale rows)
 #   BENCH_SOFT_SCALE_ARGS  more bench_soft options for the scale rows, e.g. "-t 2 -r 3"
 #
-# In one run: bench_soft -p (two processes, parent and forked child, over the soft fabric) and
-# ucx_perftest (server and client processes, client to 127.0.0.1), each measurement alone:
+# In one run, in rounds: bench_soft -p (two processes, parent and forked child, over the soft
+# fabric), then ucx_perftest (server and client processes, client to 127.0.0.1), each
+# measurement alone; the rounds interleave the two, so that a host whose speed changes over
+# minutes gives both sides the same chances:
 #   latency_2_process     8, 64 B   bench_soft: half the round trip of an RC send ping-pong
 #                                   UCX: -t tag_lat (reports half the round trip), mean
 #   send_rate_2_process   8, 64 B   bench_soft: RC sends, 128 in flight; UCX: -t tag_bw msg/s
@@ -199,17 +204,23 @@ run() {
 	return $rc
 }
 
-# 1. bench_soft: its own alarm bounds it (two minutes and more); `timeout` (SIGTERM: it
-# cleans up) is the backstop.
-# shellcheck disable=SC2086
-if ! run "$tmp/soft" "$tmp/soft.err" timeout -k 10 3600 "$PROG" ${BENCH_SOFT_ARGS:-} \
-	-p -s 4k,64k,1m -m 8,64 -l 8,64; then
-	echo "bench_soft_ucx: bench_soft failed:" >&2
-	cat "$tmp/soft.err" >&2
-	exit 1
-fi
+# soft_round: bench_soft's rows once (-r 1 unless BENCH_SOFT_ARGS says otherwise), appended to
+# $tmp/soft. Its own alarm bounds it (two minutes and more); `timeout` (SIGTERM: it cleans up)
+# is the backstop.
+soft_round() {
+	# shellcheck disable=SC2086
+	if ! run "$tmp/soft1" "$tmp/soft.err" timeout -k 10 3600 "$PROG" -r 1 ${BENCH_SOFT_ARGS:-} \
+		-p -s 4k,64k,1m -m 8,64 -l 8,64; then
+		echo "bench_soft_ucx: bench_soft failed:" >&2
+		cat "$tmp/soft.err" >&2
+		exit 1
+	fi
+	cat "$tmp/soft1" >>"$tmp/soft"
+	[ -z "${BENCH_SOFT_ROUNDS_OUT:-}" ] || cat "$tmp/soft1" >>"$BENCH_SOFT_ROUNDS_OUT"
+}
+: >"$tmp/soft"
 
-# The 1 MiB write again with the RDMA buffers on 4 KiB pages (-4; the run above asks for
+# The 1 MiB write again with the RDMA buffers on 4 KiB pages (-4; the rounds below ask for
 # transparent huge pages, as UCX's allocator prefers huge pages): a row for the record.
 # shellcheck disable=SC2086
 if run "$tmp/small" "$tmp/soft.err" timeout -k 10 3600 "$PROG" ${BENCH_SOFT_ARGS:-} \
@@ -219,7 +230,6 @@ else
 	echo "bench_soft_ucx: bench_soft -4 failed (its row is left out):" >&2
 	cat "$tmp/soft.err" >&2
 fi
-pages=$(sed -n 's/^# rdma buffers: //p' "$tmp/soft" | head -1)
 
 # The scale rows' numbers of pairs: a comma list of 1 to 16 (one pair first, as bench_soft -P
 # wants), or none.
@@ -261,13 +271,13 @@ parse_pairs() {
 	END { if (n != np) exit 1; printf "%s 1048576 %.3f MB/s\n", row, sum }'
 }
 
-# ucx_measure WHAT PARSE ARGS...: $runs runs of this script with ARGS (--pair or --pairs), each
+# ucx_measure WHAT PARSE N ARGS...: N runs of this script with ARGS (--pair or --pairs), each
 # bounded; PARSE turns each run's output into its row in $tmp/ucx. A failed run, or one
 # without figures, is reported on stderr and in the table's note.
 ucx_measure() {
-	local what=$1 parse=$2 r=1
-	shift 2
-	while [ "$r" -le "$runs" ]; do
+	local what=$1 parse=$2 n=$3 r=1
+	shift 3
+	while [ "$r" -le "$n" ]; do
 		# shellcheck disable=SC2086
 		if run "$tmp/csv" "$tmp/pair.err" timeout -k 5 $((2 * T + 20)) $U bash "$SELF" "$@"; then
 			"$parse" <"$tmp/csv" >>"$tmp/ucx" ||
@@ -293,6 +303,9 @@ case $runs in '' | *[!0-9]* | 0) runs=3 ;; esac
 ucx_note=''
 if ! command -v "$UCXP" >/dev/null 2>&1; then
 	ucx_note="ucx_perftest not found (Debian package ucx-utils): ibal's figures alone"
+	for _ in $(seq 1 "$runs"); do
+		soft_round
+	done
 else
 	netns=0 U=''
 	if [ "${BENCH_UCX_NETNS:-1}" = 1 ] && command -v unshare >/dev/null 2>&1 && command -v ip >/dev/null 2>&1; then
@@ -304,17 +317,22 @@ else
 		done
 	fi
 	where="client to 127.0.0.1, $([ "$netns" = 1 ] && echo "private network namespace ($U)" || echo "free port of this host")"
-	ucx_note="UCX $(ucx_info -v 2>/dev/null | sed -n 's/^# Version //p') UCX_TLS=${BENCH_UCX_TLS:-shm}, $where; best of $runs"
-	for spec in $tests; do
-		IFS=: read -r row test size n <<<"$spec"
-		ucx_measure "ucx_perftest -t $test -s $size" parse_pair --pair "$tmp" "$netns" "$test" "$size" "$n"
+	ucx_note="UCX $(ucx_info -v 2>/dev/null | sed -n 's/^# Version //p') UCX_TLS=${BENCH_UCX_TLS:-shm}, $where; best of $runs rounds, bench_soft and ucx_perftest interleaved"
+	for _ in $(seq 1 "$runs"); do
+		soft_round
+		for spec in $tests; do
+			IFS=: read -r row test size n <<<"$spec"
+			ucx_measure "ucx_perftest -t $test -s $size" parse_pair 1 --pair "$tmp" "$netns" "$test" "$size" "$n"
+		done
 	done
 	# The scale rows: N pairs at once, 64 Ki writes of 1 MiB shared among them (about a second
 	# here); the row is their sum, best of the runs.
 	for np in ${scale//,/ }; do
-		ucx_measure "$np ucx_perftest pairs at once" parse_pairs --pairs "$tmp" "$netns" "$np" 1048576 $((65536 / np))
+		ucx_measure "$np ucx_perftest pairs at once" parse_pairs "$runs" --pairs "$tmp" "$netns" "$np" 1048576 $((65536 / np))
 	done
 fi
+
+pages=$(sed -n 's/^# rdma buffers: //p' "$tmp/soft" | head -1)
 
 # 3. The tables: best figure of each row (lowest latency, highest rate or bandwidth).
 awk -v note="$ucx_note" -v scale="$scale" -v pages="${pages:-unknown}" '
