@@ -34,9 +34,10 @@ typedef CL_RBTREE_MAP rbt_map_t;
 
 /*
  * From this many items on, a descent prefetches both children of each node
- * (cl_qmap and cl_fleximap inserts, cl_fleximap lookups): 4,096 items of 64
- * bytes fill 256 KiB, a quarter of a recent processor's L2. Below it the
- * caches hold the tree and the prefetches would be only more instructions.
+ * (cl_qmap inserts and removals by key, cl_fleximap inserts and lookups):
+ * 4,096 items of 64 bytes fill 256 KiB, a quarter of a recent processor's L2.
+ * Below it the caches hold the tree and the prefetches would be only more
+ * instructions.
  */
 #define RBT_FETCH_MIN 4096
 
