@@ -292,7 +292,7 @@ ucx_measure() {
 	done
 }
 
-# 2. ucx_perftest: tests and iterations (-n; -w a tenth, at most 10,000).
+# ucx_perftest's tests and iterations (-n; -w a tenth, at most 10,000).
 tests="latency_2_process:tag_lat:8:100000 latency_2_process:tag_lat:64:100000
 send_rate_2_process:tag_bw:8:1000000 send_rate_2_process:tag_bw:64:1000000
 rdma_write_2_process:ucp_put_bw:4096:262144 rdma_write_2_process:ucp_put_bw:65536:16384
@@ -300,14 +300,11 @@ rdma_write_2_process:ucp_put_bw:1048576:1024"
 runs=${BENCH_UCX_RUNS:-3}
 case $runs in '' | *[!0-9]* | 0) runs=3 ;; esac
 : >"$tmp/ucx"
-ucx_note=''
+ucx_note='' have_ucx=0 netns=0 U=''
 if ! command -v "$UCXP" >/dev/null 2>&1; then
 	ucx_note="ucx_perftest not found (Debian package ucx-utils): ibal's figures alone"
-	for _ in $(seq 1 "$runs"); do
-		soft_round
-	done
 else
-	netns=0 U=''
+	have_ucx=1
 	if [ "${BENCH_UCX_NETNS:-1}" = 1 ] && command -v unshare >/dev/null 2>&1 && command -v ip >/dev/null 2>&1; then
 		for u in "unshare -n" "unshare -rn"; do
 			if $u ip link set lo up 2>/dev/null; then
@@ -318,15 +315,21 @@ else
 	fi
 	where="client to 127.0.0.1, $([ "$netns" = 1 ] && echo "private network namespace ($U)" || echo "free port of this host")"
 	ucx_note="UCX $(ucx_info -v 2>/dev/null | sed -n 's/^# Version //p') UCX_TLS=${BENCH_UCX_TLS:-shm}, $where; best of $runs rounds, bench_soft and ucx_perftest interleaved"
-	for _ in $(seq 1 "$runs"); do
-		soft_round
-		for spec in $tests; do
-			IFS=: read -r row test size n <<<"$spec"
-			ucx_measure "ucx_perftest -t $test -s $size" parse_pair 1 --pair "$tmp" "$netns" "$test" "$size" "$n"
-		done
+fi
+
+# 2. The rounds: bench_soft's rows, then each ucx_perftest test once (without ucx_perftest,
+# bench_soft alone).
+for _ in $(seq 1 "$runs"); do
+	soft_round
+	[ "$have_ucx" = 1 ] || continue
+	for spec in $tests; do
+		IFS=: read -r row test size n <<<"$spec"
+		ucx_measure "ucx_perftest -t $test -s $size" parse_pair 1 --pair "$tmp" "$netns" "$test" "$size" "$n"
 	done
-	# The scale rows: N pairs at once, 64 Ki writes of 1 MiB shared among them (about a second
-	# here); the row is their sum, best of the runs.
+done
+# The scale rows: N pairs at once, 64 Ki writes of 1 MiB shared among them (about a second
+# here); the row is their sum, best of the runs.
+if [ "$have_ucx" = 1 ]; then
 	for np in ${scale//,/ }; do
 		ucx_measure "$np ucx_perftest pairs at once" parse_pairs "$runs" --pairs "$tmp" "$netns" "$np" 1048576 $((65536 / np))
 	done
