@@ -361,6 +361,12 @@ typedef struct end {
 	uint32_t max_inline;            /* inline bytes the QP takes, at most g_inline */
 } end_t;
 
+/* IB_SEND_OPT_INLINE for a ping-pong message of len bytes that e's QP takes inline (-I). */
+static uint32_t pp_inline(const end_t *e, uint32_t len)
+{
+	return len <= e->max_inline ? IB_SEND_OPT_INLINE : 0;
+}
+
 /* Reads port 1 of a CA: its LID and MTU. */
 static void port_info(ib_ca_handle_t ca, ib_net16_t *p_lid, uint8_t *p_mtu)
 {
@@ -761,9 +767,8 @@ static ib_api_status_t child_reply(child_t *c, uint64_t seq, uint32_t len)
 	memset(&wr, 0, sizeof(wr));
 	wr.wr_id = c->replies;
 	wr.wr_type = WR_SEND;
-	wr.send_opt = c->replies % MSG_GROUP == MSG_GROUP - 1 ? IB_SEND_OPT_SIGNALED : 0;
-	if (len <= c->e.max_inline)
-		wr.send_opt |= IB_SEND_OPT_INLINE;
+	wr.send_opt = (c->replies % MSG_GROUP == MSG_GROUP - 1 ? IB_SEND_OPT_SIGNALED : 0) |
+		      pp_inline(&c->e, len);
 	wr.num_ds = 1;
 	wr.ds_array = &ds;
 	c->replies++;
@@ -1161,9 +1166,8 @@ static double pingpong_us(end_t *a, uint32_t len, double secs)
 		memset(&wr, 0, sizeof(wr));
 		wr.wr_id = posted;
 		wr.wr_type = WR_SEND;
-		wr.send_opt = last || posted % MSG_GROUP == MSG_GROUP - 1 ? IB_SEND_OPT_SIGNALED : 0;
-		if (len <= a->max_inline)
-			wr.send_opt |= IB_SEND_OPT_INLINE;
+		wr.send_opt = (last || posted % MSG_GROUP == MSG_GROUP - 1 ? IB_SEND_OPT_SIGNALED : 0) |
+			      pp_inline(a, len);
 		wr.num_ds = 1;
 		wr.ds_array = &ds;
 		CHECK(ib_post_send(a->qp, &wr, &bad));
