@@ -400,7 +400,7 @@ static uint32_t drain_locked(verbs_cq_t *cq)
 		if (n <= 0)
 			break;
 		for (i = 0; i < n; i++) {
-			uint32_t slot = (cq->ring.head + cq->ring.count) % cq->ring.size;
+			uint32_t slot = prov_ring_at(cq->ring.head, cq->ring.count, cq->ring.size);
 
 			verbs_wc(&v[i], &cq->ring.wc[slot]);
 			cq->ring.wc[slot].p_next = NULL;

@@ -542,7 +542,7 @@ ib_api_status_t verbs_resize_cq(void *h, uint32_t *p_size)
 	size = (uint32_t)cq->ibv->cqe;
 	if (size != cq->ring.size && !prov_wc_ring_init(&r, size)) {
 		for (i = 0; i < cq->ring.count; i++)
-			r.wc[i] = cq->ring.wc[(cq->ring.head + i) % cq->ring.size];
+			r.wc[i] = cq->ring.wc[prov_ring_at(cq->ring.head, i, cq->ring.size)];
 		r.count = cq->ring.count;
 		r.arm = cq->ring.arm;
 		r.arm_n = cq->ring.arm_n;
