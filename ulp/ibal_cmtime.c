@@ -47,10 +47,10 @@
  *   -t MS         CM response timeout in milliseconds (default 1000): the
  *                 remote/local response timeout fields of the REQ
  *   -w N          at most N connection requests, exchanges and DREQs in
- *                 flight (default 16; 0: all at once). The soft fabric's
- *                 ports are Unix datagram sockets whose queues hold few
- *                 packets (net.unix.max_dgram_qlen); a burst beyond them is
- *                 dropped and costs a CM or RC timeout
+ *                 flight (default 16; 0: all at once). A CM message that
+ *                 finds no receive buffer at its port's QP1 is dropped and
+ *                 costs a CM timeout; the access layer grows those buffers
+ *                 under a burst, up to 4,096 a port
  *   -T S          limit of the whole run in seconds (default 120)
  *   --raw         with -f: the no-CM reference
  *   --json        also print one JSON line with every number (last line)

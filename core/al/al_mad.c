@@ -435,20 +435,98 @@ static void slot_done(al_mad_disp_t *d, int slot, ib_wc_status_t ws)
 	}
 }
 
+_Static_assert(AL_MAD_RECV_SLOTS % AL_MAD_RECV_CHUNK == 0 && AL_MAD_RECV_MAX % AL_MAD_RECV_CHUNK == 0,
+	       "receive buffers come in whole chunks");
+
+/* Receive buffer @p i: in chunk i / AL_MAD_RECV_CHUNK. */
+static uint8_t *recv_buf(const al_mad_disp_t *d, uint32_t i)
+{
+	return d->recv_base[i / AL_MAD_RECV_CHUNK] + (size_t)(i % AL_MAD_RECV_CHUNK) * AL_MAD_RECV_SLOT;
+}
+
 static ib_api_status_t post_recv(al_mad_disp_t *d, uint32_t i)
 {
 	ib_local_ds_t ds;
 	ib_recv_wr_t wr;
 
-	ds.vaddr = (uintptr_t)(d->bufs + (size_t)AL_MAD_SEND_SLOTS * MAD_BLOCK_SIZE +
-			       (size_t)i * AL_MAD_RECV_SLOT);
+	ds.vaddr = (uintptr_t)recv_buf(d, i);
 	ds.length = AL_MAD_RECV_SLOT;
-	ds.lkey = d->lkey;
+	ds.lkey = d->recv_lkey[i / AL_MAD_RECV_CHUNK];
 	memset(&wr, 0, sizeof(wr));
 	wr.wr_id = i;
 	wr.num_ds = 1;
 	wr.ds_array = &ds;
 	return ib_post_recv(d->h_qp, &wr, NULL);
+}
+
+/*
+ * A burst of MADs (thousands of connection requests at once) can come
+ * faster than the thread handles them, and a MAD that finds no receive
+ * posted is dropped (a UD QP's rule): its sender waits out its timeout, and
+ * the retries come in a burst again. So when the thread finds a quarter of
+ * its buffers filled and waiting in the CQ, it doubles them, a chunk at a
+ * time (the CQ grown first), up to d->recv_max. A provider that cannot grow
+ * the CQ, or a failed registration, leaves the buffers at what they are.
+ */
+static ib_api_status_t recv_add_chunk(al_mad_disp_t *d)
+{
+	uint32_t k = d->n_recv / AL_MAD_RECV_CHUNK, size, i;
+	size_t len = (size_t)AL_MAD_RECV_CHUNK * AL_MAD_RECV_SLOT;
+	ib_mr_create_t mc;
+	ib_mr_handle_t h_mr;
+	net32_t rkey;
+	ib_api_status_t st;
+	uint8_t *p;
+
+	size = AL_MAD_SEND_SLOTS + d->n_recv + AL_MAD_RECV_CHUNK + 16;
+	st = ib_modify_cq(d->h_cq, &size);
+	if (st != IB_SUCCESS)
+		return st;
+	p = (uint8_t *)cl_malloc(len);
+	if (!p)
+		return IB_INSUFFICIENT_MEMORY;
+	mc.vaddr = p;
+	mc.length = len;
+	mc.access_ctrl = IB_AC_LOCAL_WRITE;
+	st = ib_reg_mem(d->h_pd, &mc, &d->recv_lkey[k], &rkey, &h_mr);
+	if (st != IB_SUCCESS) {
+		cl_free(p);
+		return st;
+	}
+	d->recv_base[k] = p;    /* its MR goes with the dispatcher's instance */
+	for (i = d->n_recv; i < d->n_recv + AL_MAD_RECV_CHUNK && st == IB_SUCCESS; i++)
+		st = post_recv(d, i);
+	d->n_recv += AL_MAD_RECV_CHUNK;
+	return st;
+}
+
+static void recv_grow(al_mad_disp_t *d)
+{
+	uint32_t want = d->n_recv * 2 < d->recv_max ? d->n_recv * 2 : d->recv_max;
+	ib_api_status_t st = IB_SUCCESS;
+
+	while (d->n_recv < want && st == IB_SUCCESS)
+		st = recv_add_chunk(d);
+	if (st != IB_SUCCESS) {
+		IBAL_INFO(IBAL_SUB_MAD, "MAD QP 0x%x: %u receive buffers, cannot add more (%s)",
+			  cl_ntoh32(d->qpn), d->n_recv, ib_get_err_str(st));
+		d->recv_max = d->n_recv;
+		return;
+	}
+	IBAL_INFO(IBAL_SUB_MAD, "MAD QP 0x%x: a burst of MADs, now %u receive buffers",
+		  cl_ntoh32(d->qpn), d->n_recv);
+}
+
+/* After a poll that filled its batch: grows the receive buffers when a
+ * quarter of them wait in the CQ (the thread falls behind). */
+static void recv_check(al_mad_disp_t *d)
+{
+	uint32_t waiting = 0;
+
+	if (d->n_recv >= d->recv_max || __atomic_load_n(&d->stop, __ATOMIC_ACQUIRE))
+		return;
+	if (ib_peek_cq(d->h_cq, &waiting) == IB_SUCCESS && waiting >= d->n_recv / 4)
+		recv_grow(d);
 }
 
 /* Links @p n completions into the free list ib_poll_cq() takes; returns its head. */
@@ -526,9 +604,7 @@ static int rx_done(al_mad_disp_t *d, ib_wc_t *p_done)
 	for (; p_done; p_done = p_done->p_next, n++) {
 		i = (uint32_t)p_done->wr_id;
 		if (p_done->status == IB_WCS_SUCCESS)
-			al_mad_rx(d, p_done,
-				  d->bufs + (size_t)AL_MAD_SEND_SLOTS * MAD_BLOCK_SIZE +
-					  (size_t)i * AL_MAD_RECV_SLOT);
+			al_mad_rx(d, p_done, recv_buf(d, i));
 		if (!__atomic_load_n(&d->stop, __ATOMIC_ACQUIRE))
 			post_recv(d, i);
 	}
@@ -552,6 +628,7 @@ static int poll_all(al_mad_disp_t *d)
 		n += rx_done(d, p_done);
 		if (p_free)
 			return n;   /* the CQ is dry */
+		recv_check(d);
 	}
 }
 
@@ -683,6 +760,7 @@ static void inst_free(al_obj_t *p_obj)
 static void disp_free(al_mad_disp_t *d)
 {
 	cl_list_item_t *it;
+	uint32_t k;
 
 	if (d->thread) {
 		__atomic_store_n(&d->stop, 1, __ATOMIC_RELEASE);
@@ -703,6 +781,8 @@ static void disp_free(al_mad_disp_t *d)
 	if (d->wo)
 		cl_waitobj_destroy(d->wo);
 	cl_free(d->bufs);
+	for (k = AL_MAD_RECV_SLOTS / AL_MAD_RECV_CHUNK; k < AL_MAD_RECV_CHUNKS; k++)
+		cl_free(d->recv_base[k]);
 	pthread_mutex_destroy(&d->lock);
 	cl_free(d);
 }
@@ -734,6 +814,7 @@ static ib_api_status_t disp_resources(al_mad_disp_t *d, ib_net64_t ca_guid, size
 	ib_mr_create_t mc;
 	net32_t rkey;
 	ib_api_status_t st;
+	uint32_t k;
 
 	st = ib_open_ca((ib_al_handle_t)al_obj_h(&d->p_inst->obj), ca_guid, NULL, d, &d->h_ca);
 	if (st == IB_SUCCESS)
@@ -755,7 +836,13 @@ static ib_api_status_t disp_resources(al_mad_disp_t *d, ib_net64_t ca_guid, size
 	mc.vaddr = d->bufs;
 	mc.length = len;
 	mc.access_ctrl = IB_AC_LOCAL_WRITE;
-	return ib_reg_mem(d->h_pd, &mc, &d->lkey, &rkey, &d->h_mr);
+	st = ib_reg_mem(d->h_pd, &mc, &d->lkey, &rkey, &d->h_mr);
+	for (k = 0; k < AL_MAD_RECV_SLOTS / AL_MAD_RECV_CHUNK; k++) {
+		d->recv_base[k] = d->bufs + (size_t)AL_MAD_SEND_SLOTS * MAD_BLOCK_SIZE +
+				  (size_t)k * AL_MAD_RECV_CHUNK * AL_MAD_RECV_SLOT;
+		d->recv_lkey[k] = d->lkey;
+	}
+	return st;
 }
 
 /* The dispatcher's QP (a UD QP, or the port's special QP) in RTS, its QPN
@@ -774,21 +861,28 @@ static ib_api_status_t disp_qp(al_mad_disp_t *d)
 	memset(&qc, 0, sizeof(qc));
 	qc.qp_type = d->type;
 	qc.sq_depth = AL_MAD_SEND_SLOTS;
-	qc.rq_depth = AL_MAD_RECV_SLOTS;
+	qc.rq_depth = AL_MAD_RECV_MAX; /* room to grow; AL_MAD_RECV_SLOTS posted */
 	qc.sq_sge = 1;
 	qc.rq_sge = 1;
 	qc.h_sq_cq = d->h_scq;
 	qc.h_rq_cq = d->h_cq;
 	qc.sq_signaled = TRUE;
-	if (d->type == IB_QPT_UNRELIABLE_DGRM) {
-		st = ib_create_qp(d->h_pd, &qc, d, NULL, &d->h_qp);
-	} else {
-		p_pd = (al_pd_t *)AL_ENTER(d->h_pd, AL_HDL_PD);
-		st = p_pd ? al_qp_create_spl(p_pd, d->port_num, &qc, d, NULL, &d->h_qp)
-			  : IB_INVALID_PD_HANDLE;
-		if (p_pd)
-			AL_EXIT(d->h_pd);
-	}
+	do {
+		if (d->type == IB_QPT_UNRELIABLE_DGRM) {
+			st = ib_create_qp(d->h_pd, &qc, d, NULL, &d->h_qp);
+		} else {
+			p_pd = (al_pd_t *)AL_ENTER(d->h_pd, AL_HDL_PD);
+			st = p_pd ? al_qp_create_spl(p_pd, d->port_num, &qc, d, NULL, &d->h_qp)
+				  : IB_INVALID_PD_HANDLE;
+			if (p_pd)
+				AL_EXIT(d->h_pd);
+		}
+		/* a CA whose queues are shorter: the first buffers only */
+		if (st != IB_INVALID_MAX_WRS || qc.rq_depth == AL_MAD_RECV_SLOTS)
+			break;
+		qc.rq_depth = AL_MAD_RECV_SLOTS;
+	} while (1);
+	d->n_recv = AL_MAD_RECV_SLOTS;
 	if (st == IB_SUCCESS)
 		st = al_qp_to_init(d->h_qp, d->port_num, d->qkey, d->pkey_index);
 	for (i = 0; i < AL_MAD_RECV_SLOTS && st == IB_SUCCESS; i++)
@@ -797,8 +891,13 @@ static ib_api_status_t disp_qp(al_mad_disp_t *d)
 		st = al_qp_init_to_rts(d->h_qp);
 	if (st == IB_SUCCESS)
 		st = ib_query_qp(d->h_qp, &qa);
-	if (st == IB_SUCCESS)
+	if (st == IB_SUCCESS) {
 		d->qpn = qa.num;
+		d->recv_max = qa.rq_depth < AL_MAD_RECV_MAX ? qa.rq_depth : AL_MAD_RECV_MAX;
+		d->recv_max -= d->recv_max % AL_MAD_RECV_CHUNK;
+		if (d->recv_max < d->n_recv)
+			d->recv_max = d->n_recv;
+	}
 	return st;
 }
 

@@ -59,8 +59,17 @@ extern "C" {
  * wait for a send slot; past that a new one is dropped (a peer flooding
  * requests while the sends stall cannot grow the queue). */
 #define AL_MAD_MAX_REPLIES 1024
-/** Receive buffers a dispatcher keeps posted (the Linux kernel MAD layer's default). */
-#define AL_MAD_RECV_SLOTS 512
+/** Receive buffers a dispatcher posts when it starts: twice the Linux
+ * kernel MAD layer's default queue, since this thread competes with the
+ * application's for the processors (softirqs do not). */
+#define AL_MAD_RECV_SLOTS 1024
+/** Receive buffers registered together; a dispatcher that falls behind a
+ * burst doubles its buffers a chunk at a time (al_mad.c, recv_grow()). */
+#define AL_MAD_RECV_CHUNK 512
+/** Most receive buffers a dispatcher grows to. */
+#define AL_MAD_RECV_MAX 4096
+/** Chunks of receive buffers a dispatcher may have. */
+#define AL_MAD_RECV_CHUNKS (AL_MAD_RECV_MAX / AL_MAD_RECV_CHUNK)
 /** Bytes of one receive buffer: the GRH area, then one MAD. */
 #define AL_MAD_RECV_SLOT (MAD_BLOCK_GRH_SIZE)
 /** Default RMPP window a receiver grants (segments). */
@@ -198,7 +207,12 @@ typedef struct al_mad_disp {
 	boolean_t need_poke;        /**< A reaping thread changed what the thread must time. */
 	al_mad_slot_t slots[AL_MAD_SEND_SLOTS]; /**< Send buffers' state. */
 	uint32_t n_free_slots;      /**< Slots not posted. */
-	uint8_t *bufs;              /**< Send slots (MAD_BLOCK_SIZE each), then receive slots. */
+	uint8_t *bufs;              /**< Send slots (MAD_BLOCK_SIZE each), then the first
+				         AL_MAD_RECV_SLOTS receive buffers. */
+	uint32_t n_recv;            /**< Thread: receive buffers (whole chunks). */
+	uint32_t recv_max;          /**< Thread: most it grows to (its QP's receive queue). */
+	uint8_t *recv_base[AL_MAD_RECV_CHUNKS]; /**< Each chunk's buffers (the first ones in bufs). */
+	net32_t recv_lkey[AL_MAD_RECV_CHUNKS];  /**< Each chunk's L_Key. */
 	uint32_t n_drop_no_svc;     /**< Received MADs no service took (diagnostics). */
 	uint32_t n_drop_bad;        /**< Malformed MADs dropped (diagnostics). */
 	uint32_t n_drop_replies;    /**< Own answers dropped, the queue full (diagnostics). */

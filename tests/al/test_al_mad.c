@@ -12,6 +12,7 @@
  * public drop filter (IBAL_SOFT_CI_DROP_FILTER of ibal_soft.h).
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1407,6 +1408,161 @@ static void test_replies_bounded(void)
 	down();
 }
 
+/* ---- A burst of MADs into a busy dispatcher ---- */
+
+/* The receiver's direct service runs on its dispatcher's thread; its
+ * callback holds that thread when the gate_at-th MAD (0-based) comes,
+ * until the test moves the gate. */
+static struct burst {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int n_recv, n_sent, bad;
+	int gate_at;                 /* -1: no gate */
+	int held;                    /* the dispatcher's thread waits at the gate */
+} bu;
+
+static void AL_API burst_recv(const ib_mad_svc_handle_t h, void *ctx, ib_mad_element_t *e)
+{
+	struct timespec ts;
+
+	(void)h;
+	(void)ctx;
+	ib_put_mad(e);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_sec += TEST_WAIT_US / 1000000u;
+	pthread_mutex_lock(&bu.lock);
+	if (bu.n_recv == bu.gate_at) {
+		bu.held = 1;
+		pthread_cond_broadcast(&bu.cond);
+		while (bu.gate_at == bu.n_recv &&
+		       pthread_cond_timedwait(&bu.cond, &bu.lock, &ts) == 0)
+			;
+		bu.held = 0;
+	}
+	bu.n_recv++;
+	pthread_cond_broadcast(&bu.cond);
+	pthread_mutex_unlock(&bu.lock);
+}
+
+static void AL_API burst_sent(const ib_mad_svc_handle_t h, void *ctx, ib_mad_element_t *e)
+{
+	(void)h;
+	(void)ctx;
+	pthread_mutex_lock(&bu.lock);
+	if (e->status != IB_WCS_SUCCESS)
+		bu.bad++;
+	bu.n_sent++;
+	pthread_cond_broadcast(&bu.cond);
+	pthread_mutex_unlock(&bu.lock);
+	ib_put_mad(e);
+}
+
+/* Waits (bounded) until *p >= want, or until the gate holds the thread
+ * (p NULL); returns TRUE if it came. */
+static int burst_wait(const int *p, int want)
+{
+	struct timespec ts;
+	int ok;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_sec += TEST_WAIT_US / 1000000u;
+	pthread_mutex_lock(&bu.lock);
+	while (!(p ? *p >= want : bu.held) && pthread_cond_timedwait(&bu.cond, &bu.lock, &ts) == 0)
+		;
+	ok = p ? *p >= want : bu.held;
+	pthread_mutex_unlock(&bu.lock);
+	return ok;
+}
+
+/* Polls (bounded) until @p want receive completions wait in d's CQ; returns how many did. */
+static uint32_t burst_backlog(al_mad_disp_t *d, uint32_t want)
+{
+	uint64_t end = test_now_ms() + TEST_WAIT_US / 1000u;
+	uint32_t n = 0;
+
+	while (ib_peek_cq(d->h_cq, &n) == IB_SUCCESS && n < want && test_now_ms() < end)
+		sched_yield();
+	return n;
+}
+
+/* Sends @p n unsolicited MADs from sb's service @p h to sa. */
+static void burst_send(ib_mad_svc_handle_t h, int n)
+{
+	ib_mad_element_t *e;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		e = mad_to(&sb, &sa, 256, VCLASS, IB_MAD_METHOD_SEND, (uint64_t)i + 1);
+		CU_ASSERT_EQUAL_FATAL(ib_send_mad(h, e, NULL), IB_SUCCESS);
+	}
+}
+
+/*
+ * A dispatcher whose thread falls behind a burst grows its receive buffers
+ * (a MAD that finds none posted would be dropped). The receiver's thread
+ * is held while 300 MADs come (more than a quarter of its first 1,024
+ * buffers wait in the CQ), then let go: it doubles them. Held again, 1,800
+ * more come, and all of them wait in its queue; let go, every one is
+ * delivered.
+ */
+static void test_recv_burst(void)
+{
+	static const uint8_t send[] = { IB_MAD_METHOD_SEND, 0 };
+	ib_mad_svc_handle_t h_rx, h_tx;
+	ib_mad_svc_t svc;
+	al_mad_disp_t *d;
+
+	up();
+	memset(&bu, 0, sizeof(bu));
+	pthread_mutex_init(&bu.lock, NULL);
+	cond_init(&bu.cond);
+	bu.gate_at = 0;
+	memset(&svc, 0, sizeof(svc));
+	svc.pfn_mad_send_cb = burst_sent;
+	svc.pfn_mad_recv_cb = burst_recv;
+	svc.mgmt_class = VCLASS;
+	svc.mgmt_version = 1;
+	svc.svc_type = IB_MAD_SVC_DEFAULT;
+	svc.support_unsol = TRUE;
+	svc.method_array[send[0]] = TRUE;
+	CU_ASSERT_EQUAL_FATAL(ib_reg_mad_svc(sa.qp, &svc, &h_rx), IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(al_mad_svc_set_direct(h_rx), IB_SUCCESS);
+	svc.support_unsol = FALSE;
+	svc.method_array[send[0]] = FALSE;
+	CU_ASSERT_EQUAL_FATAL(ib_reg_mad_svc(sb.qp, &svc, &h_tx), IB_SUCCESS);
+	d = disp_of(sa.qp);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+
+	/* 300 while the thread is held at the first: it grows when let go. */
+	burst_send(h_tx, 300);
+	CU_ASSERT_FATAL(burst_wait(NULL, 0));
+	CU_ASSERT_EQUAL(d->n_recv, AL_MAD_RECV_SLOTS); /* read under the gate */
+	CU_ASSERT_FATAL(burst_wait(&bu.n_sent, 300));
+	CU_ASSERT(burst_backlog(d, 300 - 16) >= 300 - 16);
+	pthread_mutex_lock(&bu.lock);
+	bu.gate_at = 300;
+	pthread_cond_broadcast(&bu.cond);
+	pthread_mutex_unlock(&bu.lock);
+	CU_ASSERT_FATAL(burst_wait(&bu.n_recv, 300));
+
+	/* 1,800 more while it is held again: every one waits in its queue. */
+	burst_send(h_tx, 1800);
+	CU_ASSERT_FATAL(burst_wait(NULL, 0));
+	CU_ASSERT(d->n_recv >= 2 * AL_MAD_RECV_SLOTS);
+	CU_ASSERT(d->n_recv <= AL_MAD_RECV_MAX);
+	CU_ASSERT_FATAL(burst_wait(&bu.n_sent, 2100));
+	CU_ASSERT(burst_backlog(d, 1800 - 16) >= 1800 - 16);
+	pthread_mutex_lock(&bu.lock);
+	bu.gate_at = -1;
+	pthread_cond_broadcast(&bu.cond);
+	pthread_mutex_unlock(&bu.lock);
+	CU_ASSERT(burst_wait(&bu.n_recv, 2100));
+	CU_ASSERT_EQUAL(bu.bad, 0);
+	down();
+	pthread_mutex_destroy(&bu.lock);
+	pthread_cond_destroy(&bu.cond);
+}
+
 static void test_gmp_client(void)
 {
 	static const uint8_t get[] = { IB_MAD_METHOD_GET, 0 };
@@ -1461,6 +1617,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_reg_svc_args),
 	TEST_ENTRY(test_send_args),
 	TEST_ENTRY(test_unsolicited),
+	TEST_ENTRY(test_recv_burst),
 	TEST_ENTRY(test_request_response),
 	TEST_ENTRY(test_timeout_retries),
 	TEST_ENTRY(test_unsupported),

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "soft_hca.h"
+#include "ibal_log.h"
 
 ib_api_status_t soft_ud_check_wr(soft_qp_t *qp, const ib_send_wr_t *p_wr)
 {
@@ -261,13 +262,22 @@ void soft_ud_recv(soft_port_t *port, soft_qp_t *qp, const soft_pkt_t *pkt)
 	boolean_t got = FALSE, global = pkt->lrh.lnh == SOFT_LNH_IBA_GLOBAL;
 	ib_wc_status_t ws;
 	ib_wc_t wc;
+	const char *why = "its QP does not receive";
 
 	soft_lock(&qp->lock);
-	if (soft_qp_state_receives(qp->attr.state) && keys_ok(port, qp, pkt))
-		got = qp->srq ? soft_srq_take(qp->srq, w) : soft_rq_pop(&qp->rq, w);
+	if (soft_qp_state_receives(qp->attr.state)) {
+		why = "bad P_Key or Q_Key";
+		if (keys_ok(port, qp, pkt)) {
+			why = "no receive posted";
+			got = qp->srq ? soft_srq_take(qp->srq, w) : soft_rq_pop(&qp->rq, w);
+		}
+	}
 	soft_unlock(&qp->lock);
-	if (!got)
+	if (!got) {
+		IBAL_DBG(IBAL_SUB_SOFT, "QP 0x%x: datagram from LID 0x%x dropped: %s", qp->qpn,
+			 pkt->lrh.slid, why);
 		return;
+	}
 	memset(&wc, 0, sizeof(wc));
 	wc.wr_id = w->wr_id;
 	wc.wc_type = IB_WC_RECV;
