@@ -6,7 +6,8 @@
 # directory and within 60 s: both sides in one process (-f), the no-CM
 # reference (-f --raw), then a server and a client as two processes with
 # the client given the server's GID, its LID, and nothing but the service
-# ID (found through the SA's ServiceRecord); last, a client asking for a
+# ID (found through the SA's ServiceRecord), and a thousand connections at
+# once with no CM message resent; last, a client asking for a
 # service nobody listens on must fail with REJ reason 8 (invalid service
 # ID) and exit 1; a client with no path to its server's LID exits 1 (no
 # crash). A passing run exits 0, prints its step table with every
@@ -148,7 +149,34 @@ for how in gid lid svc; do
 	result "two processes, server found by $how" "$bad" "$tmp/c.$k" "$srv_out"
 done
 
-# 4. Nobody listens on the service ID: rejected (reason 8), exit 1, no hang.
+# 4. A thousand REQs at once (-w 0), then a thousand DREQs: the MAD layer's
+#    receive buffers take the bursts, so no CM message is dropped or resent
+#    (a resend would show in the cm debug lines; the response timeout of
+#    20 s keeps a slow host's late answers from looking like one).
+fresh
+IBAL_LOG_SUBSYS=cm=debug,soft=debug
+export IBAL_LOG_SUBSYS
+if server_start; then
+	timeout 60 "$prog" -c 1000 -n 1 -w 0 -t 20000 -T 50 --json "$gid" >"$tmp/burst.out" 2>&1
+	rc=$?
+	server_end
+	IFS='|'
+	# shellcheck disable=SC2086
+	bad=$(check_run "$tmp/burst.out" $rc 1000 $cm_rows)
+	unset IFS
+	[ "$srv_rc" -eq 0 ] || bad="$bad${bad:+; }server exit status $srv_rc"
+	if grep -q "sending again\|dropped: no receive posted" "$tmp/burst.out" "$srv_out"; then
+		bad="$bad${bad:+; }CM messages were dropped and resent"
+	fi
+	result "1,000 connections at once between two processes, nothing resent" "$bad" \
+		"$tmp/burst.out" "$srv_out"
+else
+	result "1,000 connections at once between two processes, nothing resent" \
+		"the server did not start" "$srv_out"
+fi
+unset IBAL_LOG_SUBSYS
+
+# 5. Nobody listens on the service ID: rejected (reason 8), exit 1, no hang.
 fresh
 if server_start; then
 	timeout 60 "$prog" -c 3 -S 0x1234 -T 20 "$lid" >"$tmp/rej.out" 2>&1
@@ -163,7 +191,7 @@ else
 	result "a REQ to an unknown service ID is rejected" "the server did not start" "$srv_out"
 fi
 
-# 5. A client that fails before it made its connections (no path to a LID
+# 6. A client that fails before it made its connections (no path to a LID
 #    nobody has): exit 1 with a message and its JSON line, not a crash.
 fresh
 timeout 60 "$prog" -c 3 -T 20 --json 0x7ff0 >"$tmp/early.out" 2>&1
