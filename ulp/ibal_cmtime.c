@@ -7,8 +7,8 @@
  * path to it through the SA (ib_query, PathRecord by GIDs or by LIDs, or
  * first the server's ServiceRecord when only the service ID is known),
  * creates N RC QPs and connects them through the CM asynchronously, many
- * requests in flight (-w, default 16; -w 0: every ib_cm_req() before the
- * first reply is waited for). The server
+ * requests in flight (-w; by default, as cmtime, every ib_cm_req() before
+ * the first reply is waited for). The server
  * creates a QP per request in its REQ callback and accepts with ib_cm_rep()
  * (its receives posted with the REP); the client answers each REP with
  * ib_cm_rtu(). Then M messages go back and forth on each connection (the
@@ -47,7 +47,7 @@
  *   -t MS         CM response timeout in milliseconds (default 1000): the
  *                 remote/local response timeout fields of the REQ
  *   -w N          at most N connection requests, exchanges and DREQs in
- *                 flight (default 16; 0: all at once). A CM message that
+ *                 flight (default 0: all at once). A CM message that
  *                 finds no receive buffer at its port's QP1 is dropped and
  *                 costs a CM timeout; the access layer grows those buffers
  *                 under a burst, up to 4,096 a port
@@ -1671,7 +1671,7 @@ static void usage(FILE *f)
 		"  -d DEST     the server's GID (fe80::...) or LID\n"
 		"  -r N        CM retries (default 8)\n"
 		"  -t MS       CM response timeout in ms (default 1000)\n"
-		"  -w N        at most N requests, exchanges, DREQs in flight (default 16; 0: all)\n"
+		"  -w N        at most N requests, exchanges, DREQs in flight (default 0: all)\n"
 		"  -T S        limit of the whole run in seconds (default 120)\n"
 		"  --json      also print the results as one JSON line\n"
 		"The soft fabric directory is $IBAL_SOFT_FABRIC (with -f: a private one if unset).\n",
@@ -1709,7 +1709,7 @@ int main(int argc, char **argv)
 	o.retries = 8;
 	o.timeout_ms = 1000;
 	o.limit_s = 120;
-	o.window = 16;
+	o.window = 0;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	opterr = 0;
 	while ((li = -1, c = getopt_long(argc, argv, ":sfc:n:S:p:P:b:d:r:t:w:T:h", longopts, &li)) !=

@@ -6,7 +6,7 @@
 # environment:
 #   BENCH_CM_N       connections per run (default 1000)
 #   BENCH_CM_MSGS    messages exchanged on each connection (default 1)
-#   BENCH_CM_WINDOW  connection requests (and DREQs) in flight (default 16; 0: all)
+#   BENCH_CM_WINDOW  connection requests (and DREQs) in flight (default 0: all, as cmtime)
 #   BENCH_CM_RUNS    runs of each measurement; the best is kept (default 3)
 #   BENCH_CM_LIMIT   seconds one run may take (default 120)
 #
@@ -36,7 +36,7 @@ set -u
 prog=${1:-./ulp/ibal_cmtime}
 n=${BENCH_CM_N:-1000}
 msgs=${BENCH_CM_MSGS:-1}
-window=${BENCH_CM_WINDOW:-16}
+window=${BENCH_CM_WINDOW:-0}
 runs=${BENCH_CM_RUNS:-3}
 limit=${BENCH_CM_LIMIT:-120}
 for v in "$n" "$msgs" "$window" "$runs" "$limit"; do
