@@ -276,16 +276,19 @@ static void down(void)
 	test_track_end();
 }
 
-/* Registers a service on s's alias for class/version and the given methods (0-terminated). */
-static ib_api_status_t reg(side_t *s, ib_qp_handle_t qp, uint8_t cls, uint8_t ver,
-			   ib_mad_svc_type_t type, const uint8_t *methods, ib_mad_svc_handle_t *ph)
+/* Registers a service with the given callbacks on @p qp for class/version
+ * and methods (0-terminated), context @p s. */
+static ib_api_status_t reg_cb(side_t *s, ib_qp_handle_t qp, uint8_t cls, uint8_t ver,
+			      ib_mad_svc_type_t type, const uint8_t *methods,
+			      ib_pfn_mad_comp_cb_t send_cb, ib_pfn_mad_comp_cb_t recv_cb,
+			      ib_mad_svc_handle_t *ph)
 {
 	ib_mad_svc_t svc;
 
 	memset(&svc, 0, sizeof(svc));
 	svc.mad_svc_context = s;
-	svc.pfn_mad_send_cb = on_send;
-	svc.pfn_mad_recv_cb = on_recv;
+	svc.pfn_mad_send_cb = send_cb;
+	svc.pfn_mad_recv_cb = recv_cb;
 	svc.mgmt_class = cls;
 	svc.mgmt_version = ver;
 	svc.svc_type = type;
@@ -294,6 +297,13 @@ static ib_api_status_t reg(side_t *s, ib_qp_handle_t qp, uint8_t cls, uint8_t ve
 		svc.method_array[*methods] = TRUE;
 	}
 	return ib_reg_mad_svc(qp, &svc, ph);
+}
+
+/* Registers a service on s's alias for class/version and the given methods (0-terminated). */
+static ib_api_status_t reg(side_t *s, ib_qp_handle_t qp, uint8_t cls, uint8_t ver,
+			   ib_mad_svc_type_t type, const uint8_t *methods, ib_mad_svc_handle_t *ph)
+{
+	return reg_cb(s, qp, cls, ver, type, methods, on_send, on_recv, ph);
 }
 
 /* An element from s's key addressed to peer's QP1. */
@@ -1509,7 +1519,6 @@ static void test_recv_burst(void)
 {
 	static const uint8_t send[] = { IB_MAD_METHOD_SEND, 0 };
 	ib_mad_svc_handle_t h_rx, h_tx;
-	ib_mad_svc_t svc;
 	al_mad_disp_t *d;
 
 	up();
@@ -1517,19 +1526,13 @@ static void test_recv_burst(void)
 	pthread_mutex_init(&bu.lock, NULL);
 	cond_init(&bu.cond);
 	bu.gate_at = 0;
-	memset(&svc, 0, sizeof(svc));
-	svc.pfn_mad_send_cb = burst_sent;
-	svc.pfn_mad_recv_cb = burst_recv;
-	svc.mgmt_class = VCLASS;
-	svc.mgmt_version = 1;
-	svc.svc_type = IB_MAD_SVC_DEFAULT;
-	svc.support_unsol = TRUE;
-	svc.method_array[send[0]] = TRUE;
-	CU_ASSERT_EQUAL_FATAL(ib_reg_mad_svc(sa.qp, &svc, &h_rx), IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(reg_cb(&sa, sa.qp, VCLASS, 1, IB_MAD_SVC_DEFAULT, send, burst_sent,
+				     burst_recv, &h_rx),
+			      IB_SUCCESS);
 	CU_ASSERT_EQUAL_FATAL(al_mad_svc_set_direct(h_rx), IB_SUCCESS);
-	svc.support_unsol = FALSE;
-	svc.method_array[send[0]] = FALSE;
-	CU_ASSERT_EQUAL_FATAL(ib_reg_mad_svc(sb.qp, &svc, &h_tx), IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(reg_cb(&sb, sb.qp, VCLASS, 1, IB_MAD_SVC_DEFAULT, NULL, burst_sent,
+				     burst_recv, &h_tx),
+			      IB_SUCCESS);
 	d = disp_of(sa.qp);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
 
