@@ -29,20 +29,7 @@
 #include <complib/cl_types.h>
 #include "ibal_cpu.h"
 
-#if defined(__SANITIZE_THREAD__)
-#define SOFT_LOCK_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define SOFT_LOCK_TSAN 1
-#endif
-#endif
-#ifdef SOFT_LOCK_TSAN
-#include <sanitizer/tsan_interface.h>
-#define SOFT_LOCK_ANNOTATE(call) call
-#else
-#define SOFT_LOCK_ANNOTATE(call) ((void)0)
-#endif
-
+#include "ibal_tsan.h"
 
 /** A lock: 0 free, 1 held, 2 held with sleepers. */
 typedef struct soft_lock {
@@ -67,13 +54,13 @@ void soft_lock_wake(soft_lock_t *l);
 static inline void soft_lock_init(soft_lock_t *l)
 {
 	l->word = 0;
-	SOFT_LOCK_ANNOTATE(__tsan_mutex_create(l, 0));
+	IBAL_TSAN_ANNOTATE(__tsan_mutex_create(l, 0));
 }
 
 /** Ends a lock, free and unused. @param l the lock. */
 static inline void soft_lock_destroy(soft_lock_t *l)
 {
-	SOFT_LOCK_ANNOTATE(__tsan_mutex_destroy(l, 0));
+	IBAL_TSAN_ANNOTATE(__tsan_mutex_destroy(l, 0));
 	(void)l;
 }
 
@@ -82,10 +69,10 @@ static inline void soft_lock(soft_lock_t *l)
 {
 	uint32_t c = 0;
 
-	SOFT_LOCK_ANNOTATE(__tsan_mutex_pre_lock(l, 0));
+	IBAL_TSAN_ANNOTATE(__tsan_mutex_pre_lock(l, 0));
 	if (!__atomic_compare_exchange_n(&l->word, &c, 1, FALSE, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 		soft_lock_wait(l);
-	SOFT_LOCK_ANNOTATE(__tsan_mutex_post_lock(l, 0, 0));
+	IBAL_TSAN_ANNOTATE(__tsan_mutex_post_lock(l, 0, 0));
 }
 
 /**
@@ -98,10 +85,10 @@ static inline boolean_t soft_trylock(soft_lock_t *l)
 	uint32_t c = 0;
 	boolean_t took;
 
-	SOFT_LOCK_ANNOTATE(__tsan_mutex_pre_lock(l, __tsan_mutex_try_lock));
+	IBAL_TSAN_ANNOTATE(__tsan_mutex_pre_lock(l, __tsan_mutex_try_lock));
 	took = __atomic_compare_exchange_n(&l->word, &c, 1, FALSE, __ATOMIC_ACQUIRE,
 					   __ATOMIC_RELAXED);
-	SOFT_LOCK_ANNOTATE(__tsan_mutex_post_lock(
+	IBAL_TSAN_ANNOTATE(__tsan_mutex_post_lock(
 		l, __tsan_mutex_try_lock | (took ? 0 : __tsan_mutex_try_lock_failed), 0));
 	return took;
 }
@@ -109,10 +96,10 @@ static inline boolean_t soft_trylock(soft_lock_t *l)
 /** Releases a lock its caller holds, waking a sleeper if there is one. @param l the lock. */
 static inline void soft_unlock(soft_lock_t *l)
 {
-	SOFT_LOCK_ANNOTATE(__tsan_mutex_pre_unlock(l, 0));
+	IBAL_TSAN_ANNOTATE(__tsan_mutex_pre_unlock(l, 0));
 	if (__atomic_exchange_n(&l->word, 0, __ATOMIC_RELEASE) == 2)
 		soft_lock_wake(l);
-	SOFT_LOCK_ANNOTATE(__tsan_mutex_post_unlock(l, 0));
+	IBAL_TSAN_ANNOTATE(__tsan_mutex_post_unlock(l, 0));
 }
 
 #endif /* SOFT_LOCK_H */

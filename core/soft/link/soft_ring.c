@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include "soft_fabric.h"
 #include "soft_ring.h"
+#include "ibal_tsan.h"
 
 _Static_assert(sizeof(soft_ring_hdr_t) == SOFT_RING_HDR_BYTES, "ring header size");
 _Static_assert(offsetof(soft_ring_hdr_t, owner_stats) == 256, "owner counters on their own line");
@@ -375,9 +376,18 @@ soft_ring_put_t soft_ring_put(soft_ring_t *ring, const void *pkt, size_t len, ui
 	if (p_count && !*p_ring)
 		__atomic_fetch_add(p_count, 1, __ATOMIC_RELAXED);
 	r = rec_at(ring, t);
+	/*
+	 * The room we claimed may hold a record another thread of this process
+	 * put there; we may write over it because a consumer, perhaps in another
+	 * process, read it and moved the head. ThreadSanitizer cannot see that
+	 * order through another process: each put tells it, acquiring the ring
+	 * before it writes and releasing it before it publishes.
+	 */
+	IBAL_TSAN_ANNOTATE(__tsan_acquire(h));
 	__atomic_store_n(&r->len, (uint32_t)len, __ATOMIC_RELAXED);
 	__atomic_store_n(&r->flags, flags, __ATOMIC_RELAXED);
 	memcpy((uint8_t *)r + SOFT_RING_REC_HDR, pkt, len);
+	IBAL_TSAN_ANNOTATE(__tsan_release(h));
 	__atomic_store_n(&r->stamp, t + 1, __ATOMIC_RELEASE);
 	return SOFT_RING_OK;
 }
