@@ -59,50 +59,41 @@ ib_api_status_t al_mad_inst_pool(al_pd_t *p_pd, al_pool_t **pp_pool)
 
 /* ---- Callbacks ---- */
 
-typedef struct mad_cb {
-	al_cb_item_t item;
-	al_mad_svc_t *p_svc;
-	ib_mad_element_t *p_elem;
-	boolean_t recv;
-} mad_cb_t;
-
+/* Runs the callback of element @p context (al_mad_elem_t) queued by
+ * al_mad_queue_cb(). The element is the service's after the call (it may
+ * go back to its pool in it): nothing of it is read after. */
 static void run_cb(void *context)
 {
-	mad_cb_t *c = (mad_cb_t *)context;
-	al_mad_svc_t *p_svc = c->p_svc;
-	ib_pfn_mad_comp_cb_t pfn = c->recv ? p_svc->svc.pfn_mad_recv_cb : p_svc->svc.pfn_mad_send_cb;
+	al_mad_elem_t *e = (al_mad_elem_t *)context;
+	al_mad_svc_t *p_svc = e->cb_svc;
+	ib_pfn_mad_comp_cb_t pfn = e->cb_recv ? p_svc->svc.pfn_mad_recv_cb : p_svc->svc.pfn_mad_send_cb;
 
-	pfn((ib_mad_svc_handle_t)al_obj_h(&p_svc->obj), p_svc->svc.mad_svc_context, c->p_elem);
-	cl_free(c);
+	pfn((ib_mad_svc_handle_t)al_obj_h(&p_svc->obj), p_svc->svc.mad_svc_context, &e->element);
 }
 
 /* Queues a send completion or a received MAD on the service (disp->lock
  * held and the service listed, so its queue is open); a direct service's
- * goes to the list its dispatcher's runner takes (see run_direct()). A
- * received element that cannot be queued goes back to its pool. */
+ * goes to the list its dispatcher's runner takes (see run_direct()). The
+ * callback item is the element's own. A received element that cannot be
+ * queued goes back to its pool. */
 void al_mad_queue_cb(al_mad_svc_t *p_svc, ib_mad_element_t *p_elem, boolean_t recv)
 {
-	mad_cb_t *c = (mad_cb_t *)cl_zalloc(sizeof(*c));
+	al_mad_elem_t *e = al_mad_elem_from_ib(p_elem);
 	al_mad_disp_t *d = p_svc->p_disp;
 
-	if (c) {
-		c->item.pfn_cb = run_cb;
-		c->item.context = c;
-		c->p_svc = p_svc;
-		c->p_elem = p_elem;
-		c->recv = recv;
-		if (p_svc->direct) {
-			al_obj_ref(&p_svc->obj);
-			cl_qlist_insert_tail(d->p_collect ? d->p_collect : &d->direct,
-					     &c->item.list_item);
-			return;
-		}
-		if (al_obj_queue_cb_item(&p_svc->obj, &c->item) == IB_SUCCESS)
-			return;
-		cl_free(c);
+	e->cb_item.pfn_cb = run_cb;
+	e->cb_item.context = e;
+	e->cb_svc = p_svc;
+	e->cb_recv = recv;
+	if (p_svc->direct) {
+		al_obj_ref(&p_svc->obj);
+		cl_qlist_insert_tail(d->p_collect ? d->p_collect : &d->direct, &e->cb_item.list_item);
+		return;
 	}
+	if (al_obj_queue_cb_item(&p_svc->obj, &e->cb_item) == IB_SUCCESS)
+		return;
 	if (recv)
-		al_mad_pool_put(al_mad_elem_from_ib(p_elem));
+		al_mad_pool_put(e);
 }
 
 /* Runs direct callbacks taken off a list (no lock held), each releasing the
@@ -116,17 +107,17 @@ static boolean_t run_direct(cl_qlist_t *p_list, al_mad_disp_t *d)
 	boolean_t handed = FALSE;
 
 	while ((it = cl_qlist_remove_head(p_list)) != cl_qlist_end(p_list)) {
-		mad_cb_t *c = PARENT_STRUCT(it, mad_cb_t, item.list_item);
-		al_mad_svc_t *p_svc = c->p_svc;
+		al_mad_elem_t *e = PARENT_STRUCT(it, al_mad_elem_t, cb_item.list_item);
+		al_mad_svc_t *p_svc = e->cb_svc;
 
-		if (d && c->recv) {
+		if (d && e->cb_recv) {
 			pthread_mutex_lock(&d->lock);
 			cl_qlist_insert_tail(&d->direct, it);
 			pthread_mutex_unlock(&d->lock);
 			handed = TRUE;
 			continue;
 		}
-		run_cb(c);
+		run_cb(e);
 		al_obj_deref(&p_svc->obj);
 	}
 	return handed;

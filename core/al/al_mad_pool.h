@@ -88,6 +88,11 @@ typedef struct al_mad_elem {
 	cl_list_item_t list_item;   /**< Pool lock: on the free list or its key's out_list. */
 	cl_list_item_t svc_item;    /**< Free for the MAD services while the element is out. */
 	void *svc_context;          /**< Free for the MAD services (NULL after a get). */
+	/** The callback that hands it to a MAD service (al_mad_queue_cb()): an
+	 * element is queued for one callback at a time, so none is allocated. */
+	al_cb_item_t cb_item;
+	struct al_mad_svc *cb_svc;  /**< The service of that callback. */
+	boolean_t cb_recv;          /**< A receive callback (else a send completion). */
 	ib_mad_t *p_big_buf;        /**< Buffer for more than MAD_BLOCK_SIZE bytes, or NULL. */
 	size_t big_cap;             /**< Bytes of p_big_buf. */
 	/** The GRH area (p_grh), then the MAD buffer of up to MAD_BLOCK_SIZE bytes. */
