@@ -429,8 +429,15 @@ static void disarm_all(soft_ca_t *ca)
 		soft_fabric_port_disarm(ca->port[i].fp);
 }
 
-/* Reads what woke the thread: the eventfd's count and the ports' doorbells
- * (which drain_all reads with the packets). */
+/*
+ * Reads what woke the thread: the eventfd's count and the ports' doorbells
+ * (which drain_all reads with the packets). A port's packets are taken at
+ * most SOFT_DRAIN_BATCH at a time, as drain_all takes them: the caller's
+ * loop then delivers the upcalls they made (a MAD dispatcher's CQ event)
+ * before it takes more. Taking a whole burst here first would leave that
+ * thread asleep until the burst ends, while the burst uses up its receive
+ * buffers.
+ */
 static void wait_events(soft_ca_t *ca, int timeout)
 {
 	struct epoll_event evs[SOFT_MAX_PORTS + 1];
@@ -438,6 +445,7 @@ static void wait_events(soft_ca_t *ca, int timeout)
 	ib_api_status_t st;
 	uint64_t cnt;
 	size_t len;
+	unsigned got;
 	int n, i;
 
 	n = epoll_wait(ca->epfd, evs, SOFT_MAX_PORTS + 1, timeout);
@@ -450,12 +458,13 @@ static void wait_events(soft_ca_t *ca, int timeout)
 		/* A doorbell or datagrams: empty the socket, handling what the ring has too. */
 		port = &ca->port[evs[i].data.u32 - 1];
 		soft_lock(&ca->rx_lock);
+		got = 0;
 		do {
 			st = soft_fabric_recv(port->fp, ca->rx_buf, SOFT_FABRIC_MAX_PACKET, &len);
 			if (st == IB_SUCCESS)
 				soft_progress_packet_flags(port, ca->rx_buf, len,
 							   soft_fabric_rx_flags(port->fp));
-		} while (st == IB_SUCCESS || st == IB_OVERFLOW);
+		} while ((st == IB_SUCCESS || st == IB_OVERFLOW) && ++got < SOFT_DRAIN_BATCH);
 		soft_unlock(&ca->rx_lock);
 	}
 }
