@@ -836,6 +836,22 @@ static ib_api_status_t disp_resources(al_mad_disp_t *d, ib_net64_t ca_guid, size
 	return st;
 }
 
+/* Makes the dispatcher's provider QP as @p qc asks: a UD QP, or the port's special QP. */
+static ib_api_status_t disp_qp_make(al_mad_disp_t *d, ib_qp_create_t *qc)
+{
+	al_pd_t *p_pd;
+	ib_api_status_t st;
+
+	if (d->type == IB_QPT_UNRELIABLE_DGRM)
+		return ib_create_qp(d->h_pd, qc, d, NULL, &d->h_qp);
+	p_pd = (al_pd_t *)AL_ENTER(d->h_pd, AL_HDL_PD);
+	if (!p_pd)
+		return IB_INVALID_PD_HANDLE;
+	st = al_qp_create_spl(p_pd, d->port_num, qc, d, NULL, &d->h_qp);
+	AL_EXIT(d->h_pd);
+	return st;
+}
+
 /* The dispatcher's QP (a UD QP, or the port's special QP) in RTS, its QPN
  * in d->qpn. Every receive is posted in INIT: a MAD that comes as soon as
  * the QP is in RTR (an SM's SubnGet(SMInfo) to a port that claims IsSM, a
@@ -845,7 +861,6 @@ static ib_api_status_t disp_qp(al_mad_disp_t *d)
 {
 	ib_qp_create_t qc;
 	ib_qp_attr_t qa;
-	al_pd_t *p_pd;
 	ib_api_status_t st;
 	uint32_t i;
 
@@ -858,21 +873,12 @@ static ib_api_status_t disp_qp(al_mad_disp_t *d)
 	qc.h_sq_cq = d->h_scq;
 	qc.h_rq_cq = d->h_cq;
 	qc.sq_signaled = TRUE;
-	do {
-		if (d->type == IB_QPT_UNRELIABLE_DGRM) {
-			st = ib_create_qp(d->h_pd, &qc, d, NULL, &d->h_qp);
-		} else {
-			p_pd = (al_pd_t *)AL_ENTER(d->h_pd, AL_HDL_PD);
-			st = p_pd ? al_qp_create_spl(p_pd, d->port_num, &qc, d, NULL, &d->h_qp)
-				  : IB_INVALID_PD_HANDLE;
-			if (p_pd)
-				AL_EXIT(d->h_pd);
-		}
+	st = disp_qp_make(d, &qc);
+	if (st == IB_INVALID_MAX_WRS) {
 		/* a CA whose queues are shorter: the first buffers only */
-		if (st != IB_INVALID_MAX_WRS || qc.rq_depth == AL_MAD_RECV_SLOTS)
-			break;
 		qc.rq_depth = AL_MAD_RECV_SLOTS;
-	} while (1);
+		st = disp_qp_make(d, &qc);
+	}
 	d->n_recv = AL_MAD_RECV_SLOTS;
 	if (st == IB_SUCCESS)
 		st = al_qp_to_init(d->h_qp, d->port_num, d->qkey, d->pkey_index);
