@@ -429,6 +429,13 @@ static void slot_done(al_mad_disp_t *d, int slot, ib_wc_status_t ws)
 _Static_assert(AL_MAD_RECV_SLOTS % AL_MAD_RECV_CHUNK == 0 && AL_MAD_RECV_MAX % AL_MAD_RECV_CHUNK == 0,
 	       "receive buffers come in whole chunks");
 
+/* Entries of the receive CQ for @p n_recv receive buffers (and room for
+ * the send slots' completions and a margin, as it always had). */
+static uint32_t recv_cq_size(uint32_t n_recv)
+{
+	return AL_MAD_SEND_SLOTS + n_recv + 16;
+}
+
 /* Receive buffer @p i: in chunk i / AL_MAD_RECV_CHUNK. */
 static uint8_t *recv_buf(const al_mad_disp_t *d, uint32_t i)
 {
@@ -469,7 +476,7 @@ static ib_api_status_t recv_add_chunk(al_mad_disp_t *d)
 	ib_api_status_t st;
 	uint8_t *p;
 
-	size = AL_MAD_SEND_SLOTS + d->n_recv + AL_MAD_RECV_CHUNK + 16;
+	size = recv_cq_size(d->n_recv + AL_MAD_RECV_CHUNK);
 	st = ib_modify_cq(d->h_cq, &size);
 	if (st != IB_SUCCESS)
 		return st;
@@ -815,7 +822,7 @@ static ib_api_status_t disp_resources(al_mad_disp_t *d, ib_net64_t ca_guid, size
 	if (st != IB_SUCCESS)
 		return st;
 	memset(&cc, 0, sizeof(cc));
-	cc.size = AL_MAD_SEND_SLOTS + AL_MAD_RECV_SLOTS + 16;
+	cc.size = recv_cq_size(AL_MAD_RECV_SLOTS);
 	cc.h_wait_obj = d->wo;
 	st = ib_create_cq(d->h_ca, &cc, d, NULL, &d->h_cq);
 	if (st != IB_SUCCESS)
