@@ -6,10 +6,12 @@
  * of the host structure, the byte offset in the 232 bytes after the MAD
  * header, the bit offset in that byte counted from its most significant
  * bit (the specification's numbering), and the width in bits. One pair of
- * routines (bits_get/bits_put) moves any integer field; GIDs and byte
+ * routines (field_get/field_put) moves any integer field; GIDs and byte
  * arrays (byte aligned, whole bytes) are copied. The offsets are IBA
  * volume 1, chapter 12 (tables "REQ Message Contents" .. "SIDR_REP Message
  * Contents"); bytes and bits not in a table are reserved and stay zero.
+ * Each table is expanded into one packer and one unpacker per message
+ * (CODEC below), whose every field is a constant move.
  *
  * Compile-time checks below prove, for each message, that no field goes
  * past AL_CM_MSG_SIZE, that the private data ends exactly there, that
@@ -264,147 +266,126 @@ _Static_assert(sizeof(ib_gid_t) == 16, "a GID is 16 bytes");
 _Static_assert(sizeof(ib_mad_t) + AL_CM_MSG_SIZE == MAD_BLOCK_SIZE, "a CM MAD is 256 bytes");
 
 /* ------------------------------------------------------------------------ */
-/* The tables the routines walk                                               */
+/* Moving one field                                                           */
 /* ------------------------------------------------------------------------ */
 
-/** One field: where it is in the host structure and on the wire. */
-typedef struct cm_field {
-	uint16_t host_off; /* offsetof in the message structure */
-	uint16_t host_size; /* bytes of the member */
-	uint16_t wire_bit; /* first bit, counted from bit 7 of byte 0 */
-	uint16_t width;    /* bits */
-	uint8_t bytes;     /* 1: copied as bytes (width a multiple of 8, byte aligned) */
-} cm_field_t;
+/*
+ * Every call below has constant arguments (the tables' numbers), so each
+ * field compiles to a few loads, shifts and stores: no walk over a table at
+ * run time. An integer field is either whole bytes from a byte boundary
+ * (a QPN, a P_Key, a GUID: big-endian) or bits inside at most 4 bytes
+ * (checked below for every table).
+ */
+#define INLINE static inline __attribute__((always_inline))
 
-#define ROW_X(T, member, byte, bit, width) \
-	{ offsetof(T, member), MEMBER_SIZE(T, member), (byte) * 8 + (bit), (width), 0 },
-#define ROW_B(T, member, byte, nbytes) \
-	{ offsetof(T, member), MEMBER_SIZE(T, member), (byte) * 8, (nbytes) * 8, 1 },
-
-#define TABLE(NAME, memb, T)                                                                  \
-	static const cm_field_t NAME##_table[] = { NAME##_FIELDS(ROW_X_##NAME, ROW_B_##NAME) };
-#define ROW_X_REQ(...) ROW_X(al_cm_req_msg_t, __VA_ARGS__)
-#define ROW_B_REQ(...) ROW_B(al_cm_req_msg_t, __VA_ARGS__)
-#define ROW_X_MRA(...) ROW_X(al_cm_mra_msg_t, __VA_ARGS__)
-#define ROW_B_MRA(...) ROW_B(al_cm_mra_msg_t, __VA_ARGS__)
-#define ROW_X_REJ(...) ROW_X(al_cm_rej_msg_t, __VA_ARGS__)
-#define ROW_B_REJ(...) ROW_B(al_cm_rej_msg_t, __VA_ARGS__)
-#define ROW_X_REP(...) ROW_X(al_cm_rep_msg_t, __VA_ARGS__)
-#define ROW_B_REP(...) ROW_B(al_cm_rep_msg_t, __VA_ARGS__)
-#define ROW_X_RTU(...) ROW_X(al_cm_rtu_msg_t, __VA_ARGS__)
-#define ROW_B_RTU(...) ROW_B(al_cm_rtu_msg_t, __VA_ARGS__)
-#define ROW_X_DREQ(...) ROW_X(al_cm_dreq_msg_t, __VA_ARGS__)
-#define ROW_B_DREQ(...) ROW_B(al_cm_dreq_msg_t, __VA_ARGS__)
-#define ROW_X_DREP(...) ROW_X(al_cm_drep_msg_t, __VA_ARGS__)
-#define ROW_B_DREP(...) ROW_B(al_cm_drep_msg_t, __VA_ARGS__)
-#define ROW_X_SIDR_REQ(...) ROW_X(al_cm_sidr_req_msg_t, __VA_ARGS__)
-#define ROW_B_SIDR_REQ(...) ROW_B(al_cm_sidr_req_msg_t, __VA_ARGS__)
-#define ROW_X_SIDR_REP(...) ROW_X(al_cm_sidr_rep_msg_t, __VA_ARGS__)
-#define ROW_B_SIDR_REP(...) ROW_B(al_cm_sidr_rep_msg_t, __VA_ARGS__)
-#define ROW_X_LAP(...) ROW_X(al_cm_lap_msg_t, __VA_ARGS__)
-#define ROW_B_LAP(...) ROW_B(al_cm_lap_msg_t, __VA_ARGS__)
-#define ROW_X_APR(...) ROW_X(al_cm_apr_msg_t, __VA_ARGS__)
-#define ROW_B_APR(...) ROW_B(al_cm_apr_msg_t, __VA_ARGS__)
-
-ALL_MSGS(TABLE)
-
-/** A message type's table, its member's offset in al_cm_msg_t, and its name. */
-static const struct cm_msg_desc {
-	const cm_field_t *fields;
-	size_t n_fields;
-	size_t union_off;
-	const char *name;
-} g_msgs[AL_CM_MSG_COUNT] = {
-#define DESC(NAME, memb, T) \
-	[AL_CM_MSG_##NAME] = { NAME##_table, sizeof(NAME##_table) / sizeof(NAME##_table[0]), \
-			       offsetof(al_cm_msg_t, memb), #NAME },
-	ALL_MSGS(DESC)
-#undef DESC
-};
-
-/* ------------------------------------------------------------------------ */
-/* Bits                                                                       */
-/* ------------------------------------------------------------------------ */
-
-/* The @width bits from bit @pos (0 = bit 7 of p[0]), most significant first. */
-static uint64_t bits_get(const uint8_t *p, unsigned pos, unsigned width)
+/* The @n bytes at @p, big-endian (n of 1 to 8). */
+INLINE uint64_t be_get(const uint8_t *p, unsigned n)
 {
-	uint64_t v = 0;
-
-	/* Most fields are whole bytes (a QPN, a P_Key, a GID's halves): byte by byte. */
-	if (!(pos % 8) && !(width % 8)) {
-		const uint8_t *b = p + pos / 8, *end = b + width / 8;
-
-		while (b < end)
-			v = v << 8 | *b++;
-		return v;
-	}
-	while (width) {
-		unsigned bit = pos % 8;
-		unsigned n = 8 - bit < width ? 8 - bit : width;
-		unsigned shift = 8 - bit - n;
-
-		v = (v << n) | ((uint64_t)(p[pos / 8] >> shift) & ((1u << n) - 1));
-		pos += n;
-		width -= n;
-	}
-	return v;
-}
-
-/* Writes the low @width bits of @v at bit @pos; the other bits of the bytes are kept. */
-static void bits_put(uint8_t *p, unsigned pos, unsigned width, uint64_t v)
-{
-	if (!(pos % 8) && !(width % 8)) {
-		uint8_t *b = p + pos / 8 + width / 8;
-
-		while (b > p + pos / 8) {
-			*--b = (uint8_t)v;
-			v >>= 8;
-		}
-		return;
-	}
-	while (width) {
-		unsigned bit = pos % 8;
-		unsigned n = 8 - bit < width ? 8 - bit : width;
-		unsigned shift = 8 - bit - n;
-		unsigned mask = ((1u << n) - 1) << shift;
-		unsigned part = (unsigned)(v >> (width - n)) & ((1u << n) - 1);
-
-		p[pos / 8] = (uint8_t)((p[pos / 8] & ~mask) | (part << shift));
-		pos += n;
-		width -= n;
-	}
-}
-
-/* A host integer member of 1, 2, 4 or 8 bytes, widened. */
-static uint64_t host_get(const uint8_t *p, size_t size)
-{
-	uint8_t v8;
 	uint16_t v16;
 	uint32_t v32;
 	uint64_t v64;
 
-	switch (size) {
-	case 1: memcpy(&v8, p, 1); return v8;
-	case 2: memcpy(&v16, p, 2); return v16;
-	case 4: memcpy(&v32, p, 4); return v32;
-	default: memcpy(&v64, p, 8); return v64;
+	switch (n) {
+	case 1: return p[0];
+	case 2: memcpy(&v16, p, 2); return cl_ntoh16(v16);
+	case 4: memcpy(&v32, p, 4); return cl_ntoh32(v32);
+	case 8: memcpy(&v64, p, 8); return cl_ntoh64(v64);
+	default: {
+		uint64_t v = 0;
+		unsigned i;
+
+		for (i = 0; i < n; i++)
+			v = v << 8 | p[i];
+		return v;
+	}
 	}
 }
 
-static void host_put(uint8_t *p, size_t size, uint64_t v)
+/* Writes the low @n bytes of @v at @p, big-endian. */
+INLINE void be_put(uint8_t *p, unsigned n, uint64_t v)
 {
-	uint8_t v8 = (uint8_t)v;
-	uint16_t v16 = (uint16_t)v;
-	uint32_t v32 = (uint32_t)v;
+	uint16_t v16;
+	uint32_t v32;
+	uint64_t v64;
 
-	switch (size) {
-	case 1: memcpy(p, &v8, 1); break;
-	case 2: memcpy(p, &v16, 2); break;
-	case 4: memcpy(p, &v32, 4); break;
-	default: memcpy(p, &v, 8); break;
+	switch (n) {
+	case 1: p[0] = (uint8_t)v; return;
+	case 2: v16 = cl_hton16((uint16_t)v); memcpy(p, &v16, 2); return;
+	case 4: v32 = cl_hton32((uint32_t)v); memcpy(p, &v32, 4); return;
+	case 8: v64 = cl_hton64(v); memcpy(p, &v64, 8); return;
+	default:
+		while (n--) {
+			p[n] = (uint8_t)v;
+			v >>= 8;
+		}
 	}
 }
+
+/* The @width bits from bit @bit of @p (0 = its most significant), most significant first. */
+INLINE uint64_t field_get(const uint8_t *p, unsigned bit, unsigned width)
+{
+	unsigned n = (bit + width + 7) / 8;
+
+	if (!bit && !(width % 8))
+		return be_get(p, width / 8);
+	return (be_get(p, n) >> (n * 8 - bit - width)) & ((1u << width) - 1);
+}
+
+/* Writes the low @width bits of @v there; the other bits of the bytes are kept. */
+INLINE void field_put(uint8_t *p, unsigned bit, unsigned width, uint64_t v)
+{
+	unsigned n = (bit + width + 7) / 8, shift;
+	uint32_t mask;
+
+	if (!bit && !(width % 8)) {
+		be_put(p, width / 8, v);
+		return;
+	}
+	shift = n * 8 - bit - width;
+	mask = ((1u << width) - 1) << shift;
+	be_put(p, n, (be_get(p, n) & ~mask) | (((uint32_t)v << shift) & mask));
+}
+
+/* Bits that are not whole bytes stay inside 4 bytes (field_get, field_put). */
+#define CHECK_SPAN(member, byte, bit, width)                                            \
+	_Static_assert(((bit) == 0 && (width) % 8 == 0) || (bit) + (width) <= 32, #member ": bits span");
+#define CHECK_SPAN_B(member, byte, bytes)
+#define SPANS(NAME, memb, T) NAME##_FIELDS(CHECK_SPAN, CHECK_SPAN_B)
+ALL_MSGS(SPANS)
+
+/* ------------------------------------------------------------------------ */
+/* One packer and one unpacker per message, from its table                    */
+/* ------------------------------------------------------------------------ */
+
+#define PACK_X(member, byte, bit, width) field_put(w + (byte), (bit), (width), (uint64_t)m->member);
+#define PACK_B(member, byte, bytes) memcpy(w + (byte), &m->member, (bytes));
+#define UNPACK_X(member, byte, bit, width) \
+	m->member = (__typeof__(m->member))field_get(r + (byte), (bit), (width));
+#define UNPACK_B(member, byte, bytes) memcpy(&m->member, r + (byte), (bytes));
+
+#define CODEC(NAME, memb, T)                                                   \
+	static void pack_##NAME(const al_cm_msg_t *p_msg, uint8_t *w)          \
+	{                                                                      \
+		const T *m = &p_msg->memb;                                     \
+		NAME##_FIELDS(PACK_X, PACK_B)                                  \
+	}                                                                      \
+	static void unpack_##NAME(const uint8_t *r, al_cm_msg_t *p_msg)        \
+	{                                                                      \
+		T *m = &p_msg->memb;                                           \
+		NAME##_FIELDS(UNPACK_X, UNPACK_B)                              \
+	}
+ALL_MSGS(CODEC)
+
+/** A message type's packer, unpacker and name. */
+static const struct cm_msg_desc {
+	void (*pack)(const al_cm_msg_t *p_msg, uint8_t *w);
+	void (*unpack)(const uint8_t *r, al_cm_msg_t *p_msg);
+	const char *name;
+} g_msgs[AL_CM_MSG_COUNT] = {
+#define DESC(NAME, memb, T) [AL_CM_MSG_##NAME] = { pack_##NAME, unpack_##NAME, #NAME },
+	ALL_MSGS(DESC)
+#undef DESC
+};
 
 /* ------------------------------------------------------------------------ */
 /* API                                                                        */
@@ -433,11 +414,6 @@ const char *al_cm_msg_name(al_cm_msg_type_t type)
 
 void al_cm_pack(al_cm_msg_type_t type, const al_cm_msg_t *p_msg, ib_net64_t tid, ib_mad_t *p_mad)
 {
-	const struct cm_msg_desc *d;
-	const uint8_t *src;
-	uint8_t *dst = (uint8_t *)(p_mad + 1);
-	size_t i;
-
 	memset(p_mad, 0, MAD_BLOCK_SIZE);
 	p_mad->base_ver = 1;
 	p_mad->mgmt_class = IB_MCLASS_COMM_MGMT;
@@ -447,27 +423,13 @@ void al_cm_pack(al_cm_msg_type_t type, const al_cm_msg_t *p_msg, ib_net64_t tid,
 	if ((unsigned)type >= AL_CM_MSG_COUNT || !p_msg)
 		return;
 	p_mad->attr_id = al_cm_attr_id(type);
-
-	d = &g_msgs[type];
-	src = (const uint8_t *)p_msg + d->union_off;
-	for (i = 0; i < d->n_fields; i++) {
-		const cm_field_t *f = &d->fields[i];
-
-		if (f->bytes)
-			memcpy(dst + f->wire_bit / 8, src + f->host_off, f->width / 8);
-		else
-			bits_put(dst, f->wire_bit, f->width, host_get(src + f->host_off, f->host_size));
-	}
+	g_msgs[type].pack(p_msg, (uint8_t *)(p_mad + 1));
 }
 
 ib_api_status_t al_cm_unpack(const ib_mad_t *p_mad, size_t len, al_cm_msg_type_t *p_type,
 			     al_cm_msg_t *p_msg)
 {
-	const struct cm_msg_desc *d;
-	const uint8_t *src;
-	uint8_t *dst;
 	al_cm_msg_type_t type;
-	size_t i;
 
 	if (!p_mad || !p_type || !p_msg)
 		return IB_INVALID_PARAMETER;
@@ -479,16 +441,6 @@ ib_api_status_t al_cm_unpack(const ib_mad_t *p_mad, size_t len, al_cm_msg_type_t
 
 	*p_type = type;
 	memset(p_msg, 0, sizeof(*p_msg));
-	d = &g_msgs[type];
-	src = (const uint8_t *)(p_mad + 1);
-	dst = (uint8_t *)p_msg + d->union_off;
-	for (i = 0; i < d->n_fields; i++) {
-		const cm_field_t *f = &d->fields[i];
-
-		if (f->bytes)
-			memcpy(dst + f->host_off, src + f->wire_bit / 8, f->width / 8);
-		else
-			host_put(dst + f->host_off, f->host_size, bits_get(src, f->wire_bit, f->width));
-	}
+	g_msgs[type].unpack((const uint8_t *)(p_mad + 1), p_msg);
 	return IB_SUCCESS;
 }
