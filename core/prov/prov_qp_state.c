@@ -634,6 +634,20 @@ void prov_qp_attr_init(prov_qp_attr_t *p_attr, ib_qp_type_t qp_type, uint8_t por
 	reset_attr(p_attr, cls);
 }
 
+/* The checks of a made plan against the QP's attributes and the CA. */
+static ib_api_status_t check_plan(const plan_t *pl, const prov_qp_attr_t *p_attr,
+				  const ib_ca_attr_t *p_ca, prov_qp_attr_mask_t *p_bad)
+{
+	ib_api_status_t status;
+
+	status = check_caps(pl, p_attr, p_ca, p_bad);
+	if (status == IB_SUCCESS)
+		status = check_ports(pl, p_attr, p_ca, p_bad);
+	if (status == IB_SUCCESS)
+		status = check_values(pl, p_attr, p_ca, p_bad);
+	return status;
+}
+
 ib_api_status_t prov_qp_modify_check(ib_qp_type_t qp_type, ib_qp_state_t cur_state,
 				     const ib_qp_mod_t *p_mod, const prov_qp_attr_t *p_attr,
 				     const ib_ca_attr_t *p_ca, prov_qp_attr_mask_t *p_bad)
@@ -645,15 +659,28 @@ ib_api_status_t prov_qp_modify_check(ib_qp_type_t qp_type, ib_qp_state_t cur_sta
 	if (p_attr && p_ca) {
 		status = make_plan(qp_type, cur_state, p_mod, &pl, &bad);
 		if (status == IB_SUCCESS)
-			status = check_caps(&pl, p_attr, p_ca, &bad);
-		if (status == IB_SUCCESS)
-			status = check_ports(&pl, p_attr, p_ca, &bad);
-		if (status == IB_SUCCESS)
-			status = check_values(&pl, p_attr, p_ca, &bad);
+			status = check_plan(&pl, p_attr, p_ca, &bad);
 	}
 	if (p_bad)
 		*p_bad = status == IB_SUCCESS ? 0 : bad;
 	return status;
+}
+
+/* Applies a checked plan made from the QP's current state. */
+static void apply_plan(const plan_t *pl, prov_qp_attr_t *p_attr, prov_qp_attr_mask_t *p_applied)
+{
+	if (pl->to == S_RESET) {
+		reset_attr(p_attr, pl->cls);
+		return;
+	}
+	store(p_attr, pl);
+	if (pl->to != S_SQD || pl->from != S_SQD)
+		p_attr->state = g_state_of[pl->to];
+	if (!draining(p_attr->state))
+		p_attr->sqd_event = FALSE;
+	sync_primary(p_attr, pl->cls);
+	if (p_applied)
+		*p_applied = pl->supplied & ~A_CUR;
 }
 
 ib_api_status_t prov_qp_apply_mod(ib_qp_type_t qp_type, prov_qp_attr_t *p_attr,
@@ -670,35 +697,29 @@ ib_api_status_t prov_qp_apply_mod(ib_qp_type_t qp_type, prov_qp_attr_t *p_attr,
 	status = make_plan(qp_type, p_attr->state, p_mod, &pl, &bad);
 	if (status != IB_SUCCESS)
 		return status;
-	if (pl.to == S_RESET) {
-		reset_attr(p_attr, pl.cls);
-		return IB_SUCCESS;
-	}
-	store(p_attr, &pl);
-	if (pl.to != S_SQD || pl.from != S_SQD)
-		p_attr->state = g_state_of[pl.to];
-	if (!draining(p_attr->state))
-		p_attr->sqd_event = FALSE;
-	sync_primary(p_attr, pl.cls);
-	if (p_applied)
-		*p_applied = pl.supplied & ~A_CUR;
+	apply_plan(&pl, p_attr, p_applied);
 	return IB_SUCCESS;
 }
 
+/* Checks and applies one plan: the work of prov_qp_modify_check() and
+ * prov_qp_apply_mod() with the modification read once. */
 ib_api_status_t prov_qp_modify(ib_qp_type_t qp_type, prov_qp_attr_t *p_attr,
 			       const ib_qp_mod_t *p_mod, const ib_ca_attr_t *p_ca,
 			       prov_qp_attr_mask_t *p_bad)
 {
-	ib_api_status_t status;
+	prov_qp_attr_mask_t bad = 0;
+	ib_api_status_t status = IB_INVALID_PARAMETER;
+	plan_t pl;
 
-	if (!p_attr) {
-		if (p_bad)
-			*p_bad = 0;
-		return IB_INVALID_PARAMETER;
+	if (p_attr && p_ca) {
+		status = make_plan(qp_type, p_attr->state, p_mod, &pl, &bad);
+		if (status == IB_SUCCESS)
+			status = check_plan(&pl, p_attr, p_ca, &bad);
+		if (status == IB_SUCCESS)
+			apply_plan(&pl, p_attr, NULL);
 	}
-	status = prov_qp_modify_check(qp_type, p_attr->state, p_mod, p_attr, p_ca, p_bad);
-	if (status == IB_SUCCESS)
-		status = prov_qp_apply_mod(qp_type, p_attr, p_mod, NULL);
+	if (p_bad)
+		*p_bad = status == IB_SUCCESS ? 0 : bad;
 	return status;
 }
 

@@ -245,7 +245,8 @@ ib_api_status_t prov_qp_apply_mod(ib_qp_type_t qp_type, prov_qp_attr_t *p_attr,
 				  const ib_qp_mod_t *p_mod, prov_qp_attr_mask_t *p_applied);
 
 /**
- * prov_qp_modify_check() against p_attr->state, then prov_qp_apply_mod().
+ * prov_qp_modify_check() against p_attr->state, then prov_qp_apply_mod(), with
+ * the modification read and its transition looked up once.
  * @param qp_type the QP's type.
  * @param p_attr the QP's attributes.
  * @param p_mod the modification.
