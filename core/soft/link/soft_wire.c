@@ -104,8 +104,10 @@ static const soft_field_t ieth_fields[] = {
 /* ------------------------------------------------------------------------ */
 
 /*
- * LRH, BTH, AETH and RETH are packed and parsed on every packet: each has a
- * codec written out for its layout, used in place of the field-by-field walk.
+ * Every header but the GRH (whose structure is its wire image) has a codec
+ * written out for its layout, used in place of the field-by-field walk: the
+ * LRH and BTH are packed and parsed on every packet, a DETH on every
+ * datagram (every MAD), the others on every packet of their opcodes.
  * The field tables stay the definition (formatting, reserved bits, the
  * mask of invariant fields); test_wire checks that both agree on every field.
  */
@@ -248,6 +250,73 @@ static void reth_unpack(const uint8_t *w, void *hs)
 	h->dma_len = get_be32(w + 12);
 }
 
+static boolean_t deth_pack(const void *hs, uint8_t *w)
+{
+	const soft_deth_t *h = (const soft_deth_t *)hs;
+
+	put_be32(w, h->qkey);
+	put_be32(w + 4, h->src_qp & 0xffffffu);  /* the reserved byte stays 0 */
+	return !(h->src_qp >> 24);
+}
+
+static void deth_unpack(const uint8_t *w, void *hs)
+{
+	soft_deth_t *h = (soft_deth_t *)hs;
+
+	h->qkey = get_be32(w);
+	h->src_qp = get_be24(w + 5);
+}
+
+static boolean_t atomic_eth_pack(const void *hs, uint8_t *w)
+{
+	const soft_atomic_eth_t *h = (const soft_atomic_eth_t *)hs;
+
+	put_be64(w, h->va);
+	put_be32(w + 8, h->rkey);
+	put_be64(w + 12, h->swap_add);
+	put_be64(w + 20, h->compare);
+	return TRUE;
+}
+
+static void atomic_eth_unpack(const uint8_t *w, void *hs)
+{
+	soft_atomic_eth_t *h = (soft_atomic_eth_t *)hs;
+
+	h->va = (uint64_t)get_be32(w) << 32 | get_be32(w + 4);
+	h->rkey = get_be32(w + 8);
+	h->swap_add = (uint64_t)get_be32(w + 12) << 32 | get_be32(w + 16);
+	h->compare = (uint64_t)get_be32(w + 20) << 32 | get_be32(w + 24);
+}
+
+static boolean_t atomic_ack_eth_pack(const void *hs, uint8_t *w)
+{
+	put_be64(w, ((const soft_atomic_ack_eth_t *)hs)->orig);
+	return TRUE;
+}
+
+static void atomic_ack_eth_unpack(const uint8_t *w, void *hs)
+{
+	((soft_atomic_ack_eth_t *)hs)->orig = (uint64_t)get_be32(w) << 32 | get_be32(w + 4);
+}
+
+/* ImmDt and IETH: one 32-bit word each, the same layout. */
+static boolean_t word_pack(const void *hs, uint8_t *w)
+{
+	uint32_t v;
+
+	memcpy(&v, hs, 4);
+	put_be32(w, v);
+	return TRUE;
+}
+
+static void word_unpack(const uint8_t *w, void *hs)
+{
+	uint32_t v = get_be32(w);
+
+	memcpy(hs, &v, 4);
+}
+_Static_assert(sizeof(soft_immdt_t) == 4 && sizeof(soft_ieth_t) == 4, "ImmDt and IETH: one word");
+
 #define DESC(name, len, type, wire, tab) \
 	{ name, len, (uint16_t)sizeof(type), wire, (uint8_t)COUNT(tab), tab, NULL, NULL }
 #define DESC_FAST(name, len, type, tab, pack, unpack) \
@@ -259,17 +328,21 @@ static const soft_hdr_desc_t hdr_descs[SOFT_HDR_COUNT] = {
 	[SOFT_HDR_GRH] = DESC("GRH", SOFT_GRH_LEN, ib_grh_t, TRUE, grh_fields),
 	[SOFT_HDR_BTH] = DESC_FAST("BTH", SOFT_BTH_LEN, soft_bth_t, bth_fields, bth_pack,
 					 bth_unpack),
-	[SOFT_HDR_DETH] = DESC("DETH", SOFT_DETH_LEN, soft_deth_t, FALSE, deth_fields),
+	[SOFT_HDR_DETH] = DESC_FAST("DETH", SOFT_DETH_LEN, soft_deth_t, deth_fields, deth_pack,
+					   deth_unpack),
 	[SOFT_HDR_RETH] = DESC_FAST("RETH", SOFT_RETH_LEN, soft_reth_t, reth_fields, reth_pack,
 					   reth_unpack),
 	[SOFT_HDR_AETH] = DESC_FAST("AETH", SOFT_AETH_LEN, soft_aeth_t, aeth_fields, aeth_pack,
 					   aeth_unpack),
-	[SOFT_HDR_ATOMIC_ETH] = DESC("AtomicETH", SOFT_ATOMIC_ETH_LEN, soft_atomic_eth_t, FALSE,
-				     atomic_eth_fields),
-	[SOFT_HDR_ATOMIC_ACK_ETH] = DESC("AtomicAckETH", SOFT_ATOMIC_ACK_ETH_LEN,
-					 soft_atomic_ack_eth_t, FALSE, atomic_ack_eth_fields),
-	[SOFT_HDR_IMMDT] = DESC("ImmDt", SOFT_IMMDT_LEN, soft_immdt_t, FALSE, immdt_fields),
-	[SOFT_HDR_IETH] = DESC("IETH", SOFT_IETH_LEN, soft_ieth_t, FALSE, ieth_fields),
+	[SOFT_HDR_ATOMIC_ETH] = DESC_FAST("AtomicETH", SOFT_ATOMIC_ETH_LEN, soft_atomic_eth_t,
+					  atomic_eth_fields, atomic_eth_pack, atomic_eth_unpack),
+	[SOFT_HDR_ATOMIC_ACK_ETH] = DESC_FAST("AtomicAckETH", SOFT_ATOMIC_ACK_ETH_LEN,
+					      soft_atomic_ack_eth_t, atomic_ack_eth_fields,
+					      atomic_ack_eth_pack, atomic_ack_eth_unpack),
+	[SOFT_HDR_IMMDT] = DESC_FAST("ImmDt", SOFT_IMMDT_LEN, soft_immdt_t, immdt_fields, word_pack,
+				     word_unpack),
+	[SOFT_HDR_IETH] = DESC_FAST("IETH", SOFT_IETH_LEN, soft_ieth_t, ieth_fields, word_pack,
+				    word_unpack),
 };
 
 const soft_hdr_desc_t *soft_hdr_desc(soft_hdr_id_t id)
