@@ -461,10 +461,16 @@ static ib_api_status_t post_recv(al_mad_disp_t *d, uint32_t i)
  * A burst of MADs (thousands of connection requests at once) can come
  * faster than the thread handles them, and a MAD that finds no receive
  * posted is dropped (a UD QP's rule): its sender waits out its timeout, and
- * the retries come in a burst again. So when the thread finds a quarter of
- * its buffers filled and waiting in the CQ, it doubles them, a chunk at a
- * time (the CQ grown first), up to d->recv_max. A provider that cannot grow
- * the CQ, or a failed registration, leaves the buffers at what they are.
+ * the retries come in a burst again. This thread shares the processors with
+ * the application's, and in a burst it is often descheduled for 5 to 12 ms
+ * at a time (two processes' worth of threads on two processors), some
+ * thousand MADs at the rate a peer makes connection requests. So at the
+ * first sign of a burst, a poll that fills its batch with as many again
+ * waiting in the CQ, it grows its buffers to d->recv_max at once, a chunk at
+ * a time (the CQ grown first): growing only once it had fallen behind came
+ * too late whenever the thread was descheduled before it looked again. A
+ * provider that cannot grow the CQ, or a failed registration, leaves the
+ * buffers at what they are.
  */
 static ib_api_status_t recv_add_chunk(al_mad_disp_t *d)
 {
@@ -500,10 +506,9 @@ static ib_api_status_t recv_add_chunk(al_mad_disp_t *d)
 
 static void recv_grow(al_mad_disp_t *d)
 {
-	uint32_t want = d->n_recv * 2 < d->recv_max ? d->n_recv * 2 : d->recv_max;
 	ib_api_status_t st = IB_SUCCESS;
 
-	while (d->n_recv < want && st == IB_SUCCESS)
+	while (d->n_recv < d->recv_max && st == IB_SUCCESS)
 		st = recv_add_chunk(d);
 	if (st != IB_SUCCESS) {
 		IBAL_INFO(IBAL_SUB_MAD, "MAD QP 0x%x: %u receive buffers, cannot add more (%s)",
@@ -515,15 +520,15 @@ static void recv_grow(al_mad_disp_t *d)
 		  cl_ntoh32(d->qpn), d->n_recv);
 }
 
-/* After a poll that filled its batch: grows the receive buffers when a
- * quarter of them wait in the CQ (the thread falls behind). */
-static void recv_check(al_mad_disp_t *d)
+/* After a poll that filled its batch of @p batch: grows the receive buffers
+ * when at least as many again wait in the CQ (a burst has begun). */
+static void recv_check(al_mad_disp_t *d, uint32_t batch)
 {
 	uint32_t waiting = 0;
 
 	if (d->n_recv >= d->recv_max || __atomic_load_n(&d->stop, __ATOMIC_ACQUIRE))
 		return;
-	if (ib_peek_cq(d->h_cq, &waiting) == IB_SUCCESS && waiting >= d->n_recv / 4)
+	if (ib_peek_cq(d->h_cq, &waiting) == IB_SUCCESS && waiting >= batch)
 		recv_grow(d);
 }
 
@@ -614,19 +619,21 @@ static int rx_done(al_mad_disp_t *d, ib_wc_t *p_done)
 
 /* Polls the receive CQ dry, and the send CQ; runs the direct callbacks.
  * Returns the receive completions seen. */
+#define RX_BATCH 16   /* receive completions a poll takes */
+
 static int poll_all(al_mad_disp_t *d)
 {
-	ib_wc_t wc[16], *p_free, *p_done;
+	ib_wc_t wc[RX_BATCH], *p_free, *p_done;
 	int n = 0;
 
 	for (;;) {
-		p_free = wc_chain(wc, 16);
+		p_free = wc_chain(wc, RX_BATCH);
 		p_done = NULL;
 		ib_poll_cq(d->h_cq, &p_free, &p_done);
 		n += rx_done(d, p_done);
 		if (p_free)
 			return n;   /* the CQ is dry */
-		recv_check(d);
+		recv_check(d, RX_BATCH);
 	}
 }
 

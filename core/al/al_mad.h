@@ -63,8 +63,9 @@ extern "C" {
  * kernel MAD layer's default queue, since this thread competes with the
  * application's for the processors (softirqs do not). */
 #define AL_MAD_RECV_SLOTS 1024
-/** Receive buffers registered together; a dispatcher that falls behind a
- * burst doubles its buffers a chunk at a time (al_mad.c, recv_grow()). */
+/** Receive buffers registered together; at the first sign of a burst a
+ * dispatcher grows to AL_MAD_RECV_MAX a chunk at a time (al_mad.c,
+ * recv_check()). */
 #define AL_MAD_RECV_CHUNK 512
 /** Most receive buffers a dispatcher grows to. */
 #define AL_MAD_RECV_MAX 4096

@@ -1508,12 +1508,11 @@ static void burst_send(ib_mad_svc_handle_t h, int n)
 }
 
 /*
- * A dispatcher whose thread falls behind a burst grows its receive buffers
- * (a MAD that finds none posted would be dropped). The receiver's thread
- * is held while 300 MADs come (more than a quarter of its first 1,024
- * buffers wait in the CQ), then let go: it doubles them. Held again, 1,800
- * more come, and all of them wait in its queue; let go, every one is
- * delivered.
+ * A dispatcher that sees a burst begin grows its receive buffers (a MAD that
+ * finds none posted would be dropped). The receiver's thread is held while
+ * 300 MADs come, then let go: its first poll fills its batch with more
+ * waiting, and it grows to AL_MAD_RECV_MAX at once. Held again, 1,800 more
+ * come, and all of them wait in its queue; let go, every one is delivered.
  */
 static void test_recv_burst(void)
 {
@@ -1536,7 +1535,8 @@ static void test_recv_burst(void)
 	d = disp_of(sa.qp);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
 
-	/* 300 while the thread is held at the first: it grows when let go. */
+	/* 300 while the thread is held at the first: when let go, its first
+	 * poll fills its batch with more waiting, and it grows to the most at once. */
 	burst_send(h_tx, 300);
 	CU_ASSERT_FATAL(burst_wait(NULL, 0));
 	CU_ASSERT_EQUAL(d->n_recv, AL_MAD_RECV_SLOTS); /* read under the gate */
@@ -1547,6 +1547,7 @@ static void test_recv_burst(void)
 	pthread_cond_broadcast(&bu.cond);
 	pthread_mutex_unlock(&bu.lock);
 	CU_ASSERT_FATAL(burst_wait(&bu.n_recv, 300));
+	CU_ASSERT_EQUAL(d->n_recv, AL_MAD_RECV_MAX); /* grown before the later batches' callbacks */
 
 	/* 1,800 more while it is held again: every one waits in its queue. */
 	burst_send(h_tx, 1800);
