@@ -142,7 +142,8 @@ ib_api_status_t al_mad_svc_set_direct(ib_mad_svc_handle_t h_svc)
  * and its callback queued, then the response it got (if any). */
 void al_mad_send_done(al_mad_disp_t *d, al_mad_send_t *s, ib_wc_status_t status)
 {
-	ib_mad_element_t *p_resp = s->p_resp;
+	ib_mad_element_t *p_elem = s->p_elem, *p_resp = s->p_resp;
+	al_mad_svc_t *p_svc = s->p_svc;
 	uint32_t i;
 
 	cl_qlist_remove_item(&d->sends, &s->item);
@@ -151,17 +152,18 @@ void al_mad_send_done(al_mad_disp_t *d, al_mad_send_t *s, ib_wc_status_t status)
 			if (d->slots[i].p_send == s)
 				d->slots[i].p_send = NULL;
 	al_rmpp_forget_req(d, s);
-	s->p_elem->p_next = NULL;
-	s->p_elem->status = status;
-	al_mad_elem_from_ib(s->p_elem)->svc_context = NULL;
-	al_mad_queue_cb(s->p_svc, s->p_elem, FALSE);
+	p_elem->p_next = NULL;
+	p_elem->status = status;
+	/* s is the element's: from here on the element may be sent anew (its
+	 * owner has it back once its callback is queued), so s is not used. */
+	__atomic_store_n(&al_mad_elem_from_ib(p_elem)->svc_context, NULL, __ATOMIC_RELEASE);
+	al_mad_queue_cb(p_svc, p_elem, FALSE);
 	if (p_resp) {
 		if (status == IB_WCS_SUCCESS)
-			al_mad_queue_cb(s->p_svc, p_resp, TRUE);
+			al_mad_queue_cb(p_svc, p_resp, TRUE);
 		else
 			al_mad_pool_put(al_mad_elem_from_ib(p_resp));
 	}
-	cl_free(s);
 }
 
 /* A response (whole, reassembled if needed) for s arrived. */
@@ -1235,7 +1237,7 @@ static ib_api_status_t send_prep(al_mad_svc_t *p_svc, ib_mad_element_t *e, al_ma
 	if (!al_mad_elem_is_out(e) || !e->p_mad_buf || e->size < sizeof(ib_mad_t))
 		return IB_INVALID_PARAMETER;
 	w = al_mad_elem_from_ib(e);
-	if (w->svc_context)
+	if (__atomic_load_n(&w->svc_context, __ATOMIC_ACQUIRE))
 		return IB_INVALID_PARAMETER; /* already being sent */
 	p_mad = e->p_mad_buf;
 	if (e->rmpp_version > 1)
@@ -1245,13 +1247,21 @@ static ib_api_status_t send_prep(al_mad_svc_t *p_svc, ib_mad_element_t *e, al_ma
 		return IB_INVALID_SETTING;
 	if (rmpp && e->size > (uint32_t)AL_RMPP_MAX_SEGS * MAD_RMPP_DATA_SIZE)
 		return IB_INVALID_SETTING;
-	s = (al_mad_send_t *)cl_zalloc(sizeof(*s));
-	if (!s)
-		return IB_INSUFFICIENT_MEMORY;
+	/* The send record is the element's: claimed first, so that the same
+	 * element given to two ib_send_mad() calls at once is refused by one. */
+	s = &w->send;
+	{
+		void *none = NULL;
+
+		if (!__atomic_compare_exchange_n(&w->svc_context, &none, s, FALSE, __ATOMIC_ACQ_REL,
+						 __ATOMIC_ACQUIRE))
+			return IB_INVALID_PARAMETER;
+	}
+	memset(s, 0, sizeof(*s));
 	if (e->h_av) {
 		st = ib_query_av(e->h_av, &s->av, &h_pd);
 		if (st != IB_SUCCESS) {
-			cl_free(s);
+			__atomic_store_n(&w->svc_context, NULL, __ATOMIC_RELEASE);
 			return IB_INVALID_AV_HANDLE;
 		}
 	} else {
@@ -1319,13 +1329,12 @@ ib_api_status_t ib_send_mad(const ib_mad_svc_handle_t h_mad_svc,
 		pthread_mutex_lock(&d->lock);
 		if (!p_svc->listed) {
 			pthread_mutex_unlock(&d->lock);
-			cl_free(s);
+			__atomic_store_n(&al_mad_elem_from_ib(e)->svc_context, NULL, __ATOMIC_RELEASE);
 			st = IB_INVALID_HANDLE;
 			if (pp_mad_failure)
 				*pp_mad_failure = e;
 			break;
 		}
-		al_mad_elem_from_ib(e)->svc_context = s;
 		cl_qlist_insert_tail(&d->sends, &s->item);
 		pthread_mutex_unlock(&d->lock);
 	}

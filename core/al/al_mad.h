@@ -113,35 +113,6 @@ typedef struct al_mad_svc {
 				         threads, not queued (al_mad_svc_set_direct()). */
 } al_mad_svc_t;
 
-/** States of a send (docs/mad.md). */
-typedef enum al_mad_send_state {
-	AL_MAD_SEND_QUEUED = 1, /**< Waiting for a send slot or the window to open. */
-	AL_MAD_SEND_POSTED,     /**< Posted; the send completion has not come yet. */
-	AL_MAD_SEND_WAIT_RESP,  /**< Sent; waiting for a response or an RMPP ACK. */
-} al_mad_send_state_t;
-
-/** One element given to ib_send_mad(), until its send callback is queued. */
-typedef struct al_mad_send {
-	cl_list_item_t item;        /**< On disp->sends (disp->lock). */
-	ib_mad_element_t *p_elem;   /**< The user's element. */
-	al_mad_svc_t *p_svc;        /**< The service it was sent on. */
-	al_mad_send_state_t state;  /**< See al_mad_send_state_t. */
-	uint32_t n_posted;          /**< Slots still in flight for it. */
-	uint32_t retries_left;      /**< Timeouts it may still survive. */
-	uint64_t deadline_us;       /**< When the current wait ends (monotonic us); 0: none. */
-	boolean_t sent_once;        /**< The send completed at least once. */
-	ib_mad_element_t *p_resp;   /**< Response received before the send completion. */
-	boolean_t resp_started;     /**< An RMPP response is being reassembled: no timer. */
-	ib_net64_t tid;             /**< The TID it went out with. */
-	ib_av_attr_t av;            /**< Where it goes. */
-	/* RMPP sender */
-	boolean_t rmpp;             /**< Sent with RMPP (segments of MAD_RMPP_DATA_SIZE). */
-	uint32_t seg_count;         /**< Segments of the whole payload. */
-	uint32_t seg_next;          /**< Next segment to post (1-based). */
-	uint32_t seg_acked;         /**< Highest segment acknowledged. */
-	uint32_t win_last;          /**< Last segment the receiver's window allows. */
-	boolean_t ack_done;         /**< Every segment acknowledged. */
-} al_mad_send_t;
 
 /** A reassembly in progress (RMPP receiver), keyed by source and TID. */
 typedef struct al_rmpp_rx {

@@ -78,6 +78,40 @@ typedef struct al_pool_key {
 	cl_qlist_t out_list;     /**< Pool lock: those elements (al_mad_elem_t::list_item). */
 } al_pool_key_t;
 
+struct al_mad_svc;
+
+/** States of a send (docs/mad.md). */
+typedef enum al_mad_send_state {
+	AL_MAD_SEND_QUEUED = 1, /**< Waiting for a send slot or the window to open. */
+	AL_MAD_SEND_POSTED,     /**< Posted; the send completion has not come yet. */
+	AL_MAD_SEND_WAIT_RESP,  /**< Sent; waiting for a response or an RMPP ACK. */
+} al_mad_send_state_t;
+
+/** One element given to ib_send_mad(), until its send callback is queued.
+ * It lives in the element (al_mad_elem_t::send): an element is sent once at
+ * a time, so a send allocates nothing. */
+typedef struct al_mad_send {
+	cl_list_item_t item;        /**< On disp->sends (disp->lock). */
+	ib_mad_element_t *p_elem;   /**< The user's element. */
+	struct al_mad_svc *p_svc;   /**< The service it was sent on. */
+	al_mad_send_state_t state;  /**< See al_mad_send_state_t. */
+	uint32_t n_posted;          /**< Slots still in flight for it. */
+	uint32_t retries_left;      /**< Timeouts it may still survive. */
+	uint64_t deadline_us;       /**< When the current wait ends (monotonic us); 0: none. */
+	boolean_t sent_once;        /**< The send completed at least once. */
+	ib_mad_element_t *p_resp;   /**< Response received before the send completion. */
+	boolean_t resp_started;     /**< An RMPP response is being reassembled: no timer. */
+	ib_net64_t tid;             /**< The TID it went out with. */
+	ib_av_attr_t av;            /**< Where it goes. */
+	/* RMPP sender */
+	boolean_t rmpp;             /**< Sent with RMPP (segments of MAD_RMPP_DATA_SIZE). */
+	uint32_t seg_count;         /**< Segments of the whole payload. */
+	uint32_t seg_next;          /**< Next segment to post (1-based). */
+	uint32_t seg_acked;         /**< Highest segment acknowledged. */
+	uint32_t win_last;          /**< Last segment the receiver's window allows. */
+	boolean_t ack_done;         /**< Every segment acknowledged. */
+} al_mad_send_t;
+
 /** The private wrapper of every ib_mad_element_t a pool hands out. */
 typedef struct al_mad_elem {
 	ib_mad_element_t element;   /**< The user's part; first, so the addresses match. */
@@ -93,6 +127,7 @@ typedef struct al_mad_elem {
 	al_cb_item_t cb_item;
 	struct al_mad_svc *cb_svc;  /**< The service of that callback. */
 	boolean_t cb_recv;          /**< A receive callback (else a send completion). */
+	al_mad_send_t send;         /**< Its send while ib_send_mad() has it (svc_context). */
 	ib_mad_t *p_big_buf;        /**< Buffer for more than MAD_BLOCK_SIZE bytes, or NULL. */
 	size_t big_cap;             /**< Bytes of p_big_buf. */
 	/** The GRH area (p_grh), then the MAD buffer of up to MAD_BLOCK_SIZE bytes. */

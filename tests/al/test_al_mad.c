@@ -1567,6 +1567,65 @@ static void test_recv_burst(void)
 	pthread_cond_destroy(&bu.cond);
 }
 
+/*
+ * A send's record is part of its element, so an element sent again from its
+ * own send callback reuses it at once: each of two elements is sent 300
+ * times that way, every send completing and every MAD arriving.
+ */
+#define RESENDS 300
+
+static void AL_API resend_sent(const ib_mad_svc_handle_t h, void *ctx, ib_mad_element_t *e)
+{
+	int again;
+
+	(void)ctx;
+	pthread_mutex_lock(&bu.lock);
+	if (e->status != IB_WCS_SUCCESS)
+		bu.bad++;
+	again = ++bu.n_sent <= 2 * RESENDS - 2;
+	pthread_cond_broadcast(&bu.cond);
+	pthread_mutex_unlock(&bu.lock);
+	if (again) {
+		e->p_mad_buf->trans_id++;
+		if (ib_send_mad(h, e, NULL) == IB_SUCCESS)
+			return;
+		pthread_mutex_lock(&bu.lock);
+		bu.bad++;
+		pthread_mutex_unlock(&bu.lock);
+	}
+	ib_put_mad(e);
+}
+
+static void test_resend_from_callback(void)
+{
+	static const uint8_t send[] = { IB_MAD_METHOD_SEND, 0 };
+	ib_mad_svc_handle_t h_rx, h_tx;
+	ib_mad_element_t *e1, *e2, *fail = NULL;
+
+	up();
+	memset(&bu, 0, sizeof(bu));
+	pthread_mutex_init(&bu.lock, NULL);
+	cond_init(&bu.cond);
+	bu.gate_at = -1;
+	CU_ASSERT_EQUAL_FATAL(reg_cb(&sa, sa.qp, VCLASS, 1, IB_MAD_SVC_DEFAULT, send, burst_sent,
+				     burst_recv, &h_rx),
+			      IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(reg_cb(&sb, sb.qp, VCLASS, 1, IB_MAD_SVC_DEFAULT, NULL, resend_sent,
+				     burst_recv, &h_tx),
+			      IB_SUCCESS);
+	e1 = mad_to(&sb, &sa, 256, VCLASS, IB_MAD_METHOD_SEND, 1);
+	e2 = mad_to(&sb, &sa, 256, VCLASS, IB_MAD_METHOD_SEND, 100001);
+	e1->p_next = e2;
+	CU_ASSERT_EQUAL_FATAL(ib_send_mad(h_tx, e1, &fail), IB_SUCCESS);
+	CU_ASSERT_PTR_NULL(fail);
+	CU_ASSERT(burst_wait(&bu.n_sent, 2 * RESENDS));
+	CU_ASSERT(burst_wait(&bu.n_recv, 2 * RESENDS));
+	CU_ASSERT_EQUAL(bu.bad, 0);
+	down();
+	pthread_mutex_destroy(&bu.lock);
+	pthread_cond_destroy(&bu.cond);
+}
+
 static void test_gmp_client(void)
 {
 	static const uint8_t get[] = { IB_MAD_METHOD_GET, 0 };
@@ -1622,6 +1681,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_send_args),
 	TEST_ENTRY(test_unsolicited),
 	TEST_ENTRY(test_recv_burst),
+	TEST_ENTRY(test_resend_from_callback),
 	TEST_ENTRY(test_request_response),
 	TEST_ENTRY(test_timeout_retries),
 	TEST_ENTRY(test_unsupported),
