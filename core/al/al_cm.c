@@ -131,6 +131,21 @@ static ib_api_status_t listen_check_unique(const ib_cm_listen_t *i)
 	return IB_SUCCESS;
 }
 
+/* A listen may get any number of requests at once: its ports' MAD
+ * dispatchers make room before the first burst. */
+static void listen_expect_bursts(cm_agents_t *p_ag, const ib_cm_listen_t *i)
+{
+	uint32_t k;
+
+	for (k = 0; k < al_cm_n_ports(p_ag); k++) {
+		cm_port_t *pp = &p_ag->ports[k];
+
+		if ((i->ca_guid == IB_ALL_CAS || i->ca_guid == pp->ca_guid) &&
+		    (i->port_guid == IB_ALL_PORTS || i->port_guid == pp->port_guid))
+			al_cm_port_expect_burst(pp);
+	}
+}
+
 ib_api_status_t ib_cm_listen(const ib_al_handle_t h_al, const ib_cm_listen_t *const p_cm_listen,
 			     const void *const listen_context, ib_listen_handle_t *const ph_cm_listen)
 {
@@ -196,6 +211,7 @@ ib_api_status_t ib_cm_listen(const ib_al_handle_t h_al, const ib_cm_listen_t *co
 		al_obj_destroy(&p_l->obj, NULL);
 		goto out;
 	}
+	listen_expect_bursts(p_ag, p_cm_listen);
 	*ph_cm_listen = (ib_listen_handle_t)al_obj_h(&p_l->obj);
 out:
 	AL_EXIT(h_al);
@@ -495,6 +511,8 @@ ib_api_status_t ib_cm_req(const ib_cm_req_t *const p_cm_req)
 		__atomic_store_n(&p_cep->p_sync, &sync, __ATOMIC_RELAXED);
 	al_cm_cep_send(p_cep, AL_CM_MSG_REQ, &m);
 	al_cm_timer_arm(p_cep, p_cep->peer_resp_ms, p_cep->max_cm_retries);
+	if (cl_qmap_count(&al_cm_g.ceps) >= AL_CM_BURST_CEPS)
+		al_cm_port_expect_burst(p_cep->p_port);
 	al_cm_unlock();
 	AL_EXIT(p_cm_req->h_qp);
 	if (do_sync)

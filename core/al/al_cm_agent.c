@@ -546,6 +546,19 @@ uint16_t al_cm_pkey_index_of(cm_port_t *p_port, ib_net16_t pkey, boolean_t *p_fo
 	return idx;
 }
 
+/*
+ * Asks a port's MAD dispatcher, once, to grow its receive buffers before a
+ * burst rather than during it (docs/mad.md): a listen may get any number of
+ * connection requests at once, and a process with many connections in
+ * progress may get as many answers. Any lock may be held.
+ */
+void al_cm_port_expect_burst(cm_port_t *p_port)
+{
+	if (!p_port->agent.h_svc || __atomic_exchange_n(&p_port->burst_asked, 1, __ATOMIC_RELAXED))
+		return;
+	al_mad_svc_expect_burst(p_port->agent.h_svc);
+}
+
 /* ---- Sending ---- */
 
 /*

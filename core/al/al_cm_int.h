@@ -57,7 +57,13 @@ typedef struct cm_port {
 	uint8_t port_num;
 	ib_ca_handle_t h_ca;
 	al_port_agent_t agent;      /* the port's QP1 alias and CM MAD service */
+	uint32_t burst_asked;       /* atomic: room for a burst asked of its MAD dispatcher */
 } cm_port_t;
+
+/* Connections in progress (CEPs listed) from which a port that sends a REQ
+ * asks its MAD dispatcher for room for a burst of answers: a quarter of the
+ * dispatcher's first receive buffers (al_cm_port_expect_burst()). */
+#define AL_CM_BURST_CEPS 256
 
 /* Most agent ports of a process (ports[] never moves: CEPs point into it). */
 #define AL_CM_MAX_PORTS 64
@@ -286,6 +292,7 @@ al_listen_t *al_cm_find_listen(cm_port_t *p_port, const al_cm_req_msg_t *p_req, 
 void al_cm_lists_init_locked(void);
 void al_cm_path_to_wire(const ib_path_rec_t *p, al_cm_path_t *w, uint8_t ack_timeout);
 uint16_t al_cm_pkey_index_of(cm_port_t *p_port, ib_net16_t pkey, boolean_t *p_found);
+void al_cm_port_expect_burst(cm_port_t *p_port);
 ib_api_status_t al_cm_port_attr(cm_port_t *p_port, ib_ca_attr_t **pp_attr, ib_port_attr_t **pp_pa);
 cm_port_t *al_cm_port_by_guid(cm_agents_t *p_ag, ib_net64_t port_guid);
 void al_cm_qp_error(al_cep_t *p_cep);

@@ -506,7 +506,7 @@ static ib_api_status_t recv_add_chunk(al_mad_disp_t *d)
 	return st;
 }
 
-static void recv_grow(al_mad_disp_t *d)
+static void recv_grow(al_mad_disp_t *d, const char *why)
 {
 	ib_api_status_t st = IB_SUCCESS;
 
@@ -518,8 +518,8 @@ static void recv_grow(al_mad_disp_t *d)
 		d->recv_max = d->n_recv;
 		return;
 	}
-	IBAL_INFO(IBAL_SUB_MAD, "MAD QP 0x%x: a burst of MADs, now %u receive buffers",
-		  cl_ntoh32(d->qpn), d->n_recv);
+	IBAL_INFO(IBAL_SUB_MAD, "MAD QP 0x%x: %s, now %u receive buffers", cl_ntoh32(d->qpn), why,
+		  d->n_recv);
 }
 
 /* After a poll that filled its batch of @p batch: grows the receive buffers
@@ -531,7 +531,19 @@ static void recv_check(al_mad_disp_t *d, uint32_t batch)
 	if (d->n_recv >= d->recv_max || __atomic_load_n(&d->stop, __ATOMIC_ACQUIRE))
 		return;
 	if (ib_peek_cq(d->h_cq, &waiting) == IB_SUCCESS && waiting >= batch)
-		recv_grow(d);
+		recv_grow(d, "a burst of MADs");
+}
+
+ib_api_status_t al_mad_svc_expect_burst(ib_mad_svc_handle_t h_svc)
+{
+	al_mad_svc_t *p_svc = (al_mad_svc_t *)AL_ENTER(h_svc, AL_HDL_MAD_SVC);
+
+	if (!p_svc)
+		return IB_INVALID_HANDLE;
+	__atomic_store_n(&p_svc->p_disp->want_room, 1, __ATOMIC_RELEASE);
+	al_mad_poke(p_svc->p_disp);
+	AL_EXIT(h_svc);
+	return IB_SUCCESS;
 }
 
 /* Links @p n completions into the free list ib_poll_cq() takes; returns its head. */
@@ -711,6 +723,8 @@ static void *disp_thread(void *arg)
 	look.d = d;
 	while (!__atomic_load_n(&d->stop, __ATOMIC_ACQUIRE)) {
 		look.pokes = __atomic_load_n(&d->pokes, __ATOMIC_ACQUIRE);
+		if (__atomic_exchange_n(&d->want_room, 0, __ATOMIC_ACQ_REL) && d->n_recv < d->recv_max)
+			recv_grow(d, "a burst expected");
 		poll_all(d);
 		ib_rearm_cq(d->h_cq, FALSE);
 		poll_all(d);

@@ -183,6 +183,8 @@ typedef struct al_mad_disp {
 				         AL_MAD_RECV_SLOTS receive buffers. */
 	uint32_t n_recv;            /**< Thread: receive buffers (whole chunks). */
 	uint32_t recv_max;          /**< Thread: most it grows to (its QP's receive queue). */
+	uint32_t want_room;         /**< Atomic: grow to recv_max at the thread's next round
+				         (al_mad_svc_expect_burst()). */
 	uint8_t *recv_base[AL_MAD_RECV_CHUNKS]; /**< Each chunk's buffers (the first ones in bufs). */
 	net32_t recv_lkey[AL_MAD_RECV_CHUNKS];  /**< Each chunk's L_Key. */
 	uint32_t n_drop_no_svc;     /**< Received MADs no service took (diagnostics). */
@@ -290,6 +292,17 @@ void al_mad_disp_put(al_mad_disp_t *p_disp);
  * @return IB_SUCCESS, or IB_INVALID_HANDLE.
  */
 ib_api_status_t al_mad_svc_set_direct(ib_mad_svc_handle_t h_svc);
+
+/**
+ * Tells the dispatcher of a service's QP that a burst of MADs may come (the
+ * CM: a listen on the port, or many connections in progress): its thread
+ * grows the receive buffers to the most it may have at its next round,
+ * before the burst instead of during it (a thread descheduled meanwhile
+ * would find them full). Returns at once; asking again costs a poke.
+ * @param h_svc a service registered with ib_reg_mad_svc().
+ * @return IB_SUCCESS, or IB_INVALID_HANDLE.
+ */
+ib_api_status_t al_mad_svc_expect_burst(ib_mad_svc_handle_t h_svc);
 
 /**
  * The instance's internal MAD pool (created on first use; it lives until

@@ -152,9 +152,11 @@ done
 # 4. A thousand REQs at once (-w 0), then a thousand DREQs: the MAD layer's
 #    receive buffers take the bursts, so no CM message is dropped or resent
 #    (a resend would show in the cm debug lines; the response timeout of
-#    20 s keeps a slow host's late answers from looking like one).
+#    20 s keeps a slow host's late answers from looking like one). Both
+#    sides' MAD dispatchers make room before the bursts: the server's for
+#    its listen, the client's once 256 connections are in progress.
 fresh
-IBAL_LOG_SUBSYS=cm=debug,soft=debug
+IBAL_LOG_SUBSYS=cm=debug,soft=debug,mad=info
 export IBAL_LOG_SUBSYS
 if server_start; then
 	timeout 60 "$prog" -c 1000 -n 1 -w 0 -t 20000 -T 50 --json "$gid" >"$tmp/burst.out" 2>&1
@@ -168,6 +170,10 @@ if server_start; then
 	if grep -q "sending again\|dropped: no receive posted" "$tmp/burst.out" "$srv_out"; then
 		bad="$bad${bad:+; }CM messages were dropped and resent"
 	fi
+	grep -q "a burst expected, now" "$srv_out" ||
+		bad="$bad${bad:+; }the server's dispatcher did not make room for its listen"
+	grep -q "a burst expected, now" "$tmp/burst.out" ||
+		bad="$bad${bad:+; }the client's dispatcher did not make room for 1,000 connections"
 	result "1,000 connections at once between two processes, nothing resent" "$bad" \
 		"$tmp/burst.out" "$srv_out"
 else
