@@ -631,10 +631,10 @@ static int rx_done(al_mad_disp_t *d, ib_wc_t *p_done)
 	return n;
 }
 
-/* Polls the receive CQ dry, and the send CQ; runs the direct callbacks.
- * Returns the receive completions seen. */
 #define RX_BATCH 16   /* receive completions a poll takes */
 
+/* Polls the receive CQ dry, and the send CQ; runs the direct callbacks.
+ * Returns the receive completions seen. */
 static int poll_all(al_mad_disp_t *d)
 {
 	ib_wc_t wc[RX_BATCH], *p_free, *p_done;
