@@ -245,7 +245,7 @@ static void reth_unpack(const uint8_t *w, void *hs)
 {
 	soft_reth_t *h = (soft_reth_t *)hs;
 
-	h->va = (uint64_t)get_be32(w) << 32 | get_be32(w + 4);
+	h->va = soft_get_be64(w);
 	h->rkey = get_be32(w + 8);
 	h->dma_len = get_be32(w + 12);
 }
@@ -282,10 +282,10 @@ static void atomic_eth_unpack(const uint8_t *w, void *hs)
 {
 	soft_atomic_eth_t *h = (soft_atomic_eth_t *)hs;
 
-	h->va = (uint64_t)get_be32(w) << 32 | get_be32(w + 4);
+	h->va = soft_get_be64(w);
 	h->rkey = get_be32(w + 8);
-	h->swap_add = (uint64_t)get_be32(w + 12) << 32 | get_be32(w + 16);
-	h->compare = (uint64_t)get_be32(w + 20) << 32 | get_be32(w + 24);
+	h->swap_add = soft_get_be64(w + 12);
+	h->compare = soft_get_be64(w + 20);
 }
 
 static boolean_t atomic_ack_eth_pack(const void *hs, uint8_t *w)
@@ -296,7 +296,7 @@ static boolean_t atomic_ack_eth_pack(const void *hs, uint8_t *w)
 
 static void atomic_ack_eth_unpack(const uint8_t *w, void *hs)
 {
-	((soft_atomic_ack_eth_t *)hs)->orig = (uint64_t)get_be32(w) << 32 | get_be32(w + 4);
+	((soft_atomic_ack_eth_t *)hs)->orig = soft_get_be64(w);
 }
 
 /* ImmDt and IETH: one 32-bit word each, the same layout. */
