@@ -502,7 +502,9 @@ static ib_api_status_t recv_add_chunk(al_mad_disp_t *d)
 	d->recv_base[k] = p;    /* its MR goes with the dispatcher's instance */
 	for (i = d->n_recv; i < d->n_recv + AL_MAD_RECV_CHUNK && st == IB_SUCCESS; i++)
 		st = post_recv(d, i);
-	d->n_recv += AL_MAD_RECV_CHUNK;
+	/* Written by this thread only; stored atomically for those who look on
+	 * (tests). */
+	__atomic_store_n(&d->n_recv, d->n_recv + AL_MAD_RECV_CHUNK, __ATOMIC_RELEASE);
 	return st;
 }
 

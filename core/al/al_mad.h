@@ -181,7 +181,8 @@ typedef struct al_mad_disp {
 	uint32_t n_free_slots;      /**< Slots not posted. */
 	uint8_t *bufs;              /**< Send slots (MAD_BLOCK_SIZE each), then the first
 				         AL_MAD_RECV_SLOTS receive buffers. */
-	uint32_t n_recv;            /**< Thread: receive buffers (whole chunks). */
+	uint32_t n_recv;            /**< Thread: receive buffers (whole chunks); stored
+				         atomically, so others may read it with an atomic load. */
 	uint32_t recv_max;          /**< Thread: most it grows to (its QP's receive queue). */
 	uint32_t want_room;         /**< Atomic: grow to recv_max at the thread's next round
 				         (al_mad_svc_expect_burst()). */

@@ -11,9 +11,13 @@
  * timeout fields; waits are bounded, never sleeps.
  */
 #include <fcntl.h>
+#include <sched.h>
 #include <unistd.h>
 #include "cm_fixture.h"
 #include "ibal_log.h"
+#include "al_cm_int.h"
+#include "al_handle.h"
+#include "al_mad.h"
 
 /* ---- Tests ---- */
 
@@ -220,6 +224,51 @@ static void test_cm_compare_buffers(void)
 	CU_ASSERT_EQUAL(cm_rec.req_context, (void *)1);
 	wait_no_cep();
 	CU_ASSERT_EQUAL(ib_cm_cancel(h1, ib_sync_destroy), IB_SUCCESS);
+	ends_down();
+}
+
+/* The MAD dispatcher of the CM's agent on a port (NULL if none). */
+static al_mad_disp_t *cm_port_disp(ib_net64_t guid)
+{
+	cm_agents_t *p_ag;
+	cm_port_t *p_port;
+	al_qp_t *p_qp = NULL;
+
+	if (al_cm_get(&p_ag) != IB_SUCCESS)
+		return NULL;
+	p_port = al_cm_port_by_guid(p_ag, guid);
+	if (p_port && p_port->agent.h_qp)
+		p_qp = (al_qp_t *)al_handle_lookup(AL_HANDLE_FROM_IB(p_port->agent.h_qp), AL_HDL_QP);
+	al_cm_put();
+	return p_qp ? PARENT_STRUCT(p_qp, al_mad_qp_t, qp)->p_disp : NULL;
+}
+
+/*
+ * A listen may get any number of requests at once: before any comes, the
+ * MAD dispatcher of each port it covers grows its receive buffers to the
+ * most (docs/mad.md). No MAD is sent here, so only the listen can make it grow.
+ */
+static void test_cm_listen_makes_room(void)
+{
+	ib_cm_listen_t l;
+	ib_listen_handle_t h = NULL;
+	al_mad_disp_t *d;
+	uint64_t end;
+
+	ends_up();
+	memset(&l, 0, sizeof(l));
+	l.svc_id = SVC;
+	l.pfn_cm_req_cb = on_req;
+	l.qp_type = IB_QPT_RELIABLE_CONN;
+	l.ca_guid = ca_guid[0];
+	CU_ASSERT_EQUAL_FATAL(ib_cm_listen(h_al, &l, NULL, &h), IB_SUCCESS);
+	d = cm_port_disp(port_guid[0]);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	end = test_now_ms() + TEST_WAIT_US / 1000u;
+	while (__atomic_load_n(&d->n_recv, __ATOMIC_ACQUIRE) < AL_MAD_RECV_MAX && test_now_ms() < end)
+		sched_yield();
+	CU_ASSERT_EQUAL(__atomic_load_n(&d->n_recv, __ATOMIC_ACQUIRE), AL_MAD_RECV_MAX);
+	CU_ASSERT_EQUAL(ib_cm_cancel(h, ib_sync_destroy), IB_SUCCESS);
 	ends_down();
 }
 
@@ -725,6 +774,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_cm_consumer_rej),
 	TEST_ENTRY(test_cm_compare_buffers),
 	TEST_ENTRY(test_cm_listen_filters),
+	TEST_ENTRY(test_cm_listen_makes_room),
 	TEST_ENTRY(test_cm_req_timeout),
 	TEST_ENTRY(test_cm_rep_timeout),
 	TEST_ENTRY(test_cm_dreq_timeout),
