@@ -1269,9 +1269,14 @@ static ib_api_status_t send_prep(al_mad_svc_t *p_svc, ib_mad_element_t *e, al_ma
 	{
 		void *none = NULL;
 
-		if (!__atomic_compare_exchange_n(&w->svc_context, &none, s, FALSE, __ATOMIC_ACQ_REL,
+		if (!__atomic_compare_exchange_n(&w->svc_context, &none, s, FALSE, __ATOMIC_SEQ_CST,
 						 __ATOMIC_ACQUIRE))
 			return IB_INVALID_PARAMETER;
+		/* An ib_put_mad() of it at once: one of the two is refused (ib_put_mad). */
+		if (__atomic_load_n(&w->magic, __ATOMIC_SEQ_CST) != AL_MAD_MAGIC_OUT) {
+			__atomic_store_n(&w->svc_context, NULL, __ATOMIC_RELEASE);
+			return IB_INVALID_PARAMETER;
+		}
 	}
 	memset(s, 0, sizeof(*s));
 	if (e->h_av) {

@@ -568,14 +568,23 @@ ib_api_status_t ib_put_mad(const ib_mad_element_t *p_mad_element_list)
 	if (!p_mad_element_list)
 		return IB_INVALID_PARAMETER;
 	/* Claim every element (OUT -> PUT) before returning any: an element
-	 * not out, or met twice (a list that loops), fails the claim. */
+	 * not out, or met twice (a list that loops), fails the claim, and so
+	 * does one that ib_send_mad() has (its send record is part of it,
+	 * al_mad.c): it comes back in its send callback. The claim and the look
+	 * at svc_context are sequentially consistent, as ib_send_mad()'s claim
+	 * of svc_context and its look at the magic, so that of a put and a send
+	 * of one element at once, at least one is refused. */
 	for (p_e = p_mad_element_list; p_e; p_e = p_e->p_next, n++) {
 		p_elem = al_mad_elem_from_ib(p_e);
 		want = AL_MAD_MAGIC_OUT;
 		if (!al_mad_elem_known(p_e) || p_elem->p_self != p_elem ||
 		    !__atomic_compare_exchange_n(&p_elem->magic, &want, AL_MAD_MAGIC_PUT, 0,
-						 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+						 __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
 			unclaim(p_mad_element_list, n);
+			return IB_INVALID_PARAMETER;
+		}
+		if (__atomic_load_n(&p_elem->svc_context, __ATOMIC_SEQ_CST)) {
+			unclaim(p_mad_element_list, n + 1);
 			return IB_INVALID_PARAMETER;
 		}
 	}

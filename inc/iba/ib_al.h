@@ -2366,8 +2366,9 @@ ib_get_mad(IN const ib_pool_key_t pool_key, IN const size_t buf_size,
  * @return the status of the call.
  * @retval IB_SUCCESS the elements were returned.
  * @retval IB_INVALID_PARAMETER p_mad_element_list is NULL, or an element of
- * the list is not one taken from a pool and not yet returned (then no
- * element of the list is returned).
+ * the list is not one taken from a pool and not yet returned, or is being
+ * sent (given to ib_send_mad() and its send callback not called yet); then
+ * no element of the list is returned.
  */
 AL_EXPORT ib_api_status_t AL_API
 ib_put_mad(IN const ib_mad_element_t *p_mad_element_list);

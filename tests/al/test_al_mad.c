@@ -615,6 +615,8 @@ static void test_send_args(void)
 	e2->timeout_ms = 60000;
 	CU_ASSERT_EQUAL(ib_send_mad(sb.svc, e2, NULL), IB_SUCCESS);
 	CU_ASSERT_EQUAL(ib_send_mad(sb.svc, e2, NULL), IB_INVALID_PARAMETER);
+	/* Nor can it go back to its pool before its send callback. */
+	CU_ASSERT_EQUAL(ib_put_mad(e2), IB_INVALID_PARAMETER);
 	/* Cancel. */
 	CU_ASSERT_EQUAL(ib_cancel_mad(NULL, e2), IB_INVALID_HANDLE);
 	CU_ASSERT_EQUAL(ib_cancel_mad(sb.svc, NULL), IB_INVALID_PARAMETER);
