@@ -68,8 +68,7 @@ static ib_api_status_t listen_check_port(cm_agents_t *p_ag, const ib_cm_listen_t
 		return IB_SUCCESS;
 	if (i->ca_guid != IB_ALL_CAS || i->port_guid != IB_ALL_PORTS) {
 		for (k = 0; k < al_cm_n_ports(p_ag); k++)
-			if ((i->ca_guid == IB_ALL_CAS || i->ca_guid == p_ag->ports[k].ca_guid) &&
-			    (i->port_guid == IB_ALL_PORTS || i->port_guid == p_ag->ports[k].port_guid))
+			if (al_cm_listen_covers(i, &p_ag->ports[k]))
 				guid_ok = TRUE;
 	}
 	if (!guid_ok)
@@ -77,8 +76,7 @@ static ib_api_status_t listen_check_port(cm_agents_t *p_ag, const ib_cm_listen_t
 	for (k = 0; k < al_cm_n_ports(p_ag) && (!lid_ok || !pkey_ok); k++) {
 		cm_port_t *pp = &p_ag->ports[k];
 
-		if ((i->ca_guid != IB_ALL_CAS && i->ca_guid != pp->ca_guid) ||
-		    (i->port_guid != IB_ALL_PORTS && i->port_guid != pp->port_guid))
+		if (!al_cm_listen_covers(i, pp))
 			continue;
 		if (al_cm_port_attr(pp, &p_attr, &p_pa) != IB_SUCCESS)
 			continue;
@@ -137,13 +135,9 @@ static void listen_expect_bursts(cm_agents_t *p_ag, const ib_cm_listen_t *i)
 {
 	uint32_t k;
 
-	for (k = 0; k < al_cm_n_ports(p_ag); k++) {
-		cm_port_t *pp = &p_ag->ports[k];
-
-		if ((i->ca_guid == IB_ALL_CAS || i->ca_guid == pp->ca_guid) &&
-		    (i->port_guid == IB_ALL_PORTS || i->port_guid == pp->port_guid))
-			al_cm_port_expect_burst(pp);
-	}
+	for (k = 0; k < al_cm_n_ports(p_ag); k++)
+		if (al_cm_listen_covers(i, &p_ag->ports[k]))
+			al_cm_port_expect_burst(&p_ag->ports[k]);
 }
 
 ib_api_status_t ib_cm_listen(const ib_al_handle_t h_al, const ib_cm_listen_t *const p_cm_listen,

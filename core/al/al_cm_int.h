@@ -293,6 +293,13 @@ void al_cm_lists_init_locked(void);
 void al_cm_path_to_wire(const ib_path_rec_t *p, al_cm_path_t *w, uint8_t ack_timeout);
 uint16_t al_cm_pkey_index_of(cm_port_t *p_port, ib_net16_t pkey, boolean_t *p_found);
 void al_cm_port_expect_burst(cm_port_t *p_port);
+
+/* Whether a listen's CA and port restrictions let it take requests on @p p_port. */
+static inline boolean_t al_cm_listen_covers(const ib_cm_listen_t *i, const cm_port_t *p_port)
+{
+	return (i->ca_guid == IB_ALL_CAS || i->ca_guid == p_port->ca_guid) &&
+	       (i->port_guid == IB_ALL_PORTS || i->port_guid == p_port->port_guid);
+}
 ib_api_status_t al_cm_port_attr(cm_port_t *p_port, ib_ca_attr_t **pp_attr, ib_port_attr_t **pp_pa);
 cm_port_t *al_cm_port_by_guid(cm_agents_t *p_ag, ib_net64_t port_guid);
 void al_cm_qp_error(al_cep_t *p_cep);

@@ -80,9 +80,7 @@ static boolean_t listen_matches(const al_listen_t *p_l, cm_port_t *p_port,
 		return FALSE;
 	if ((i->qp_type == IB_QPT_UNRELIABLE_DGRM) != (p_req->transport == 0xFF))
 		return FALSE;
-	if (i->ca_guid != IB_ALL_CAS && i->ca_guid != p_port->ca_guid)
-		return FALSE;
-	if (i->port_guid != IB_ALL_PORTS && i->port_guid != p_port->port_guid)
+	if (!al_cm_listen_covers(i, p_port))
 		return FALSE;
 	if (i->lid != IB_ALL_LIDS && cl_ntoh16(i->lid) != p_req->primary.remote_lid)
 		return FALSE;
