@@ -138,6 +138,13 @@ ib_api_status_t al_mad_svc_set_direct(ib_mad_svc_handle_t h_svc)
 
 /* ---- Sends: completion ---- */
 
+/* Gives up an element's send record (send_claim()): the element may be sent
+ * again, or go back to its pool. */
+static void send_release(al_mad_elem_t *w)
+{
+	__atomic_store_n(&w->svc_context, NULL, __ATOMIC_RELEASE);
+}
+
 /* Ends a send: off the list, its slots orphaned, the element's status set
  * and its callback queued, then the response it got (if any). */
 void al_mad_send_done(al_mad_disp_t *d, al_mad_send_t *s, ib_wc_status_t status)
@@ -156,7 +163,7 @@ void al_mad_send_done(al_mad_disp_t *d, al_mad_send_t *s, ib_wc_status_t status)
 	p_elem->status = status;
 	/* s is the element's: from here on the element may be sent anew (its
 	 * owner has it back once its callback is queued), so s is not used. */
-	__atomic_store_n(&al_mad_elem_from_ib(p_elem)->svc_context, NULL, __ATOMIC_RELEASE);
+	send_release(al_mad_elem_from_ib(p_elem));
 	al_mad_queue_cb(p_svc, p_elem, FALSE);
 	if (p_resp) {
 		if (status == IB_WCS_SUCCESS)
@@ -1239,6 +1246,28 @@ out:
 
 /* ---- ib_send_mad ---- */
 
+/*
+ * An element's send record is the element's own (al_mad_elem_t::send), held
+ * while svc_context points at it. The claim is a compare-and-swap, so that
+ * the same element given to two ib_send_mad() calls at once is refused by
+ * one; then a look at the pool's magic, sequentially consistent with
+ * ib_put_mad()'s claim and look, so that a put and a send of it at once
+ * are not both let through. FALSE: refused.
+ */
+static boolean_t send_claim(al_mad_elem_t *w)
+{
+	void *none = NULL;
+
+	if (!__atomic_compare_exchange_n(&w->svc_context, &none, &w->send, FALSE, __ATOMIC_SEQ_CST,
+					 __ATOMIC_ACQUIRE))
+		return FALSE;
+	if (__atomic_load_n(&w->magic, __ATOMIC_SEQ_CST) != AL_MAD_MAGIC_OUT) {
+		send_release(w);
+		return FALSE;
+	}
+	return TRUE;
+}
+
 /* Checks one element and makes its send (not listed yet). */
 static ib_api_status_t send_prep(al_mad_svc_t *p_svc, ib_mad_element_t *e, al_mad_send_t **pp)
 {
@@ -1263,26 +1292,14 @@ static ib_api_status_t send_prep(al_mad_svc_t *p_svc, ib_mad_element_t *e, al_ma
 		return IB_INVALID_SETTING;
 	if (rmpp && e->size > (uint32_t)AL_RMPP_MAX_SEGS * MAD_RMPP_DATA_SIZE)
 		return IB_INVALID_SETTING;
-	/* The send record is the element's: claimed first, so that the same
-	 * element given to two ib_send_mad() calls at once is refused by one. */
+	if (!send_claim(w))
+		return IB_INVALID_PARAMETER;
 	s = &w->send;
-	{
-		void *none = NULL;
-
-		if (!__atomic_compare_exchange_n(&w->svc_context, &none, s, FALSE, __ATOMIC_SEQ_CST,
-						 __ATOMIC_ACQUIRE))
-			return IB_INVALID_PARAMETER;
-		/* An ib_put_mad() of it at once: one of the two is refused (ib_put_mad). */
-		if (__atomic_load_n(&w->magic, __ATOMIC_SEQ_CST) != AL_MAD_MAGIC_OUT) {
-			__atomic_store_n(&w->svc_context, NULL, __ATOMIC_RELEASE);
-			return IB_INVALID_PARAMETER;
-		}
-	}
 	memset(s, 0, sizeof(*s));
 	if (e->h_av) {
 		st = ib_query_av(e->h_av, &s->av, &h_pd);
 		if (st != IB_SUCCESS) {
-			__atomic_store_n(&w->svc_context, NULL, __ATOMIC_RELEASE);
+			send_release(w);
 			return IB_INVALID_AV_HANDLE;
 		}
 	} else {
@@ -1350,7 +1367,7 @@ ib_api_status_t ib_send_mad(const ib_mad_svc_handle_t h_mad_svc,
 		pthread_mutex_lock(&d->lock);
 		if (!p_svc->listed) {
 			pthread_mutex_unlock(&d->lock);
-			__atomic_store_n(&al_mad_elem_from_ib(e)->svc_context, NULL, __ATOMIC_RELEASE);
+			send_release(al_mad_elem_from_ib(e));
 			st = IB_INVALID_HANDLE;
 			if (pp_mad_failure)
 				*pp_mad_failure = e;
