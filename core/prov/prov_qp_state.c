@@ -648,22 +648,32 @@ static ib_api_status_t check_plan(const plan_t *pl, const prov_qp_attr_t *p_attr
 	return status;
 }
 
-ib_api_status_t prov_qp_modify_check(ib_qp_type_t qp_type, ib_qp_state_t cur_state,
-				     const ib_qp_mod_t *p_mod, const prov_qp_attr_t *p_attr,
-				     const ib_ca_attr_t *p_ca, prov_qp_attr_mask_t *p_bad)
+/* A plan made from @p cur_state and checked; *p_bad (may be NULL) as
+ * prov_qp_modify_check() sets it. */
+static ib_api_status_t checked_plan(ib_qp_type_t qp_type, ib_qp_state_t cur_state,
+				    const ib_qp_mod_t *p_mod, const prov_qp_attr_t *p_attr,
+				    const ib_ca_attr_t *p_ca, plan_t *pl, prov_qp_attr_mask_t *p_bad)
 {
 	prov_qp_attr_mask_t bad = 0;
 	ib_api_status_t status = IB_INVALID_PARAMETER;
-	plan_t pl;
 
 	if (p_attr && p_ca) {
-		status = make_plan(qp_type, cur_state, p_mod, &pl, &bad);
+		status = make_plan(qp_type, cur_state, p_mod, pl, &bad);
 		if (status == IB_SUCCESS)
-			status = check_plan(&pl, p_attr, p_ca, &bad);
+			status = check_plan(pl, p_attr, p_ca, &bad);
 	}
 	if (p_bad)
 		*p_bad = status == IB_SUCCESS ? 0 : bad;
 	return status;
+}
+
+ib_api_status_t prov_qp_modify_check(ib_qp_type_t qp_type, ib_qp_state_t cur_state,
+				     const ib_qp_mod_t *p_mod, const prov_qp_attr_t *p_attr,
+				     const ib_ca_attr_t *p_ca, prov_qp_attr_mask_t *p_bad)
+{
+	plan_t pl;
+
+	return checked_plan(qp_type, cur_state, p_mod, p_attr, p_ca, &pl, p_bad);
 }
 
 /* Applies a checked plan made from the QP's current state. */
@@ -707,19 +717,13 @@ ib_api_status_t prov_qp_modify(ib_qp_type_t qp_type, prov_qp_attr_t *p_attr,
 			       const ib_qp_mod_t *p_mod, const ib_ca_attr_t *p_ca,
 			       prov_qp_attr_mask_t *p_bad)
 {
-	prov_qp_attr_mask_t bad = 0;
-	ib_api_status_t status = IB_INVALID_PARAMETER;
+	ib_api_status_t status;
 	plan_t pl;
 
-	if (p_attr && p_ca) {
-		status = make_plan(qp_type, p_attr->state, p_mod, &pl, &bad);
-		if (status == IB_SUCCESS)
-			status = check_plan(&pl, p_attr, p_ca, &bad);
-		if (status == IB_SUCCESS)
-			apply_plan(&pl, p_attr, NULL);
-	}
-	if (p_bad)
-		*p_bad = status == IB_SUCCESS ? 0 : bad;
+	status = checked_plan(qp_type, p_attr ? p_attr->state : IB_QPS_RESET, p_mod, p_attr, p_ca,
+			      &pl, p_bad);
+	if (status == IB_SUCCESS)
+		apply_plan(&pl, p_attr, NULL);
 	return status;
 }
 
