@@ -63,10 +63,10 @@ void al_cm_lists_init_locked(void)
 {
 	if (al_cm_g.lists_init)
 		return;
-	cl_qmap_init(&al_cm_g.ceps);
-	cl_fmap_init(&al_cm_g.remotes, key_cmp);
-	cl_fmap_init(&al_cm_g.qpns, key_cmp);
-	cl_fmap_init(&al_cm_g.qps, key_cmp);
+	cm_hash_init(&al_cm_g.ids);
+	cm_hash_init(&al_cm_g.remotes);
+	cm_hash_init(&al_cm_g.qpns);
+	cm_hash_init(&al_cm_g.qps);
 	cl_fmap_init(&al_cm_g.timers, key_cmp);
 	cl_fmap_init(&al_cm_g.listens, key_cmp);
 	cl_qlist_init(&al_cm_g.peers);
@@ -446,7 +446,7 @@ uint32_t al_cm_cep_count(void)
 	uint32_t n;
 
 	pthread_mutex_lock(&al_cm_g.lock);
-	n = al_cm_g.lists_init ? (uint32_t)cl_qmap_count(&al_cm_g.ceps) : 0;
+	n = al_cm_g.lists_init ? cm_hash_count(&al_cm_g.ids) : 0;
 	al_cm_unlock();
 	return n;
 }

@@ -187,10 +187,10 @@ void al_cm_cep_kill_locked(al_cep_t *p_cep, cl_qlist_t *p_dead)
 	p_cep->h_qp = NULL;
 	p_cep->p_qp = NULL;
 	if (p_cep->listed) {
-		cl_qmap_remove_item(&al_cm_g.ceps, &p_cep->id_item);
-		al_cm_idx_set(&al_cm_g.remotes, &p_cep->by_remote, FALSE, 0, 0, 0);
-		al_cm_idx_set(&al_cm_g.qpns, &p_cep->by_qpn, FALSE, 0, 0, 0);
-		al_cm_idx_set(&al_cm_g.qps, &p_cep->by_qp, FALSE, 0, 0, 0);
+		cm_hash_set(&al_cm_g.ids, &p_cep->by_id, FALSE, 0, 0, 0);
+		cm_hash_set(&al_cm_g.remotes, &p_cep->by_remote, FALSE, 0, 0, 0);
+		cm_hash_set(&al_cm_g.qpns, &p_cep->by_qpn, FALSE, 0, 0, 0);
+		cm_hash_set(&al_cm_g.qps, &p_cep->by_qp, FALSE, 0, 0, 0);
 		if (p_cep->on_peers)
 			cl_qlist_remove_item(&al_cm_g.peers, &p_cep->peer_item);
 		p_cep->on_peers = FALSE;
@@ -322,8 +322,8 @@ void al_cm_cep_insert_locked(al_cep_t *p_cep)
 	al_cm_lists_init_locked();
 	do
 		p_cep->local_id = ibal_random32() & ~AL_CM_KERN_CID; /* the top bit: al_cm_kern.h */
-	while (!p_cep->local_id || cl_qmap_get(&al_cm_g.ceps, p_cep->local_id) != cl_qmap_end(&al_cm_g.ceps));
-	cl_qmap_insert(&al_cm_g.ceps, p_cep->local_id, &p_cep->id_item);
+	while (!p_cep->local_id || cm_hash_find(&al_cm_g.ids, p_cep->local_id, 0, FALSE));
+	cm_hash_set(&al_cm_g.ids, &p_cep->by_id, TRUE, p_cep->local_id, 0, 0);
 	p_cep->listed = TRUE;
 	al_cm_cep_index_locked(p_cep);
 }
@@ -341,16 +341,16 @@ void al_cm_cep_index_locked(al_cep_t *p_cep)
 	if (!p_cep->listed)
 		return;
 	if (sidr)
-		al_cm_idx_set(&al_cm_g.remotes, &p_cep->by_remote, !p_cep->active && p_cep->remote_id,
-			      REMOTE_SIDR | p_cep->remote_id, p_cep->p_port ? p_cep->p_port->port_guid : 0,
-			      (uint64_t)p_cep->dlid << 32 | p_cep->local_id);
+		cm_hash_set(&al_cm_g.remotes, &p_cep->by_remote, !p_cep->active && p_cep->remote_id,
+			    REMOTE_SIDR | p_cep->remote_id, p_cep->p_port ? p_cep->p_port->port_guid : 0,
+			    (uint64_t)p_cep->dlid << 32 | p_cep->local_id);
 	else
-		al_cm_idx_set(&al_cm_g.remotes, &p_cep->by_remote, !p_cep->active && p_cep->remote_id,
-			      p_cep->remote_id, p_cep->remote_ca_guid, p_cep->local_id);
-	al_cm_idx_set(&al_cm_g.qpns, &p_cep->by_qpn, !sidr && p_cep->remote_qpn, p_cep->remote_ca_guid,
-		      p_cep->remote_qpn, p_cep->local_id);
-	al_cm_idx_set(&al_cm_g.qps, &p_cep->by_qp, p_cep->p_qp != NULL, (uintptr_t)p_cep->p_qp,
-		      p_cep->local_id, 0);
+		cm_hash_set(&al_cm_g.remotes, &p_cep->by_remote, !p_cep->active && p_cep->remote_id,
+			    p_cep->remote_id, p_cep->remote_ca_guid, p_cep->local_id);
+	cm_hash_set(&al_cm_g.qpns, &p_cep->by_qpn, !sidr && p_cep->remote_qpn, p_cep->remote_qpn,
+		    p_cep->remote_ca_guid, p_cep->local_id);
+	cm_hash_set(&al_cm_g.qps, &p_cep->by_qp, p_cep->p_qp != NULL, (uintptr_t)p_cep->p_qp,
+		    p_cep->local_id, 0);
 	peer = p_cep->active && p_cep->pfn_req;
 	if (peer && !p_cep->on_peers)
 		cl_qlist_insert_tail(&al_cm_g.peers, &p_cep->peer_item);
@@ -361,57 +361,45 @@ void al_cm_cep_index_locked(al_cep_t *p_cep)
 
 al_cep_t *al_cm_cep_by_local_id(uint32_t id)
 {
-	cl_map_item_t *it;
+	cm_hitem_t *e;
 
 	if (!al_cm_g.lists_init)
 		return NULL;
-	it = cl_qmap_get(&al_cm_g.ceps, id);
-	return it == cl_qmap_end(&al_cm_g.ceps) ? NULL : PARENT_STRUCT(it, al_cep_t, id_item);
+	e = cm_hash_find(&al_cm_g.ids, id, 0, FALSE);
+	return e ? HITEM_CEP(e, by_id) : NULL;
 }
 
 /* The passive CEP of a REQ (sender's comm ID and CA GUID), if any. */
 al_cep_t *al_cm_cep_by_remote(uint32_t remote_id, uint64_t remote_guid)
 {
-	cl_fmap_item_t *it;
+	cm_hitem_t *e;
 
 	if (!al_cm_g.lists_init || !remote_id)
 		return NULL;
-	it = al_cm_idx_first(&al_cm_g.remotes, remote_id, remote_guid);
-	if (it == cl_fmap_end(&al_cm_g.remotes))
-		return NULL;
-	if (((const cm_key_t *)cl_fmap_key(it))->a != remote_id ||
-	    ((const cm_key_t *)cl_fmap_key(it))->b != remote_guid)
-		return NULL;
-	return IDX_CEP(it, by_remote);
+	e = cm_hash_find(&al_cm_g.remotes, remote_id, remote_guid, TRUE);
+	return e ? HITEM_CEP(e, by_remote) : NULL;
 }
 
 al_cep_t *al_cm_cep_by_qp(const void *p_qp)
 {
-	cl_fmap_item_t *it;
+	cm_hitem_t *e;
 
 	if (!al_cm_g.lists_init || !p_qp)
 		return NULL;
-	it = al_cm_idx_first(&al_cm_g.qps, (uintptr_t)p_qp, 0);
-	if (it == cl_fmap_end(&al_cm_g.qps) || ((const cm_key_t *)cl_fmap_key(it))->a != (uintptr_t)p_qp)
-		return NULL;
-	return IDX_CEP(it, by_qp);
+	e = cm_hash_find(&al_cm_g.qps, (uintptr_t)p_qp, 0, FALSE);
+	return e ? HITEM_CEP(e, by_qp) : NULL;
 }
 
 /* A connection that exists with the same remote QP and CA (stale check). */
 al_cep_t *al_cm_cep_by_remote_qpn(uint32_t qpn, uint64_t guid)
 {
-	cl_fmap_item_t *it;
-	const cm_key_t *k;
+	cm_hitem_t *e;
 	al_cep_t *p;
 
 	if (!al_cm_g.lists_init || !qpn)
 		return NULL;
-	for (it = al_cm_idx_first(&al_cm_g.qpns, guid, qpn); it != cl_fmap_end(&al_cm_g.qpns);
-	     it = cl_fmap_next(it)) {
-		k = (const cm_key_t *)cl_fmap_key(it);
-		if (k->a != guid || k->b != qpn)
-			break;
-		p = IDX_CEP(it, by_qpn);
+	for (e = cm_hash_find(&al_cm_g.qpns, qpn, guid, TRUE); e; e = cm_hash_next(e, TRUE)) {
+		p = HITEM_CEP(e, by_qpn);
 		if (p->state != AL_CM_TIMEWAIT && p->state != AL_CM_IDLE)
 			return p;
 	}

@@ -34,11 +34,7 @@
 #include "al_port_agent.h"
 #include "al_verbs.h"
 #include "al_cm_kern.h"
-
-/* The key of a CM table entry: three numbers compared in order. */
-typedef struct cm_key {
-	uint64_t a, b, c;
-} cm_key_t;
+#include "al_cm_hash.h"
 
 /* An object's entry in one of the CM's ordered tables (al_cm_g's fmaps).
  * Every key ends with a number unique to the object (local comm ID, listen
@@ -128,16 +124,16 @@ typedef struct cm_event {
 
 typedef struct al_cep {
 	al_obj_t obj;
-	cl_map_item_t id_item;        /* al_cm_g.ceps, by local comm ID, while listed */
-	cm_index_t by_remote;         /* al_cm_g.remotes (passive CEPs; see al_cm_cep_index_locked) */
-	cm_index_t by_qpn;            /* al_cm_g.qpns: {remote CA GUID, remote QPN, local ID} */
-	cm_index_t by_qp;             /* al_cm_g.qps: {bound al_qp_t, local ID} while bound */
+	cm_hitem_t by_id;             /* al_cm_g.ids: {local comm ID} while listed */
+	cm_hitem_t by_remote;         /* al_cm_g.remotes (passive CEPs; see al_cm_cep_index_locked) */
+	cm_hitem_t by_qpn;            /* al_cm_g.qpns: {remote QPN, remote CA GUID, local ID} */
+	cm_hitem_t by_qp;             /* al_cm_g.qps: {bound al_qp_t, local ID} while bound */
 	cm_index_t by_time;           /* al_cm_g.timers: {deadline, local ID} while the timer is on */
 	cl_list_item_t peer_item;     /* al_cm_g.peers: active peer-to-peer CEPs */
 	boolean_t on_peers;
 	cl_list_item_t dead_item;     /* on a local list of destructions to start */
 	al_cm_state_t state;
-	boolean_t listed;             /* in the tables (al_cm_g.ceps and the indexes) */
+	boolean_t listed;             /* in the tables (al_cm_g.ids and the indexes) */
 	boolean_t active;
 	uint32_t local_id;
 	uint32_t remote_id;
@@ -243,11 +239,13 @@ void al_cm_outq_run(cm_outq_t *q, boolean_t wait);
 /* The CM's process-wide state (defined in al_cm_agent.c). */
 typedef struct al_cm_globals {
 	pthread_mutex_t lock;
-	/* Tables (al_cm_lists_init_locked), every lookup O(log n): */
-	cl_qmap_t ceps;               /* every listed CEP, by local comm ID */
-	cl_fmap_t remotes;            /* passive CEPs by {remote comm ID, remote CA GUID} (duplicate REQs, REJs) */
-	cl_fmap_t qpns;               /* CEPs by {remote CA GUID, remote QPN} (stale connections) */
-	cl_fmap_t qps;                /* CEPs by bound QP (ib_cm_dreq, ib_cm_lap, the QP destroy hook) */
+	/* Tables (al_cm_lists_init_locked). Hashed, every lookup O(1)
+	 * (al_cm_hash.h): */
+	cm_hash_t ids;                /* every listed CEP, by local comm ID */
+	cm_hash_t remotes;            /* passive CEPs by {remote comm ID, remote CA GUID} (duplicate REQs, REJs) */
+	cm_hash_t qpns;               /* CEPs by {remote QPN, remote CA GUID} (stale connections) */
+	cm_hash_t qps;                /* CEPs by bound QP (ib_cm_dreq, ib_cm_lap, the QP destroy hook) */
+	/* Ordered, O(log n): */
 	cl_fmap_t timers;             /* CEPs whose timer runs, by deadline */
 	cl_fmap_t listens;            /* listens by {service ID, sequence}: first made first matched */
 	cl_qlist_t peers;             /* active peer-to-peer CEPs (few) */
@@ -339,6 +337,8 @@ void al_cm_timer_stop(al_cep_t *p_cep);
 #define REMOTE_SIDR (1ull << 32)
 /* The endpoint an index entry (cl_fmap_item_t of cm_index_t) belongs to, by its field. */
 #define IDX_CEP(it, field) PARENT_STRUCT(PARENT_STRUCT(it, cm_index_t, item), al_cep_t, field)
+/* The endpoint a hash entry (cm_hitem_t) belongs to, by its field. */
+#define HITEM_CEP(e, field) PARENT_STRUCT(e, al_cep_t, field)
 /* The AV of an alternate path, through the port that has its SGID. */
 void al_cm_alt_to_av(const al_cep_t *p_cep, const ib_path_rec_t *p_alt, ib_av_attr_t *p_av);
 /* The endpoint of a remote comm ID and CA GUID, or NULL. */

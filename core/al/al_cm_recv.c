@@ -592,16 +592,12 @@ static boolean_t sidr_req_dup(cm_port_t *p_port, const ib_mad_element_t *p_in,
 			      const al_cm_sidr_req_msg_t *p_sreq)
 {
 	uint64_t key = REMOTE_SIDR | p_sreq->request_id;
-	cl_fmap_item_t *it;
+	cm_hitem_t *e;
 
-	for (it = al_cm_idx_first(&al_cm_g.remotes, key, p_port->port_guid);
-	     it != cl_fmap_end(&al_cm_g.remotes); it = cl_fmap_next(it)) {
-		const cm_key_t *k = (const cm_key_t *)cl_fmap_key(it);
-		const al_cep_t *p_cep;
+	for (e = cm_hash_find(&al_cm_g.remotes, key, p_port->port_guid, TRUE); e;
+	     e = cm_hash_next(e, TRUE)) {
+		const al_cep_t *p_cep = HITEM_CEP(e, by_remote);
 
-		if (k->a != key || k->b != p_port->port_guid)
-			break;
-		p_cep = IDX_CEP(it, by_remote);
 		if (p_cep->state == AL_CM_SIDR_REQ_RCVD && p_cep->dlid == p_in->remote_lid &&
 		    p_cep->p_port == p_port)
 			return TRUE;
@@ -926,7 +922,7 @@ static const char *not_from_peer(const cm_port_t *p_port, const al_cep_t *p_cep,
  * GUID the ARI carries. */
 static al_cep_t *cep_of_rej(const al_cm_msg_t *p_msg)
 {
-	cl_fmap_item_t *it;
+	cm_hitem_t *e;
 	ib_net64_t guid = 0;
 	uint32_t id = p_msg->rej.local_comm_id;
 
@@ -936,10 +932,8 @@ static al_cep_t *cep_of_rej(const al_cm_msg_t *p_msg)
 		memcpy(&guid, p_msg->rej.ari, sizeof(guid));
 	if (guid)
 		return al_cm_cep_by_remote(id, cl_ntoh64(guid));
-	it = al_cm_idx_first(&al_cm_g.remotes, id, 0);
-	if (it == cl_fmap_end(&al_cm_g.remotes) || ((const cm_key_t *)cl_fmap_key(it))->a != id)
-		return NULL;
-	return IDX_CEP(it, by_remote);
+	e = cm_hash_find(&al_cm_g.remotes, id, 0, FALSE);
+	return e ? HITEM_CEP(e, by_remote) : NULL;
 }
 
 /* A message for no endpoint, or one its endpoint's state does not accept:
