@@ -4,27 +4,30 @@
  */
 #include <string.h>
 #include <complib/cl_memory.h>
+#include "ibal_random.h"
 #include "al_cm_hash.h"
 
 #define MIN_SHIFT (64u - 6u) /* CM_HASH_MIN buckets */
 
-/* Fibonacci hashing: the top bits of a times 2^64 / phi. Comm IDs are
- * random and QP addresses aligned; the multiply spreads both. */
+/* The top bits of the key mixed with the table's secret seed: remote comm
+ * IDs and QPNs are chosen by peers, which must not be able to pick keys
+ * that share a bucket (a chain as long as their requests). */
 static inline uint32_t slot(const cm_hash_t *h, uint64_t a)
 {
-	return (uint32_t)((a * 0x9E3779B97F4A7C15ull) >> h->shift);
+	return (uint32_t)(ibal_random_mix(a ^ h->seed) >> h->shift);
 }
 
 void cm_hash_init(cm_hash_t *h)
 {
+	h->seed = ibal_random64();
 	memset(h->fixed, 0, sizeof(h->fixed));
 	h->bucket = h->fixed;
 	h->shift = MIN_SHIFT;
 	h->count = 0;
 }
 
-/* Moves every entry to @p n buckets (a power of two, at least
- * CM_HASH_MIN); keeps the current ones if memory is short. */
+/* Moves every entry to 2^(64 - @p shift) buckets (at least CM_HASH_MIN);
+ * keeps the current ones if memory is short. */
 static void resize(cm_hash_t *h, uint32_t shift)
 {
 	uint32_t i, old_n = cm_hash_buckets(h);
@@ -117,4 +120,14 @@ cm_hitem_t *cm_hash_next(const cm_hitem_t *e, boolean_t match_b)
 		if (match(n, e->key.a, e->key.b, match_b))
 			return n;
 	return NULL;
+}
+
+uint32_t cm_hash_chain(const cm_hash_t *h, uint64_t a)
+{
+	const cm_hitem_t *e;
+	uint32_t n = 0;
+
+	for (e = h->bucket[slot(h, a)]; e; e = e->next)
+		n++;
+	return n;
 }

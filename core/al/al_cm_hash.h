@@ -12,7 +12,9 @@
  * starts, and ends when the table empties, as an array inside the table,
  * so that no insertion fails and an empty table holds no allocation. A
  * doubling that cannot get memory keeps the current array (longer
- * chains). The caller serialises every call (al_cm_g.lock).
+ * chains). Keys are mixed with a random seed of the table's, so that a
+ * peer cannot choose comm IDs or QPNs that fall into one bucket. The
+ * caller serialises every call (al_cm_g.lock).
  */
 #ifndef AL_CM_HASH_H
 #define AL_CM_HASH_H
@@ -38,12 +40,13 @@ typedef struct cm_hitem {
 /** A CM hash table. */
 typedef struct cm_hash {
 	cm_hitem_t **bucket;          /**< The buckets: fixed[] or an allocation. */
+	uint64_t seed;                /**< Secret, mixed into every key's hash. */
 	uint32_t shift;               /**< 64 - log2(buckets). */
 	uint32_t count;               /**< Entries. */
 	cm_hitem_t *fixed[CM_HASH_MIN]; /**< The buckets while few entries. */
 } cm_hash_t;
 
-/** Makes @p h an empty table. */
+/** Makes @p h an empty table with a fresh seed. */
 void cm_hash_init(cm_hash_t *h);
 
 /**
@@ -60,6 +63,9 @@ cm_hitem_t *cm_hash_find(const cm_hash_t *h, uint64_t a, uint64_t b, boolean_t m
 
 /** The entry after @p e with the same @c a (and @c b if @p match_b), or NULL. */
 cm_hitem_t *cm_hash_next(const cm_hitem_t *e, boolean_t match_b);
+
+/** Entries in the bucket where @c a would be (for tests). */
+uint32_t cm_hash_chain(const cm_hash_t *h, uint64_t a);
 
 /** Entries in @p h. */
 static inline uint32_t cm_hash_count(const cm_hash_t *h)

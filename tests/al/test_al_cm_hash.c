@@ -5,7 +5,8 @@
  * What the CM relies on: an entry is found under the key it was last filed
  * with and under no other; the entries sharing a first field are all found
  * (with or without the second); the table grows with its entries and gives
- * its memory back as they go; an allocation that fails costs no entry.
+ * its memory back as they go; an allocation that fails costs no entry;
+ * keys with a pattern do not pile into one bucket.
  */
 #include <string.h>
 #include "al_cm_hash.h"
@@ -144,11 +145,38 @@ static void test_grow_without_memory(void)
 	test_track_end();
 }
 
+/* Keys with a pattern (differing only in high bits, or only in low ones)
+ * still spread over the buckets. (A peer cannot aim at one bucket either:
+ * the key is mixed with the table's secret seed.) With 1,024 keys in at
+ * least 1,024 buckets, a chain of 16 has a chance below 1e-10. */
+static void test_chosen_keys_spread(void)
+{
+	cm_hash_t h;
+	uint32_t i, j, longest;
+
+	for (j = 0; j < 2; j++) {
+		memset(items, 0, sizeof(items));
+		cm_hash_init(&h);
+		for (i = 0; i < 1024; i++)
+			cm_hash_set(&h, &items[i], TRUE, j ? (uint64_t)i << 48 : i, 0, i + 1);
+		CU_ASSERT(cm_hash_buckets(&h) >= 1024);
+		for (i = 0, longest = 0; i < 1024; i++) {
+			uint32_t n = cm_hash_chain(&h, items[i].key.a);
+
+			longest = n > longest ? n : longest;
+		}
+		CU_ASSERT(longest < 16);
+		for (i = 0; i < 1024; i++)
+			cm_hash_set(&h, &items[i], FALSE, 0, 0, 0);
+	}
+}
+
 static const test_entry_t tests[] = {
 	TEST_ENTRY(test_find_grow_shrink),
 	TEST_ENTRY(test_same_first_field),
 	TEST_ENTRY(test_move),
 	TEST_ENTRY(test_grow_without_memory),
+	TEST_ENTRY(test_chosen_keys_spread),
 };
 
 TEST_MAIN("al_cm_hash", tests)
