@@ -61,6 +61,8 @@ static int CL_API key_cmp(const void *const p1, const void *const p2)
 
 void al_cm_lists_init_locked(void)
 {
+	uint32_t i;
+
 	if (al_cm_g.lists_init)
 		return;
 	cm_hash_init(&al_cm_g.ids);
@@ -68,6 +70,8 @@ void al_cm_lists_init_locked(void)
 	cm_hash_init(&al_cm_g.qpns);
 	cm_hash_init(&al_cm_g.qps);
 	cl_fmap_init(&al_cm_g.timers, key_cmp);
+	for (i = 0; i < AL_CM_TIMER_LISTS; i++)
+		cl_qlist_init(&al_cm_g.tlists[i].ceps);
 	cl_fmap_init(&al_cm_g.listens, key_cmp);
 	cl_qlist_init(&al_cm_g.peers);
 	al_cm_g.lists_init = TRUE;
@@ -678,15 +682,48 @@ void al_cm_cep_send_rej(al_cep_t *p_cep, ib_net16_t reason, al_cm_msg_ref_t ref,
 
 /* ---- Timers ---- */
 
-/* Deadlines are kept in al_cm_g.timers, so the timer's callback finds the
- * expired CEPs at the head and the next deadline without walking others. */
+/* The list for timeout @p ms: the one it has, else a free one; NULL if
+ * every list has another timeout. */
+static cm_timer_list_t *tlist_for(uint32_t ms)
+{
+	cm_timer_list_t *p_free = NULL;
+	uint32_t i;
+
+	for (i = 0; i < AL_CM_TIMER_LISTS; i++) {
+		cm_timer_list_t *l = &al_cm_g.tlists[i];
+
+		if (l->n && l->ms == ms)
+			return l;
+		if (!l->n && !p_free)
+			p_free = l;
+	}
+	if (p_free)
+		p_free->ms = ms;
+	return p_free;
+}
+
+/* Deadlines are kept in order (the timeout's list, else al_cm_g.timers),
+ * so the timer's callback finds the expired CEPs and the next deadline at
+ * the heads without walking others. */
 static void timer_set(al_cep_t *p_cep, uint32_t ms)
 {
+	cm_timer_list_t *l;
+
 	if (!ms)
 		ms = 1;
+	al_cm_timer_stop(p_cep);
 	p_cep->deadline_us = cl_get_time_stamp() + (uint64_t)ms * 1000u;
-	if (p_cep->listed)
-		al_cm_idx_set(&al_cm_g.timers, &p_cep->by_time, TRUE, p_cep->deadline_us, p_cep->local_id, 0);
+	if (p_cep->listed) {
+		l = tlist_for(ms);
+		if (l) {
+			cl_qlist_insert_tail(&l->ceps, &p_cep->time_item);
+			l->n++;
+			p_cep->p_tlist = l;
+		} else {
+			al_cm_idx_set(&al_cm_g.timers, &p_cep->by_time, TRUE, p_cep->deadline_us,
+				      p_cep->local_id, 0);
+		}
+	}
 	cl_timer_trim(&al_cm_g.timer, ms);
 }
 
@@ -705,6 +742,33 @@ void al_cm_timer_rearm(al_cep_t *p_cep, uint32_t ms)
 
 void al_cm_timer_stop(al_cep_t *p_cep)
 {
+	if (p_cep->p_tlist) {
+		cl_qlist_remove_item(&p_cep->p_tlist->ceps, &p_cep->time_item);
+		p_cep->p_tlist->n--;
+		p_cep->p_tlist = NULL;
+	}
 	if (p_cep->by_time.on)
 		al_cm_idx_set(&al_cm_g.timers, &p_cep->by_time, FALSE, 0, 0, 0);
+}
+
+al_cep_t *al_cm_timer_first(void)
+{
+	al_cep_t *p_first = NULL, *p;
+	cl_fmap_item_t *it;
+	uint32_t i;
+
+	for (i = 0; i < AL_CM_TIMER_LISTS; i++) {
+		if (!al_cm_g.tlists[i].n)
+			continue;
+		p = PARENT_STRUCT(cl_qlist_head(&al_cm_g.tlists[i].ceps), al_cep_t, time_item);
+		if (!p_first || p->deadline_us < p_first->deadline_us)
+			p_first = p;
+	}
+	it = cl_fmap_head(&al_cm_g.timers);
+	if (it != cl_fmap_end(&al_cm_g.timers)) {
+		p = IDX_CEP(it, by_time);
+		if (!p_first || p->deadline_us < p_first->deadline_us)
+			p_first = p;
+	}
+	return p_first;
 }

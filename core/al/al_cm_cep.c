@@ -714,7 +714,6 @@ static void cep_expired(al_cep_t *p_cep, cl_qlist_t *p_dead)
 
 void al_cm_timer_cb(void *context)
 {
-	cl_fmap_item_t *it;
 	al_cep_t *p_cep;
 	uint64_t now, first = 0;
 	cl_qlist_t dead;
@@ -724,10 +723,9 @@ void al_cm_timer_cb(void *context)
 	pthread_mutex_lock(&al_cm_g.lock);
 	al_cm_lists_init_locked();
 	now = cl_get_time_stamp();
-	/* al_cm_g.timers is ordered by deadline: the expired CEPs are at its
-	 * head. Each leaves it (a resend re-enters it later than now). */
-	while ((it = cl_fmap_head(&al_cm_g.timers)) != cl_fmap_end(&al_cm_g.timers)) {
-		p_cep = IDX_CEP(it, by_time);
+	/* The timers are kept in deadline order: the expired CEPs come first,
+	 * earliest first. Each leaves (a resend re-enters later than now). */
+	while ((p_cep = al_cm_timer_first()) != NULL) {
 		if (p_cep->deadline_us > now) {
 			first = p_cep->deadline_us;
 			break;

@@ -46,6 +46,20 @@ typedef struct cm_index {
 	boolean_t on;                 /* in its table */
 } cm_index_t;
 
+/* The CEPs whose timers run with one timeout, in the order they were set:
+ * their deadlines (the time of setting plus the timeout, under al_cm_g.lock)
+ * only grow along it, so its head is its earliest. A few timeouts recur
+ * (a connection's response time, time-wait), and each gets a list while a
+ * timer with it runs: setting and stopping a timer is O(1). A timeout
+ * without a list (all AL_CM_TIMER_LISTS taken) uses al_cm_g.timers. */
+typedef struct cm_timer_list {
+	uint32_t ms;                  /* the timeout (while n > 0) */
+	uint32_t n;                   /* CEPs on it */
+	cl_qlist_t ceps;              /* by al_cep_t.time_item */
+} cm_timer_list_t;
+
+#define AL_CM_TIMER_LISTS 8
+
 /* One local port's agent: a QP1 alias and the CM's MAD service on it. */
 typedef struct cm_port {
 	ib_net64_t ca_guid;
@@ -128,7 +142,10 @@ typedef struct al_cep {
 	cm_hitem_t by_remote;         /* al_cm_g.remotes (passive CEPs; see al_cm_cep_index_locked) */
 	cm_hitem_t by_qpn;            /* al_cm_g.qpns: {remote QPN, remote CA GUID, local ID} */
 	cm_hitem_t by_qp;             /* al_cm_g.qps: {bound al_qp_t, local ID} while bound */
-	cm_index_t by_time;           /* al_cm_g.timers: {deadline, local ID} while the timer is on */
+	cm_index_t by_time;           /* al_cm_g.timers: {deadline, local ID} while the timer is on
+				       * and its timeout has no list (below) */
+	cl_list_item_t time_item;     /* on its timeout's list while the timer is on */
+	struct cm_timer_list *p_tlist; /* that list, or NULL */
 	cl_list_item_t peer_item;     /* al_cm_g.peers: active peer-to-peer CEPs */
 	boolean_t on_peers;
 	cl_list_item_t dead_item;     /* on a local list of destructions to start */
@@ -246,7 +263,8 @@ typedef struct al_cm_globals {
 	cm_hash_t qpns;               /* CEPs by {remote QPN, remote CA GUID} (stale connections) */
 	cm_hash_t qps;                /* CEPs by bound QP (ib_cm_dreq, ib_cm_lap, the QP destroy hook) */
 	/* Ordered, O(log n): */
-	cl_fmap_t timers;             /* CEPs whose timer runs, by deadline */
+	cm_timer_list_t tlists[AL_CM_TIMER_LISTS]; /* CEPs whose timer runs, by timeout */
+	cl_fmap_t timers;             /* the other CEPs whose timer runs, by deadline */
 	cl_fmap_t listens;            /* listens by {service ID, sequence}: first made first matched */
 	cl_qlist_t peers;             /* active peer-to-peer CEPs (few) */
 	uint64_t listen_seq;
@@ -328,6 +346,8 @@ ib_net64_t al_cm_new_tid(void);
 void al_cm_timer_arm(al_cep_t *p_cep, uint32_t ms, uint32_t retries);
 void al_cm_timer_rearm(al_cep_t *p_cep, uint32_t ms);
 void al_cm_timer_stop(al_cep_t *p_cep);
+/* The CEP whose timer runs out first, or NULL if none runs. */
+al_cep_t *al_cm_timer_first(void);
 
 /* Shared by the endpoint file (al_cm_cep.c) and the receive handlers
  * (al_cm_recv.c); al_cm_g.lock held unless said otherwise. */

@@ -926,6 +926,58 @@ static void test_cm_ids_differ_per_process(void)
 	CU_ASSERT(tid != tid_child);
 }
 
+/*
+ * The CM's timers come out earliest first, whether their timeouts have
+ * lists (the first AL_CM_TIMER_LISTS distinct ones) or not (the ordered
+ * map), and a timer set again goes behind the others of its timeout.
+ * Fake endpoints, timers of ten minutes (none runs out during the test).
+ */
+static void test_cm_timer_order(void)
+{
+	enum { N = AL_CM_TIMER_LISTS + 4 };
+	static al_cep_t ceps[N];
+	ib_listen_handle_t hl;
+	uint32_t i, on_lists = 0;
+
+	hl = ends_up_listen();  /* the CM and its timer are up */
+	memset(ceps, 0, sizeof(ceps));
+	pthread_mutex_lock(&al_cm_g.lock);
+	for (i = 0; i < N; i++) {
+		ceps[i].listed = TRUE;
+		ceps[i].local_id = 0x7000u + i;
+		/* Each a second shorter: deadlines fall as the timers are set. */
+		al_cm_timer_arm(&ceps[i], 600000u - i * 1000u, 0);
+	}
+	for (i = 0; i < AL_CM_TIMER_LISTS; i++)
+		on_lists += al_cm_g.tlists[i].n;
+	CU_ASSERT_EQUAL(on_lists, AL_CM_TIMER_LISTS);
+	CU_ASSERT_TRUE(ceps[N - 1].by_time.on);  /* no list left for it */
+	for (i = N; i-- > 0;) {
+		CU_ASSERT_PTR_EQUAL(al_cm_timer_first(), &ceps[i]);
+		al_cm_timer_stop(&ceps[i]);
+		CU_ASSERT_PTR_NULL(ceps[i].p_tlist);
+		CU_ASSERT_FALSE(ceps[i].by_time.on);
+	}
+	CU_ASSERT_PTR_NULL(al_cm_timer_first());
+	/* One timeout: first set, first out; set again, last. */
+	for (i = 0; i < 3; i++)
+		al_cm_timer_arm(&ceps[i], 600000u, 0);
+	CU_ASSERT_PTR_EQUAL(al_cm_timer_first(), &ceps[0]);
+	al_cm_timer_rearm(&ceps[0], 600000u);
+	CU_ASSERT_PTR_EQUAL(al_cm_timer_first(), &ceps[1]);
+	al_cm_timer_stop(&ceps[1]);
+	CU_ASSERT_PTR_EQUAL(al_cm_timer_first(), &ceps[2]);
+	al_cm_timer_stop(&ceps[2]);
+	CU_ASSERT_PTR_EQUAL(al_cm_timer_first(), &ceps[0]);
+	al_cm_timer_stop(&ceps[0]);
+	CU_ASSERT_PTR_NULL(al_cm_timer_first());
+	for (i = 0, on_lists = 0; i < AL_CM_TIMER_LISTS; i++)
+		on_lists += al_cm_g.tlists[i].n;
+	CU_ASSERT_EQUAL(on_lists, 0);
+	al_cm_unlock();
+	cm_test_end(hl);
+}
+
 static const test_entry_t tests[] = {
 	TEST_ENTRY(test_cm_handoff),
 	TEST_ENTRY(test_cm_peer_to_peer),
@@ -938,6 +990,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_cm_duplicates_and_stale),
 	TEST_ENTRY(test_cm_spoofed_dreq),
 	TEST_ENTRY(test_cm_ids_differ_per_process),
+	TEST_ENTRY(test_cm_timer_order),
 };
 
 /* CM_TEST_ONLY=name runs one test. */
