@@ -70,12 +70,10 @@ static void unlink_item(cm_hash_t *h, cm_hitem_t *e)
 	h->count--;
 }
 
-void cm_hash_set(cm_hash_t *h, cm_hitem_t *e, boolean_t on, uint64_t a, uint64_t b, uint64_t c)
+void cm_hash_move(cm_hash_t *h, cm_hitem_t *e, boolean_t on, uint64_t a, uint64_t b, uint64_t c)
 {
 	uint32_t s;
 
-	if (e->on && on && e->key.a == a && e->key.b == b && e->key.c == c)
-		return;
 	if (e->on) {
 		unlink_item(h, e);
 		/* Below an eighth: half the buckets (the fixed ones when empty). */

@@ -49,11 +49,22 @@ typedef struct cm_hash {
 /** Makes @p h an empty table with a fresh seed. */
 void cm_hash_init(cm_hash_t *h);
 
+/** cm_hash_set() when something changes. */
+void cm_hash_move(cm_hash_t *h, cm_hitem_t *e, boolean_t on, uint64_t a, uint64_t b, uint64_t c);
+
 /**
  * Files @p e under {a, b, c} (moving it if it was filed under another
- * key), or takes it out (@p on FALSE).
+ * key), or takes it out (@p on FALSE). Most calls change nothing (the CM
+ * refiles an endpoint in every table whenever one of its keys may have
+ * changed): those return here.
  */
-void cm_hash_set(cm_hash_t *h, cm_hitem_t *e, boolean_t on, uint64_t a, uint64_t b, uint64_t c);
+static inline void cm_hash_set(cm_hash_t *h, cm_hitem_t *e, boolean_t on, uint64_t a, uint64_t b,
+			       uint64_t c)
+{
+	if (e->on ? on && e->key.a == a && e->key.b == b && e->key.c == c : !on)
+		return;
+	cm_hash_move(h, e, on, a, b, c);
+}
 
 /**
  * The first entry filed with @c a, and @c b too if @p match_b; NULL if none.
