@@ -12,6 +12,9 @@
  * (al_spin.h): a steady flow of MADs (a CM's) then wakes nobody.
  * RMPP (segmentation, windows, reassembly) is in al_mad_rmpp.c.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* pthread_setname_np */
+#endif
 #include <string.h>
 #include <time.h>
 #include <complib/cl_memory.h>
@@ -728,6 +731,8 @@ static void *disp_thread(void *arg)
 	boolean_t again;
 	disp_look_t look;
 
+	/* Named for top and perf, as the access layer's other threads are. */
+	pthread_setname_np(pthread_self(), "al_mad");
 	cl_qlist_init(&run);
 	look.d = d;
 	while (!__atomic_load_n(&d->stop, __ATOMIC_ACQUIRE)) {
