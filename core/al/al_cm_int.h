@@ -262,8 +262,9 @@ typedef struct al_cm_globals {
 	cm_hash_t remotes;            /* passive CEPs by {remote comm ID, remote CA GUID} (duplicate REQs, REJs) */
 	cm_hash_t qpns;               /* CEPs by {remote QPN, remote CA GUID} (stale connections) */
 	cm_hash_t qps;                /* CEPs by bound QP (ib_cm_dreq, ib_cm_lap, the QP destroy hook) */
-	/* Ordered, O(log n): */
+	/* In deadline order, O(1) to set and stop (cm_timer_list_t): */
 	cm_timer_list_t tlists[AL_CM_TIMER_LISTS]; /* CEPs whose timer runs, by timeout */
+	/* Ordered, O(log n): */
 	cl_fmap_t timers;             /* the other CEPs whose timer runs, by deadline */
 	cl_fmap_t listens;            /* listens by {service ID, sequence}: first made first matched */
 	cl_qlist_t peers;             /* active peer-to-peer CEPs (few) */

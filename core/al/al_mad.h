@@ -113,7 +113,6 @@ typedef struct al_mad_svc {
 				         threads, not queued (al_mad_svc_set_direct()). */
 } al_mad_svc_t;
 
-
 /** A reassembly in progress (RMPP receiver), keyed by source and TID. */
 typedef struct al_rmpp_rx {
 	cl_list_item_t item;        /**< On disp->rmpp_rx (disp->lock). */
