@@ -82,6 +82,7 @@ typedef struct al_cm_stats {
 	uint32_t n_resend;  /**< Messages sent again on a timeout. */
 	uint32_t n_dup;     /**< Duplicates answered with the last message. */
 	uint32_t n_rej_tx;  /**< REJs sent. */
+	uint32_t n_paced;   /**< Requests that waited for room at their remote port (al_cm_pace.c). */
 } al_cm_stats_t;
 
 /**

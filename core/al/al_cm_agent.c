@@ -69,6 +69,7 @@ void al_cm_lists_init_locked(void)
 	cm_hash_init(&al_cm_g.remotes);
 	cm_hash_init(&al_cm_g.qpns);
 	cm_hash_init(&al_cm_g.qps);
+	cm_hash_init(&al_cm_g.dests);
 	cl_fmap_init(&al_cm_g.timers, key_cmp);
 	for (i = 0; i < AL_CM_TIMER_LISTS; i++)
 		cl_qlist_init(&al_cm_g.tlists[i].ceps);
@@ -628,7 +629,7 @@ const ib_grh_t *al_cm_path_grh(const ib_path_rec_t *p_path, ib_grh_t *p_grh)
 	return p_grh;
 }
 
-static void cep_send_to(al_cep_t *p_cep, al_cm_msg_type_t type, const al_cm_msg_t *p_msg)
+void al_cm_cep_send_to(al_cep_t *p_cep, al_cm_msg_type_t type, const al_cm_msg_t *p_msg)
 {
 	ib_grh_t grh;
 
@@ -636,20 +637,22 @@ static void cep_send_to(al_cep_t *p_cep, al_cm_msg_type_t type, const al_cm_msg_
 		      p_cep->pkey_index, al_cm_path_grh(&p_cep->path, &grh));
 }
 
-/* Sends a message of a CEP and keeps it as the last one sent. */
+/* Sends a message of a CEP and keeps it as the last one sent; a request
+ * beyond what its remote port may have unanswered waits (al_cm_pace.c). */
 void al_cm_cep_send(al_cep_t *p_cep, al_cm_msg_type_t type, const al_cm_msg_t *p_msg)
 {
 	if (p_msg != &p_cep->last)
 		p_cep->last = *p_msg;
 	p_cep->last_type = type;
 	p_cep->has_last = TRUE;
-	cep_send_to(p_cep, type, p_msg);
+	if (al_cm_pace_send(p_cep, type))
+		al_cm_cep_send_to(p_cep, type, p_msg);
 }
 
 void al_cm_cep_resend_last(al_cep_t *p_cep)
 {
-	if (p_cep->has_last)
-		cep_send_to(p_cep, p_cep->last_type, &p_cep->last);
+	if (p_cep->has_last && al_cm_pace_send(p_cep, p_cep->last_type))
+		al_cm_cep_send_to(p_cep, p_cep->last_type, &p_cep->last);
 }
 
 /* A REJ from a CEP. */

@@ -182,6 +182,7 @@ void al_cm_cep_kill_locked(al_cep_t *p_cep, cl_qlist_t *p_dead)
 {
 	if (p_cep->state == AL_CM_DESTROYED)
 		return;
+	al_cm_pace_end(p_cep);
 	p_cep->state = AL_CM_DESTROYED;
 	al_cm_timer_stop(p_cep);
 	p_cep->h_qp = NULL;
@@ -672,6 +673,7 @@ static void cep_expired(al_cep_t *p_cep, cl_qlist_t *p_dead)
 		return;
 	}
 	al_cm_timer_stop(p_cep);
+	al_cm_pace_done(p_cep);    /* its request is given up */
 	if (p_cep->state != AL_CM_TIMEWAIT)
 		IBAL_DBG(IBAL_SUB_CM, "comm ID 0x%x in %s: timed out, no retries left",
 			 p_cep->local_id, al_cm_state_name(p_cep->state));

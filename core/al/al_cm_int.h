@@ -110,6 +110,22 @@ typedef struct al_listen {
 struct cm_sync;
 struct al_cep;
 
+/*
+ * Requests of this process to one remote port (al_cm_pace.c): at most
+ * al_cm_pace_max() of them on the wire without an answer, the rest waiting
+ * in order. Made with its first request, freed when it has neither.
+ */
+typedef struct cm_dest {
+	cm_hitem_t by_dest;           /* al_cm_g.dests: {remote port GUID, local cm_port_t} */
+	uint32_t n_out;               /* requests sent that hold a place */
+	cl_qlist_t parked;            /* CEPs whose request waits for a place (park_item) */
+} cm_dest_t;
+
+/* Requests to one remote port on the wire without an answer: the buffers a
+ * MAD dispatcher posts when it starts (al_mad.h), so that a burst from this
+ * process fits in them even before the peer's dispatcher has grown. */
+#define AL_CM_PACE_MAX 1024
+
 /* Callback kinds. */
 typedef enum cm_ev_kind {
 	EV_REQ, EV_REP, EV_RTU, EV_REJ, EV_MRA, EV_DREQ, EV_DREP, EV_LAP, EV_APR
@@ -206,6 +222,11 @@ typedef struct al_cep {
 	const void *sidr_context;     /* SIDR requester: returned in the reply callback */
 	uint64_t sidr_service_id;     /* SIDR: service ID (host order) */
 	cm_agents_t *p_agents;        /* counted user */
+	/* Pacing of its request (al_cm_pace.c). */
+	cm_dest_t *p_dest;            /* where it holds a place or waits, or NULL */
+	cl_list_item_t park_item;     /* on p_dest->parked while it waits */
+	boolean_t paced;              /* its request holds a place at p_dest */
+	boolean_t parked;             /* its request waits on p_dest->parked */
 	/* Its first queued callback's storage (al_cm_ev_new): made by the thread
 	 * that receives and freed by the callback thread, a malloc'd event made
 	 * the two contend for the allocator's arena on every message. */
@@ -262,6 +283,7 @@ typedef struct al_cm_globals {
 	cm_hash_t remotes;            /* passive CEPs by {remote comm ID, remote CA GUID} (duplicate REQs, REJs) */
 	cm_hash_t qpns;               /* CEPs by {remote QPN, remote CA GUID} (stale connections) */
 	cm_hash_t qps;                /* CEPs by bound QP (ib_cm_dreq, ib_cm_lap, the QP destroy hook) */
+	cm_hash_t dests;              /* cm_dest_t by remote port (al_cm_pace.c) */
 	/* In deadline order, O(1) to set and stop (cm_timer_list_t): */
 	cm_timer_list_t tlists[AL_CM_TIMER_LISTS]; /* CEPs whose timer runs, by timeout */
 	/* Ordered, O(log n): */
@@ -278,6 +300,7 @@ typedef struct al_cm_globals {
 	uint32_t teardowns;           /* agent_lock */
 	cl_timer_t timer;
 	boolean_t timer_init;
+	uint32_t pace_max;            /* requests on the wire to one port; 0: AL_CM_PACE_MAX (tests set less) */
 } al_cm_globals_t;
 
 extern al_cm_globals_t al_cm_g;
@@ -349,6 +372,29 @@ void al_cm_timer_rearm(al_cep_t *p_cep, uint32_t ms);
 void al_cm_timer_stop(al_cep_t *p_cep);
 /* The CEP whose timer runs out first, or NULL if none runs. */
 al_cep_t *al_cm_timer_first(void);
+/* Whether the CEP's timer runs. */
+static inline boolean_t al_cm_timer_on(const al_cep_t *p_cep)
+{
+	return p_cep->p_tlist != NULL || p_cep->by_time.on;
+}
+/* Sends a message of the CEP to its peer now (not kept as its last, not paced). */
+void al_cm_cep_send_to(al_cep_t *p_cep, al_cm_msg_type_t type, const al_cm_msg_t *p_msg);
+
+/* Pacing of requests per remote port (al_cm_pace.c); al_cm_g.lock held. */
+/* Requests to one remote port on the wire without an answer (al_cm_g.pace_max). */
+uint32_t al_cm_pace_max(void);
+/* Before the CEP sends @p type: TRUE to send it now; FALSE if it waits for
+ * room (it is sent, as the CEP's last message, when room comes). A message
+ * that is not a request ends the CEP's request's place or wait. */
+boolean_t al_cm_pace_send(al_cep_t *p_cep, al_cm_msg_type_t type);
+/* The CEP's request is answered (any message of the peer for it) or given
+ * up: its place goes to the next waiting request; a waiting one is dropped. */
+void al_cm_pace_done(al_cep_t *p_cep);
+/* The CEP leaves the tables: as al_cm_pace_done, but a request still waiting
+ * is sent now (a DREQ from its destruction must reach the peer). */
+void al_cm_pace_end(al_cep_t *p_cep);
+/* Remote ports with requests on the wire or waiting (tests: 0 when idle). */
+uint32_t al_cm_pace_dests(void);
 
 /* Shared by the endpoint file (al_cm_cep.c) and the receive handlers
  * (al_cm_recv.c); al_cm_g.lock held unless said otherwise. */

@@ -1039,10 +1039,15 @@ void al_cm_recv(cm_port_t *p_port, ib_mad_element_t *p_mad)
 				 al_cm_msg_name(type), cl_ntoh16(p_mad->remote_lid),
 				 msg_target(type, p_msg), why);
 			al_cm_g.stats.n_drop++;
-		} else if (!p_cep || !(accepts[p_cep->state] & (1u << type))) {
-			recv_unexpected(p_port, p_mad, type, p_msg, p_cep);
 		} else {
-			recv_for_cep(p_cep, p_mad, type, p_msg, &dead);
+			/* The peer has the CEP's request: whatever it says, the
+			 * request's place goes to the next one (al_cm_pace.c). */
+			if (p_cep)
+				al_cm_pace_done(p_cep);
+			if (!p_cep || !(accepts[p_cep->state] & (1u << type)))
+				recv_unexpected(p_port, p_mad, type, p_msg, p_cep);
+			else
+				recv_for_cep(p_cep, p_mad, type, p_msg, &dead);
 		}
 	}
 out:

@@ -978,6 +978,153 @@ static void test_cm_timer_order(void)
 	cm_test_end(hl);
 }
 
+/* Room for requests to one remote port (0: the default); under the CM's lock,
+ * which its threads read it under. */
+static void pace_set(uint32_t n)
+{
+	pthread_mutex_lock(&al_cm_g.lock);
+	al_cm_g.pace_max = n;
+	pthread_mutex_unlock(&al_cm_g.lock);
+}
+
+static uint32_t pace_dests(void)
+{
+	uint32_t n;
+
+	pthread_mutex_lock(&al_cm_g.lock);
+	n = al_cm_pace_dests();
+	pthread_mutex_unlock(&al_cm_g.lock);
+	return n;
+}
+
+/*
+ * Requests to one remote port are paced (al_cm_pace.c): with room for two,
+ * four REQs put two on the wire and two waiting; each answer (a REJ, an
+ * MRA) sends the next. Nothing is left behind once they are done.
+ */
+static void test_cm_pace_reqs(void)
+{
+	enum { N = 4 };
+	static cm_end_t ends[N];
+	ib_listen_handle_t hl;
+	al_cm_stats_t s0, s;
+	ib_cm_rej_t j;
+	ib_cm_mra_t m;
+	ib_cm_req_t q;
+	int i;
+
+	hl = ends_up_listen();   /* mode: the REQ callback only records */
+	pace_set(2);
+	al_cm_get_stats(&s0);
+	for (i = 0; i < N; i++) {
+		cm_end_open(&ends[i], h_ca[0], mode.type);
+		req_fill(&q, SVC, NULL, 0);
+		q.h_qp = ends[i].qp;
+		q.max_cm_retries = 15;   /* no timeout while the test answers */
+		q.remote_resp_timeout = 20;
+		q.local_resp_timeout = 20;
+		CU_ASSERT_EQUAL(ib_cm_req(&q), IB_SUCCESS);
+	}
+	al_cm_get_stats(&s);
+	CU_ASSERT_EQUAL(s.n_paced - s0.n_paced, 2);    /* decided in ib_cm_req */
+	CU_ASSERT_EQUAL(pace_dests(), 1);
+	/* Nothing answers them yet: two REQs arrive, no more can. */
+	CU_ASSERT_EQUAL(cm_wait(&cm_rec.n_req, 2), 2);
+	CU_ASSERT_EQUAL(cm_rec.n_req, 2);
+	/* A REJ frees a place: the third REQ goes. */
+	memset(&j, 0, sizeof(j));
+	j.rej_status = IB_REJ_USER_DEFINED;
+	CU_ASSERT_EQUAL(ib_cm_rej(cm_rec.h_req, &j), IB_SUCCESS);
+	CU_ASSERT_EQUAL(cm_wait(&cm_rec.n_req, 3), 3);
+	CU_ASSERT_EQUAL(cm_wait(&cm_rec.n_rej, 1), 1);
+	/* So does an MRA: the peer has the request. */
+	memset(&m, 0, sizeof(m));
+	m.svc_timeout = 20;
+	CU_ASSERT_EQUAL(ib_cm_mra(cm_rec.h_req, &m), IB_SUCCESS);
+	CU_ASSERT_EQUAL(cm_wait(&cm_rec.n_req, 4), 4);
+	CU_ASSERT_EQUAL(cm_wait(&cm_rec.n_mra, 1), 1);
+	al_cm_get_stats(&s);
+	CU_ASSERT_EQUAL(s.n_paced - s0.n_paced, 2);
+	CU_ASSERT_EQUAL(s.n_resend, s0.n_resend);      /* none was lost */
+	/* The active ends go: their REJs end the passive CEPs. */
+	for (i = 0; i < N; i++)
+		cm_end_close(&ends[i]);
+	wait_no_cep();
+	CU_ASSERT_EQUAL(pace_dests(), 0);
+	pace_set(0);
+	cm_test_end(hl);
+}
+
+/*
+ * A DREQ waits for room as a REQ does, and goes when an answer frees it; a
+ * waiting REQ whose QP is destroyed leaves nothing behind; one that runs
+ * out of retries while waiting times out as if lost.
+ */
+static void test_cm_pace_dreq(void)
+{
+	static cm_end_t other, third;
+	ib_listen_handle_t hl;
+	al_cm_stats_t s0, s;
+	ib_cm_dreq_t d;
+	ib_cm_rej_t j;
+	ib_cm_req_t q;
+
+	hl = ends_up_listen();
+	connect_pair();
+	mode.rep_in_req = 0;       /* further REQs are only recorded */
+	pace_set(1);
+	cm_end_open(&other, h_ca[0], mode.type);
+	cm_end_open(&third, h_ca[0], mode.type);
+	req_fill(&q, SVC, NULL, 0);
+	q.h_qp = other.qp;
+	q.max_cm_retries = 15;
+	q.remote_resp_timeout = 20;
+	q.local_resp_timeout = 20;
+	CU_ASSERT_EQUAL(ib_cm_req(&q), IB_SUCCESS);     /* holds the one place */
+	CU_ASSERT_EQUAL(cm_wait(&cm_rec.n_req, 2), 2);
+	al_cm_get_stats(&s0);
+	/* A REQ that waits, then its QP goes: nothing of it is left. */
+	q.h_qp = third.qp;
+	CU_ASSERT_EQUAL(ib_cm_req(&q), IB_SUCCESS);
+	cm_end_close(&third);
+	/* The connection's DREQ waits too. */
+	mode.drep_in_dreq = 1;
+	memset(&d, 0, sizeof(d));
+	d.qp_type = mode.type;
+	d.h_qp = act.qp;
+	d.pfn_cm_drep_cb = on_drep;
+	CU_ASSERT_EQUAL(ib_cm_dreq(&d), IB_SUCCESS);
+	al_cm_get_stats(&s);
+	CU_ASSERT_EQUAL(s.n_paced - s0.n_paced, 2);
+	CU_ASSERT_EQUAL(cm_rec.n_dreq, 0);
+	/* The held REQ is rejected: the DREQ goes, the DREP comes. */
+	memset(&j, 0, sizeof(j));
+	j.rej_status = IB_REJ_USER_DEFINED;
+	CU_ASSERT_EQUAL(ib_cm_rej(cm_rec.h_req, &j), IB_SUCCESS);
+	CU_ASSERT_EQUAL(cm_wait(&cm_rec.n_dreq, 1), 1);
+	CU_ASSERT_EQUAL(cm_wait(&cm_rec.n_drep, 1), 1);
+	CU_ASSERT_EQUAL(cm_rec.drep_status, IB_SUCCESS);
+	CU_ASSERT_EQUAL(cm_wait(&cm_rec.n_rej, 1), 1);
+	CU_ASSERT_EQUAL(cm_rec.n_req, 2);   /* the destroyed QP's REQ never went */
+	/* A REQ held and one waiting, both with few retries: both time out. */
+	cm_rec_reset();
+	req_fill(&q, SVC, NULL, 0);
+	q.h_qp = other.qp;
+	qp_reset(other.qp);
+	CU_ASSERT_EQUAL(ib_cm_req(&q), IB_SUCCESS);
+	cm_end_open(&third, h_ca[0], mode.type);
+	q.h_qp = third.qp;
+	CU_ASSERT_EQUAL(ib_cm_req(&q), IB_SUCCESS);
+	CU_ASSERT_EQUAL(cm_wait(&cm_rec.n_rej, 2), 2);
+	CU_ASSERT_EQUAL(cm_rec.rej_status, IB_REJ_TIMEOUT);
+	cm_end_close(&other);
+	cm_end_close(&third);
+	wait_no_cep();
+	CU_ASSERT_EQUAL(pace_dests(), 0);
+	pace_set(0);
+	cm_test_end(hl);
+}
+
 static const test_entry_t tests[] = {
 	TEST_ENTRY(test_cm_handoff),
 	TEST_ENTRY(test_cm_peer_to_peer),
@@ -991,6 +1138,8 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_cm_spoofed_dreq),
 	TEST_ENTRY(test_cm_ids_differ_per_process),
 	TEST_ENTRY(test_cm_timer_order),
+	TEST_ENTRY(test_cm_pace_reqs),
+	TEST_ENTRY(test_cm_pace_dreq),
 };
 
 /* CM_TEST_ONLY=name runs one test. */
