@@ -7,8 +7,8 @@
 # reference (-f --raw), then a server and a client as two processes with
 # the client given the server's GID, its LID, and nothing but the service
 # ID (found through the SA's ServiceRecord), a thousand and then four
-# thousand connections at once with no CM message resent (the second paced
-# by the client's CM); last, a client asking for a
+# thousand connections at once with no CM message resent (the second beyond
+# what the client's CM puts on the wire at once); last, a client asking for a
 # service nobody listens on must fail with REJ reason 8 (invalid service
 # ID) and exit 1; a client with no path to its server's LID exits 1 (no
 # crash). A passing run exits 0, prints its step table with every
@@ -188,8 +188,11 @@ fi
 # 4b. Four thousand at once: more than the server's QP1 and ring hold. The
 #     client's CM keeps at most 1,024 requests to the server's port on the
 #     wire unanswered (al_cm_pace.c); the rest wait their turn, so again no
-#     CM message is dropped or resent. (RC packets of the message exchange
-#     may meet a full ring and be resent by their QPs: not checked here.)
+#     CM message is dropped or resent. How many waited depends on how fast
+#     the server answers (none under TSan, where the client is as slow): the
+#     count is printed, not checked; test_al_cm_ext checks the waiting. (RC
+#     packets of the message exchange may meet a full ring and be resent by
+#     their QPs: not checked here.)
 fresh
 if server_start; then
 	timeout 60 "$prog" -c 4000 -n 1 -w 0 -t 20000 -T 50 --json "$gid" >"$tmp/burst4k.out" 2>&1
@@ -204,14 +207,11 @@ if server_start; then
 		"$tmp/burst4k.out" "$srv_out"; then
 		bad="$bad${bad:+; }CM messages were dropped and resent"
 	fi
-	grep -q ": REQ waits, 1024 requests to that port await their answer" "$tmp/burst4k.out" ||
-		bad="$bad${bad:+; }the client's REQs were not paced"
-	grep -q ": DREQ waits, 1024 requests to that port await their answer" "$tmp/burst4k.out" ||
-		bad="$bad${bad:+; }the client's DREQs were not paced"
-	result "4,000 connections at once between two processes, paced, nothing resent" "$bad" \
+	echo "requests that waited for room: $(grep -c ": [A-Z]* waits, " "$tmp/burst4k.out")"
+	result "4,000 connections at once between two processes, nothing resent" "$bad" \
 		"$tmp/burst4k.out" "$srv_out"
 else
-	result "4,000 connections at once between two processes, paced, nothing resent" \
+	result "4,000 connections at once between two processes, nothing resent" \
 		"the server did not start" "$srv_out"
 fi
 unset IBAL_LOG_SUBSYS
