@@ -121,10 +121,11 @@ typedef struct cm_dest {
 	cl_qlist_t parked;            /* CEPs whose request waits for a place (park_item) */
 } cm_dest_t;
 
-/* Requests to one remote port on the wire without an answer: the buffers a
- * MAD dispatcher posts when it starts (al_mad.h), so that a burst from this
- * process fits in them even before the peer's dispatcher has grown. */
-#define AL_CM_PACE_MAX 1024
+/* Requests to one remote port on the wire without an answer. A receiving
+ * port has 1,024 to 4,096 buffers on its QP1 (al_mad.h; a Linux host's MAD
+ * QP 512): 256 leaves room for a dozen processes bursting at one server,
+ * and one process is as fast as with 1,024 (docs/bench-cm.md). */
+#define AL_CM_PACE_MAX 256
 
 /* Callback kinds. */
 typedef enum cm_ev_kind {

@@ -186,7 +186,7 @@ else
 fi
 
 # 4b. Four thousand at once: more than the server's QP1 and ring hold. The
-#     client's CM keeps at most 1,024 requests to the server's port on the
+#     client's CM keeps at most 256 requests to the server's port on the
 #     wire unanswered (al_cm_pace.c); the rest wait their turn, so again no
 #     CM message is dropped or resent. How many waited depends on how fast
 #     the server answers (none under TSan, where the client is as slow): the
