@@ -150,28 +150,37 @@ for how in gid lid svc; do
 	result "two processes, server found by $how" "$bad" "$tmp/c.$k" "$srv_out"
 done
 
+# burst N OUT: a client of N connections, all at once, against the server
+# started; sets bad to what went wrong, CM messages dropped or resent
+# included (the cm and soft debug lines).
+burst() {
+	timeout 60 "$prog" -c "$1" -n 1 -w 0 -t 20000 -T 50 --json "$gid" >"$2" 2>&1
+	rc=$?
+	server_end
+	IFS='|'
+	# shellcheck disable=SC2086
+	bad=$(check_run "$2" $rc "$1" $cm_rows)
+	unset IFS
+	[ "$srv_rc" -eq 0 ] || bad="$bad${bad:+; }server exit status $srv_rc"
+	if grep -q "no answer in [0-9]* ms, sending again\|dropped: no receive posted" \
+		"$2" "$srv_out"; then
+		bad="$bad${bad:+; }CM messages were dropped and resent"
+	fi
+}
+
 # 4. A thousand REQs at once (-w 0), then a thousand DREQs: the MAD layer's
 #    receive buffers take the bursts, so no CM message is dropped or resent
 #    (a resend would show in the cm debug lines; the response timeout of
 #    20 s keeps a slow host's late answers from looking like one). Both
 #    sides' MAD dispatchers grow their receive buffers: asked by the CM (the
 #    server's for its listen, the client's once 256 connections are in
-#    progress) or at their first full poll of the burst.
+#    progress) or at their first full poll of the burst. (The client's CM
+#    also puts at most 256 requests on the wire at once: al_cm_pace.c.)
 fresh
 IBAL_LOG_SUBSYS=cm=debug,soft=debug,mad=info
 export IBAL_LOG_SUBSYS
 if server_start; then
-	timeout 60 "$prog" -c 1000 -n 1 -w 0 -t 20000 -T 50 --json "$gid" >"$tmp/burst.out" 2>&1
-	rc=$?
-	server_end
-	IFS='|'
-	# shellcheck disable=SC2086
-	bad=$(check_run "$tmp/burst.out" $rc 1000 $cm_rows)
-	unset IFS
-	[ "$srv_rc" -eq 0 ] || bad="$bad${bad:+; }server exit status $srv_rc"
-	if grep -q "sending again\|dropped: no receive posted" "$tmp/burst.out" "$srv_out"; then
-		bad="$bad${bad:+; }CM messages were dropped and resent"
-	fi
+	burst 1000 "$tmp/burst.out"
 	# Asked for (a burst expected) or found at its first full poll (a burst
 	# of MADs), whichever its thread came to first.
 	grep -q "MAD QP 0x1: a burst .*, now [0-9]* receive buffers" "$srv_out" ||
@@ -195,18 +204,7 @@ fi
 #     their QPs: not checked here.)
 fresh
 if server_start; then
-	timeout 60 "$prog" -c 4000 -n 1 -w 0 -t 20000 -T 50 --json "$gid" >"$tmp/burst4k.out" 2>&1
-	rc=$?
-	server_end
-	IFS='|'
-	# shellcheck disable=SC2086
-	bad=$(check_run "$tmp/burst4k.out" $rc 4000 $cm_rows)
-	unset IFS
-	[ "$srv_rc" -eq 0 ] || bad="$bad${bad:+; }server exit status $srv_rc"
-	if grep -q "no answer in [0-9]* ms, sending again\|dropped: no receive posted" \
-		"$tmp/burst4k.out" "$srv_out"; then
-		bad="$bad${bad:+; }CM messages were dropped and resent"
-	fi
+	burst 4000 "$tmp/burst4k.out"
 	echo "requests that waited for room: $(grep -c ": [A-Z]* waits, " "$tmp/burst4k.out")"
 	result "4,000 connections at once between two processes, nothing resent" "$bad" \
 		"$tmp/burst4k.out" "$srv_out"
