@@ -997,6 +997,32 @@ static uint32_t pace_dests(void)
 	return n;
 }
 
+/* A REQ from @p qp to the listen on SVC; a patient one has retries and
+ * timeouts that outlast the test (4.3 s, 15 times). */
+static void pace_req(ib_qp_handle_t qp, int patient)
+{
+	ib_cm_req_t q;
+
+	req_fill(&q, SVC, NULL, 0);
+	q.h_qp = qp;
+	if (patient) {
+		q.max_cm_retries = 15;
+		q.remote_resp_timeout = 20;
+		q.local_resp_timeout = 20;
+	}
+	CU_ASSERT_EQUAL(ib_cm_req(&q), IB_SUCCESS);
+}
+
+/* The passive side rejects the REQ it received last. */
+static void rej_last_req(void)
+{
+	ib_cm_rej_t j;
+
+	memset(&j, 0, sizeof(j));
+	j.rej_status = IB_REJ_USER_DEFINED;
+	CU_ASSERT_EQUAL(ib_cm_rej(cm_rec.h_req, &j), IB_SUCCESS);
+}
+
 /*
  * Requests to one remote port are paced (al_cm_pace.c): with room for two,
  * four REQs put two on the wire and two waiting; each answer (a REJ, an
@@ -1008,9 +1034,7 @@ static void test_cm_pace_reqs(void)
 	static cm_end_t ends[N];
 	ib_listen_handle_t hl;
 	al_cm_stats_t s0, s;
-	ib_cm_rej_t j;
 	ib_cm_mra_t m;
-	ib_cm_req_t q;
 	int i;
 
 	hl = ends_up_listen();   /* mode: the REQ callback only records */
@@ -1018,12 +1042,7 @@ static void test_cm_pace_reqs(void)
 	al_cm_get_stats(&s0);
 	for (i = 0; i < N; i++) {
 		cm_end_open(&ends[i], h_ca[0], mode.type);
-		req_fill(&q, SVC, NULL, 0);
-		q.h_qp = ends[i].qp;
-		q.max_cm_retries = 15;   /* no timeout while the test answers */
-		q.remote_resp_timeout = 20;
-		q.local_resp_timeout = 20;
-		CU_ASSERT_EQUAL(ib_cm_req(&q), IB_SUCCESS);
+		pace_req(ends[i].qp, 1);   /* no timeout while the test answers */
 	}
 	al_cm_get_stats(&s);
 	CU_ASSERT_EQUAL(s.n_paced - s0.n_paced, 2);    /* decided in ib_cm_req */
@@ -1032,9 +1051,7 @@ static void test_cm_pace_reqs(void)
 	CU_ASSERT_EQUAL(cm_wait(&cm_rec.n_req, 2), 2);
 	CU_ASSERT_EQUAL(cm_rec.n_req, 2);
 	/* A REJ frees a place: the third REQ goes. */
-	memset(&j, 0, sizeof(j));
-	j.rej_status = IB_REJ_USER_DEFINED;
-	CU_ASSERT_EQUAL(ib_cm_rej(cm_rec.h_req, &j), IB_SUCCESS);
+	rej_last_req();
 	CU_ASSERT_EQUAL(cm_wait(&cm_rec.n_req, 3), 3);
 	CU_ASSERT_EQUAL(cm_wait(&cm_rec.n_rej, 1), 1);
 	/* So does an MRA: the peer has the request. */
@@ -1066,8 +1083,6 @@ static void test_cm_pace_dreq(void)
 	ib_listen_handle_t hl;
 	al_cm_stats_t s0, s;
 	ib_cm_dreq_t d;
-	ib_cm_rej_t j;
-	ib_cm_req_t q;
 
 	hl = ends_up_listen();
 	connect_pair();
@@ -1075,17 +1090,11 @@ static void test_cm_pace_dreq(void)
 	pace_set(1);
 	cm_end_open(&other, h_ca[0], mode.type);
 	cm_end_open(&third, h_ca[0], mode.type);
-	req_fill(&q, SVC, NULL, 0);
-	q.h_qp = other.qp;
-	q.max_cm_retries = 15;
-	q.remote_resp_timeout = 20;
-	q.local_resp_timeout = 20;
-	CU_ASSERT_EQUAL(ib_cm_req(&q), IB_SUCCESS);     /* holds the one place */
+	pace_req(other.qp, 1);        /* holds the one place */
 	CU_ASSERT_EQUAL(cm_wait(&cm_rec.n_req, 2), 2);
 	al_cm_get_stats(&s0);
 	/* A REQ that waits, then its QP goes: nothing of it is left. */
-	q.h_qp = third.qp;
-	CU_ASSERT_EQUAL(ib_cm_req(&q), IB_SUCCESS);
+	pace_req(third.qp, 1);
 	cm_end_close(&third);
 	/* The connection's DREQ waits too. */
 	mode.drep_in_dreq = 1;
@@ -1098,9 +1107,7 @@ static void test_cm_pace_dreq(void)
 	CU_ASSERT_EQUAL(s.n_paced - s0.n_paced, 2);
 	CU_ASSERT_EQUAL(cm_rec.n_dreq, 0);
 	/* The held REQ is rejected: the DREQ goes, the DREP comes. */
-	memset(&j, 0, sizeof(j));
-	j.rej_status = IB_REJ_USER_DEFINED;
-	CU_ASSERT_EQUAL(ib_cm_rej(cm_rec.h_req, &j), IB_SUCCESS);
+	rej_last_req();
 	CU_ASSERT_EQUAL(cm_wait(&cm_rec.n_dreq, 1), 1);
 	CU_ASSERT_EQUAL(cm_wait(&cm_rec.n_drep, 1), 1);
 	CU_ASSERT_EQUAL(cm_rec.drep_status, IB_SUCCESS);
@@ -1108,13 +1115,10 @@ static void test_cm_pace_dreq(void)
 	CU_ASSERT_EQUAL(cm_rec.n_req, 2);   /* the destroyed QP's REQ never went */
 	/* A REQ held and one waiting, both with few retries: both time out. */
 	cm_rec_reset();
-	req_fill(&q, SVC, NULL, 0);
-	q.h_qp = other.qp;
 	qp_reset(other.qp);
-	CU_ASSERT_EQUAL(ib_cm_req(&q), IB_SUCCESS);
+	pace_req(other.qp, 0);
 	cm_end_open(&third, h_ca[0], mode.type);
-	q.h_qp = third.qp;
-	CU_ASSERT_EQUAL(ib_cm_req(&q), IB_SUCCESS);
+	pace_req(third.qp, 0);
 	CU_ASSERT_EQUAL(cm_wait(&cm_rec.n_rej, 2), 2);
 	CU_ASSERT_EQUAL(cm_rec.rej_status, IB_REJ_TIMEOUT);
 	cm_end_close(&other);
