@@ -116,7 +116,7 @@ struct al_cep;
  * in order. Made with its first request, freed when it has neither.
  */
 typedef struct cm_dest {
-	cm_hitem_t by_dest;           /* al_cm_g.dests: {remote port GUID, local cm_port_t} */
+	cm_hitem_t by_dest;           /* al_cm_g.dests: {DLID, or DGID port GUID with a GRH; local cm_port_t} */
 	uint32_t n_out;               /* requests sent that hold a place */
 	cl_qlist_t parked;            /* CEPs whose request waits for a place (park_item) */
 } cm_dest_t;

@@ -32,11 +32,18 @@ static boolean_t is_request(al_cm_msg_type_t type)
 	       type == AL_CM_MSG_SIDR_REQ;
 }
 
-/* The remote port of a CEP's path, seen from its local port: the port GUID
- * (interface ID) of the path's DGID names it whatever its LIDs. */
+/*
+ * The remote port a CEP's messages go to, seen from its local port: the
+ * address they are sent to (al_cm_cep_send_to), the DGID's port GUID when
+ * they carry a GRH, else the DLID. Not a GID the peer only claims: a passive
+ * CEP's path comes from the peer's REQ, and a peer naming another port's
+ * GID there must not make our requests to itself wait behind that port's.
+ */
 static cm_dest_t *dest_get(const al_cep_t *p_cep)
 {
-	uint64_t a = p_cep->path.dgid.unicast.interface_id;
+	uint64_t a = ib_path_rec_hop_limit(&p_cep->path) > 1
+			     ? p_cep->path.dgid.unicast.interface_id
+			     : (uint64_t)1 << 63 | cl_ntoh16(p_cep->dlid);
 	uint64_t b = (uint64_t)(uintptr_t)p_cep->p_port;
 	cm_hitem_t *e = cm_hash_find(&al_cm_g.dests, a, b, TRUE);
 	cm_dest_t *d;

@@ -1129,6 +1129,57 @@ static void test_cm_pace_dreq(void)
 	cm_test_end(hl);
 }
 
+/*
+ * A remote port, for pacing, is where the messages go: the DLID, or with a
+ * GRH the DGID's port. A GID claimed in a path that is sent by LID does not
+ * count: requests by one DLID share a limit whatever GID they name.
+ */
+static void test_cm_pace_keys(void)
+{
+	static al_cep_t c[4];
+	ib_listen_handle_t hl;
+	ib_gid_t other;
+	uint32_t i;
+
+	hl = ends_up_listen();   /* the CM and its agents are up */
+	memset(c, 0, sizeof(c));
+	other = gid[1];
+	other.unicast.interface_id ^= CL_HTON64(0x55);
+	pthread_mutex_lock(&al_cm_g.lock);
+	al_cm_g.pace_max = 1;
+	for (i = 0; i < 4; i++) {
+		c[i].local_id = 0x7100u + i;
+		c[i].p_port = &al_cm_g.p_agents->ports[0];
+		c[i].dlid = lid[1];
+		cm_make_path(&c[i].path, lid[0], &gid[0], lid[1], &gid[1], PKT_LIFE);
+	}
+	c[1].path.dgid = other;                  /* same DLID, another GID claimed */
+	c[2].dlid = lid[0];                      /* another DLID, c[0]'s GID claimed */
+	c[3].dlid = lid[0];                      /* sent with a GRH: by its DGID */
+	ib_path_rec_set_hop_flow_raw(&c[3].path, 2, 0, FALSE);
+	CU_ASSERT_TRUE(al_cm_pace_send(&c[0], AL_CM_MSG_REQ));
+	CU_ASSERT_FALSE(al_cm_pace_send(&c[1], AL_CM_MSG_REQ));  /* waits behind c[0] */
+	CU_ASSERT_TRUE(c[1].parked);
+	CU_ASSERT_TRUE(al_cm_pace_send(&c[2], AL_CM_MSG_REQ));
+	CU_ASSERT_TRUE(al_cm_pace_send(&c[3], AL_CM_MSG_REQ));
+	CU_ASSERT_EQUAL(al_cm_pace_dests(), 3);
+	CU_ASSERT_PTR_EQUAL(c[0].p_dest, c[1].p_dest);
+	CU_ASSERT_PTR_NOT_EQUAL(c[2].p_dest, c[0].p_dest);
+	CU_ASSERT_PTR_NOT_EQUAL(c[3].p_dest, c[2].p_dest);
+	CU_ASSERT_TRUE(al_cm_pace_send(&c[0], AL_CM_MSG_REQ));   /* a resend keeps its place */
+	/* The waiting one gives up first (nothing is sent), then the others end. */
+	al_cm_pace_done(&c[1]);
+	CU_ASSERT_FALSE(c[1].parked);
+	for (i = 0; i < 4; i++)
+		al_cm_pace_done(&c[i]);
+	CU_ASSERT_EQUAL(al_cm_pace_dests(), 0);
+	for (i = 0; i < 4; i++)
+		CU_ASSERT_PTR_NULL(c[i].p_dest);
+	al_cm_g.pace_max = 0;
+	pthread_mutex_unlock(&al_cm_g.lock);
+	cm_test_end(hl);
+}
+
 static const test_entry_t tests[] = {
 	TEST_ENTRY(test_cm_handoff),
 	TEST_ENTRY(test_cm_peer_to_peer),
@@ -1144,6 +1195,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_cm_timer_order),
 	TEST_ENTRY(test_cm_pace_reqs),
 	TEST_ENTRY(test_cm_pace_dreq),
+	TEST_ENTRY(test_cm_pace_keys),
 };
 
 /* CM_TEST_ONLY=name runs one test. */
