@@ -606,6 +606,45 @@ static void test_full_receiver_drops(void)
 	fabric_end();
 }
 
+/* With SOFT_FABRIC_TELL_FULL (an RC requester's packets), a packet that
+ * finds the ring full is handed back, IB_RESOURCE_BUSY: not sent, not
+ * dropped, not counted, as a packet waits for link credits. Once the
+ * receiver has taken what waited, it goes. */
+static void test_full_receiver_holds(void)
+{
+	soft_fabric_port_t *a, *b;
+	soft_fabric_stats_t s0, s1;
+	uint8_t pkt[256];
+	size_t len;
+	long n = SOFT_RING_BYTES / SOFT_RING_ALIGN + 100, i, taken = 0;
+
+	fabric_begin();
+	a = open_port(1);
+	b = open_port(2);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	for (i = 0; i < n && stats_of(a).drop_busy == 0; i++)
+		send_seq(a, 2, (uint32_t)i);
+	s0 = stats_of(a);
+	CU_ASSERT_EQUAL_FATAL(s0.drop_busy, 1);    /* the ring is full */
+	len = make_pkt(pkt, 2, 1, OP_UD_SEND_ONLY, 0x77777, 16);
+	CU_ASSERT_EQUAL(soft_fabric_send_flags(a, pkt, len, SOFT_FABRIC_TELL_FULL),
+			IB_RESOURCE_BUSY);
+	s1 = stats_of(a);
+	CU_ASSERT_EQUAL(s1.drop_busy, s0.drop_busy);
+	CU_ASSERT_EQUAL(s1.tx_packets, s0.tx_packets);
+	CU_ASSERT_EQUAL(s1.delivered, s0.delivered);
+	/* The receiver takes everything (and, idle, publishes its position). */
+	while (!nothing_waiting(b))
+		taken++;
+	CU_ASSERT_EQUAL(taken, (long)s0.delivered);
+	CU_ASSERT_EQUAL(soft_fabric_send_flags(a, pkt, len, SOFT_FABRIC_TELL_FULL), IB_SUCCESS);
+	CU_ASSERT_EQUAL(recv_seq(b), 0x77777);
+	CU_ASSERT_EQUAL(stats_of(a).tx_packets, s1.tx_packets + 1);
+	soft_fabric_port_close(a);
+	soft_fabric_port_close(b);
+	fabric_end();
+}
+
 /* Maps port n's ring as a (hostile) producer would. */
 static void map_ring_of(unsigned n, soft_ring_t *ring)
 {
@@ -1348,6 +1387,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_multicast),
 	TEST_ENTRY(test_multicast_limit),
 	TEST_ENTRY(test_full_receiver_drops),
+	TEST_ENTRY(test_full_receiver_holds),
 	TEST_ENTRY(test_backpressure_lossless),
 	TEST_ENTRY(test_ring_bad_length),
 	TEST_ENTRY(test_ring_peek),

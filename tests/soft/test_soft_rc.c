@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include "soft_hca.h"
 #include "soft_rc.h"
+#include "soft_ring.h"
 #include "../common/cl_test.h"
 #include "../common/fab_dir.h"
 #include "../common/prov_shim.h"
@@ -809,6 +810,82 @@ static void drop_one(ib_wr_type_t t, unsigned nth)
 	down();
 }
 
+/* Sends, from CA @p from's port, datagrams to QP 0xFFFFFE of CA @p to (none:
+ * the receiver drops them) until one is dropped for want of room: the
+ * receiver's ring is then full. */
+static void fill_ring_of(int from, int to)
+{
+	soft_fabric_port_t *fp = ((soft_ca_t *)ca[from])->port[0].fp;
+	uint8_t buf[256];
+	soft_pkt_t pkt;
+	size_t hdr_len, len;
+	uint64_t busy0 = 0;
+	soft_fabric_stats_t s;
+	long i;
+
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.lrh.lnh = SOFT_LNH_IBA_LOCAL;
+	pkt.lrh.dlid = ca_lid(to);
+	pkt.lrh.slid = ca_lid(from);
+	pkt.bth.opcode = SOFT_OPCODE(SOFT_TRANSPORT_UD, SOFT_OP_SEND_ONLY);
+	pkt.bth.pkey = 0xFFFF;
+	pkt.bth.dest_qp = 0xFFFFFE;
+	pkt.deth.qkey = 0x11;
+	pkt.deth.src_qp = 0x22;
+	pkt.payload_len = 64;
+	CU_ASSERT_EQUAL_FATAL(soft_pkt_build_hdrs(&pkt, buf, sizeof(buf), &hdr_len), SOFT_WIRE_OK);
+	len = soft_pkt_len(&pkt);
+	memset(buf + hdr_len, 0, len - hdr_len);
+	CU_ASSERT_EQUAL_FATAL(soft_pkt_seal(buf, len), SOFT_WIRE_OK);
+	soft_fabric_port_stats(fp, &s);
+	busy0 = s.drop_busy;
+	for (i = 0; i < (long)(SOFT_RING_BYTES / SOFT_RING_ALIGN) + 100; i++) {
+		CU_ASSERT_EQUAL(soft_fabric_send(fp, buf, len), IB_SUCCESS);
+		soft_fabric_port_stats(fp, &s);
+		if (s.drop_busy > busy0)
+			return;
+	}
+	CU_FAIL("the ring did not fill");
+}
+
+/*
+ * A requester whose packet finds the responder's ring full holds it and
+ * sends it when there is room (SOFT_FABRIC_TELL_FULL), as a packet waits for
+ * link credits, instead of losing it and waiting out a retransmission
+ * timeout. With the timeout infinite (0), a lost packet would never be sent
+ * again: the message arrives only because it was held.
+ */
+static void test_rc_held_at_full_ring(void)
+{
+	end_t a, b;
+	conn_opts_t o = rc_default;
+	soft_ca_t *cb;
+	soft_rc_t *rc;
+	boolean_t held;
+
+	o.timeout = 0;
+	up();
+	pair_open(&a, &b, &o);
+	cb = (soft_ca_t *)ca[1];
+	CU_ASSERT_EQUAL(post_recv(&b, 1, 0, 256), IB_SUCCESS);
+	/* b's CA stops taking packets while the test holds its lock. */
+	soft_lock(&cb->rx_lock);
+	fill_ring_of(0, 1);
+	fill(a.buf, 64, 3);
+	CU_ASSERT_EQUAL(post(&a, WR_SEND, 7, 0, 64, IB_SEND_OPT_SIGNALED, 0, 0), IB_SUCCESS);
+	rc = ((soft_qp_t *)a.qp)->rc;
+	soft_lock(&rc->lock);
+	held = rc->tx_held;
+	soft_unlock(&rc->lock);
+	CU_ASSERT_TRUE(held);
+	soft_unlock(&cb->rx_lock);
+	expect(b.rcq, 1, IB_WCS_SUCCESS, IB_WC_RECV);
+	expect(a.scq, 7, IB_WCS_SUCCESS, IB_WC_SEND);
+	CU_ASSERT(!memcmp(b.buf, a.buf, 64));
+	pair_close(&a, &b);
+	down();
+}
+
 static void test_rc_drop_one(void)
 {
 	drop_one(WR_SEND, 2);
@@ -1342,6 +1419,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_rc_retry_exhaust),
 	TEST_ENTRY(test_rc_foreign_source),
 	TEST_ENTRY(test_rc_drop_one),
+	TEST_ENTRY(test_rc_held_at_full_ring),
 	TEST_ENTRY(test_rc_read_lost_response),
 	TEST_ENTRY(test_rc_read_covered_by_ack),
 	TEST_ENTRY(test_rc_ordering),

@@ -110,9 +110,33 @@ void soft_rc_send(soft_rc_t *rc, const soft_pkt_t *pkt)
 	send_flags(rc, pkt, 0);
 }
 
+ib_api_status_t soft_rc_send_req(soft_rc_t *rc, const soft_pkt_t *pkt)
+{
+	return send_flags(rc, pkt, SOFT_FABRIC_TELL_FULL);
+}
+
 ib_api_status_t soft_rc_send_direct(soft_rc_t *rc, const soft_pkt_t *pkt)
 {
 	return send_flags(rc, pkt, SOFT_FABRIC_DIRECT);
+}
+
+/*
+ * A positive ACK the peer's ring had no room for waits as a coalesced one:
+ * the QP is queued with its CA and soft_rc_flush_ack() sends it (or a later
+ * one) when the QP resumes, so that its requester does not wait out a
+ * retransmission timeout for an ACK a full ring dropped. NAKs are sent as
+ * before (a dropped one is recovered by the requester's timer).
+ */
+static void ack_hold(soft_rc_t *rc, uint32_t psn)
+{
+	rc->ack_psn = psn;
+	if (!rc->ack_due)
+		rc->ack_due = soft_ca_pend(rc->qp->ca, rc->qp->qpn, TRUE);
+}
+
+static uint32_t ack_flags(uint8_t syndrome)
+{
+	return soft_aeth_type(syndrome) == SOFT_AETH_ACK ? SOFT_FABRIC_TELL_FULL : 0;
 }
 
 /*
@@ -133,7 +157,9 @@ static void send_ack(soft_rc_t *rc, uint32_t psn, uint8_t syndrome, boolean_t di
 		memcpy(b, p->ack_hdr, p->ack_len);
 		soft_bth_set_psn(b + p->ack_len - SOFT_AETH_LEN - SOFT_BTH_LEN, psn & SOFT_PSN_MASK);
 		soft_aeth_set(b + p->ack_len - SOFT_AETH_LEN, syndrome, rc->msn & SOFT_MSN_MASK);
-		soft_port_xmit_data(p->port, b, (size_t)p->ack_len + SOFT_ICRC_LEN + SOFT_VCRC_LEN, 0);
+		if (soft_port_xmit_data(p->port, b, (size_t)p->ack_len + SOFT_ICRC_LEN + SOFT_VCRC_LEN,
+					ack_flags(syndrome)) == IB_RESOURCE_BUSY)
+			ack_hold(rc, psn);
 		return;
 	}
 	memset(&pkt, 0, sizeof(pkt));
@@ -148,8 +174,9 @@ static void send_ack(soft_rc_t *rc, uint32_t psn, uint8_t syndrome, boolean_t di
 		p->ack_len = (uint8_t)rc->buf_hdr_len;
 		p->ack_slid = pkt.lrh.slid;
 	}
-	if (!direct || send_flags(rc, &pkt, SOFT_FABRIC_DIRECT) == IB_NOT_DONE)
-		send_flags(rc, &pkt, 0);
+	if ((!direct || send_flags(rc, &pkt, SOFT_FABRIC_DIRECT) == IB_NOT_DONE) &&
+	    send_flags(rc, &pkt, ack_flags(syndrome)) == IB_RESOURCE_BUSY)
+		ack_hold(rc, psn);
 }
 
 void soft_rc_send_ack(soft_rc_t *rc, uint32_t psn, uint8_t syndrome)
@@ -470,7 +497,7 @@ void soft_rc_state_changed(soft_qp_t *qp, ib_qp_state_t old_state, ib_qp_state_t
 	if (new_state == IB_QPS_RESET) {
 		soft_rc_timer_stop(rc);
 		rc->head = rc->tx = rc->tail = 0;
-		rc->rnr_wait = rc->req_err = FALSE;
+		rc->rnr_wait = rc->req_err = rc->tx_held = FALSE;
 		resp_reset(rc);
 		memset(&rc->path, 0, sizeof(rc->path));
 	} else if (new_state == IB_QPS_ERROR) {
@@ -516,8 +543,13 @@ void soft_rc_resume(soft_qp_t *qp)
 		rc->pend_n = 0; /* reset or failed: nothing more is sent */
 		rc->pend_nak = FALSE;
 		rc->ack_due = FALSE;
+		rc->tx_held = FALSE;
 	} else {
 		soft_rc_resp_resume(rc);
+		if (rc->tx_held) {
+			rc->tx_held = FALSE;
+			soft_rc_pump(rc);
+		}
 	}
 	soft_unlock(&rc->lock);
 }

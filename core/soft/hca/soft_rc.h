@@ -120,6 +120,9 @@ typedef struct soft_rc {
 	boolean_t rnr_wait;              /**< Waiting out an RNR NAK timer. */
 	boolean_t req_err;               /**< The send queue failed: everything is flushed. */
 	boolean_t no_direct;             /**< A direct placement failed: RDMA data travels in packets (soft_direct.h). */
+	boolean_t tx_held;               /**< A request packet found the peer's ring full: the QP is
+					      queued with its CA (soft_ca_pend) and pumps again from
+					      soft_rc_resume, a few ms at most later. */
 	/* Responder. */
 	uint32_t epsn;                   /**< Expected PSN. */
 	uint32_t msn;                    /**< Message sequence number. */
@@ -173,6 +176,14 @@ uint8_t *soft_rc_hdrs(soft_rc_t *rc, soft_pkt_t *pkt);
  * @param rc the transport state. @param pkt the same packet.
  */
 void soft_rc_send(soft_rc_t *rc, const soft_pkt_t *pkt);
+/**
+ * As soft_rc_send(), for a request packet that the fabric hands back when
+ * the peer's ring is full (SOFT_FABRIC_TELL_FULL) rather than drop it.
+ * @param rc the transport state. @param pkt the same packet.
+ * @return IB_SUCCESS (sent, or lost on a link that is down, or by loss
+ * injection); IB_RESOURCE_BUSY if it was not sent for want of room.
+ */
+ib_api_status_t soft_rc_send_req(soft_rc_t *rc, const soft_pkt_t *pkt);
 /**
  * Pads and sends the packet soft_rc_hdrs() began as a direct-placement
  * packet (SOFT_FABRIC_DIRECT, soft_direct.h).
@@ -253,7 +264,12 @@ static inline soft_rc_wqe_t *soft_rc_wqe(soft_rc_t *rc, uint32_t seq)
  * IB_INVALID_PARAMETER, IB_INSUFFICIENT_RESOURCES.
  */
 ib_api_status_t soft_rc_post_send(soft_qp_t *qp, ib_send_wr_t *p_wr, ib_send_wr_t **pp_failure);
-/** Transmits what the send queue may send now (the tables held, rc->lock held). @param rc state. */
+/**
+ * Transmits what the send queue may send now (the tables held, rc->lock
+ * held). A packet the peer's ring has no room for stops it: the QP waits
+ * with its CA (rc->tx_held) instead of losing the packet and a whole
+ * retransmission timeout. @param rc state.
+ */
 void soft_rc_pump(soft_rc_t *rc);
 /** Handles a response packet (the tables held, rc->lock held). @param rc state. @param pkt it. */
 void soft_rc_req_recv(soft_rc_t *rc, const soft_pkt_t *pkt);

@@ -263,7 +263,12 @@ static uint8_t data_op(const soft_rc_wqe_t *w, uint32_t i, boolean_t imm)
 }
 
 /* Sends packet @p i of a send or RDMA write. */
-static boolean_t send_data(soft_rc_t *rc, soft_rc_wqe_t *w, uint32_t i)
+/* What sending one request packet came to. */
+typedef enum { TX_SENT, TX_FAILED, TX_HELD } tx_result_t;
+
+/* Packet @p i of a send or RDMA write: TX_FAILED after soft_rc_fail(),
+ * TX_HELD when the peer's ring had no room (nothing sent). */
+static tx_result_t send_data(soft_rc_t *rc, soft_rc_wqe_t *w, uint32_t i)
 {
 	uint8_t tr = rc->uc ? SOFT_TRANSPORT_UC : SOFT_TRANSPORT_RC;
 	boolean_t imm = (w->wr.send_opt & IB_SEND_OPT_IMMEDIATE) != 0;
@@ -289,14 +294,13 @@ static boolean_t send_data(soft_rc_t *rc, soft_rc_wqe_t *w, uint32_t i)
 	dst = soft_rc_hdrs(rc, &pkt);
 	if (!dst) {
 		soft_rc_fail(rc, w, IB_WCS_LOCAL_OP_ERR, PROV_QP_EV_SEND_ERR);
-		return FALSE;
+		return TX_FAILED;
 	}
 	if (gather(rc, w, off, dst, pkt.payload_len) != IB_WCS_SUCCESS) {
 		soft_rc_fail(rc, w, IB_WCS_LOCAL_PROTECTION_ERR, PROV_QP_EV_SEND_ERR);
-		return FALSE;
+		return TX_FAILED;
 	}
-	soft_rc_send(rc, &pkt);
-	return TRUE;
+	return soft_rc_send_req(rc, &pkt) == IB_RESOURCE_BUSY ? TX_HELD : TX_SENT;
 }
 
 /*
@@ -378,7 +382,8 @@ static int send_write_direct(soft_rc_t *rc, soft_rc_wqe_t *w)
 }
 
 /* Sends a read or atomic request. */
-static boolean_t send_rd(soft_rc_t *rc, soft_rc_wqe_t *w)
+/* The request of a read or an atomic: as send_data(). */
+static tx_result_t send_rd(soft_rc_t *rc, soft_rc_wqe_t *w)
 {
 	soft_pkt_t pkt;
 	uint8_t op;
@@ -409,13 +414,23 @@ static boolean_t send_rd(soft_rc_t *rc, soft_rc_wqe_t *w)
 	pkt.bth.opcode = SOFT_OPCODE(SOFT_TRANSPORT_RC, op);
 	if (!soft_rc_hdrs(rc, &pkt)) {
 		soft_rc_fail(rc, w, IB_WCS_LOCAL_OP_ERR, PROV_QP_EV_SEND_ERR);
-		return FALSE;
+		return TX_FAILED;
 	}
 	/* A whole long read may be answered directly (soft_direct.h). */
 	if (direct_ok(rc, w) && soft_rc_send_direct(rc, &pkt) == IB_SUCCESS)
-		return TRUE;
-	soft_rc_send(rc, &pkt);
-	return TRUE;
+		return TX_SENT;
+	return soft_rc_send_req(rc, &pkt) == IB_RESOURCE_BUSY ? TX_HELD : TX_SENT;
+}
+
+/* The peer's ring had no room for the next packet: the QP waits with its CA
+ * and pumps again from soft_rc_resume (soft_progress.c resumes waiting QPs
+ * within SOFT_PROGRESS_PENDING_MS). Queued once while it waits. Without
+ * memory to wait with, the packet counts as lost and RC's timer recovers. */
+static void hold(soft_rc_t *rc)
+{
+	if (rc->tx_held)
+		return;
+	rc->tx_held = soft_ca_pend(rc->qp->ca, rc->qp->qpn, TRUE);
 }
 
 void soft_rc_check_drained(soft_rc_t *rc)
@@ -435,8 +450,9 @@ void soft_rc_pump(soft_rc_t *rc)
 {
 	soft_rc_wqe_t *w;
 	ib_qp_state_t s;
+	tx_result_t r;
 
-	if (rc->req_err || rc->rnr_wait || !rc->path.port || rc->tx == rc->tail)
+	if (rc->req_err || rc->rnr_wait || rc->tx_held || !rc->path.port || rc->tx == rc->tail)
 		return;
 	s = soft_rc_state(rc);
 	if (s != IB_QPS_RTS && (s & IB_QPS_SQD) != IB_QPS_SQD)
@@ -457,8 +473,13 @@ void soft_rc_pump(soft_rc_t *rc)
 			if (!w->sent) {
 				if (!in_window(rc, w->psn))
 					break;
-				if (!send_rd(rc, w))
+				r = send_rd(rc, w);
+				if (r == TX_FAILED)
 					return;
+				if (r == TX_HELD) {
+					hold(rc);
+					break;
+				}
 			}
 			w->sent = w->npkt;
 		} else {
@@ -473,8 +494,13 @@ void soft_rc_pump(soft_rc_t *rc)
 			for (; w->sent < w->npkt; w->sent++) {
 				if (!in_window(rc, soft_psn_add(w->psn, w->sent)))
 					break;
-				if (!send_data(rc, w, w->sent))
+				r = send_data(rc, w, w->sent);
+				if (r == TX_FAILED)
 					return;
+				if (r == TX_HELD) {
+					hold(rc);
+					break;
+				}
 			}
 			if (w->sent < w->npkt)
 				break;

@@ -361,14 +361,27 @@ static inline uint64_t soft_mono_ns(void)
 #define SOFT_FABRIC_DIRECT 2u
 
 /**
+ * soft_fabric_send_flags(): a unicast packet that finds its receiver's ring
+ * full is not sent and not dropped: the call returns IB_RESOURCE_BUSY and the
+ * packet is its sender's again, as a packet waits for link credits on an IB
+ * link. It is not counted (neither sent nor dropped) and not captured. The
+ * sender (an RC or UC requester) sends it again once there is room. Without
+ * the flag, or with delay injection on, a full ring drops the packet
+ * (drop_busy) as a congested switch port would.
+ */
+#define SOFT_FABRIC_TELL_FULL 4u
+
+/**
  * soft_fabric_send() of a packet whose CRC fields may not hold CRCs. With
  * SOFT_FABRIC_NO_CRC the receiver is told (through its ring) not to check
  * them; where the packet is captured, or must travel as a datagram, the
  * fabric computes them first on a copy.
  * @param port the sending port. @param pkt the packet. @param len its length.
- * @param flags SOFT_FABRIC_NO_CRC, SOFT_FABRIC_DIRECT, both or 0.
+ * @param flags SOFT_FABRIC_NO_CRC, SOFT_FABRIC_DIRECT, SOFT_FABRIC_TELL_FULL,
+ * any of them, or 0.
  * @return as soft_fabric_send(); IB_NOT_DONE for a SOFT_FABRIC_DIRECT packet
- * that cannot travel as one now (nothing was sent).
+ * that cannot travel as one now (nothing was sent); IB_RESOURCE_BUSY for a
+ * SOFT_FABRIC_TELL_FULL packet held back (nothing was sent).
  */
 ib_api_status_t soft_fabric_send_flags(soft_fabric_port_t *port, const void *pkt, size_t len,
 				       uint32_t flags);

@@ -227,9 +227,12 @@ SOFT_PRIVATE void soft_reg_ring_path(const soft_fabric_t *fab, ib_net64_t port_g
 
 /* ---- soft_fabric_link.c ---- */
 
-/* Places one packet at the port holding lid (its ring, else its socket), or counts why not. */
-SOFT_PRIVATE void soft_link_deliver(soft_fabric_port_t *port, uint16_t lid, const void *pkt,
-				    size_t len, uint32_t flags);
+/* Places one packet at the port holding lid (its ring, else its socket), or
+ * counts why not. IB_RESOURCE_BUSY: the ring was full and @p flags has
+ * SOFT_FABRIC_TELL_FULL (the packet is the sender's again, not counted as
+ * dropped); else IB_SUCCESS, delivered or dropped. */
+SOFT_PRIVATE ib_api_status_t soft_link_deliver(soft_fabric_port_t *port, uint16_t lid,
+					       const void *pkt, size_t len, uint32_t flags);
 /* Forgets every peer mapping (fabric teardown). */
 SOFT_PRIVATE void soft_link_free_all(soft_fabric_t *fab);
 /* Releases the files of replaced peers' rings that a port of this process

@@ -317,8 +317,8 @@ boolean_t soft_fabric_room(soft_fabric_port_t *port, uint16_t dlid, size_t len)
 	return room;
 }
 
-void soft_link_deliver(soft_fabric_port_t *port, uint16_t lid, const void *pkt, size_t len,
-		       uint32_t flags)
+ib_api_status_t soft_link_deliver(soft_fabric_port_t *port, uint16_t lid, const void *pkt,
+				  size_t len, uint32_t flags)
 {
 	uint8_t sealed[SOFT_FABRIC_MAX_PACKET];
 	soft_peer_t *p = peer_get(port->fab, lid);
@@ -336,17 +336,24 @@ void soft_link_deliver(soft_fabric_port_t *port, uint16_t lid, const void *pkt, 
 			else if (wake)
 				SOFT_STAT_ADD(port, delivered, 1);
 		} else {
+			check_full_peer(port, p);
+			if (flags & SOFT_FABRIC_TELL_FULL) {
+				/* Held by its sender, as a packet waits for link credits. */
+				IBAL_DBG(IBAL_SUB_FABRIC,
+					 "LID 0x%x: packet to LID 0x%x held: its ring is full", port->lid,
+					 lid);
+				return IB_RESOURCE_BUSY;
+			}
 			IBAL_DBG(IBAL_SUB_FABRIC, "LID 0x%x: packet to LID 0x%x dropped: its ring is full",
 				 port->lid, lid);
 			SOFT_STAT_ADD(port, drop_busy, 1);
-			check_full_peer(port, p);
 		}
-		return;
+		return IB_SUCCESS;
 	}
 	/* Data placed directly stands for packets that were not built. */
 	if (flags & SOFT_FABRIC_DIRECT) {
 		SOFT_STAT_ADD(port, drop_error, 1);
-		return;
+		return IB_SUCCESS;
 	}
 	/* A datagram has no room for flags: it carries its CRCs. */
 	if (flags & SOFT_FABRIC_NO_CRC) {
@@ -359,4 +366,5 @@ void soft_link_deliver(soft_fabric_port_t *port, uint16_t lid, const void *pkt, 
 		soft_link_count_failure(port, lid, err);
 	else
 		SOFT_STAT_ADD(port, delivered, 1);
+	return IB_SUCCESS;
 }

@@ -86,7 +86,7 @@ static void deliver_mcast(soft_fabric_port_t *port, uint16_t mlid, const void *p
 	do {
 		n = soft_reg_mcast_members(port->fab, mlid, &next, members, MCAST_CHUNK);
 		for (i = 0; i < n; i++)
-			soft_link_deliver(port, members[i], pkt, len, flags);
+			soft_link_deliver(port, members[i], pkt, len, flags & ~SOFT_FABRIC_TELL_FULL);
 		total += n;
 	} while (next);
 	if (!total) {
@@ -96,19 +96,21 @@ static void deliver_mcast(soft_fabric_port_t *port, uint16_t mlid, const void *p
 	}
 }
 
-/* Delivers by destination: an explicit port, else the DLID's meaning. */
-static void route(soft_fabric_port_t *port, uint16_t dlid, boolean_t explicit_dest,
-		  const void *pkt, size_t len, uint32_t flags)
+/* Delivers by destination: an explicit port, else the DLID's meaning.
+ * IB_RESOURCE_BUSY as soft_link_deliver(); IB_SUCCESS otherwise. */
+static ib_api_status_t route(soft_fabric_port_t *port, uint16_t dlid, boolean_t explicit_dest,
+			     const void *pkt, size_t len, uint32_t flags)
 {
 	if (explicit_dest || (dlid && dlid <= SOFT_FABRIC_LID_UNICAST_MAX))
-		soft_link_deliver(port, dlid, pkt, len, flags);
-	else if (dlid >= MCAST_LO && dlid != LID_PERMISSIVE)
+		return soft_link_deliver(port, dlid, pkt, len, flags);
+	if (dlid >= MCAST_LO && dlid != LID_PERMISSIVE) {
 		deliver_mcast(port, dlid, pkt, len, flags);
-	else {
+	} else {
 		IBAL_DBG(IBAL_SUB_FABRIC, "LID 0x%x: packet to LID 0x%x dropped: no such destination",
 			 port->lid, dlid);
 		SOFT_STAT_ADD(port, drop_unknown, 1); /* LID 0, or permissive without a port */
 	}
+	return IB_SUCCESS;
 }
 
 /* ---- Delay queue ---- */
@@ -142,7 +144,7 @@ static void delay_thread(void *context)
 		/* Closing the port waits for send_lock, so the port outlives this send. */
 		cl_mutex_acquire(&fab->send_lock);
 		cl_mutex_release(&fab->q_lock);
-		route(e->port, e->dest_lid, e->explicit_dest, e->data, e->len, e->flags);
+		(void)route(e->port, e->dest_lid, e->explicit_dest, e->data, e->len, e->flags);
 		cl_mutex_release(&fab->send_lock);
 		cl_free(e);
 		cl_mutex_acquire(&fab->q_lock);
@@ -220,6 +222,12 @@ void soft_delay_shutdown(soft_fabric_t *fab)
 
 /* ---- Sending and receiving ---- */
 
+static inline void count_tx(soft_fabric_port_t *port, size_t len)
+{
+	SOFT_STAT_ADD(port, tx_packets, 1);
+	SOFT_STAT_ADD(port, tx_bytes, len);
+}
+
 static ib_api_status_t send_common(soft_fabric_port_t *port, uint16_t dest_lid,
 				   boolean_t explicit_dest, const void *pkt, size_t len, uint32_t flags)
 {
@@ -235,7 +243,17 @@ static ib_api_status_t send_common(soft_fabric_port_t *port, uint16_t dest_lid,
 	fab = port->fab;
 	if ((flags & SOFT_FABRIC_DIRECT) && (explicit_dest || !soft_link_plain(fab)))
 		return IB_NOT_DONE;
+	/* LRH bytes 2-3: the destination LID, big endian. */
+	dlid = explicit_dest ? dest_lid : (uint16_t)((b[2] << 8) | b[3]);
+	/* A packet held back stays out of the delay queue (which cannot give it
+	 * back) and out of a capture (it has not left). */
+	if (fab->cfg.delay_us)
+		flags &= ~SOFT_FABRIC_TELL_FULL;
 	pcap = soft_capture_get(fab);
+	if (pcap && (flags & SOFT_FABRIC_TELL_FULL) && !soft_fabric_room(port, dlid, len)) {
+		soft_capture_put(fab, pcap);
+		return IB_RESOURCE_BUSY;
+	}
 	/* A captured packet carries its CRCs, as on a wire: computed here. */
 	if ((flags & SOFT_FABRIC_NO_CRC) && pcap) {
 		memcpy(sealed, pkt, len);
@@ -244,22 +262,23 @@ static ib_api_status_t send_common(soft_fabric_port_t *port, uint16_t dest_lid,
 			flags &= ~SOFT_FABRIC_NO_CRC;
 		}
 	}
-	SOFT_STAT_ADD(port, tx_packets, 1);
-	SOFT_STAT_ADD(port, tx_bytes, len);
 	dropped = inject_drop(port, pkt, len);
 	if (pcap) {
 		soft_pcap_write(pcap, pkt, len, dropped);
 		soft_capture_put(fab, pcap);
 	}
 	if (dropped) {
+		count_tx(port, len);
 		SOFT_STAT_ADD(port, drop_injected, 1);
 		return IB_SUCCESS;
 	}
-	/* LRH bytes 2-3: the destination LID, big endian. */
-	dlid = explicit_dest ? dest_lid : (uint16_t)((b[2] << 8) | b[3]);
-	if (fab->cfg.delay_us && delay_enqueue(port, dlid, explicit_dest, pkt, len, flags))
+	if (fab->cfg.delay_us && delay_enqueue(port, dlid, explicit_dest, pkt, len, flags)) {
+		count_tx(port, len);
 		return IB_SUCCESS;
-	route(port, dlid, explicit_dest, pkt, len, flags);
+	}
+	if (route(port, dlid, explicit_dest, pkt, len, flags) == IB_RESOURCE_BUSY)
+		return IB_RESOURCE_BUSY; /* not sent: not counted */
+	count_tx(port, len);
 	return IB_SUCCESS;
 }
 
@@ -272,7 +291,7 @@ ib_api_status_t soft_fabric_send_flags(soft_fabric_port_t *port, const void *pkt
 				       uint32_t flags)
 {
 	return send_common(port, 0, FALSE, pkt, len,
-			   flags & (SOFT_FABRIC_NO_CRC | SOFT_FABRIC_DIRECT));
+			   flags & (SOFT_FABRIC_NO_CRC | SOFT_FABRIC_DIRECT | SOFT_FABRIC_TELL_FULL));
 }
 
 uint32_t soft_fabric_rx_flags(const soft_fabric_port_t *port)
