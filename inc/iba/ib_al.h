@@ -1892,9 +1892,17 @@ ib_cm_cancel(IN const ib_listen_handle_t h_cm_listen, IN const ib_pfn_destroy_cb
  * Sends a connection request to a service. It matches a remote listen, or a
  * remote peer-to-peer ib_cm_req(). The reply is reported through
  * p_cm_req->pfn_cm_rep_cb.
+ *
+ * ibal differs from Windows here: it keeps at most 256 requests (REQ, DREQ,
+ * LAP, SIDR_REQ) to one remote port on the wire without an answer. A request
+ * beyond them waits in the process, in order, and is sent when an answer
+ * (a reply, REJ or MRA) comes for one of them; its response timeout counts
+ * from its sending, and it gives up no later than it would have unpaced. So
+ * thousands of requests at once do not overrun the remote port's receive
+ * queue (docs/cm.md, "Pacing requests to a port").
  * @param p_cm_req the request.
  * @return the status of the call.
- * @retval IB_SUCCESS the request was sent.
+ * @retval IB_SUCCESS the request was sent, or queued to be sent (above).
  * @retval IB_INVALID_PARAMETER p_cm_req is NULL.
  * @retval IB_INVALID_SETTING the request is inconsistent: unsupported class
  * version, QP type or path; private data too long; primary path not on the
@@ -1990,7 +1998,8 @@ ib_cm_mra(IN const ib_cm_handle_t h_cm, IN const ib_cm_mra_t *const p_cm_mra);
  * through p_cm_lap->pfn_cm_apr_cb.
  * @param p_cm_lap the request.
  * @return the status of the call.
- * @retval IB_SUCCESS the LAP was sent.
+ * @retval IB_SUCCESS the LAP was sent, or queued to be sent as ib_cm_req()
+ * says.
  * @retval IB_INVALID_PARAMETER p_cm_lap is NULL.
  * @retval IB_UNSUPPORTED the passive side of the connection tried to load an
  * alternate path.
@@ -2046,7 +2055,8 @@ ib_force_apm(IN const ib_qp_handle_t h_qp);
  * p_cm_dreq->pfn_cm_drep_cb.
  * @param p_cm_dreq the request.
  * @return the status of the call.
- * @retval IB_SUCCESS the DREQ was sent.
+ * @retval IB_SUCCESS the DREQ was sent, or queued to be sent as ib_cm_req()
+ * says.
  * @retval IB_INVALID_PARAMETER p_cm_dreq is NULL.
  * @retval IB_INVALID_STATE the connection's state does not allow a DREQ,
  * or IB_FLAGS_SYNC was asked from an access-layer callback.
