@@ -129,9 +129,14 @@ ib_api_status_t soft_rc_send_direct(soft_rc_t *rc, const soft_pkt_t *pkt)
  */
 static void ack_hold(soft_rc_t *rc, uint32_t psn)
 {
+	if (rc->ack_due) {
+		/* One waits already: it covers this one unless this one is later. */
+		if (soft_psn_lt(rc->ack_psn, psn))
+			rc->ack_psn = psn;
+		return;
+	}
 	rc->ack_psn = psn;
-	if (!rc->ack_due)
-		rc->ack_due = soft_ca_pend(rc->qp->ca, rc->qp->qpn, TRUE);
+	rc->ack_due = soft_ca_pend(rc->qp->ca, rc->qp->qpn, TRUE);
 }
 
 static uint32_t ack_flags(uint8_t syndrome)
