@@ -852,38 +852,49 @@ static void fill_ring_of(int from, int to)
  * A requester whose packet finds the responder's ring full holds it and
  * sends it when there is room (SOFT_FABRIC_TELL_FULL), as a packet waits for
  * link credits, instead of losing it and waiting out a retransmission
- * timeout. With the timeout infinite (0), a lost packet would never be sent
- * again: the message arrives only because it was held.
+ * timeout (@p full_ci 1: with the timeout infinite, 0, a lost request would
+ * never be sent again, so the send completes only because it was held). A
+ * responder whose ACK finds the requester's ring full keeps it due as a
+ * coalesced ACK (@p full_ci 0) and sends it once the ring drains.
  */
-static void test_rc_held_at_full_ring(void)
+static void held_at_full_ring(int full_ci)
 {
 	end_t a, b;
 	conn_opts_t o = rc_default;
-	soft_ca_t *cb;
+	soft_ca_t *cf;
 	soft_rc_t *rc;
 	boolean_t held;
 
 	o.timeout = 0;
 	up();
 	pair_open(&a, &b, &o);
-	cb = (soft_ca_t *)ca[1];
+	cf = (soft_ca_t *)ca[full_ci];
 	CU_ASSERT_EQUAL(post_recv(&b, 1, 0, 256), IB_SUCCESS);
-	/* b's CA stops taking packets while the test holds its lock. */
-	soft_lock(&cb->rx_lock);
-	fill_ring_of(0, 1);
+	/* That CA stops taking packets while the test holds its lock. */
+	soft_lock(&cf->rx_lock);
+	fill_ring_of(1 - full_ci, full_ci);
 	fill(a.buf, 64, 3);
 	CU_ASSERT_EQUAL(post(&a, WR_SEND, 7, 0, 64, IB_SEND_OPT_SIGNALED, 0, 0), IB_SUCCESS);
-	rc = ((soft_qp_t *)a.qp)->rc;
+	if (full_ci == 0)
+		expect(b.rcq, 1, IB_WCS_SUCCESS, IB_WC_RECV);   /* its ACK cannot go */
+	rc = ((soft_qp_t *)(full_ci ? a.qp : b.qp))->rc;
 	soft_lock(&rc->lock);
-	held = rc->tx_held;
+	held = full_ci ? rc->tx_held : rc->ack_due;
 	soft_unlock(&rc->lock);
 	CU_ASSERT_TRUE(held);
-	soft_unlock(&cb->rx_lock);
-	expect(b.rcq, 1, IB_WCS_SUCCESS, IB_WC_RECV);
+	soft_unlock(&cf->rx_lock);
+	if (full_ci)
+		expect(b.rcq, 1, IB_WCS_SUCCESS, IB_WC_RECV);
 	expect(a.scq, 7, IB_WCS_SUCCESS, IB_WC_SEND);
 	CU_ASSERT(!memcmp(b.buf, a.buf, 64));
 	pair_close(&a, &b);
 	down();
+}
+
+static void test_rc_held_at_full_ring(void)
+{
+	held_at_full_ring(1);   /* the request */
+	held_at_full_ring(0);   /* the ACK */
 }
 
 static void test_rc_drop_one(void)
