@@ -262,7 +262,6 @@ static uint8_t data_op(const soft_rc_wqe_t *w, uint32_t i, boolean_t imm)
 		  : (imm ? SOFT_OP_SEND_LAST_IMM : SOFT_OP_SEND_LAST);
 }
 
-/* Sends packet @p i of a send or RDMA write. */
 /* What sending one request packet came to. */
 typedef enum { TX_SENT, TX_FAILED, TX_HELD } tx_result_t;
 
@@ -381,7 +380,6 @@ static int send_write_direct(soft_rc_t *rc, soft_rc_wqe_t *w)
 	return soft_rc_send_direct(rc, &pkt) == IB_SUCCESS ? 1 : 0;
 }
 
-/* Sends a read or atomic request. */
 /* The request of a read or an atomic: as send_data(). */
 static tx_result_t send_rd(soft_rc_t *rc, soft_rc_wqe_t *w)
 {

@@ -222,12 +222,6 @@ void soft_delay_shutdown(soft_fabric_t *fab)
 
 /* ---- Sending and receiving ---- */
 
-static inline void count_tx(soft_fabric_port_t *port, size_t len)
-{
-	SOFT_STAT_ADD(port, tx_packets, 1);
-	SOFT_STAT_ADD(port, tx_bytes, len);
-}
-
 static ib_api_status_t send_common(soft_fabric_port_t *port, uint16_t dest_lid,
 				   boolean_t explicit_dest, const void *pkt, size_t len, uint32_t flags)
 {
@@ -267,18 +261,16 @@ static ib_api_status_t send_common(soft_fabric_port_t *port, uint16_t dest_lid,
 		soft_pcap_write(pcap, pkt, len, dropped);
 		soft_capture_put(fab, pcap);
 	}
+	/* Lost on the wire, queued for later, or delivered: sent and counted;
+	 * handed back (SOFT_FABRIC_TELL_FULL): neither. */
 	if (dropped) {
-		count_tx(port, len);
 		SOFT_STAT_ADD(port, drop_injected, 1);
-		return IB_SUCCESS;
+	} else if (!fab->cfg.delay_us || !delay_enqueue(port, dlid, explicit_dest, pkt, len, flags)) {
+		if (route(port, dlid, explicit_dest, pkt, len, flags) == IB_RESOURCE_BUSY)
+			return IB_RESOURCE_BUSY;
 	}
-	if (fab->cfg.delay_us && delay_enqueue(port, dlid, explicit_dest, pkt, len, flags)) {
-		count_tx(port, len);
-		return IB_SUCCESS;
-	}
-	if (route(port, dlid, explicit_dest, pkt, len, flags) == IB_RESOURCE_BUSY)
-		return IB_RESOURCE_BUSY; /* not sent: not counted */
-	count_tx(port, len);
+	SOFT_STAT_ADD(port, tx_packets, 1);
+	SOFT_STAT_ADD(port, tx_bytes, len);
 	return IB_SUCCESS;
 }
 
