@@ -324,10 +324,12 @@ ib_api_status_t soft_modify_qp(void *h, const ib_qp_mod_t *p_mod)
 
 	if (!p_mod)
 		return IB_INVALID_PARAMETER;
-	/* The transport state is made before anything changes, and before
-	 * sq_lock (its writer takes rx_lock, the outermost lock): a modify
-	 * that cannot have it fails whole. */
-	if (p_mod->req_state != IB_QPS_RESET && soft_rc_prepare(qp) != IB_SUCCESS)
+	/* An RC or UC QP's transport state (a datagram QP has none) is made
+	 * before anything changes, and before sq_lock (its writer takes
+	 * rx_lock, the outermost lock): a modify that cannot have it fails
+	 * whole. */
+	if (p_mod->req_state != IB_QPS_RESET && prov_qp_class(qp->type) < PROV_QPC_UD &&
+	    soft_rc_prepare(qp) != IB_SUCCESS)
 		return IB_INSUFFICIENT_MEMORY;
 	soft_lock(&qp->sq_lock);
 	soft_lock(&qp->lock);

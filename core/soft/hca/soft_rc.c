@@ -496,7 +496,7 @@ void soft_rc_state_changed(soft_qp_t *qp, ib_qp_state_t old_state, ib_qp_state_t
 	soft_rc_t *rc = qp->rc;
 
 	if (!rc)
-		return; /* still RESET: soft_rc_prepare() makes it for any other state */
+		return; /* a datagram QP, or still RESET (soft_rc_prepare()) */
 	pthread_rwlock_rdlock(&ca->tab_lock);
 	soft_lock(&rc->lock);
 	if (new_state == IB_QPS_RESET) {
