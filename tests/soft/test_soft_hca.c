@@ -8,6 +8,7 @@
  */
 #include <dirent.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include "../common/fab_dir.h"
 #include "../common/prov_shim.h"
 #include "../common/upcall_rec.h"
+#include "ring_fill_test.h"
 
 static const al_prov_ops_t *ops = &soft_prov_ops;
 
@@ -120,7 +122,9 @@ static ib_api_status_t to_state(void *qp, ib_qp_state_t s)
 	return ops->modify_qp(qp, &m);
 }
 
-static void ud_open(ud_end_t *e, int ci, uint32_t qkey, int use_srq, uint32_t srq_limit)
+/* A datagram QP of @p type (IB_QPT_QP1: port 1's) on CA @p ci, in RTS. */
+static void dgrm_open(ud_end_t *e, int ci, ib_qp_type_t type, uint32_t qkey, int use_srq,
+		      uint32_t srq_limit)
 {
 	ib_qp_create_t c;
 	ib_mr_create_t mc;
@@ -136,14 +140,21 @@ static void ud_open(ud_end_t *e, int ci, uint32_t qkey, int use_srq, uint32_t sr
 		CU_ASSERT_EQUAL(ops->create_srq(pd[ci], &sa, &e->tag_q, &e->srq), IB_SUCCESS);
 	}
 	memset(&c, 0, sizeof(c));
-	c.qp_type = IB_QPT_UNRELIABLE_DGRM;
+	c.qp_type = type;
 	c.sq_depth = 16;
 	c.rq_depth = 16;
 	c.sq_sge = 4;
 	c.rq_sge = 4;
 	c.sq_signaled = TRUE;
-	CU_ASSERT_EQUAL_FATAL(ops->create_qp(pd[ci], &c, e->scq, e->rcq, e->srq, &e->tag_q, &e->qp),
-			      IB_SUCCESS);
+	if (type == IB_QPT_QP1) {
+		CU_ASSERT_EQUAL_FATAL(ops->create_spl_qp(pd[ci], 1, &c, e->scq, e->rcq, &e->tag_q,
+							 &e->qp),
+				      IB_SUCCESS);
+	} else {
+		CU_ASSERT_EQUAL_FATAL(ops->create_qp(pd[ci], &c, e->scq, e->rcq, e->srq, &e->tag_q,
+						     &e->qp),
+				      IB_SUCCESS);
+	}
 	e->qpn = ((soft_qp_t *)e->qp)->qpn;
 	CU_ASSERT_EQUAL(to_init_ud(e->qp, qkey), IB_SUCCESS);
 	CU_ASSERT_EQUAL(to_state(e->qp, IB_QPS_RTR), IB_SUCCESS);
@@ -152,6 +163,11 @@ static void ud_open(ud_end_t *e, int ci, uint32_t qkey, int use_srq, uint32_t sr
 	mc.length = sizeof(e->buf);
 	mc.access_ctrl = IB_AC_LOCAL_WRITE;
 	CU_ASSERT_EQUAL(ops->reg_mem(pd[ci], &mc, &e->lkey, &rkey, &e->mr), IB_SUCCESS);
+}
+
+static void ud_open(ud_end_t *e, int ci, uint32_t qkey, int use_srq, uint32_t srq_limit)
+{
+	dgrm_open(e, ci, IB_QPT_UNRELIABLE_DGRM, qkey, use_srq, srq_limit);
 }
 
 static void ud_close(ud_end_t *e)
@@ -908,6 +924,176 @@ static void test_ud_drops(void)
 	down();
 }
 
+/* Port 1's fabric port of CA @p ci. */
+static soft_fabric_port_t *fport(int ci)
+{
+	return ((soft_ca_t *)ca[ci])->port[0].fp;
+}
+
+static uint64_t drops_busy(int ci)
+{
+	soft_fabric_stats_t s;
+
+	soft_fabric_port_stats(fport(ci), &s);
+	return s.drop_busy;
+}
+
+static uint32_t sq_queued(ud_end_t *e)
+{
+	soft_qp_t *qp = (soft_qp_t *)e->qp;
+	uint32_t n;
+
+	soft_lock(&qp->lock);
+	n = qp->sq_count;
+	soft_unlock(&qp->lock);
+	return n;
+}
+
+/* Takes a's next send completion: @p wr_id, successful. */
+static void sent(ud_end_t *a, uint64_t wr_id)
+{
+	ib_wc_t wc;
+
+	CU_ASSERT_FATAL(wait_wc(a->scq, &a->tag_s, &wc));
+	CU_ASSERT_EQUAL(wc.wr_id, wr_id);
+	CU_ASSERT_EQUAL(wc.status, IB_WCS_SUCCESS);
+}
+
+/*
+ * A datagram whose destination's ring is full waits at the head of its
+ * send queue, as a packet waits for link credits, and the sends posted
+ * after it wait behind it: all go, in order, once the ring drains (the
+ * CA's progress thread resumes the QP). One that waited SOFT_UD_HOLD_MS is
+ * dropped and counted, the sends behind it go on (here one to another
+ * port), and packets to that LID are then dropped at once rather than
+ * held, until one finds room again.
+ */
+static void test_ud_held_at_full_ring(void)
+{
+	ud_end_t *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b)), *c = calloc(1, sizeof(*c));
+	soft_ca_t *cb;
+	soft_qp_t *qa;
+	void *av_b, *av_c;
+	uint64_t busy0, end;
+	ib_qp_mod_t m;
+	ib_qp_attr_t qattr;
+	ib_wc_t wc;
+	int i;
+
+	up();
+	cb = (soft_ca_t *)ca[1];
+	ud_open(a, 0, 1, 0, 0);
+	ud_open(b, 1, 2, 0, 0);
+	ud_open(c, 0, 3, 0, 0); /* on a's own port: another ring */
+	qa = (soft_qp_t *)a->qp;
+	av_b = make_av(0, ca_lid(ca[1]), 0);
+	av_c = make_av(0, ca_lid(ca[0]), 0);
+	for (i = 0; i < 6; i++)
+		CU_ASSERT_EQUAL(post_rx(b, 10 + i, 256 * i, 256), IB_SUCCESS);
+	CU_ASSERT_EQUAL(post_rx(c, 20, 0, 256), IB_SUCCESS);
+	a->buf[0] = 1;
+	a->buf[1] = 2;
+	a->buf[2] = 9;
+
+	/* Held until the ring drains, the second send behind the first. */
+	soft_lock(&cb->rx_lock); /* CA 1 takes no packet meanwhile */
+	fill_ring_at(fport(0), ca_lid(ca[0]), ca_lid(ca[1]));
+	busy0 = drops_busy(0);
+	CU_ASSERT_EQUAL(post_tx(a, av_b, b->qpn, 2, 1, 0, 1, 0, 0), IB_SUCCESS);
+	CU_ASSERT_EQUAL(post_tx(a, av_b, b->qpn, 2, 2, 1, 1, 0, 0), IB_SUCCESS);
+	CU_ASSERT_EQUAL(sq_queued(a), 2);
+	CU_ASSERT(cq_empty(a->scq));
+	soft_unlock(&cb->rx_lock);
+	for (i = 0; i < 2; i++) {
+		CU_ASSERT_FATAL(wait_wc(b->rcq, &b->tag_r, &wc));
+		CU_ASSERT_EQUAL(wc.wr_id, (uint64_t)(10 + i));
+		CU_ASSERT_EQUAL(b->buf[256 * i + 40], i + 1);
+		sent(a, 1 + (uint64_t)i);
+	}
+	CU_ASSERT_EQUAL(drops_busy(0), busy0);
+
+	/* SQD drains once the held send went; one posted in SQD waits for RTS. */
+	soft_lock(&cb->rx_lock);
+	fill_ring_at(fport(0), ca_lid(ca[0]), ca_lid(ca[1]));
+	CU_ASSERT_EQUAL(post_tx(a, av_b, b->qpn, 2, 21, 0, 1, 0, 0), IB_SUCCESS);
+	memset(&m, 0, sizeof(m));
+	m.req_state = IB_QPS_SQD;
+	m.state.sqd.sqd_event = TRUE;
+	CU_ASSERT_EQUAL(ops->modify_qp(a->qp, &m), IB_SUCCESS);
+	CU_ASSERT_EQUAL(ops->query_qp(a->qp, &qattr), IB_SUCCESS);
+	CU_ASSERT_EQUAL(qattr.state, IB_QPS_SQD_DRAINING);
+	CU_ASSERT_EQUAL(post_tx(a, av_b, b->qpn, 2, 22, 1, 1, 0, 0), IB_SUCCESS);
+	soft_unlock(&cb->rx_lock);
+	sent(a, 21);
+	CU_ASSERT(rec_wait_events(NULL, IB_AE_SQ_DRAINED, 1) >= 1);
+	CU_ASSERT_EQUAL(ops->query_qp(a->qp, &qattr), IB_SUCCESS);
+	CU_ASSERT_EQUAL(qattr.state, IB_QPS_SQD_DRAINED);
+	CU_ASSERT_EQUAL(sq_queued(a), 1);
+	CU_ASSERT_EQUAL(to_state(a->qp, IB_QPS_RTS), IB_SUCCESS);
+	sent(a, 22);
+	for (i = 2; i < 4; i++) {
+		CU_ASSERT_FATAL(wait_wc(b->rcq, &b->tag_r, &wc));
+		CU_ASSERT_EQUAL(wc.wr_id, (uint64_t)(10 + i));
+		CU_ASSERT_EQUAL(b->buf[256 * i + 40], i - 1);
+	}
+
+	/* A ring that does not drain: dropped after the lifetime, then at once. */
+	soft_lock(&cb->rx_lock);
+	fill_ring_at(fport(0), ca_lid(ca[0]), ca_lid(ca[1]));
+	busy0 = drops_busy(0);
+	CU_ASSERT_EQUAL(post_tx(a, av_b, b->qpn, 2, 3, 0, 1, 0, 0), IB_SUCCESS);
+	CU_ASSERT_EQUAL(post_tx(a, av_c, c->qpn, 3, 4, 2, 1, 0, 0), IB_SUCCESS);
+	CU_ASSERT_EQUAL(sq_queued(a), 2);
+	sent(a, 3);
+	sent(a, 4);
+	CU_ASSERT_FATAL(wait_wc(c->rcq, &c->tag_r, &wc));
+	CU_ASSERT_EQUAL(c->buf[40], 9);
+	CU_ASSERT_EQUAL(drops_busy(0), busy0 + 1);
+	soft_lock(&qa->sq_lock);
+	CU_ASSERT_EQUAL(qa->sq_stuck_lid, ca_lid(ca[1]));
+	soft_unlock(&qa->sq_lock);
+	CU_ASSERT_EQUAL(post_tx(a, av_b, b->qpn, 2, 5, 0, 1, 0, 0), IB_SUCCESS);
+	CU_ASSERT_EQUAL(sq_queued(a), 0);
+	sent(a, 5);
+	CU_ASSERT_EQUAL(drops_busy(0), busy0 + 2);
+	soft_unlock(&cb->rx_lock);
+
+	/* Drained: a packet to it finds room, and it is not stuck any more. */
+	end = test_now_ms() + TEST_WAIT_US / 1000u;
+	while (!soft_fabric_room(fport(0), ca_lid(ca[1]), SOFT_RING_ALIGN * 4) && test_now_ms() < end)
+		sched_yield();
+	a->buf[0] = 7;
+	CU_ASSERT_EQUAL(post_tx(a, av_b, b->qpn, 2, 6, 0, 1, 0, 0), IB_SUCCESS);
+	sent(a, 6);
+	CU_ASSERT_FATAL(wait_wc(b->rcq, &b->tag_r, &wc));
+	CU_ASSERT_EQUAL(wc.wr_id, 14);
+	CU_ASSERT_EQUAL(b->buf[1024 + 40], 7);
+	soft_lock(&qa->sq_lock);
+	CU_ASSERT_EQUAL(qa->sq_stuck_lid, 0);
+	soft_unlock(&qa->sq_lock);
+
+	/* QP1, queued with its CA by port rather than by number, resumes too. */
+	ud_close(c);
+	dgrm_open(c, 0, IB_QPT_QP1, 0x80010000u, 0, 0);
+	soft_lock(&cb->rx_lock);
+	fill_ring_at(fport(0), ca_lid(ca[0]), ca_lid(ca[1]));
+	CU_ASSERT_EQUAL(post_tx(c, av_b, 1, 0x80010000u, 31, 0, 8, 0, 0), IB_SUCCESS);
+	CU_ASSERT_EQUAL(sq_queued(c), 1);
+	CU_ASSERT(cq_empty(c->scq));
+	soft_unlock(&cb->rx_lock);
+	sent(c, 31);
+	ops->destroy_av(av_b);
+	ops->destroy_av(av_c);
+	ud_close(a);
+	ud_close(b);
+	ud_close(c);
+	free(a);
+	free(b);
+	free(c);
+	down();
+}
+
+
 static void test_ud_srq_limit(void)
 {
 	ud_end_t *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
@@ -1118,6 +1304,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_rc_modify),
 	TEST_ENTRY(test_ud_send_recv),
 	TEST_ENTRY(test_ud_drops),
+	TEST_ENTRY(test_ud_held_at_full_ring),
 	TEST_ENTRY(test_ud_srq_limit),
 	TEST_ENTRY(test_ud_multiprocess),
 };

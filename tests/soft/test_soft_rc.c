@@ -22,6 +22,7 @@
 #include "../common/fab_dir.h"
 #include "../common/prov_shim.h"
 #include "../common/upcall_rec.h"
+#include "ring_fill_test.h"
 
 static const al_prov_ops_t *ops = &soft_prov_ops;
 
@@ -810,42 +811,10 @@ static void drop_one(ib_wr_type_t t, unsigned nth)
 	down();
 }
 
-/* Sends, from CA @p from's port, datagrams to QP 0xFFFFFE of CA @p to (none:
- * the receiver drops them) until one is dropped for want of room: the
- * receiver's ring is then full. */
+/* Fills CA @p to's ring from CA @p from's port (ring_fill_test.h). */
 static void fill_ring_of(int from, int to)
 {
-	soft_fabric_port_t *fp = ((soft_ca_t *)ca[from])->port[0].fp;
-	uint8_t buf[256];
-	soft_pkt_t pkt;
-	size_t hdr_len, len;
-	uint64_t busy0 = 0;
-	soft_fabric_stats_t s;
-	long i;
-
-	memset(&pkt, 0, sizeof(pkt));
-	pkt.lrh.lnh = SOFT_LNH_IBA_LOCAL;
-	pkt.lrh.dlid = ca_lid(to);
-	pkt.lrh.slid = ca_lid(from);
-	pkt.bth.opcode = SOFT_OPCODE(SOFT_TRANSPORT_UD, SOFT_OP_SEND_ONLY);
-	pkt.bth.pkey = 0xFFFF;
-	pkt.bth.dest_qp = 0xFFFFFE;
-	pkt.deth.qkey = 0x11;
-	pkt.deth.src_qp = 0x22;
-	pkt.payload_len = 64;
-	CU_ASSERT_EQUAL_FATAL(soft_pkt_build_hdrs(&pkt, buf, sizeof(buf), &hdr_len), SOFT_WIRE_OK);
-	len = soft_pkt_len(&pkt);
-	memset(buf + hdr_len, 0, len - hdr_len);
-	CU_ASSERT_EQUAL_FATAL(soft_pkt_seal(buf, len), SOFT_WIRE_OK);
-	soft_fabric_port_stats(fp, &s);
-	busy0 = s.drop_busy;
-	for (i = 0; i < (long)(SOFT_RING_BYTES / SOFT_RING_ALIGN) + 100; i++) {
-		CU_ASSERT_EQUAL(soft_fabric_send(fp, buf, len), IB_SUCCESS);
-		soft_fabric_port_stats(fp, &s);
-		if (s.drop_busy > busy0)
-			return;
-	}
-	CU_FAIL("the ring did not fill");
+	fill_ring_at(((soft_ca_t *)ca[from])->port[0].fp, ca_lid(from), ca_lid(to));
 }
 
 /*

@@ -56,6 +56,12 @@
 #include "soft_wire.h"
 #include "soft_lock.h"
 
+/**
+ * Longest a datagram QP's packet waits at a full ring (its peer does not
+ * drain) before it is dropped, as a switch's head-of-queue lifetime would
+ * drop it; the sends behind it wait with it (soft_ud.c).
+ */
+#define SOFT_UD_HOLD_MS 50
 /** Most soft CAs one process may have (the fabric service: one per topology node and its own). */
 #define SOFT_MAX_CAS 256
 /** Most soft CAs IBAL_SOFT_CAS may ask for. */
@@ -325,9 +331,10 @@ struct soft_srq {
 	uint32_t n_qp;               /**< QPs attached (under lock). */
 };
 
-/** A send work request kept while the QP is in SQD (queued until RTS). */
+/** A send work request of a datagram QP kept in its send queue: posted in
+ * SQD (queued until RTS), or waiting behind a packet held at a full ring. */
 typedef struct soft_swqe {
-	ib_send_wr_t wr;             /**< Copy (p_next, ds_array repointed). */
+	ib_send_wr_t wr;             /**< Copy (p_next NULL, ds_array pointing at @c ds). */
 	ib_local_ds_t ds[SOFT_MAX_SGES]; /**< Segments. */
 	uint8_t inl[SOFT_MAX_INLINE];    /**< Inline data, copied at post. */
 	uint32_t inl_len;            /**< Inline bytes. */
@@ -357,9 +364,12 @@ struct soft_qp {
 	soft_lock_t lock;            /**< State, attributes, rq, sq ring. */
 	prov_qp_attr_t attr;         /**< State and attributes. */
 	soft_rq_t rq;                /**< Receive queue (unused with an SRQ). */
-	soft_swqe_t *sq;             /**< SQD queue (sq_depth slots). */
+	soft_swqe_t *sq;             /**< Datagram QPs: sends not yet executed (sq_depth slots): posted in SQD, or behind a held one. */
 	uint32_t sq_head;            /**< Oldest queued send. */
-	uint32_t sq_count;           /**< Sends queued in SQD. */
+	uint32_t sq_count;           /**< Sends queued. */
+	uint32_t sq_live;            /**< Of them, the first ones posted in RTS: they go out in SQD too (sq_lock and lock). */
+	uint64_t sq_held_ns;         /**< When the oldest queued send's packet first found its ring full, 0 if it did not (sq_lock). */
+	uint16_t sq_stuck_lid;       /**< A DLID whose ring stayed full SOFT_UD_HOLD_MS: its packets drop, not wait, until one finds room (sq_lock). */
 	uint8_t *pkt;                /**< Packet buffer of the send path (SOFT_MAX_PKT_LEN). */
 	void *rc;                    /**< Connected transport state (soft_rc_t), NULL until INIT. */
 };
@@ -497,10 +507,12 @@ static inline void soft_port_xmit(soft_port_t *port, const void *pkt, size_t len
  * corrupt packets), and computes them itself for a packet it captures.
  * @param port the port. @param pkt the packet, headers, payload and pad in
  * place. @param len its bytes, ICRC and VCRC included.
- * @param flags 0, or SOFT_FABRIC_DIRECT for a direct-placement packet.
+ * @param flags 0, SOFT_FABRIC_DIRECT for a direct-placement packet, or
+ * SOFT_FABRIC_TELL_FULL for one its sender holds if the ring is full.
  * @return IB_SUCCESS (sent, or lost on a link that is down, as any packet);
  * IB_ERROR if the packet is malformed; IB_NOT_DONE if a SOFT_FABRIC_DIRECT
- * packet cannot travel as one now (nothing sent).
+ * packet cannot travel as one now, IB_RESOURCE_BUSY if a
+ * SOFT_FABRIC_TELL_FULL one found the ring full (nothing sent).
  */
 static inline ib_api_status_t soft_port_xmit_data(soft_port_t *port, uint8_t *pkt, size_t len,
 						  uint32_t flags)
@@ -702,6 +714,14 @@ void soft_destroy_qp(void *qp);
 ib_api_status_t soft_post_send(void *qp, ib_send_wr_t *p_wr, ib_send_wr_t **pp_failure);
 ib_api_status_t soft_post_recv(void *qp, ib_recv_wr_t *p_wr, ib_recv_wr_t **pp_failure);
 /**
+ * Sends what waits in a datagram QP's send queue behind a packet held at a
+ * full ring (soft_ud_execute()), as far as it can; queues the QP with its
+ * CA again if the head still waits. Called for a QP soft_ca_pend() queued
+ * (tab_lock read held; takes sq_lock).
+ * @param qp the QP.
+ */
+void soft_qp_resume_sends(soft_qp_t *qp);
+/**
  * Completes a work request in error on a CQ (flush and error paths).
  * @param cq the CQ. @param wr_id the request. @param type completion type.
  * @param status the status.
@@ -746,12 +766,17 @@ static inline boolean_t soft_qp_state_receives(ib_qp_state_t s)
 /* soft_ud.c */
 /**
  * Executes one UD send WR: builds, gathers and sends its packet, then
- * completes it (qp->sq_lock held, no other lock).
+ * completes it (qp->sq_lock held, no other lock). A packet whose
+ * destination's ring is full is not sent: the WR is the caller's to queue
+ * (at the head of the send queue) and to try again, until it has waited
+ * SOFT_UD_HOLD_MS; then it is dropped, and packets to that DLID are
+ * dropped rather than held until one finds room (qp->sq_stuck_lid).
  * @param qp the QP. @param p_wr the request. @param p_inl inline data copied
  * at post time, or NULL to gather from the SGEs. @param inl_len its length.
+ * @return FALSE if the packet waits (nothing done), else TRUE.
  */
-void soft_ud_execute(soft_qp_t *qp, const ib_send_wr_t *p_wr, const uint8_t *p_inl,
-		     uint32_t inl_len);
+boolean_t soft_ud_execute(soft_qp_t *qp, const ib_send_wr_t *p_wr, const uint8_t *p_inl,
+			  uint32_t inl_len);
 /**
  * Checks a UD send WR at post time.
  * @param qp the QP. @param p_wr the request.
@@ -797,16 +822,28 @@ boolean_t soft_progress_inline(soft_ca_t *ca, const soft_cq_t *cq, boolean_t pol
 /** Sends the CA's queued responses (soft_progress_inline()). @param ca the CA. */
 void soft_progress_flush(soft_ca_t *ca);
 /**
- * Queues a QP that has responses to send later (read responses waiting for
- * room at its peer, coalesced ACKs): soft_rc_resume is called for it
- * after the current batch of received packets (by whoever drains the ports:
- * the progress thread, or a CQ poll), and again while it stays queued.
- * @param ca the CA. @param qpn the QP's number.
+ * Queues a QP that has packets to send later (read responses waiting for
+ * room at its peer, coalesced ACKs, requests and datagrams held at a full
+ * ring): soft_rc_resume, or for a datagram QP soft_qp_resume_sends, is
+ * called for it after the current batch of received packets (by whoever
+ * drains the ports: the progress thread, or a CQ poll), and again while it
+ * stays queued.
+ * @param ca the CA. @param qpn the QP's soft_qp_pend_key() (an RC or UC
+ * QP's is its number).
  * @param wake wake the progress thread if it sleeps (not needed from the
  * receive path, whose drainer resumes the queue itself).
  * @return FALSE if it could not be queued (out of memory).
  */
 boolean_t soft_ca_pend(soft_ca_t *ca, uint32_t qpn, boolean_t wake);
+/**
+ * The number soft_ca_pend() queues a QP by: its QPN, or for a special QP
+ * SOFT_MAX_QPS + 2 * (port index) + its QPN (0 or 1).
+ * @param qp the QP. @return the number.
+ */
+static inline uint32_t soft_qp_pend_key(const soft_qp_t *qp)
+{
+	return qp->spl_port ? SOFT_MAX_QPS + 2u * (qp->spl_port - 1u) + qp->qpn : qp->qpn;
+}
 /**
  * The application will wait for a completion event (a CQ was rearmed): the
  * progress thread takes the ports back at once. @param ca the CA.

@@ -289,6 +289,16 @@ boolean_t soft_ca_pend(soft_ca_t *ca, uint32_t qpn, boolean_t do_wake)
 	return TRUE;
 }
 
+/* The QP soft_ca_pend() queued by @p key (soft_qp_pend_key()), or NULL if
+ * it is gone (tab_lock held). */
+static soft_qp_t *pend_qp(soft_ca_t *ca, uint32_t key)
+{
+	if (key < SOFT_MAX_QPS)
+		return ca->qp_tab[key];
+	key -= SOFT_MAX_QPS;
+	return key / 2u < ca->num_ports ? ca->port[key / 2u].spl[key % 2u] : NULL;
+}
+
 /* Resumes the QPs whose responses wait for room; they queue themselves again
  * if they must wait on. By QP number: a QP destroyed meanwhile is skipped. */
 static void resume_pending(soft_ca_t *ca)
@@ -308,8 +318,12 @@ static void resume_pending(soft_ca_t *ca)
 	soft_unlock(&ca->pend_lock);
 	pthread_rwlock_rdlock(&ca->tab_lock);
 	for (i = 0; i < n; i++) {
-		qp = list[i] < SOFT_MAX_QPS ? ca->qp_tab[list[i]] : NULL;
-		if (qp)
+		qp = pend_qp(ca, list[i]);
+		if (!qp)
+			continue;
+		if (prov_qp_class(qp->type) >= PROV_QPC_UD)
+			soft_qp_resume_sends(qp);
+		else
 			soft_rc_resume(qp);
 	}
 	pthread_rwlock_unlock(&ca->tab_lock);

@@ -9,8 +9,14 @@
  * - post_send: RTS executes (UD: soft_ud.c, at once, in the caller's
  *   thread); SQD queues until SQD to RTS; SQE and ERROR complete with
  *   IB_WCS_WR_FLUSHED_ERR; RESET, INIT, RTR are IB_INVALID_QP_STATE.
- * - To ERROR flushes the receive queue and the SQD queue (flush completions
- *   are generated whatever the signaling); to RESET drops them silently.
+ * - A UD packet that finds its destination's ring full waits (soft_ud.c):
+ *   its WR heads the send queue, the QP is queued with its CA
+ *   (soft_ca_pend()), and later sends queue behind it until
+ *   soft_qp_resume_sends() has sent it. Those posted in RTS go out in SQD
+ *   too: SQD_DRAINING ends when the last of them has.
+ * - To ERROR flushes the receive queue and the send queue (flush
+ *   completions are generated whatever the signaling); to RESET drops them
+ *   silently.
  *
  * The reliable engine (RC/UC, soft_rc*.c): RC/UC QPs are created and
  * modified fully here, which calls it directly (soft_rc.h):
@@ -69,6 +75,8 @@ static void flush_sq(soft_qp_t *qp)
 		qp->sq_head = prov_ring_at(qp->sq_head, 1, qp->sq_depth);
 		qp->sq_count--;
 	}
+	qp->sq_live = 0;
+	qp->sq_held_ns = 0;
 }
 
 /* Checks and adjusts the queue sizes of a create request. */
@@ -292,25 +300,61 @@ ib_api_status_t soft_query_qp(void *h, ib_qp_attr_t *a)
 	return IB_SUCCESS;
 }
 
-/* Runs the sends queued in SQD once the QP is back in RTS (sq_lock held). */
+/* Queues the QP with its CA until the send at the head of its queue, held
+ * at a full ring, can go; without memory for that the send is dropped. */
+static boolean_t pend_sends(soft_qp_t *qp)
+{
+	if (soft_ca_pend(qp->ca, soft_qp_pend_key(qp), TRUE))
+		return TRUE;
+	qp->sq_held_ns = 1; /* as if it had waited long: emit() drops it */
+	return FALSE;
+}
+
+/*
+ * Runs the queued sends (sq_lock held): all of them in RTS, only those
+ * posted in RTS (sq_live) in SQD. One whose packet must wait stays at the
+ * head and the QP is queued with its CA again.
+ */
 static void run_queued(soft_qp_t *qp)
 {
-	soft_swqe_t w;
+	soft_swqe_t *w;
+	ib_qp_state_t state;
 
 	for (;;) {
 		soft_lock(&qp->lock);
-		if (!qp->sq_count || qp->attr.state != IB_QPS_RTS) {
+		state = qp->attr.state;
+		if (!qp->sq_count ||
+		    !(state == IB_QPS_RTS || (qp->sq_live && (state & IB_QPS_SQD) == IB_QPS_SQD))) {
 			soft_unlock(&qp->lock);
-			return;
+			break;
 		}
-		w = qp->sq[qp->sq_head];
+		w = &qp->sq[qp->sq_head]; /* posts need sq_lock: the slot stays */
+		soft_unlock(&qp->lock);
+		if (!soft_ud_execute(qp, &w->wr, (w->wr.send_opt & IB_SEND_OPT_INLINE) ? w->inl : NULL,
+				     w->inl_len)) {
+			if (pend_sends(qp))
+				return;
+			continue; /* sent now, as a drop */
+		}
+		soft_lock(&qp->lock);
 		qp->sq_head = prov_ring_at(qp->sq_head, 1, qp->sq_depth);
 		qp->sq_count--;
+		if (qp->sq_live)
+			qp->sq_live--;
 		soft_unlock(&qp->lock);
-		w.wr.ds_array = w.ds;
-		soft_ud_execute(qp, &w.wr, (w.wr.send_opt & IB_SEND_OPT_INLINE) ? w.inl : NULL,
-				w.inl_len);
 	}
+	soft_lock(&qp->lock);
+	if (qp->attr.state == IB_QPS_SQD_DRAINING && !qp->sq_live) {
+		soft_qp_hw_event(qp, PROV_QP_EV_SQ_DRAINED);
+	}
+	soft_unlock(&qp->lock);
+}
+
+void soft_qp_resume_sends(soft_qp_t *qp)
+{
+	soft_lock(&qp->sq_lock);
+	run_queued(qp);
+	soft_unlock(&qp->sq_lock);
 }
 
 ib_api_status_t soft_modify_qp(void *h, const ib_qp_mod_t *p_mod)
@@ -354,9 +398,13 @@ ib_api_status_t soft_modify_qp(void *h, const ib_qp_mod_t *p_mod)
 			soft_ca_defer(ca, qp, qp->al_qp, 0, IB_AE_SRQ_QP_LAST_WQE_REACHED, 0);
 	} else if (now == IB_QPS_RESET) {
 		qp->rq.head = qp->rq.count = 0;
-		qp->sq_head = qp->sq_count = 0;
-	} else if (now == IB_QPS_SQD_DRAINING && prov_qp_class(qp->type) >= PROV_QPC_UD) {
-		/* UD sends run synchronously: nothing is outstanding (RC/UC: soft_rc.c). */
+		qp->sq_head = qp->sq_count = qp->sq_live = 0;
+		qp->sq_held_ns = 0;
+		qp->sq_stuck_lid = 0;
+	} else if (now == IB_QPS_SQD_DRAINING && prov_qp_class(qp->type) >= PROV_QPC_UD &&
+		   !qp->sq_live) {
+		/* UD sends run at their post: only those held at a full ring are
+		 * outstanding (run_queued() ends the draining; RC/UC: soft_rc.c). */
 		soft_qp_hw_event(qp, PROV_QP_EV_SQ_DRAINED);
 	}
 	soft_unlock(&qp->lock);
@@ -412,7 +460,7 @@ ib_api_status_t soft_post_recv(void *h, ib_recv_wr_t *p_wr, ib_recv_wr_t **pp_fa
 	return st;
 }
 
-/* Queues a send in SQD (lock held). */
+/* Queues a send (lock held): in SQD, or behind one held at a full ring. */
 static ib_api_status_t sq_queue(soft_qp_t *qp, const ib_send_wr_t *p_wr)
 {
 	soft_swqe_t *w;
@@ -423,6 +471,7 @@ static ib_api_status_t sq_queue(soft_qp_t *qp, const ib_send_wr_t *p_wr)
 	w = &qp->sq[prov_ring_at(qp->sq_head, qp->sq_count, qp->sq_depth)];
 	w->wr = *p_wr;
 	w->wr.p_next = NULL;
+	w->wr.ds_array = w->ds;
 	memcpy(w->ds, p_wr->ds_array, p_wr->num_ds * sizeof(ib_local_ds_t));
 	w->inl_len = 0;
 	if (p_wr->send_opt & IB_SEND_OPT_INLINE) {
@@ -455,11 +504,25 @@ static ib_api_status_t post_one(soft_qp_t *qp, ib_send_wr_t *p_wr)
 		return IB_INVALID_QP_STATE;
 	}
 	st = soft_ud_check_wr(qp, p_wr);
-	if (st == IB_SUCCESS && state != IB_QPS_RTS)
+	/* Behind a held send (its QP is queued with the CA already), or in SQD. */
+	if (st == IB_SUCCESS && (state != IB_QPS_RTS || qp->sq_count)) {
 		st = sq_queue(qp, p_wr);
+		if (st == IB_SUCCESS && state == IB_QPS_RTS)
+			qp->sq_live++;
+		soft_unlock(&qp->lock);
+		return st;
+	}
 	soft_unlock(&qp->lock);
-	if (st == IB_SUCCESS && state == IB_QPS_RTS)
-		soft_ud_execute(qp, p_wr, NULL, 0);
+	if (st == IB_SUCCESS && !soft_ud_execute(qp, p_wr, NULL, 0)) {
+		/* Its packet waits: the WR heads the queue, empty until now. */
+		soft_lock(&qp->lock);
+		st = sq_queue(qp, p_wr);
+		if (st == IB_SUCCESS)
+			qp->sq_live = 1;
+		soft_unlock(&qp->lock);
+		if (st == IB_SUCCESS && !pend_sends(qp))
+			run_queued(qp); /* not queued with the CA: sent now, as a drop */
+	}
 	return st;
 }
 

@@ -9,6 +9,14 @@
  * (local length, protection, vanished AV) complete the WR in error whatever
  * its signaling and move the QP to SQE (IBA 10.8.3.3).
  *
+ * A packet whose destination's ring is full waits, as a packet waits for
+ * link credits: the WR stays at the head of the send queue and the sends
+ * posted after it queue behind it (soft_qp.c), until there is room. One
+ * that has waited SOFT_UD_HOLD_MS is dropped, as a switch drops a packet
+ * past its head-of-queue lifetime, and packets to that DLID are then
+ * dropped at once until one finds room: a peer that stops draining holds
+ * the QP's other traffic up once, for that long.
+ *
  * Receive: P_Key (against the port table) and Q_Key (QP1: the GSI Q_Key;
  * QP0: none) mismatches drop the packet and count it on the port. A packet
  * without a posted receive is dropped. The first 40 bytes of the receive
@@ -128,10 +136,10 @@ static ib_wc_status_t gather(soft_qp_t *qp, const ib_send_wr_t *wr, const uint8_
 }
 
 /* Builds the whole packet in qp->pkt with the resolved AV; returns its
- * length in *p_len. */
+ * length in *p_len and its DLID in *p_dlid. */
 static ib_wc_status_t build_av(soft_qp_t *qp, const ib_send_wr_t *wr, soft_av_t *av,
 			       const uint8_t *p_inl, uint32_t inl_len, uint32_t len, size_t *p_len,
-			       soft_port_t **pp_port)
+			       soft_port_t **pp_port, uint16_t *p_dlid)
 {
 	soft_port_t *port;
 	soft_pkt_t pkt;
@@ -161,30 +169,69 @@ static ib_wc_status_t build_av(soft_qp_t *qp, const ib_send_wr_t *wr, soft_av_t 
 		return IB_WCS_LOCAL_OP_ERR;
 	*p_len = total;
 	*pp_port = port;
+	*p_dlid = pkt.lrh.dlid;
 	return IB_WCS_SUCCESS;
 }
 
 /* build_av() with the WR's AV, held for the time of the build. */
 static ib_wc_status_t build(soft_qp_t *qp, const ib_send_wr_t *wr, const uint8_t *p_inl,
-			    uint32_t inl_len, uint32_t len, size_t *p_len, soft_port_t **pp_port)
+			    uint32_t inl_len, uint32_t len, size_t *p_len, soft_port_t **pp_port,
+			    uint16_t *p_dlid)
 {
 	soft_av_t *av = al_prov_av(wr->dgrm.ud.h_av);
 	ib_wc_status_t ws;
 
 	if (!av)
 		return IB_WCS_LOCAL_OP_ERR;
-	ws = build_av(qp, wr, av, p_inl, inl_len, len, p_len, pp_port);
+	ws = build_av(qp, wr, av, p_inl, inl_len, len, p_len, pp_port, p_dlid);
 	al_prov_put(wr->dgrm.ud.h_av);
 	return ws;
 }
 
-void soft_ud_execute(soft_qp_t *qp, const ib_send_wr_t *wr, const uint8_t *p_inl,
-		     uint32_t inl_len)
+/*
+ * Sends the packet built in qp->pkt (sq_lock held). FALSE if it waits: its
+ * destination's ring is full, it has waited less than SOFT_UD_HOLD_MS and
+ * the DLID is not stuck. The PSN it took is given back then: the packet is
+ * built again when it goes.
+ */
+static boolean_t emit(soft_qp_t *qp, soft_port_t *port, size_t len, uint16_t dlid)
+{
+	uint64_t now;
+
+	if (soft_port_xmit_data(port, qp->pkt, len, SOFT_FABRIC_TELL_FULL) != IB_RESOURCE_BUSY) {
+		if (dlid == qp->sq_stuck_lid)
+			qp->sq_stuck_lid = 0; /* it has room again */
+		qp->sq_held_ns = 0;
+		return TRUE;
+	}
+	if (dlid != qp->sq_stuck_lid) {
+		now = soft_mono_ns();
+		if (!qp->sq_held_ns)
+			qp->sq_held_ns = now;
+		if (now - qp->sq_held_ns < (uint64_t)SOFT_UD_HOLD_MS * 1000000u) {
+			soft_lock(&qp->lock);
+			qp->attr.sq_psn = (qp->attr.sq_psn - 1u) & SOFT_PSN_MASK;
+			soft_unlock(&qp->lock);
+			return FALSE;
+		}
+		IBAL_DBG(IBAL_SUB_SOFT,
+			 "QP 0x%x: LID 0x%x drained nothing for %u ms: its packets are dropped until it does",
+			 qp->qpn, dlid, SOFT_UD_HOLD_MS);
+		qp->sq_stuck_lid = dlid;
+	}
+	qp->sq_held_ns = 0;
+	soft_port_xmit_data(port, qp->pkt, len, 0); /* dropped and counted at the full ring */
+	return TRUE;
+}
+
+boolean_t soft_ud_execute(soft_qp_t *qp, const ib_send_wr_t *wr, const uint8_t *p_inl,
+			  uint32_t inl_len)
 {
 	ib_wc_status_t ws;
 	uint64_t len = 0;
 	size_t pkt_len = 0;
 	soft_port_t *port = NULL;
+	uint16_t dlid = 0;
 	uint32_t i;
 	ib_wc_t wc;
 
@@ -195,11 +242,14 @@ void soft_ud_execute(soft_qp_t *qp, const ib_send_wr_t *wr, const uint8_t *p_inl
 			len += wr->ds_array[i].length;
 	ws = len > SOFT_MAX_PAYLOAD ? IB_WCS_LOCAL_LEN_ERR
 				     : build(qp, wr, p_inl, inl_len, (uint32_t)len, &pkt_len,
-					   &port);
+					   &port, &dlid);
 	if (ws == IB_WCS_SUCCESS) {
-		soft_port_xmit_data(port, qp->pkt, pkt_len, 0);
+		if (!emit(qp, port, pkt_len, dlid))
+			return FALSE;
 		if (!(wr->send_opt & IB_SEND_OPT_SIGNALED) && !qp->sq_signaled)
-			return;
+			return TRUE;
+	} else {
+		qp->sq_held_ns = 0;
 	}
 	memset(&wc, 0, sizeof(wc));
 	wc.wr_id = wr->wr_id;
@@ -212,6 +262,7 @@ void soft_ud_execute(soft_qp_t *qp, const ib_send_wr_t *wr, const uint8_t *p_inl
 		soft_qp_hw_event(qp, PROV_QP_EV_SEND_ERR);
 		soft_unlock(&qp->lock);
 	}
+	return TRUE;
 }
 
 /*
