@@ -50,7 +50,7 @@
  *                 flight (default 0: all at once). A CM message that
  *                 finds no receive buffer at its port's QP1 is dropped and
  *                 costs a CM timeout; the access layer grows those buffers
- *                 under a burst, up to 4,096 a port
+ *                 under a burst, up to 16,384 a port
  *   -T S          limit of the whole run in seconds (default 120)
  *   --raw         with -f: the no-CM reference
  *   --json        also print one JSON line with every number (last line)

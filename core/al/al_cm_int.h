@@ -122,8 +122,8 @@ typedef struct cm_dest {
 } cm_dest_t;
 
 /* Requests to one remote port on the wire without an answer. A receiving
- * port has 1,024 to 4,096 buffers on its QP1 (al_mad.h; a Linux host's MAD
- * QP 512): 256 leaves room for a dozen processes bursting at one server,
+ * port has 1,024 to 16,384 buffers on its QP1 (al_mad.h; a Linux host's MAD
+ * QP 512): 256 leaves room for dozens of processes bursting at one server,
  * and one process is as fast as with 1,024 (docs/bench-cm.md). */
 #define AL_CM_PACE_MAX 256
 

@@ -478,15 +478,18 @@ static ib_api_status_t post_recv(al_mad_disp_t *d, uint32_t i)
  * at a time (two processes' worth of threads on two processors), some
  * thousand MADs at the rate a peer makes connection requests. So at the
  * first sign of a burst, a poll that fills its batch with as many again
- * waiting in the CQ, it grows its buffers to d->recv_max at once, a chunk at
- * a time (the CQ grown first): growing only once it had fallen behind came
- * too late whenever the thread was descheduled before it looked again. A
- * provider that cannot grow the CQ, or a failed registration, leaves the
- * buffers at what they are.
+ * waiting in the CQ, it grows its buffers to AL_MAD_RECV_BURST at once, a
+ * chunk at a time (the CQ grown first, once: a resize copies what the CQ
+ * holds, and one per chunk made the growth to AL_MAD_RECV_MAX take 10 ms
+ * instead of 0.5 to 3), and at a larger sign to AL_MAD_RECV_MAX (many
+ * senders at once): growing only once it had fallen behind came too late
+ * whenever the thread was descheduled before it looked again. A provider
+ * that cannot grow the CQ, or a failed registration, leaves the buffers at
+ * what they are.
  */
 static ib_api_status_t recv_add_chunk(al_mad_disp_t *d)
 {
-	uint32_t k = d->n_recv / AL_MAD_RECV_CHUNK, size, i;
+	uint32_t k = d->n_recv / AL_MAD_RECV_CHUNK, i;
 	size_t len = (size_t)AL_MAD_RECV_CHUNK * AL_MAD_RECV_SLOT;
 	ib_mr_create_t mc;
 	ib_mr_handle_t h_mr;
@@ -494,10 +497,6 @@ static ib_api_status_t recv_add_chunk(al_mad_disp_t *d)
 	ib_api_status_t st;
 	uint8_t *p;
 
-	size = recv_cq_size(d->n_recv + AL_MAD_RECV_CHUNK);
-	st = ib_modify_cq(d->h_cq, &size);
-	if (st != IB_SUCCESS)
-		return st;
 	p = (uint8_t *)cl_malloc(len);
 	if (!p)
 		return IB_INSUFFICIENT_MEMORY;
@@ -518,11 +517,18 @@ static ib_api_status_t recv_add_chunk(al_mad_disp_t *d)
 	return st;
 }
 
-static void recv_grow(al_mad_disp_t *d, const char *why)
+/* Grows the receive buffers to @p to (at most d->recv_max). */
+static void recv_grow(al_mad_disp_t *d, uint32_t to, const char *why)
 {
-	ib_api_status_t st = IB_SUCCESS;
+	uint32_t size;
+	ib_api_status_t st;
 
-	while (d->n_recv < d->recv_max && st == IB_SUCCESS)
+	if (to > d->recv_max)
+		to = d->recv_max;
+	/* The CQ first, once: each resize copies what it holds. */
+	size = recv_cq_size(to);
+	st = ib_modify_cq(d->h_cq, &size);
+	while (d->n_recv < to && st == IB_SUCCESS)
 		st = recv_add_chunk(d);
 	if (st != IB_SUCCESS) {
 		IBAL_INFO(IBAL_SUB_MAD, "MAD QP 0x%x: %u receive buffers, cannot add more (%s)",
@@ -534,16 +540,23 @@ static void recv_grow(al_mad_disp_t *d, const char *why)
 		  d->n_recv);
 }
 
-/* After a poll that filled its batch of @p batch: grows the receive buffers
- * when at least as many again wait in the CQ (a burst has begun). */
+/*
+ * After a poll that filled its batch of @p batch: grows the receive buffers
+ * to AL_MAD_RECV_BURST when at least as many again wait in the CQ (a burst
+ * has begun), and from there to AL_MAD_RECV_MAX when a quarter of them wait
+ * (many senders at once).
+ */
 static void recv_check(al_mad_disp_t *d, uint32_t batch)
 {
 	uint32_t waiting = 0;
 
-	if (d->n_recv >= d->recv_max || __atomic_load_n(&d->stop, __ATOMIC_ACQUIRE))
+	if (d->n_recv >= d->recv_max || __atomic_load_n(&d->stop, __ATOMIC_ACQUIRE) ||
+	    ib_peek_cq(d->h_cq, &waiting) != IB_SUCCESS)
 		return;
-	if (ib_peek_cq(d->h_cq, &waiting) == IB_SUCCESS && waiting >= batch)
-		recv_grow(d, "a burst of MADs");
+	if (d->n_recv < AL_MAD_RECV_BURST && waiting >= batch)
+		recv_grow(d, AL_MAD_RECV_BURST, "a burst of MADs");
+	else if (d->n_recv >= AL_MAD_RECV_BURST && waiting >= d->n_recv / 16u)
+		recv_grow(d, AL_MAD_RECV_MAX, "a larger burst of MADs");
 }
 
 ib_api_status_t al_mad_svc_expect_burst(ib_mad_svc_handle_t h_svc)
@@ -737,8 +750,9 @@ static void *disp_thread(void *arg)
 	look.d = d;
 	while (!__atomic_load_n(&d->stop, __ATOMIC_ACQUIRE)) {
 		look.pokes = __atomic_load_n(&d->pokes, __ATOMIC_ACQUIRE);
-		if (__atomic_exchange_n(&d->want_room, 0, __ATOMIC_ACQ_REL) && d->n_recv < d->recv_max)
-			recv_grow(d, "a burst expected");
+		if (__atomic_exchange_n(&d->want_room, 0, __ATOMIC_ACQ_REL) &&
+		    d->n_recv < AL_MAD_RECV_BURST)
+			recv_grow(d, AL_MAD_RECV_BURST, "a burst expected");
 		poll_all(d);
 		ib_rearm_cq(d->h_cq, FALSE);
 		poll_all(d);

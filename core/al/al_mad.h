@@ -64,11 +64,15 @@ extern "C" {
  * application's for the processors (softirqs do not). */
 #define AL_MAD_RECV_SLOTS 1024
 /** Receive buffers registered together; at the first sign of a burst a
- * dispatcher grows to AL_MAD_RECV_MAX a chunk at a time (al_mad.c,
- * recv_check()). */
+ * dispatcher grows to AL_MAD_RECV_BURST a chunk at a time, at the next to
+ * AL_MAD_RECV_MAX (al_mad.c, recv_check()). */
 #define AL_MAD_RECV_CHUNK 512
-/** Most receive buffers a dispatcher grows to. */
-#define AL_MAD_RECV_MAX 4096
+/** Receive buffers a dispatcher grows to at the first sign of a burst, or
+ * when one is expected (al_mad_svc_expect_burst()). */
+#define AL_MAD_RECV_BURST 4096
+/** Most receive buffers a dispatcher grows to: at a burst's first sign once
+ * it has AL_MAD_RECV_BURST (the Linux kernel's largest MAD queue). */
+#define AL_MAD_RECV_MAX 16384
 /** Chunks of receive buffers a dispatcher may have. */
 #define AL_MAD_RECV_CHUNKS (AL_MAD_RECV_MAX / AL_MAD_RECV_CHUNK)
 /** Bytes of one receive buffer: the GRH area, then one MAD. */

@@ -1512,9 +1512,10 @@ static void burst_send(ib_mad_svc_handle_t h, int n)
 /*
  * A dispatcher that sees a burst begin grows its receive buffers (a MAD that
  * finds none posted would be dropped). The receiver's thread is held while
- * 300 MADs come, then let go: its first poll fills its batch with more
- * waiting, and it grows to AL_MAD_RECV_MAX at once. Held again, 1,800 more
- * come, and all of them wait in its queue; let go, every one is delivered.
+ * 200 MADs come, then let go: its first poll fills its batch with more
+ * waiting, and it grows to AL_MAD_RECV_BURST at once. Held again, 1,800 more
+ * come, and all of them wait in its queue; let go, every one is delivered,
+ * and this second burst grows it to AL_MAD_RECV_MAX.
  */
 static void test_recv_burst(void)
 {
@@ -1537,32 +1538,34 @@ static void test_recv_burst(void)
 	d = disp_of(sa.qp);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
 
-	/* 300 while the thread is held at the first: when let go, its first
-	 * poll fills its batch with more waiting, and it grows to the most at once. */
-	burst_send(h_tx, 300);
+	/* 200 while the thread is held at the first: when let go, its first
+	 * poll fills its batch with more waiting, and it grows to AL_MAD_RECV_BURST
+	 * at once; fewer than a sixteenth of that wait after it, so no further. */
+	burst_send(h_tx, 200);
 	CU_ASSERT_FATAL(burst_wait(NULL, 0));
 	CU_ASSERT_EQUAL(d->n_recv, AL_MAD_RECV_SLOTS); /* read under the gate */
-	CU_ASSERT_FATAL(burst_wait(&bu.n_sent, 300));
-	CU_ASSERT(burst_backlog(d, 300 - 16) >= 300 - 16);
+	CU_ASSERT_FATAL(burst_wait(&bu.n_sent, 200));
+	CU_ASSERT(burst_backlog(d, 200 - 16) >= 200 - 16);
 	pthread_mutex_lock(&bu.lock);
-	bu.gate_at = 300;
+	bu.gate_at = 200;
 	pthread_cond_broadcast(&bu.cond);
 	pthread_mutex_unlock(&bu.lock);
-	CU_ASSERT_FATAL(burst_wait(&bu.n_recv, 300));
-	CU_ASSERT_EQUAL(d->n_recv, AL_MAD_RECV_MAX); /* grown before the later batches' callbacks */
+	CU_ASSERT_FATAL(burst_wait(&bu.n_recv, 200));
+	CU_ASSERT_EQUAL(d->n_recv, AL_MAD_RECV_BURST); /* grown before the later batches' callbacks */
 
 	/* 1,800 more while it is held again: every one waits in its queue. */
 	burst_send(h_tx, 1800);
 	CU_ASSERT_FATAL(burst_wait(NULL, 0));
 	CU_ASSERT(d->n_recv >= 2 * AL_MAD_RECV_SLOTS);
 	CU_ASSERT(d->n_recv <= AL_MAD_RECV_MAX);
-	CU_ASSERT_FATAL(burst_wait(&bu.n_sent, 2100));
+	CU_ASSERT_FATAL(burst_wait(&bu.n_sent, 2000));
 	CU_ASSERT(burst_backlog(d, 1800 - 16) >= 1800 - 16);
 	pthread_mutex_lock(&bu.lock);
 	bu.gate_at = -1;
 	pthread_cond_broadcast(&bu.cond);
 	pthread_mutex_unlock(&bu.lock);
-	CU_ASSERT(burst_wait(&bu.n_recv, 2100));
+	CU_ASSERT(burst_wait(&bu.n_recv, 2000));
+	CU_ASSERT_EQUAL(d->n_recv, AL_MAD_RECV_MAX);
 	CU_ASSERT_EQUAL(bu.bad, 0);
 	down();
 	pthread_mutex_destroy(&bu.lock);
