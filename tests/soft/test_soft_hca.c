@@ -180,6 +180,13 @@ static void ud_close(ud_end_t *e)
 	ops->destroy_cq(e->rcq);
 }
 
+/* Closes an end ud_open() made in calloc()'d memory, and frees it. */
+static void ud_free(ud_end_t *e)
+{
+	ud_close(e);
+	free(e);
+}
+
 static ib_api_status_t post_rx(ud_end_t *e, uint64_t wr_id, uint32_t off, uint32_t len)
 {
 	ib_local_ds_t ds = { (uint64_t)(uintptr_t)(e->buf + off), len, e->lkey };
@@ -834,10 +841,8 @@ static void test_ud_send_recv(void)
 	CU_ASSERT_EQUAL(wc.wr_id, 402);
 	ops->destroy_av(av);
 	ops->destroy_av(av_g);
-	ud_close(a);
-	ud_close(b);
-	free(a);
-	free(b);
+	ud_free(a);
+	ud_free(b);
 	down();
 }
 
@@ -915,12 +920,9 @@ static void test_ud_drops(void)
 		CU_ASSERT_EQUAL(ops->post_send(a->qp, &wr, NULL), IB_INVALID_MAX_SGE);
 	}
 	ops->destroy_av(av);
-	ud_close(a);
-	ud_close(b);
-	ud_close(c);
-	free(a);
-	free(b);
-	free(c);
+	ud_free(a);
+	ud_free(b);
+	ud_free(c);
 	down();
 }
 
@@ -1072,6 +1074,38 @@ static void test_ud_held_at_full_ring(void)
 	CU_ASSERT_EQUAL(qa->sq_stuck_lid, 0);
 	soft_unlock(&qa->sq_lock);
 
+	/* A waiting send that fails takes the QP to SQE, flushing those behind. */
+	{
+		ib_local_ds_t bad = { (uint64_t)(uintptr_t)a->buf, 1, a->lkey ^ CL_HTON32(0x100) };
+		ib_send_wr_t wr;
+
+		memset(&wr, 0, sizeof(wr));
+		wr.wr_id = 42;
+		wr.wr_type = WR_SEND;
+		wr.num_ds = 1;
+		wr.ds_array = &bad;
+		wr.dgrm.ud.h_av = (ib_av_handle_t)av_b;
+		wr.dgrm.ud.remote_qp = cl_hton32(b->qpn);
+		wr.dgrm.ud.remote_qkey = cl_hton32(2);
+		soft_lock(&cb->rx_lock);
+		fill_ring_at(fport(0), ca_lid(ca[0]), ca_lid(ca[1]));
+		CU_ASSERT_EQUAL(post_tx(a, av_b, b->qpn, 2, 41, 0, 1, 0, 0), IB_SUCCESS);
+		CU_ASSERT_EQUAL(ops->post_send(a->qp, &wr, NULL), IB_SUCCESS);
+		CU_ASSERT_EQUAL(post_tx(a, av_b, b->qpn, 2, 43, 0, 1, 0, 0), IB_SUCCESS);
+		CU_ASSERT_EQUAL(sq_queued(a), 3);
+		soft_unlock(&cb->rx_lock);
+		sent(a, 41);
+		CU_ASSERT_FATAL(wait_wc(a->scq, &a->tag_s, &wc));
+		CU_ASSERT_EQUAL(wc.wr_id, 42);
+		CU_ASSERT_EQUAL(wc.status, IB_WCS_LOCAL_PROTECTION_ERR);
+		CU_ASSERT_FATAL(wait_wc(a->scq, &a->tag_s, &wc));
+		CU_ASSERT_EQUAL(wc.wr_id, 43);
+		CU_ASSERT_EQUAL(wc.status, IB_WCS_WR_FLUSHED_ERR);
+		CU_ASSERT_EQUAL(sq_queued(a), 0);
+		CU_ASSERT_EQUAL(ops->query_qp(a->qp, &qattr), IB_SUCCESS);
+		CU_ASSERT_EQUAL(qattr.state, IB_QPS_SQERR);
+	}
+
 	/* QP1, queued with its CA by port rather than by number, resumes too. */
 	ud_close(c);
 	dgrm_open(c, 0, IB_QPT_QP1, 0x80010000u, 0, 0);
@@ -1084,12 +1118,9 @@ static void test_ud_held_at_full_ring(void)
 	sent(c, 31);
 	ops->destroy_av(av_b);
 	ops->destroy_av(av_c);
-	ud_close(a);
-	ud_close(b);
-	ud_close(c);
-	free(a);
-	free(b);
-	free(c);
+	ud_free(a);
+	ud_free(b);
+	ud_free(c);
 	down();
 }
 
@@ -1126,10 +1157,8 @@ static void test_ud_srq_limit(void)
 	CU_ASSERT_EQUAL(sa.max_wr, 16);
 	CU_ASSERT_EQUAL(rec_events(&b->tag_q, IB_AE_SRQ_LIMIT_REACHED), 1);
 	ops->destroy_av(av);
-	ud_close(a);
-	ud_close(b);
-	free(a);
-	free(b);
+	ud_free(a);
+	ud_free(b);
 	down();
 }
 

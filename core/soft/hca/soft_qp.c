@@ -313,7 +313,8 @@ static boolean_t pend_sends(soft_qp_t *qp)
 /*
  * Runs the queued sends (sq_lock held): all of them in RTS, only those
  * posted in RTS (sq_live) in SQD. One whose packet must wait stays at the
- * head and the QP is queued with its CA again.
+ * head and the QP is queued with its CA again. One that fails takes the QP
+ * to SQE, which flushes those behind it (IBA 10.8.3.3).
  */
 static void run_queued(soft_qp_t *qp)
 {
@@ -344,9 +345,10 @@ static void run_queued(soft_qp_t *qp)
 		soft_unlock(&qp->lock);
 	}
 	soft_lock(&qp->lock);
-	if (qp->attr.state == IB_QPS_SQD_DRAINING && !qp->sq_live) {
+	if (qp->attr.state == IB_QPS_SQERR)
+		flush_sq(qp);
+	else if (qp->attr.state == IB_QPS_SQD_DRAINING && !qp->sq_live)
 		soft_qp_hw_event(qp, PROV_QP_EV_SQ_DRAINED);
-	}
 	soft_unlock(&qp->lock);
 }
 
