@@ -21,8 +21,10 @@
  *   away under a copy), timers and state changes.
  * - `soft_qp_t.sq_lock` (mutex): serializes the send path of a UD or raw QP,
  *   kept while its packets go to the fabric (the receive path never takes
- *   it), and every modify. RC/UC posts do not take it: they take tab_lock
- *   (read), then soft_rc_t.lock, which orders them.
+ *   it), and every modify. A datagram QP's posts and modifies, and the
+ *   resumption of its held sends, take tab_lock (read) first. RC/UC posts
+ *   do not take it: they take tab_lock (read), then soft_rc_t.lock, which
+ *   orders them.
  * - `soft_rc_t.lock` (soft_rc.h): RC/UC transport state, taken inside
  *   tab_lock (read) by posts, packets, timers and state changes.
  * - `soft_qp_t.lock`: QP state, attributes and receive queue.
@@ -766,7 +768,7 @@ static inline boolean_t soft_qp_state_receives(ib_qp_state_t s)
 /* soft_ud.c */
 /**
  * Executes one UD send WR: builds, gathers and sends its packet, then
- * completes it (qp->sq_lock held, no other lock). A packet whose
+ * completes it (tab_lock read and qp->sq_lock held). A packet whose
  * destination's ring is full is not sent: the WR is the caller's to queue
  * (at the head of the send queue) and to try again, until it has waited
  * SOFT_UD_HOLD_MS; then it is dropped, and packets to that DLID are

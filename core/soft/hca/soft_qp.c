@@ -311,7 +311,7 @@ static boolean_t pend_sends(soft_qp_t *qp)
 }
 
 /*
- * Runs the queued sends (sq_lock held): all of them in RTS, only those
+ * Runs the queued sends (tab_lock read and sq_lock held): all of them in RTS, only those
  * posted in RTS (sq_live) in SQD. One whose packet must wait stays at the
  * head and the QP is queued with its CA again. One that fails takes the QP
  * to SQE, which flushes those behind it (IBA 10.8.3.3).
@@ -366,6 +366,7 @@ ib_api_status_t soft_modify_qp(void *h, const ib_qp_mod_t *p_mod)
 	ib_qp_state_t old, now;
 	ib_apm_state_t old_apm;
 	boolean_t old_alt;
+	boolean_t dgrm = prov_qp_class(qp->type) >= PROV_QPC_UD;
 	ib_api_status_t st;
 
 	if (!p_mod)
@@ -374,9 +375,12 @@ ib_api_status_t soft_modify_qp(void *h, const ib_qp_mod_t *p_mod)
 	 * before anything changes, and before sq_lock (its writer takes
 	 * rx_lock, the outermost lock): a modify that cannot have it fails
 	 * whole. */
-	if (p_mod->req_state != IB_QPS_RESET && prov_qp_class(qp->type) < PROV_QPC_UD &&
-	    soft_rc_prepare(qp) != IB_SUCCESS)
+	if (p_mod->req_state != IB_QPS_RESET && !dgrm && soft_rc_prepare(qp) != IB_SUCCESS)
 		return IB_INSUFFICIENT_MEMORY;
+	/* A datagram QP's queued sends may go below (run_queued()): the send
+	 * path's locks, tab_lock first. */
+	if (dgrm)
+		pthread_rwlock_rdlock(&ca->tab_lock);
 	soft_lock(&qp->sq_lock);
 	soft_lock(&qp->lock);
 	old = qp->attr.state;
@@ -388,6 +392,8 @@ ib_api_status_t soft_modify_qp(void *h, const ib_qp_mod_t *p_mod)
 	if (st != IB_SUCCESS) {
 		soft_unlock(&qp->lock);
 		soft_unlock(&qp->sq_lock);
+		if (dgrm)
+			pthread_rwlock_unlock(&ca->tab_lock);
 		return st;
 	}
 	now = qp->attr.state;
@@ -413,6 +419,8 @@ ib_api_status_t soft_modify_qp(void *h, const ib_qp_mod_t *p_mod)
 	if (now == IB_QPS_RTS && (old & IB_QPS_SQD) == IB_QPS_SQD)
 		run_queued(qp);
 	soft_unlock(&qp->sq_lock);
+	if (dgrm)
+		pthread_rwlock_unlock(&ca->tab_lock);
 	soft_rc_state_changed(qp, old, now);
 	return IB_SUCCESS;
 }
@@ -538,6 +546,9 @@ ib_api_status_t soft_post_send(void *h, ib_send_wr_t *p_wr, ib_send_wr_t **pp_fa
 	/* RC/UC: the transport's own locks order the posts (soft_rc.h). */
 	if (prov_qp_class(qp->type) == PROV_QPC_RC || prov_qp_class(qp->type) == PROV_QPC_UC)
 		return soft_rc_post_send(qp, p_wr, pp_failure);
+	/* tab_lock before sq_lock, as soft_qp_resume_sends() has them: the
+	 * packets are built from registered memory under it. */
+	pthread_rwlock_rdlock(&qp->ca->tab_lock);
 	soft_lock(&qp->sq_lock);
 	for (; p_wr; p_wr = p_wr->p_next) {
 		st = post_one(qp, p_wr);
@@ -548,5 +559,6 @@ ib_api_status_t soft_post_send(void *h, ib_send_wr_t *p_wr, ib_send_wr_t **pp_fa
 		}
 	}
 	soft_unlock(&qp->sq_lock);
+	pthread_rwlock_unlock(&qp->ca->tab_lock);
 	return st;
 }

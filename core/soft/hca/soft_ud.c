@@ -110,7 +110,7 @@ static ib_wc_status_t fill_hdrs(soft_qp_t *qp, const ib_send_wr_t *wr, const sof
 	return IB_WCS_SUCCESS;
 }
 
-/* Gathers the payload after the headers (tab_lock read held unless inline). */
+/* Gathers the payload after the headers (tab_lock read held). */
 static ib_wc_status_t gather(soft_qp_t *qp, const ib_send_wr_t *wr, const uint8_t *p_inl,
 			     uint32_t inl_len, uint8_t *dst)
 {
@@ -159,9 +159,7 @@ static ib_wc_status_t build_av(soft_qp_t *qp, const ib_send_wr_t *wr, soft_av_t 
 	if (soft_pkt_build_hdrs(&pkt, qp->pkt, SOFT_MAX_PKT_LEN, &hdr_len) != SOFT_WIRE_OK)
 		return IB_WCS_LOCAL_OP_ERR;
 	total = soft_pkt_len(&pkt);
-	pthread_rwlock_rdlock(&qp->ca->tab_lock);
 	ws = gather(qp, wr, p_inl, inl_len, qp->pkt + hdr_len);
-	pthread_rwlock_unlock(&qp->ca->tab_lock);
 	if (ws != IB_WCS_SUCCESS)
 		return ws;
 	memset(qp->pkt + hdr_len + len, 0, total - hdr_len - len);
