@@ -246,10 +246,13 @@ static void up(void)
 	side_open(&sb, guids[1]);
 }
 
+/* Under the side's lock: a responder's callback may still be counting the
+ * request it answered (on_recv) when the test is done with the answer. */
 static void put_all(side_t *s)
 {
 	int i;
 
+	pthread_mutex_lock(&s->lock);
 	for (i = 0; i < s->n_send && i < MAXREC; i++)
 		if (s->sends[i])
 			CU_ASSERT_EQUAL(ib_put_mad(s->sends[i]), IB_SUCCESS);
@@ -257,6 +260,7 @@ static void put_all(side_t *s)
 		if (s->recvs[i])
 			CU_ASSERT_EQUAL(ib_put_mad(s->recvs[i]), IB_SUCCESS);
 	s->n_send = s->n_recv = 0;
+	pthread_mutex_unlock(&s->lock);
 }
 
 static void down(void)
