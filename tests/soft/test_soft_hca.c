@@ -951,6 +951,21 @@ static uint32_t sq_queued(ud_end_t *e)
 	return n;
 }
 
+/* Does the datagram QP of @p e drop its packets to @p lid at once? */
+static boolean_t is_stuck(ud_end_t *e, uint16_t lid)
+{
+	soft_qp_t *qp = (soft_qp_t *)e->qp;
+	boolean_t found = FALSE;
+	int i;
+
+	soft_lock(&qp->sq_lock);
+	for (i = 0; i < SOFT_UD_STUCK_LIDS; i++)
+		if (qp->sq_stuck[i] == lid)
+			found = TRUE;
+	soft_unlock(&qp->sq_lock);
+	return found;
+}
+
 /* Takes a's next send completion: @p wr_id, successful. */
 static void sent(ud_end_t *a, uint64_t wr_id)
 {
@@ -974,7 +989,9 @@ static void test_ud_held_at_full_ring(void)
 {
 	ud_end_t *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b)), *c = calloc(1, sizeof(*c));
 	soft_ca_t *cb;
-	soft_qp_t *qa;
+	soft_fabric_port_t *idle = NULL;
+	uint16_t idle_lid;
+	void *av_idle;
 	void *av_b, *av_c;
 	uint64_t busy0, end;
 	ib_qp_mod_t m;
@@ -987,7 +1004,6 @@ static void test_ud_held_at_full_ring(void)
 	ud_open(a, 0, 1, 0, 0);
 	ud_open(b, 1, 2, 0, 0);
 	ud_open(c, 0, 3, 0, 0); /* on a's own port: another ring */
-	qa = (soft_qp_t *)a->qp;
 	av_b = make_av(0, ca_lid(ca[1]), 0);
 	av_c = make_av(0, ca_lid(ca[0]), 0);
 	for (i = 0; i < 6; i++)
@@ -1051,13 +1067,30 @@ static void test_ud_held_at_full_ring(void)
 	CU_ASSERT_FATAL(wait_wc(c->rcq, &c->tag_r, &wc));
 	CU_ASSERT_EQUAL(c->buf[40], 9);
 	CU_ASSERT_EQUAL(drops_busy(0), busy0 + 1);
-	soft_lock(&qa->sq_lock);
-	CU_ASSERT_EQUAL(qa->sq_stuck_lid, ca_lid(ca[1]));
-	soft_unlock(&qa->sq_lock);
+	CU_ASSERT(is_stuck(a, ca_lid(ca[1])));
 	CU_ASSERT_EQUAL(post_tx(a, av_b, b->qpn, 2, 5, 0, 1, 0, 0), IB_SUCCESS);
 	CU_ASSERT_EQUAL(sq_queued(a), 0);
 	sent(a, 5);
 	CU_ASSERT_EQUAL(drops_busy(0), busy0 + 2);
+	/* A second LID that stays full (a bare fabric port nobody drains) is
+	 * remembered too: sends to either then drop at once, alternating. */
+	CU_ASSERT_EQUAL_FATAL(soft_fabric_port_open(CL_HTON64(0x0002C903000F0001ull),
+						    CL_HTON64(0x0002C903001F0001ull), 1, &idle),
+			      IB_SUCCESS);
+	idle_lid = soft_fabric_port_lid(idle);
+	av_idle = make_av(0, idle_lid, 0);
+	fill_ring_at(fport(0), ca_lid(ca[0]), idle_lid);
+	CU_ASSERT_EQUAL(post_tx(a, av_idle, 2, 3, 7, 0, 1, 0, 0), IB_SUCCESS);
+	CU_ASSERT_EQUAL(sq_queued(a), 1);
+	sent(a, 7);
+	CU_ASSERT(is_stuck(a, idle_lid));
+	CU_ASSERT_EQUAL(post_tx(a, av_b, b->qpn, 2, 8, 0, 1, 0, 0), IB_SUCCESS);
+	CU_ASSERT_EQUAL(post_tx(a, av_idle, 2, 3, 9, 0, 1, 0, 0), IB_SUCCESS);
+	CU_ASSERT_EQUAL(sq_queued(a), 0);
+	sent(a, 8);
+	sent(a, 9);
+	ops->destroy_av(av_idle);
+	soft_fabric_port_close(idle);
 	soft_unlock(&cb->rx_lock);
 
 	/* Drained: a packet to it finds room, and it is not stuck any more. */
@@ -1070,9 +1103,7 @@ static void test_ud_held_at_full_ring(void)
 	CU_ASSERT_FATAL(wait_wc(b->rcq, &b->tag_r, &wc));
 	CU_ASSERT_EQUAL(wc.wr_id, 14);
 	CU_ASSERT_EQUAL(b->buf[1024 + 40], 7);
-	soft_lock(&qa->sq_lock);
-	CU_ASSERT_EQUAL(qa->sq_stuck_lid, 0);
-	soft_unlock(&qa->sq_lock);
+	CU_ASSERT(!is_stuck(a, ca_lid(ca[1])));
 
 	/* A waiting send that fails takes the QP to SQE, flushing those behind. */
 	{

@@ -64,6 +64,8 @@
  * drop it; the sends behind it wait with it (soft_ud.c).
  */
 #define SOFT_UD_HOLD_MS 50
+/** DLIDs a datagram QP remembers as stuck (their packets dropped at once). */
+#define SOFT_UD_STUCK_LIDS 4
 /** Most soft CAs one process may have (the fabric service: one per topology node and its own). */
 #define SOFT_MAX_CAS 256
 /** Most soft CAs IBAL_SOFT_CAS may ask for. */
@@ -371,7 +373,8 @@ struct soft_qp {
 	uint32_t sq_count;           /**< Sends queued. */
 	uint32_t sq_live;            /**< Of them, the first ones posted in RTS: they go out in SQD too (sq_lock and lock). */
 	uint64_t sq_held_ns;         /**< When the oldest queued send's packet first found its ring full, 0 if it did not (sq_lock). */
-	uint16_t sq_stuck_lid;       /**< A DLID whose ring stayed full SOFT_UD_HOLD_MS: its packets drop, not wait, until one finds room (sq_lock). */
+	uint16_t sq_stuck[SOFT_UD_STUCK_LIDS]; /**< DLIDs whose ring stayed full SOFT_UD_HOLD_MS (0: none): their packets drop, not wait, until one finds room (sq_lock). */
+	uint32_t sq_n_stuck;         /**< Nonzero entries of sq_stuck (sq_lock). */
 	uint8_t *pkt;                /**< Packet buffer of the send path (SOFT_MAX_PKT_LEN). */
 	void *rc;                    /**< Connected transport state (soft_rc_t), NULL until INIT. */
 };
@@ -772,7 +775,7 @@ static inline boolean_t soft_qp_state_receives(ib_qp_state_t s)
  * destination's ring is full is not sent: the WR is the caller's to queue
  * (at the head of the send queue) and to try again, until it has waited
  * SOFT_UD_HOLD_MS; then it is dropped, and packets to that DLID are
- * dropped rather than held until one finds room (qp->sq_stuck_lid).
+ * dropped rather than held until one finds room (qp->sq_stuck).
  * @param qp the QP. @param p_wr the request. @param p_inl inline data copied
  * at post time, or NULL to gather from the SGEs. @param inl_len its length.
  * @return FALSE if the packet waits (nothing done), else TRUE.

@@ -408,7 +408,8 @@ ib_api_status_t soft_modify_qp(void *h, const ib_qp_mod_t *p_mod)
 		qp->rq.head = qp->rq.count = 0;
 		qp->sq_head = qp->sq_count = qp->sq_live = 0;
 		qp->sq_held_ns = 0;
-		qp->sq_stuck_lid = 0;
+		memset(qp->sq_stuck, 0, sizeof(qp->sq_stuck));
+		qp->sq_n_stuck = 0;
 	} else if (now == IB_QPS_SQD_DRAINING && prov_qp_class(qp->type) >= PROV_QPC_UD &&
 		   !qp->sq_live) {
 		/* UD sends run at their post: only those held at a full ring are

@@ -15,7 +15,8 @@
  * that has waited SOFT_UD_HOLD_MS is dropped, as a switch drops a packet
  * past its head-of-queue lifetime, and packets to that DLID are then
  * dropped at once until one finds room: a peer that stops draining holds
- * the QP's other traffic up once, for that long.
+ * the QP's other traffic up once, for that long (SOFT_UD_STUCK_LIDS such
+ * DLIDs are remembered).
  *
  * Receive: P_Key (against the port table) and Q_Key (QP1: the GSI Q_Key;
  * QP0: none) mismatches drop the packet and count it on the port. A packet
@@ -186,6 +187,38 @@ static ib_wc_status_t build(soft_qp_t *qp, const ib_send_wr_t *wr, const uint8_t
 	return ws;
 }
 
+/* The slot of @p dlid (0: a free one) among the QP's stuck DLIDs, or -1
+ * (sq_lock held). */
+static int stuck_slot(const soft_qp_t *qp, uint16_t dlid)
+{
+	int i;
+
+	for (i = 0; i < SOFT_UD_STUCK_LIDS; i++)
+		if (qp->sq_stuck[i] == dlid)
+			return i;
+	return -1;
+}
+
+/* Is @p dlid stuck (sq_lock held)? */
+static boolean_t stuck(const soft_qp_t *qp, uint16_t dlid)
+{
+	return qp->sq_n_stuck && dlid && stuck_slot(qp, dlid) >= 0;
+}
+
+/* Remembers @p dlid as stuck, in a free slot or in place of the oldest. */
+static void stuck_add(soft_qp_t *qp, uint16_t dlid)
+{
+	int i = stuck_slot(qp, 0);
+
+	if (i < 0) {
+		memmove(qp->sq_stuck, qp->sq_stuck + 1, sizeof(qp->sq_stuck) - sizeof(qp->sq_stuck[0]));
+		i = SOFT_UD_STUCK_LIDS - 1;
+	} else {
+		qp->sq_n_stuck++;
+	}
+	qp->sq_stuck[i] = dlid;
+}
+
 /*
  * Sends the packet built in qp->pkt (sq_lock held). FALSE if it waits: its
  * destination's ring is full, it has waited less than SOFT_UD_HOLD_MS and
@@ -195,14 +228,18 @@ static ib_wc_status_t build(soft_qp_t *qp, const ib_send_wr_t *wr, const uint8_t
 static boolean_t emit(soft_qp_t *qp, soft_port_t *port, size_t len, uint16_t dlid)
 {
 	uint64_t now;
+	int slot;
 
 	if (soft_port_xmit_data(port, qp->pkt, len, SOFT_FABRIC_TELL_FULL) != IB_RESOURCE_BUSY) {
-		if (dlid == qp->sq_stuck_lid)
-			qp->sq_stuck_lid = 0; /* it has room again */
+		if (stuck(qp, dlid)) {
+			slot = stuck_slot(qp, dlid);
+			qp->sq_stuck[slot] = 0; /* it has room again */
+			qp->sq_n_stuck--;
+		}
 		qp->sq_held_ns = 0;
 		return TRUE;
 	}
-	if (dlid != qp->sq_stuck_lid) {
+	if (!stuck(qp, dlid) && dlid) {
 		now = soft_mono_ns();
 		if (!qp->sq_held_ns)
 			qp->sq_held_ns = now;
@@ -215,7 +252,7 @@ static boolean_t emit(soft_qp_t *qp, soft_port_t *port, size_t len, uint16_t dli
 		IBAL_DBG(IBAL_SUB_SOFT,
 			 "QP 0x%x: LID 0x%x drained nothing for %u ms: its packets are dropped until it does",
 			 qp->qpn, dlid, SOFT_UD_HOLD_MS);
-		qp->sq_stuck_lid = dlid;
+		stuck_add(qp, dlid);
 	}
 	qp->sq_held_ns = 0;
 	soft_port_xmit_data(port, qp->pkt, len, 0); /* dropped and counted at the full ring */
