@@ -220,11 +220,12 @@ static void *make_av(int ci, uint16_t dlid, int grh)
 	return av;
 }
 
-static ib_api_status_t post_tx(ud_end_t *e, void *av, uint32_t dqpn, uint32_t qkey,
-			       uint64_t wr_id, uint32_t off, uint32_t len, ib_send_opt_t opt,
-			       uint32_t imm)
+/* post_tx() with the L_Key @p lkey. */
+static ib_api_status_t post_tx_lkey(ud_end_t *e, void *av, uint32_t dqpn, uint32_t qkey,
+				    uint64_t wr_id, uint32_t off, uint32_t len, ib_send_opt_t opt,
+				    uint32_t imm, net32_t lkey)
 {
-	ib_local_ds_t ds = { (uint64_t)(uintptr_t)(e->buf + off), len, e->lkey };
+	ib_local_ds_t ds = { (uint64_t)(uintptr_t)(e->buf + off), len, lkey };
 	ib_send_wr_t wr;
 
 	memset(&wr, 0, sizeof(wr));
@@ -238,6 +239,13 @@ static ib_api_status_t post_tx(ud_end_t *e, void *av, uint32_t dqpn, uint32_t qk
 	wr.dgrm.ud.remote_qp = cl_hton32(dqpn);
 	wr.dgrm.ud.remote_qkey = cl_hton32(qkey);
 	return ops->post_send(e->qp, &wr, NULL);
+}
+
+static ib_api_status_t post_tx(ud_end_t *e, void *av, uint32_t dqpn, uint32_t qkey,
+			       uint64_t wr_id, uint32_t off, uint32_t len, ib_send_opt_t opt,
+			       uint32_t imm)
+{
+	return post_tx_lkey(e, av, dqpn, qkey, wr_id, off, len, opt, imm, e->lkey);
 }
 
 /* Polls one completion, waiting (armed, bounded) for it. */
@@ -1105,37 +1113,27 @@ static void test_ud_held_at_full_ring(void)
 	CU_ASSERT_EQUAL(b->buf[1024 + 40], 7);
 	CU_ASSERT(!is_stuck(a, ca_lid(ca[1])));
 
-	/* A waiting send that fails takes the QP to SQE, flushing those behind. */
-	{
-		ib_local_ds_t bad = { (uint64_t)(uintptr_t)a->buf, 1, a->lkey ^ CL_HTON32(0x100) };
-		ib_send_wr_t wr;
-
-		memset(&wr, 0, sizeof(wr));
-		wr.wr_id = 42;
-		wr.wr_type = WR_SEND;
-		wr.num_ds = 1;
-		wr.ds_array = &bad;
-		wr.dgrm.ud.h_av = (ib_av_handle_t)av_b;
-		wr.dgrm.ud.remote_qp = cl_hton32(b->qpn);
-		wr.dgrm.ud.remote_qkey = cl_hton32(2);
-		soft_lock(&cb->rx_lock);
-		fill_ring_at(fport(0), ca_lid(ca[0]), ca_lid(ca[1]));
-		CU_ASSERT_EQUAL(post_tx(a, av_b, b->qpn, 2, 41, 0, 1, 0, 0), IB_SUCCESS);
-		CU_ASSERT_EQUAL(ops->post_send(a->qp, &wr, NULL), IB_SUCCESS);
-		CU_ASSERT_EQUAL(post_tx(a, av_b, b->qpn, 2, 43, 0, 1, 0, 0), IB_SUCCESS);
-		CU_ASSERT_EQUAL(sq_queued(a), 3);
-		soft_unlock(&cb->rx_lock);
-		sent(a, 41);
-		CU_ASSERT_FATAL(wait_wc(a->scq, &a->tag_s, &wc));
-		CU_ASSERT_EQUAL(wc.wr_id, 42);
-		CU_ASSERT_EQUAL(wc.status, IB_WCS_LOCAL_PROTECTION_ERR);
-		CU_ASSERT_FATAL(wait_wc(a->scq, &a->tag_s, &wc));
-		CU_ASSERT_EQUAL(wc.wr_id, 43);
-		CU_ASSERT_EQUAL(wc.status, IB_WCS_WR_FLUSHED_ERR);
-		CU_ASSERT_EQUAL(sq_queued(a), 0);
-		CU_ASSERT_EQUAL(ops->query_qp(a->qp, &qattr), IB_SUCCESS);
-		CU_ASSERT_EQUAL(qattr.state, IB_QPS_SQERR);
-	}
+	/* A waiting send that fails (a bad L_Key) takes the QP to SQE, flushing
+	 * those behind it. */
+	soft_lock(&cb->rx_lock);
+	fill_ring_at(fport(0), ca_lid(ca[0]), ca_lid(ca[1]));
+	CU_ASSERT_EQUAL(post_tx(a, av_b, b->qpn, 2, 41, 0, 1, 0, 0), IB_SUCCESS);
+	CU_ASSERT_EQUAL(post_tx_lkey(a, av_b, b->qpn, 2, 42, 0, 1, 0, 0,
+				     a->lkey ^ CL_HTON32(0x100)),
+			IB_SUCCESS);
+	CU_ASSERT_EQUAL(post_tx(a, av_b, b->qpn, 2, 43, 0, 1, 0, 0), IB_SUCCESS);
+	CU_ASSERT_EQUAL(sq_queued(a), 3);
+	soft_unlock(&cb->rx_lock);
+	sent(a, 41);
+	CU_ASSERT_FATAL(wait_wc(a->scq, &a->tag_s, &wc));
+	CU_ASSERT_EQUAL(wc.wr_id, 42);
+	CU_ASSERT_EQUAL(wc.status, IB_WCS_LOCAL_PROTECTION_ERR);
+	CU_ASSERT_FATAL(wait_wc(a->scq, &a->tag_s, &wc));
+	CU_ASSERT_EQUAL(wc.wr_id, 43);
+	CU_ASSERT_EQUAL(wc.status, IB_WCS_WR_FLUSHED_ERR);
+	CU_ASSERT_EQUAL(sq_queued(a), 0);
+	CU_ASSERT_EQUAL(ops->query_qp(a->qp, &qattr), IB_SUCCESS);
+	CU_ASSERT_EQUAL(qattr.state, IB_QPS_SQERR);
 
 	/* QP1, queued with its CA by port rather than by number, resumes too. */
 	ud_close(c);
