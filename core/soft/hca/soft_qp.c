@@ -410,8 +410,7 @@ ib_api_status_t soft_modify_qp(void *h, const ib_qp_mod_t *p_mod)
 		qp->sq_held_ns = 0;
 		memset(qp->sq_stuck, 0, sizeof(qp->sq_stuck));
 		qp->sq_n_stuck = 0;
-	} else if (now == IB_QPS_SQD_DRAINING && prov_qp_class(qp->type) >= PROV_QPC_UD &&
-		   !qp->sq_live) {
+	} else if (now == IB_QPS_SQD_DRAINING && dgrm && !qp->sq_live) {
 		/* UD sends run at their post: only those held at a full ring are
 		 * outstanding (run_queued() ends the draining; RC/UC: soft_rc.c). */
 		soft_qp_hw_event(qp, PROV_QP_EV_SQ_DRAINED);

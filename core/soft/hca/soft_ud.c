@@ -199,12 +199,6 @@ static int stuck_slot(const soft_qp_t *qp, uint16_t dlid)
 	return -1;
 }
 
-/* Is @p dlid stuck (sq_lock held)? */
-static boolean_t stuck(const soft_qp_t *qp, uint16_t dlid)
-{
-	return qp->sq_n_stuck && dlid && stuck_slot(qp, dlid) >= 0;
-}
-
 /* Remembers @p dlid as stuck, in a free slot or in place of the oldest. */
 static void stuck_add(soft_qp_t *qp, uint16_t dlid)
 {
@@ -227,19 +221,19 @@ static void stuck_add(soft_qp_t *qp, uint16_t dlid)
  */
 static boolean_t emit(soft_qp_t *qp, soft_port_t *port, size_t len, uint16_t dlid)
 {
+	/* Looked up only while some DLID is stuck: nothing on the common path. */
+	int slot = qp->sq_n_stuck && dlid ? stuck_slot(qp, dlid) : -1;
 	uint64_t now;
-	int slot;
 
 	if (soft_port_xmit_data(port, qp->pkt, len, SOFT_FABRIC_TELL_FULL) != IB_RESOURCE_BUSY) {
-		if (stuck(qp, dlid)) {
-			slot = stuck_slot(qp, dlid);
+		if (slot >= 0) {
 			qp->sq_stuck[slot] = 0; /* it has room again */
 			qp->sq_n_stuck--;
 		}
 		qp->sq_held_ns = 0;
 		return TRUE;
 	}
-	if (!stuck(qp, dlid) && dlid) {
+	if (slot < 0 && dlid) {
 		now = soft_mono_ns();
 		if (!qp->sq_held_ns)
 			qp->sq_held_ns = now;
