@@ -543,8 +543,8 @@ static void recv_grow(al_mad_disp_t *d, uint32_t to, const char *why)
 /*
  * After a poll that filled its batch of @p batch: grows the receive buffers
  * to AL_MAD_RECV_BURST when at least as many again wait in the CQ (a burst
- * has begun), and from there to AL_MAD_RECV_MAX when a quarter of them wait
- * (many senders at once).
+ * has begun), and from there to AL_MAD_RECV_MAX when a sixteenth of them
+ * (256) wait (many senders at once).
  */
 static void recv_check(al_mad_disp_t *d, uint32_t batch)
 {

@@ -70,8 +70,9 @@ extern "C" {
 /** Receive buffers a dispatcher grows to at the first sign of a burst, or
  * when one is expected (al_mad_svc_expect_burst()). */
 #define AL_MAD_RECV_BURST 4096
-/** Most receive buffers a dispatcher grows to: at a burst's first sign once
- * it has AL_MAD_RECV_BURST (the Linux kernel's largest MAD queue). */
+/** Most receive buffers a dispatcher grows to (twice the Linux kernel's
+ * largest MAD queue): once it has AL_MAD_RECV_BURST, at a full poll with a
+ * sixteenth of them still waiting. */
 #define AL_MAD_RECV_MAX 16384
 /** Chunks of receive buffers a dispatcher may have. */
 #define AL_MAD_RECV_CHUNKS (AL_MAD_RECV_MAX / AL_MAD_RECV_CHUNK)

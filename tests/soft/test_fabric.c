@@ -606,7 +606,7 @@ static void test_full_receiver_drops(void)
 	fabric_end();
 }
 
-/* With SOFT_FABRIC_TELL_FULL (an RC requester's packets), a packet that
+/* With SOFT_FABRIC_TELL_FULL (RC requests and ACKs, datagrams), a packet that
  * finds the ring full is handed back, IB_RESOURCE_BUSY: not sent, not
  * dropped, not counted, as a packet waits for link credits. Once the
  * receiver has taken what waited, it goes. */

@@ -365,7 +365,8 @@ static inline uint64_t soft_mono_ns(void)
  * full is not sent and not dropped: the call returns IB_RESOURCE_BUSY and the
  * packet is its sender's again, as a packet waits for link credits on an IB
  * link. It is not counted (neither sent nor dropped) and not captured. The
- * sender (an RC or UC requester) sends it again once there is room. Without
+ * sender (an RC or UC QP's requests and positive ACKs, a datagram QP's
+ * sends) sends it again once there is room. Without
  * the flag, or with delay injection on, a full ring drops the packet
  * (drop_busy) as a congested switch port would.
  */
