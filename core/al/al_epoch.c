@@ -28,6 +28,11 @@ static pthread_mutex_t rec_lock = PTHREAD_MUTEX_INITIALIZER;
 static al_epoch_rec_t *rec_head; /* atomic; every record ever made */
 static pthread_key_t rec_key;
 static pthread_once_t rec_once = PTHREAD_ONCE_INIT;
+/* Grace periods: how many al_epoch_synchronize() calls have begun (each
+ * takes the next number), and the highest number of one that has ended
+ * (atomic, both). */
+static uint64_t gp_begun;
+static uint64_t gp_ended;
 
 static long membarrier(int cmd)
 {
@@ -156,10 +161,15 @@ static void wait_record(al_epoch_rec_t *r)
 void al_epoch_synchronize(void)
 {
 	al_epoch_rec_t *r;
+	uint64_t n, done;
 
+	/* Numbered first: a snapshot taken before this (al_epoch_snapshot())
+	 * is at most n, so this grace period counts for what was invalidated
+	 * before it. */
+	n = __atomic_add_fetch(&gp_begun, 1, __ATOMIC_SEQ_CST);
 	r = __atomic_load_n(&rec_head, __ATOMIC_ACQUIRE);
 	if (!r)
-		return; /* no thread ever registered */
+		goto ended; /* no thread ever registered */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST); /* the invalidation before the scan */
 	/* Every thread's store of AL_EPOCH_IN before the handle's invalidation
 	 * is now visible here, and every later lookup sees the invalidation. A
@@ -172,4 +182,31 @@ void al_epoch_synchronize(void)
 	}
 	for (; r; r = r->next)
 		wait_record(r);
+ended:
+	done = __atomic_load_n(&gp_ended, __ATOMIC_RELAXED);
+	while (done < n && !__atomic_compare_exchange_n(&gp_ended, &done, n, 1, __ATOMIC_RELEASE,
+							  __ATOMIC_RELAXED))
+		;
+}
+
+uint64_t al_epoch_snapshot(void)
+{
+	/* The caller's invalidation before the read: a grace period numbered
+	 * above what is read here began after it. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	return __atomic_load_n(&gp_begun, __ATOMIC_SEQ_CST) + 1;
+}
+
+uint64_t al_epoch_grace_periods(void)
+{
+	return __atomic_load_n(&gp_begun, __ATOMIC_RELAXED);
+}
+
+void al_epoch_synchronize_since(uint64_t snap)
+{
+	/* A grace period numbered snap or above began after the snapshot and
+	 * has ended: every call that was inside then has returned. */
+	if (__atomic_load_n(&gp_ended, __ATOMIC_ACQUIRE) >= snap)
+		return;
+	al_epoch_synchronize();
 }

@@ -25,7 +25,10 @@
  * one (membarrier(2), MEMBARRIER_CMD_PRIVATE_EXPEDITED), as liburcu's
  * membarrier flavour does. A destroy costs one membarrier and a scan of the
  * threads' records; a call costs no atomic read-modify-write, no fence, and
- * touches no line another thread writes.
+ * touches no line another thread writes. Grace periods are numbered, so a
+ * destroy whose handle was invalidated before another destroy's grace
+ * period began waits for none of its own (al_epoch_snapshot(),
+ * al_epoch_synchronize_since()).
  *
  * A thread's record pointer (al_epoch_self, initial-exec TLS) starts at a
  * shared record that always reads "busy" (al_epoch_off), so the one load
@@ -145,6 +148,37 @@ al_epoch_rec_t *al_epoch_enter(void);
  * never from inside a data-path call.
  */
 void al_epoch_synchronize(void);
+
+/** A snapshot that al_epoch_synchronize_since() takes for "nothing yet". */
+#define AL_EPOCH_NO_SNAPSHOT UINT64_MAX
+
+/**
+ * Where the grace periods stand, for a later al_epoch_synchronize_since().
+ * Take it after invalidating a handle (it orders the invalidation first).
+ * @return the number a grace period must have to count for what was
+ *         invalidated before this call.
+ */
+uint64_t al_epoch_snapshot(void);
+
+/**
+ * As al_epoch_synchronize(), unless a grace period that began after the
+ * snapshot has ended since: then every call that could have seen what was
+ * invalidated before the snapshot has returned already, and nothing is
+ * waited for (no membarrier). A thread that destroys many objects one after
+ * the other, each invalidated before, waits for one grace period, not one
+ * each (as the kernel's cond_synchronize_rcu()).
+ * @param snap al_epoch_snapshot() taken after the invalidation, or
+ *        AL_EPOCH_NO_SNAPSHOT (always waits).
+ */
+void al_epoch_synchronize_since(uint64_t snap);
+
+/**
+ * How many grace periods (al_epoch_synchronize() calls) have begun in this
+ * process: what destroys cost the threads in the data path (each one a
+ * membarrier), for tests and diagnostics.
+ * @return the count.
+ */
+uint64_t al_epoch_grace_periods(void);
 
 #ifdef __cplusplus
 }

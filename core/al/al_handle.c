@@ -324,6 +324,11 @@ static struct timespec deadline_after(unsigned seconds)
 
 void al_handle_drain(al_handle_t h)
 {
+	al_handle_drain_since(h, AL_EPOCH_NO_SNAPSHOT);
+}
+
+void al_handle_drain_since(al_handle_t h, uint64_t snap)
+{
 	al_handle_t w;
 	al_handle_slot_t *p_slot = allocated_slot(h, &w);
 	unsigned waited_s = 0;
@@ -331,7 +336,7 @@ void al_handle_drain(al_handle_t h)
 
 	/* Data-path calls are not counted: they are waited for by epoch. */
 	if (p_slot && al_handle_type_dp(al_handle_type(h)))
-		al_epoch_synchronize();
+		al_epoch_synchronize_since(snap);
 	if (!p_slot || !(w & AL_HSLOT_COUNT_MASK))
 		return;
 	CL_ASSERT(!(w & AL_HANDLE_LIVE));

@@ -427,6 +427,16 @@ boolean_t al_handle_invalidate(al_handle_t h);
 void al_handle_drain(al_handle_t h);
 
 /**
+ * al_handle_drain(), for a handle invalidated before @p snap was taken: the
+ * data path's grace period is waited for only if none has begun and ended
+ * since (al_epoch_synchronize_since()).
+ * @param h the handle, invalidated with al_handle_invalidate().
+ * @param snap al_epoch_snapshot() taken after the invalidation, or
+ *        AL_EPOCH_NO_SNAPSHOT.
+ */
+void al_handle_drain_since(al_handle_t h, uint64_t snap);
+
+/**
  * Frees a handle: invalidates it if it is still live, drains it, bumps its
  * slot's generation and queues the slot for reuse (FIFO). The handle and
  * every copy of it are invalid afterwards, also once the slot is reused.

@@ -24,6 +24,7 @@
 #include <complib/cl_memory.h>
 #include <complib/cl_thread.h>
 #include <complib/cl_threadpool.h>
+#include "al_epoch.h"
 #include "al_obj.h"
 #include "al_spin.h"
 
@@ -437,6 +438,18 @@ static al_obj_t *al_obj_of(cl_obj_t *p_cl_obj)
 	return PARENT_STRUCT(p_cl_obj, al_obj_t, cl_obj);
 }
 
+/*
+ * Invalidates the object's handle @p h; if this call did, notes where the
+ * grace periods stand, so that obj_cleanup() waits for one only if none
+ * began after this and has ended meanwhile (many objects destroyed one
+ * after the other share one).
+ */
+static void note_invalidated(al_obj_t *p_obj, al_handle_t h)
+{
+	if (al_handle_invalidate(h))
+		__atomic_store_n(&p_obj->drain_snap, al_epoch_snapshot(), __ATOMIC_RELAXED);
+}
+
 /* Destroying thread: no more enters, then the object's own hook. */
 static void CL_API obj_destroying(cl_obj_t *p_cl_obj)
 {
@@ -448,7 +461,7 @@ static void CL_API obj_destroying(cl_obj_t *p_cl_obj)
 	h = p_obj->handle;
 	cl_spinlock_release(&p_obj->cb_lock);
 	if (h != AL_HANDLE_NULL)
-		al_handle_invalidate(h);
+		note_invalidated(p_obj, h);
 	if (p_obj->pfn_destroying)
 		p_obj->pfn_destroying(p_obj);
 }
@@ -465,8 +478,8 @@ static void CL_API obj_cleanup(cl_obj_t *p_cl_obj)
 	h = p_obj->handle;
 	cl_spinlock_release(&p_obj->cb_lock);
 	if (h != AL_HANDLE_NULL) {
-		al_handle_invalidate(h); /* a handle inserted after destroying */
-		al_handle_drain(h);
+		note_invalidated(p_obj, h); /* a handle inserted after destroying */
+		al_handle_drain_since(h, __atomic_load_n(&p_obj->drain_snap, __ATOMIC_RELAXED));
 		__atomic_store_n(&p_obj->drained, h, __ATOMIC_RELAXED);
 	}
 }
@@ -493,6 +506,7 @@ void al_obj_construct(al_obj_t *const p_obj, const uint32_t type)
 {
 	CL_ASSERT(p_obj && gp_obj_mgr);
 	cl_memclr(p_obj, sizeof(*p_obj));
+	p_obj->drain_snap = AL_EPOCH_NO_SNAPSHOT;
 	cl_obj_construct(&p_obj->cl_obj, type);
 	p_obj->type = type;
 	cl_spinlock_construct(&p_obj->cb_lock);
@@ -616,7 +630,7 @@ static ib_api_status_t obj_destroy(al_obj_t *const p_obj, const ib_pfn_destroy_c
 	cl_spinlock_release(&p_obj->cb_lock);
 
 	if (h != AL_HANDLE_NULL)
-		al_handle_invalidate(h);
+		note_invalidated(p_obj, h);
 	/* Claimed: nobody else can start the destruction, so the object lives
 	 * until cl_obj_destroy() below; the caller's entry must go before the
 	 * drain that the destruction waits for. */

@@ -125,6 +125,7 @@ typedef struct _al_obj {
 	boolean_t cb_closed;           /**< The final item is queued: no more callbacks. */
 	boolean_t destroying;          /**< Destruction has started. */
 	al_handle_t drained;           /**< The handle obj_cleanup drained once invalid: its free waits for nothing more. */
+	uint64_t drain_snap;           /**< al_epoch_snapshot() after the handle's invalidation (atomic; AL_EPOCH_NO_SNAPSHOT: none). */
 	struct _al_obj_waiter *p_sync_waiter; /**< The synchronous destroyer to wake, if any. */
 	al_cb_item_t final_item;       /**< Queued last, runs the end of the destruction. */
 } al_obj_t;

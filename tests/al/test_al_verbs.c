@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <iba/ib_al.h>
 #include <complib/cl_memory.h>
+#include "al_epoch.h"
 #include "al_handle.h"
 #include "../common/cl_test.h"
 #include "../common/fab_dir.h"
@@ -934,6 +935,50 @@ static void test_close_al_releases_all(void)
 	test_track_end();
 }
 
+/*
+ * Destroying many data-path objects one after the other costs a few grace
+ * periods (membarriers that interrupt every thread of the process), not
+ * one each: a QP's drain takes a grace period that began after its handle
+ * was invalidated, when one has ended meanwhile. Here: QPs under a PD that
+ * is deallocated (their handles all invalidated before any is drained), then
+ * QPs destroyed one by one with callbacks, as a server closing its
+ * connections does.
+ */
+static void test_destroys_share_grace_periods(void)
+{
+	enum { N = 32 };
+	ib_qp_handle_t qp[N];
+	ib_pd_handle_t pd;
+	ib_cq_handle_t cq;
+	uint64_t gp;
+	int i;
+
+	up();
+	cq = make_cq(64);
+	CU_ASSERT_EQUAL_FATAL(ib_alloc_pd(h_ca, IB_PDT_NORMAL, NULL, &pd), IB_SUCCESS);
+	for (i = 0; i < N; i++)
+		CU_ASSERT_EQUAL_FATAL(make_qp(pd, cq, NULL, &qp[i]), IB_SUCCESS);
+	gp = al_epoch_grace_periods();
+	CU_ASSERT_EQUAL(ib_dealloc_pd(pd, ib_sync_destroy), IB_SUCCESS);
+	/* The PD is no data-path object: the QPs' drains, one grace period
+	 * (two if a drain began before the last QP's invalidation). */
+	CU_ASSERT(al_epoch_grace_periods() - gp <= 2);
+	for (i = 0; i < N; i++)
+		CU_ASSERT_EQUAL(ib_query_qp(qp[i], NULL), IB_INVALID_QP_HANDLE);
+	for (i = 0; i < N; i++)
+		CU_ASSERT_EQUAL_FATAL(make_qp(h_pd, cq, NULL, &qp[i]), IB_SUCCESS);
+	memset(n_destroy, 0, sizeof(n_destroy));
+	gp = al_epoch_grace_periods();
+	for (i = 0; i < N; i++)
+		CU_ASSERT_EQUAL(ib_destroy_qp(qp[i], on_destroy), IB_SUCCESS);
+	CU_ASSERT_EQUAL(wait_count(&n_destroy[3], N), N);
+	/* At most one per QP whatever the timing (the manager thread may take
+	 * each QP as soon as it is destroyed); fewer when they queue. */
+	CU_ASSERT(al_epoch_grace_periods() - gp <= N);
+	CU_ASSERT_EQUAL(ib_destroy_cq(cq, ib_sync_destroy), IB_SUCCESS);
+	down();
+}
+
 static const test_entry_t tests[] = {
 	TEST_ENTRY(test_pd),
 	TEST_ENTRY(test_av),
@@ -947,6 +992,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_bad_handle_sweep),
 	TEST_ENTRY(test_destroy_races_calls),
 	TEST_ENTRY(test_close_al_releases_all),
+	TEST_ENTRY(test_destroys_share_grace_periods),
 };
 
 TEST_MAIN("al_verbs", tests)

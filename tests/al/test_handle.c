@@ -479,6 +479,97 @@ static void test_epoch_free_waits_for_call(void)
 	cl_event_destroy(&c.done);
 }
 
+typedef struct {
+	al_handle_t h;
+	uint64_t snap;
+	cl_event_t done;
+} drain_ctx_t;
+
+static void CL_API drain_since_thread(void *context)
+{
+	drain_ctx_t *d = (drain_ctx_t *)context;
+
+	al_handle_drain_since(d->h, d->snap);
+	cl_event_signal(&d->done);
+}
+
+/* Starts al_handle_drain_since(h, snap) on a thread of its own; returns
+ * whether it ended within @p wait_us (it goes on otherwise: drain_join()). */
+static boolean_t drain_since_ends(cl_thread_t *t, drain_ctx_t *d, al_handle_t h, uint64_t snap,
+				  uint32_t wait_us)
+{
+	d->h = h;
+	d->snap = snap;
+	cl_event_construct(&d->done);
+	cl_event_init(&d->done, TRUE); /* manual reset: drain_join() waits again */
+	CU_ASSERT_EQUAL_FATAL(cl_thread_init(t, drain_since_thread, d, "drain"), CL_SUCCESS);
+	return cl_event_wait_on(&d->done, wait_us, FALSE) == CL_SUCCESS;
+}
+
+static void drain_join(cl_thread_t *t, drain_ctx_t *d)
+{
+	CU_ASSERT_EQUAL(cl_event_wait_on(&d->done, TEST_WAIT_US, FALSE), CL_SUCCESS);
+	cl_thread_destroy(t);
+	cl_event_destroy(&d->done);
+}
+
+/*
+ * Numbered grace periods: a drain whose handle was invalidated before a
+ * grace period began that has ended since waits for none of its own (no
+ * membarrier, not even for a call inside now, which cannot have seen the
+ * handle live); with a snapshot taken after that grace period, or none, it
+ * waits for every call inside.
+ */
+static void test_epoch_shared_grace_period(void)
+{
+	epoch_ctx_t c;
+	cl_thread_t in, dt;
+	drain_ctx_t d;
+	al_handle_t h = alloc_ok(AL_HDL_QP, &objs[10]);
+	uint64_t snap, n0;
+
+	CU_ASSERT_TRUE(al_handle_invalidate(h));
+	snap = al_epoch_snapshot();
+	n0 = al_epoch_grace_periods();
+	CU_ASSERT_EQUAL(snap, n0 + 1);
+	al_epoch_synchronize(); /* another destroy's grace period, after the snapshot */
+	CU_ASSERT_EQUAL(al_epoch_grace_periods(), n0 + 1);
+	/* A thread in a data-path call (of another object) from now on. */
+	cl_memclr(&c, sizeof(c));
+	c.h = alloc_ok(AL_HDL_CQ, &objs[11]);
+	cl_event_construct(&c.entered);
+	cl_event_construct(&c.go);
+	cl_event_init(&c.entered, FALSE);
+	cl_event_init(&c.go, FALSE);
+	CU_ASSERT_EQUAL_FATAL(cl_thread_init(&in, epoch_inside_thread, &c, "e_inside"), CL_SUCCESS);
+	CU_ASSERT_EQUAL(cl_event_wait_on(&c.entered, TEST_WAIT_US, FALSE), CL_SUCCESS);
+	CU_ASSERT_TRUE_FATAL(c.entered_ok);
+	/* The drain of the first handle takes the ended grace period. */
+	CU_ASSERT_TRUE(drain_since_ends(&dt, &d, h, snap, TEST_WAIT_US));
+	drain_join(&dt, &d);
+	CU_ASSERT_EQUAL(al_epoch_grace_periods(), n0 + 1);
+	/* With a snapshot of now, or none, it waits for the call inside (a
+	 * loose check: it can only miss a bug, not invent one). */
+	CU_ASSERT_FALSE(drain_since_ends(&dt, &d, h, al_epoch_snapshot(), 20000));
+	cl_event_signal(&c.go);
+	drain_join(&dt, &d);
+	cl_thread_destroy(&in);
+	CU_ASSERT_EQUAL(al_epoch_grace_periods(), n0 + 2);
+	cl_event_reset(&c.go);
+	cl_event_reset(&c.entered);
+	CU_ASSERT_EQUAL_FATAL(cl_thread_init(&in, epoch_inside_thread, &c, "e_inside"), CL_SUCCESS);
+	CU_ASSERT_EQUAL(cl_event_wait_on(&c.entered, TEST_WAIT_US, FALSE), CL_SUCCESS);
+	CU_ASSERT_FALSE(drain_since_ends(&dt, &d, h, AL_EPOCH_NO_SNAPSHOT, 20000));
+	cl_event_signal(&c.go);
+	drain_join(&dt, &d);
+	cl_thread_destroy(&in);
+	CU_ASSERT_EQUAL(al_epoch_grace_periods(), n0 + 3);
+	CU_ASSERT_EQUAL(al_handle_free(h), IB_SUCCESS);
+	CU_ASSERT_EQUAL(al_handle_free(c.h), IB_SUCCESS);
+	cl_event_destroy(&c.entered);
+	cl_event_destroy(&c.go);
+}
+
 /* The data-path cache: written with the handle, found through the slot;
  * a handle allocated without one has it zeroed. */
 static void test_dp_cache(void)
@@ -690,6 +781,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_drain_waits_for_exit),
 	TEST_ENTRY(test_free_waits_for_exit),
 	TEST_ENTRY(test_epoch_free_waits_for_call),
+	TEST_ENTRY(test_epoch_shared_grace_period),
 	TEST_ENTRY(test_dp_cache),
 	TEST_ENTRY(test_dp_garbage),
 	TEST_ENTRY(test_concurrent_lookup),
