@@ -37,6 +37,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <iba/ib_al.h>
@@ -60,7 +61,7 @@ typedef struct node_msg {
 	int ok;
 	ib_api_status_t status; /* of the step that failed */
 	uint16_t lid;           /* its port 1's LID, host order */
-	pid_t forked;           /* ROLE_FORK: the child it forked */
+	pid_t forked;           /* ROLE_FORK, ROLE_CLONE: the child it made */
 	char why[96];
 } node_msg_t;
 
@@ -271,7 +272,7 @@ static void node_open(node_msg_t *m, ib_al_handle_t *p_al, ib_ca_handle_t *p_ca,
 	CHECK(m, p_port->link_state == IB_LINK_ACTIVE, IB_ERROR, "the port is not ACTIVE");
 }
 
-typedef enum role { ROLE_PATH, ROLE_SERVER, ROLE_CLIENT, ROLE_HOLD, ROLE_FORK } role_t;
+typedef enum role { ROLE_PATH, ROLE_SERVER, ROLE_CLIENT, ROLE_HOLD, ROLE_FORK, ROLE_CLONE } role_t;
 
 static void report(int fd, const node_msg_t *m)
 {
@@ -400,7 +401,18 @@ static void child_main(int fd, const char *node, role_t role, uint16_t lid, uint
 		}
 		CHECK(&m, m.forked > 0, IB_ERROR, "fork");
 	}
-	if (role == ROLE_HOLD || role == ROLE_FORK || !m.ok) {
+	if (role == ROLE_CLONE && m.ok) {
+		/* A raw clone runs no fork handler: the child keeps its copy of
+		 * the node's connection to the service for as long as it lives
+		 * (as a child made by fork() does until it first runs). */
+		m.forked = (pid_t)syscall(SYS_clone, (long)SIGCHLD, 0L, 0L, 0L, 0L);
+		if (m.forked == 0) {
+			for (;;)
+				pause();
+		}
+		CHECK(&m, m.forked > 0, IB_ERROR, "clone");
+	}
+	if (role == ROLE_HOLD || role == ROLE_FORK || role == ROLE_CLONE || !m.ok) {
 		report(fd, &m);
 	} else if (role == ROLE_PATH) {
 		role_path(fd, &m, al, ca, &port, peer);
@@ -575,6 +587,38 @@ static void test_node_not_kept_by_forked_child(void)
 	fabric_teardown();
 }
 
+/*
+ * A process killed while a child it made still holds a copy of its
+ * connection to the service (made by a raw clone, which runs no fork
+ * handler; a child made by fork() does so until it first runs): the service
+ * sees the process end (its pidfd) and lends the node to the next process,
+ * without waiting for the connection to close.
+ */
+static void test_node_not_kept_by_cloned_child(void)
+{
+	node_msg_t m;
+	int fa, fc, status;
+	pid_t a, c, cloned;
+
+	fabric_setup();
+	a = node_spawn("server", ROLE_CLONE, SERVER_LID, 0, &fa);
+	CU_ASSERT_TRUE(node_report(fa, &m));
+	cloned = m.forked;
+	CU_ASSERT(cloned > 0);
+	CU_ASSERT_EQUAL(kill(a, SIGKILL), 0);
+	status = svc_wait(a);
+	CU_ASSERT(WIFSIGNALED(status));
+	close(fa);
+	if (cloned > 0)
+		CU_ASSERT_EQUAL(kill(cloned, 0), 0);
+	c = node_spawn("server", ROLE_PATH, SERVER_LID, CLIENT_LID, &fc);
+	CU_ASSERT_TRUE(node_report(fc, &m));
+	CU_ASSERT_TRUE(node_end(c, fc));
+	if (cloned > 0)
+		kill(cloned, SIGKILL); /* init reaps it */
+	fabric_teardown();
+}
+
 /* The most nodes a topology may have (docs/soft-fabric.md): the service
  * holds them all, and the last one's process finds the first in the SA. */
 #define MANY_NODES 255
@@ -679,6 +723,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_client_first),
 	TEST_ENTRY(test_node_busy_then_back),
 	TEST_ENTRY(test_node_not_kept_by_forked_child),
+	TEST_ENTRY(test_node_not_kept_by_cloned_child),
 	TEST_ENTRY(test_many_nodes),
 	TEST_ENTRY(test_service_refuses),
 	TEST_ENTRY(test_first_node_starts_service),

@@ -12,8 +12,11 @@
  * the registry. A process started with IBAL_SOFT_NODE=name asks for the node
  * through the socket `service` of the fabric directory (protocol in
  * soft_topo.h); the service closes its CA of the node and answers; when
- * the process's connection closes, the service opens the node's CA again.
- * docs/soft-fabric.md, "The fabric service", says how to use it.
+ * the process's connection closes, or the process ends (its pidfd: a child
+ * it forked may hold a copy of the connection until that child has run its
+ * fork handler, or for good if a raw clone made it), the service opens the
+ * node's CA again. docs/soft-fabric.md, "The fabric service", says how to
+ * use it.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* accept4, pipe2, struct ucred */
@@ -32,6 +35,7 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include "soft_hca.h"
 #include "soft_sm.h"
@@ -47,8 +51,11 @@
 
 typedef struct client {
 	int fd;
-	int node; /* index in topo->node, or -1 */
+	int node;  /* index in topo->node, or -1 */
 	pid_t pid;
+	int pidfd; /* readable once the process has ended; -1 if the kernel has none */
+	short rev; /* its connection's poll events in this round */
+	short ended; /* its process has ended (pidfd readable in this round) */
 } client_t;
 
 typedef struct service {
@@ -269,6 +276,8 @@ static void client_gone(service_t *s, unsigned c)
 	int i = cl->node;
 
 	close(cl->fd);
+	if (cl->pidfd >= 0)
+		close(cl->pidfd);
 	if (i >= 0) {
 		s->lent[i] = -1;
 		say(s, "node %s: given back by process %ld", s->topo->node[i].name, (long)cl->pid);
@@ -281,6 +290,26 @@ static void client_gone(service_t *s, unsigned c)
 		if (s->client[c].node >= 0)
 			s->lent[s->client[c].node] = (int)c;
 	}
+}
+
+/*
+ * A descriptor that becomes readable when process @p pid ends, or -1 (no
+ * pidfd_open in this kernel, or the process has ended already: then its
+ * connection's end is what tells, as before).
+ */
+static int pidfd_of(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+	long fd = pid > 0 ? syscall(SYS_pidfd_open, pid, 0) : -1;
+
+	if (fd >= 0) {
+		(void)fcntl((int)fd, F_SETFD, FD_CLOEXEC);
+		return (int)fd;
+	}
+#else
+	(void)pid;
+#endif
+	return -1;
 }
 
 static void client_new(service_t *s)
@@ -301,6 +330,7 @@ static void client_new(service_t *s)
 	s->client[s->n_clients].fd = fd;
 	s->client[s->n_clients].node = -1;
 	s->client[s->n_clients].pid = cred.pid;
+	s->client[s->n_clients].pidfd = pidfd_of(cred.pid);
 	s->n_clients++;
 }
 
@@ -354,7 +384,7 @@ static int signal_fd(void)
 
 static void run(service_t *s)
 {
-	struct pollfd p[MAX_CLIENTS + 2];
+	struct pollfd p[2 * MAX_CLIENTS + 2];
 	unsigned i, n;
 	int pending;
 
@@ -366,9 +396,11 @@ static void run(service_t *s)
 		}
 		p[0].fd = s->sig_fd;
 		p[1].fd = s->listen_fd;
-		for (i = 0; i < s->n_clients; i++)
+		for (i = 0; i < s->n_clients; i++) {
 			p[i + 2].fd = s->client[i].fd;
-		n = s->n_clients + 2;
+			p[i + 2 + s->n_clients].fd = s->client[i].pidfd; /* -1: not polled */
+		}
+		n = 2 * s->n_clients + 2;
 		for (i = 0; i < n; i++) {
 			p[i].events = POLLIN;
 			p[i].revents = 0;
@@ -377,12 +409,19 @@ static void run(service_t *s)
 			return;
 		if (p[0].revents)
 			return;
-		/* From the last: client_gone() moves the last client into a freed slot. */
-		for (i = n; i-- > 2;) {
-			if (((p[i].revents & POLLIN) && client_request(s, i - 2) < 0) ||
-			    (p[i].revents & (POLLHUP | POLLERR | POLLNVAL)))
-				client_gone(s, i - 2);
+		for (i = 0; i < s->n_clients; i++) {
+			s->client[i].rev = p[i + 2].revents;
+			s->client[i].ended = p[i + 2 + s->n_clients].revents != 0;
 		}
+		/* The clients that went first, so that a node given back in this
+		 * round is free for a request of the same round. From the last:
+		 * client_gone() moves the last client into the freed slot. */
+		for (i = s->n_clients; i-- > 0;)
+			if (s->client[i].ended || (s->client[i].rev & (POLLHUP | POLLERR | POLLNVAL)))
+				client_gone(s, i);
+		for (i = s->n_clients; i-- > 0;)
+			if ((s->client[i].rev & POLLIN) && client_request(s, i) < 0)
+				client_gone(s, i);
 		if (p[1].revents & POLLIN)
 			client_new(s);
 	}
