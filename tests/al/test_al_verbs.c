@@ -15,7 +15,9 @@
 #include <sys/shm.h>
 #include <unistd.h>
 #include <iba/ib_al.h>
+#include <complib/cl_async_proc.h>
 #include <complib/cl_memory.h>
+#include <complib/cl_obj.h>
 #include "al_epoch.h"
 #include "al_handle.h"
 #include "../common/cl_test.h"
@@ -935,46 +937,81 @@ static void test_close_al_releases_all(void)
 	test_track_end();
 }
 
+/* Items that hold every thread of the object manager until released. */
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	uint32_t running;
+	boolean_t release;
+} mgr_hold = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, FALSE };
+
+static void CL_API mgr_hold_cb(cl_async_proc_item_t *p_item)
+{
+	(void)p_item;
+	pthread_mutex_lock(&mgr_hold.lock);
+	mgr_hold.running++;
+	pthread_cond_broadcast(&mgr_hold.cond);
+	while (!mgr_hold.release)
+		pthread_cond_wait(&mgr_hold.cond, &mgr_hold.lock);
+	pthread_mutex_unlock(&mgr_hold.lock);
+}
+
 /*
  * Destroying many data-path objects one after the other costs a few grace
  * periods (membarriers that interrupt every thread of the process), not
  * one each: a QP's drain takes a grace period that began after its handle
- * was invalidated, when one has ended meanwhile. Here: QPs under a PD that
- * is deallocated (their handles all invalidated before any is drained), then
- * QPs destroyed one by one with callbacks, as a server closing its
- * connections does.
+ * was invalidated, when one has ended meanwhile. The object manager's
+ * threads are held while 32 QPs are destroyed (each invalidated by its
+ * ib_destroy_qp), so that all wait in its queue; once released, its threads
+ * drain them with at most one grace period each, not one per QP.
  */
 static void test_destroys_share_grace_periods(void)
 {
 	enum { N = 32 };
 	ib_qp_handle_t qp[N];
-	ib_pd_handle_t pd;
+	cl_async_proc_item_t hold[8];
 	ib_cq_handle_t cq;
+	uint32_t n_thr, i, running = 0;
+	struct timespec ts;
 	uint64_t gp;
-	int i;
 
 	up();
 	cq = make_cq(64);
-	CU_ASSERT_EQUAL_FATAL(ib_alloc_pd(h_ca, IB_PDT_NORMAL, NULL, &pd), IB_SUCCESS);
-	for (i = 0; i < N; i++)
-		CU_ASSERT_EQUAL_FATAL(make_qp(pd, cq, NULL, &qp[i]), IB_SUCCESS);
-	gp = al_epoch_grace_periods();
-	CU_ASSERT_EQUAL(ib_dealloc_pd(pd, ib_sync_destroy), IB_SUCCESS);
-	/* The PD is no data-path object: the QPs' drains, one grace period
-	 * (two if a drain began before the last QP's invalidation). */
-	CU_ASSERT(al_epoch_grace_periods() - gp <= 2);
-	for (i = 0; i < N; i++)
-		CU_ASSERT_EQUAL(ib_query_qp(qp[i], NULL), IB_INVALID_QP_HANDLE);
 	for (i = 0; i < N; i++)
 		CU_ASSERT_EQUAL_FATAL(make_qp(h_pd, cq, NULL, &qp[i]), IB_SUCCESS);
+	n_thr = gp_obj_mgr->async_proc_mgr.thread_pool.thread_count;
+	CU_ASSERT_FATAL(n_thr >= 1 && n_thr <= 8);
+	mgr_hold.running = 0;
+	mgr_hold.release = FALSE;
+	/* One at a time: a wake-up of the pool sent while another is pending
+	 * wakes one thread, which would take the next item only after the first. */
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += TEST_WAIT_US / 1000000u;
+	for (i = 0; i < n_thr; i++) {
+		memset(&hold[i], 0, sizeof(hold[i]));
+		hold[i].pfn_callback = mgr_hold_cb;
+		cl_async_proc_queue(&gp_obj_mgr->async_proc_mgr, &hold[i]);
+		pthread_mutex_lock(&mgr_hold.lock);
+		while (mgr_hold.running <= i &&
+		       pthread_cond_timedwait(&mgr_hold.cond, &mgr_hold.lock, &ts) == 0)
+			;
+		running = mgr_hold.running;
+		pthread_mutex_unlock(&mgr_hold.lock);
+	}
+	CU_ASSERT_EQUAL(running, n_thr);
 	memset(n_destroy, 0, sizeof(n_destroy));
 	gp = al_epoch_grace_periods();
 	for (i = 0; i < N; i++)
 		CU_ASSERT_EQUAL(ib_destroy_qp(qp[i], on_destroy), IB_SUCCESS);
+	for (i = 0; i < N; i++)
+		CU_ASSERT_EQUAL(ib_query_qp(qp[i], NULL), IB_INVALID_QP_HANDLE);
+	pthread_mutex_lock(&mgr_hold.lock);
+	mgr_hold.release = TRUE;
+	pthread_cond_broadcast(&mgr_hold.cond);
+	pthread_mutex_unlock(&mgr_hold.lock);
 	CU_ASSERT_EQUAL(wait_count(&n_destroy[3], N), N);
-	/* At most one per QP whatever the timing (the manager thread may take
-	 * each QP as soon as it is destroyed); fewer when they queue. */
-	CU_ASSERT(al_epoch_grace_periods() - gp <= N);
+	/* One a thread at most (two may begin before either ends). */
+	CU_ASSERT(al_epoch_grace_periods() - gp <= n_thr);
 	CU_ASSERT_EQUAL(ib_destroy_cq(cq, ib_sync_destroy), IB_SUCCESS);
 	down();
 }
