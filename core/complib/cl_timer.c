@@ -13,7 +13,9 @@
  * When the last timer is destroyed the thread exits; an ordinary caller
  * joins it at once, while a timer callback cannot join its own thread and
  * leaves it as a zombie that the next cl_timer_init or the library
- * destructor joins.
+ * destructor joins. A timer initialized while that destroy waits for the
+ * thread to end keeps the thread serving, and wakes the destroy, which
+ * then returns without joining.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -241,7 +243,10 @@ cl_status_t cl_timer_init(cl_timer_t *const p_timer, cl_pfn_timer_callback_t pfn
 		}
 		prov.alive = TRUE;
 	}
-	prov.users++;
+	/* A destroy that took the count to 0 may be waiting for the thread
+	 * to end: it serves on now, and that destroy must stop waiting. */
+	if (!prov.users++)
+		pthread_cond_broadcast(&prov.idle);
 	p_timer->state = CL_INITIALIZED;
 	pthread_mutex_unlock(&prov.lock);
 	return CL_SUCCESS;

@@ -3,6 +3,7 @@
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  */
 #include <pthread.h>
+#include <time.h>
 #include <complib/cl_timer.h>
 #include <complib/cl_event.h>
 #include <complib/cl_atomic.h>
@@ -413,6 +414,72 @@ static void test_init_destroy_cycles(void)
 	}
 }
 
+/* The timer the racing destroy takes down, and when it returned. */
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int done;
+	cl_timer_t t;
+} last_tmr = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, { 0 } };
+
+static void CL_API race_cb(void *context)
+{
+	(void)context;
+}
+
+static void *destroy_last(void *arg)
+{
+	(void)arg;
+	cl_timer_destroy(&last_tmr.t);
+	pthread_mutex_lock(&last_tmr.lock);
+	last_tmr.done = 1;
+	pthread_cond_broadcast(&last_tmr.cond);
+	pthread_mutex_unlock(&last_tmr.lock);
+	return NULL;
+}
+
+/*
+ * The destroy of the last timer waits for the timer thread to end; a timer
+ * initialized meanwhile keeps the thread serving, and the destroy must
+ * return all the same. It once waited until some later destroy or callback
+ * woke it: with the other timer idle, for ever (two QP destroys of
+ * test_al_races hung so, 2026-12-05). The initialization follows the
+ * destroy after a delay that grows from 0 over the rounds, to fall into
+ * the destroy's wait in some of them (2 rounds of 300 did before the fix);
+ * each destroy must return while the other timer stays initialized.
+ */
+static void test_init_during_last_destroy(void)
+{
+	enum { ROUNDS = 600 };
+	cl_timer_t other;
+	pthread_t th;
+	struct timespec ts;
+	int i, done, late = 0;
+
+	for (i = 0; i < ROUNDS; i++) {
+		cl_timer_construct(&last_tmr.t);
+		cl_timer_construct(&other);
+		CU_ASSERT_EQUAL_FATAL(cl_timer_init(&last_tmr.t, race_cb, NULL), CL_SUCCESS);
+		last_tmr.done = 0;
+		CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, destroy_last, NULL), 0);
+		for (volatile int k = 0; k < (i % 60) * 200; k++)
+			;
+		CU_ASSERT_EQUAL_FATAL(cl_timer_init(&other, race_cb, NULL), CL_SUCCESS);
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += TEST_WAIT_US / 1000000u;
+		pthread_mutex_lock(&last_tmr.lock);
+		while (!last_tmr.done &&
+		       pthread_cond_timedwait(&last_tmr.cond, &last_tmr.lock, &ts) == 0)
+			;
+		done = last_tmr.done;
+		pthread_mutex_unlock(&last_tmr.lock);
+		late += !done;
+		cl_timer_destroy(&other); /* also wakes a destroy that hangs */
+		pthread_join(th, NULL);
+	}
+	CU_ASSERT_EQUAL(late, 0);
+}
+
 static const test_entry_t tests[] = {
 	TEST_ENTRY(test_time_stamps),
 	TEST_ENTRY(test_construct_destroy),
@@ -428,6 +495,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_destroy_waits_for_running_callback),
 	TEST_ENTRY(test_many_timers),
 	TEST_ENTRY(test_init_destroy_cycles),
+	TEST_ENTRY(test_init_during_last_destroy),
 };
 
 TEST_MAIN("cl_timer", tests)
