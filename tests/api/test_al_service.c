@@ -560,63 +560,53 @@ static void test_node_busy_then_back(void)
 	fabric_teardown();
 }
 
-/* A child the node's process forked does not keep the node once the process is gone. */
-static void test_node_not_kept_by_forked_child(void)
+/*
+ * A process that is the server node, made with @p role (ROLE_FORK or
+ * ROLE_CLONE: it makes a child that lives on), is killed; the child still
+ * runs, and the next process gets the node all the same.
+ */
+static void node_not_kept_by_child(role_t role)
 {
 	node_msg_t m;
 	int fa, fc, status;
-	pid_t a, c, forked;
+	pid_t a, c, child;
 
 	fabric_setup();
-	a = node_spawn("server", ROLE_FORK, SERVER_LID, 0, &fa);
+	a = node_spawn("server", role, SERVER_LID, 0, &fa);
 	CU_ASSERT_TRUE(node_report(fa, &m));
-	forked = m.forked;
-	CU_ASSERT(forked > 0);
+	child = m.forked;
+	CU_ASSERT(child > 0);
 	CU_ASSERT_EQUAL(kill(a, SIGKILL), 0);
 	status = svc_wait(a);
 	CU_ASSERT(WIFSIGNALED(status));
 	close(fa);
-	/* The forked child still runs: the next process gets the node all the same. */
-	if (forked > 0)
-		CU_ASSERT_EQUAL(kill(forked, 0), 0);
+	if (child > 0)
+		CU_ASSERT_EQUAL(kill(child, 0), 0);
 	c = node_spawn("server", ROLE_PATH, SERVER_LID, CLIENT_LID, &fc);
 	CU_ASSERT_TRUE(node_report(fc, &m));
 	CU_ASSERT_TRUE(node_end(c, fc));
-	if (forked > 0)
-		kill(forked, SIGKILL); /* init reaps it */
+	if (child > 0)
+		kill(child, SIGKILL); /* init reaps it */
 	fabric_teardown();
 }
 
+/* A forked child closes its copy of the connection in its fork handler
+ * (if it has run by then: the service also watches the process's end). */
+static void test_node_not_kept_by_forked_child(void)
+{
+	node_not_kept_by_child(ROLE_FORK);
+}
+
 /*
- * A process killed while a child it made still holds a copy of its
- * connection to the service (made by a raw clone, which runs no fork
- * handler; a child made by fork() does so until it first runs): the service
- * sees the process end (its pidfd) and lends the node to the next process,
- * without waiting for the connection to close.
+ * A child made by a raw clone, which runs no fork handler, keeps its copy
+ * of the connection to the service for good (as a child made by fork()
+ * does until it first runs): the service sees the process end (its pidfd)
+ * and lends the node to the next process without waiting for the
+ * connection to close.
  */
 static void test_node_not_kept_by_cloned_child(void)
 {
-	node_msg_t m;
-	int fa, fc, status;
-	pid_t a, c, cloned;
-
-	fabric_setup();
-	a = node_spawn("server", ROLE_CLONE, SERVER_LID, 0, &fa);
-	CU_ASSERT_TRUE(node_report(fa, &m));
-	cloned = m.forked;
-	CU_ASSERT(cloned > 0);
-	CU_ASSERT_EQUAL(kill(a, SIGKILL), 0);
-	status = svc_wait(a);
-	CU_ASSERT(WIFSIGNALED(status));
-	close(fa);
-	if (cloned > 0)
-		CU_ASSERT_EQUAL(kill(cloned, 0), 0);
-	c = node_spawn("server", ROLE_PATH, SERVER_LID, CLIENT_LID, &fc);
-	CU_ASSERT_TRUE(node_report(fc, &m));
-	CU_ASSERT_TRUE(node_end(c, fc));
-	if (cloned > 0)
-		kill(cloned, SIGKILL); /* init reaps it */
-	fabric_teardown();
+	node_not_kept_by_child(ROLE_CLONE);
 }
 
 /* The most nodes a topology may have (docs/soft-fabric.md): the service
