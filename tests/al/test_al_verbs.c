@@ -937,23 +937,20 @@ static void test_close_al_releases_all(void)
 	test_track_end();
 }
 
-/* Items that hold every thread of the object manager until released. */
-static struct {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	uint32_t running;
-	boolean_t release;
-} mgr_hold = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, FALSE };
+/* Items that hold every thread of the object manager until released
+ * (counted and released under cb_lock, as the callbacks are). */
+static int n_mgr_held;
+static int mgr_release;
 
 static void CL_API mgr_hold_cb(cl_async_proc_item_t *p_item)
 {
 	(void)p_item;
-	pthread_mutex_lock(&mgr_hold.lock);
-	mgr_hold.running++;
-	pthread_cond_broadcast(&mgr_hold.cond);
-	while (!mgr_hold.release)
-		pthread_cond_wait(&mgr_hold.cond, &mgr_hold.lock);
-	pthread_mutex_unlock(&mgr_hold.lock);
+	pthread_mutex_lock(&cb_lock);
+	n_mgr_held++;
+	pthread_cond_broadcast(&cb_cond);
+	while (!mgr_release)
+		pthread_cond_wait(&cb_cond, &cb_lock);
+	pthread_mutex_unlock(&cb_lock);
 }
 
 /*
@@ -971,8 +968,7 @@ static void test_destroys_share_grace_periods(void)
 	ib_qp_handle_t qp[N];
 	cl_async_proc_item_t hold[8];
 	ib_cq_handle_t cq;
-	uint32_t n_thr, i, running = 0;
-	struct timespec ts;
+	uint32_t n_thr, i;
 	uint64_t gp;
 
 	up();
@@ -981,34 +977,26 @@ static void test_destroys_share_grace_periods(void)
 		CU_ASSERT_EQUAL_FATAL(make_qp(h_pd, cq, NULL, &qp[i]), IB_SUCCESS);
 	n_thr = gp_obj_mgr->async_proc_mgr.thread_pool.thread_count;
 	CU_ASSERT_FATAL(n_thr >= 1 && n_thr <= 8);
-	mgr_hold.running = 0;
-	mgr_hold.release = FALSE;
+	n_mgr_held = 0;
+	mgr_release = 0;
 	/* One at a time: a wake-up of the pool sent while another is pending
 	 * wakes one thread, which would take the next item only after the first. */
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += TEST_WAIT_US / 1000000u;
 	for (i = 0; i < n_thr; i++) {
 		memset(&hold[i], 0, sizeof(hold[i]));
 		hold[i].pfn_callback = mgr_hold_cb;
 		cl_async_proc_queue(&gp_obj_mgr->async_proc_mgr, &hold[i]);
-		pthread_mutex_lock(&mgr_hold.lock);
-		while (mgr_hold.running <= i &&
-		       pthread_cond_timedwait(&mgr_hold.cond, &mgr_hold.lock, &ts) == 0)
-			;
-		running = mgr_hold.running;
-		pthread_mutex_unlock(&mgr_hold.lock);
+		CU_ASSERT_EQUAL(wait_count(&n_mgr_held, (int)i + 1), (int)i + 1);
 	}
-	CU_ASSERT_EQUAL(running, n_thr);
 	memset(n_destroy, 0, sizeof(n_destroy));
 	gp = al_epoch_grace_periods();
 	for (i = 0; i < N; i++)
 		CU_ASSERT_EQUAL(ib_destroy_qp(qp[i], on_destroy), IB_SUCCESS);
 	for (i = 0; i < N; i++)
 		CU_ASSERT_EQUAL(ib_query_qp(qp[i], NULL), IB_INVALID_QP_HANDLE);
-	pthread_mutex_lock(&mgr_hold.lock);
-	mgr_hold.release = TRUE;
-	pthread_cond_broadcast(&mgr_hold.cond);
-	pthread_mutex_unlock(&mgr_hold.lock);
+	pthread_mutex_lock(&cb_lock);
+	mgr_release = 1;
+	pthread_cond_broadcast(&cb_cond);
+	pthread_mutex_unlock(&cb_lock);
 	CU_ASSERT_EQUAL(wait_count(&n_destroy[3], N), N);
 	/* One a thread at most (two may begin before either ends). */
 	CU_ASSERT(al_epoch_grace_periods() - gp <= n_thr);
