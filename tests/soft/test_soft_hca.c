@@ -423,7 +423,7 @@ static void test_mr(void)
 	CU_ASSERT_EQUAL(q.local_ub, va + sizeof(mem) - 1);
 	CU_ASSERT_EQUAL(q.lkey, lkey);
 	key = cl_ntoh32(lkey);
-	pthread_rwlock_rdlock(&p->ca->tab_lock);
+	soft_rwlock_read(&p->ca->tab_lock);
 	CU_ASSERT_EQUAL(soft_mr_check(p, key, va, 16, IB_AC_LOCAL_WRITE), IB_SUCCESS);
 	CU_ASSERT_EQUAL(soft_mr_check(p, key, va + 4000, 96, 0), IB_SUCCESS);
 	CU_ASSERT_EQUAL(soft_mr_check(p, key, va + 4000, 97, 0), IB_INVALID_SETTING);
@@ -433,15 +433,15 @@ static void test_mr(void)
 	CU_ASSERT_EQUAL(soft_mr_check(p, key ^ 1, va, 16, 0), IB_INVALID_LKEY);
 	CU_ASSERT_EQUAL(soft_mr_check(p, key ^ 1, va, 16, IB_AC_RDMA_READ), IB_INVALID_RKEY);
 	CU_ASSERT_EQUAL(soft_mr_check(pd[1], key, va, 16, 0), IB_INVALID_LKEY);
-	pthread_rwlock_unlock(&p->ca->tab_lock);
+	soft_rwlock_read_end(&p->ca->tab_lock);
 	/* rereg: new key; the old one fails */
 	c.length = 1024;
 	CU_ASSERT_EQUAL(ops->rereg_mem(mr, IB_MR_MOD_ADDR, &c, NULL, &lkey2, &rkey2), IB_SUCCESS);
 	CU_ASSERT_NOT_EQUAL(lkey2, lkey);
-	pthread_rwlock_rdlock(&p->ca->tab_lock);
+	soft_rwlock_read(&p->ca->tab_lock);
 	CU_ASSERT_EQUAL(soft_mr_check(p, key, va, 16, 0), IB_INVALID_LKEY);
 	CU_ASSERT_EQUAL(soft_mr_check(p, cl_ntoh32(lkey2), va + 1000, 25, 0), IB_INVALID_SETTING);
-	pthread_rwlock_unlock(&p->ca->tab_lock);
+	soft_rwlock_read_end(&p->ca->tab_lock);
 	CU_ASSERT_EQUAL(ops->rereg_mem(mr, 0, &c, NULL, &lkey2, &rkey2), IB_INVALID_PARAMETER);
 	/* reg_shared */
 	{
@@ -538,7 +538,7 @@ static void test_mw(void)
 	CU_ASSERT(wait_wc(cq, &qc, &wc));
 	CU_ASSERT_EQUAL(wc.wr_id, 77);
 	CU_ASSERT_EQUAL(wc.wc_type, IB_WC_MW_BIND);
-	pthread_rwlock_rdlock(&p->ca->tab_lock);
+	soft_rwlock_read(&p->ca->tab_lock);
 	CU_ASSERT_EQUAL(soft_mr_check(p, cl_ntoh32(new_rkey), b.local_ds.vaddr, 200, IB_AC_RDMA_READ),
 			IB_SUCCESS);
 	CU_ASSERT_EQUAL(soft_mr_check(p, cl_ntoh32(new_rkey), b.local_ds.vaddr, 201, IB_AC_RDMA_READ),
@@ -547,7 +547,7 @@ static void test_mw(void)
 			IB_INVALID_PERMISSION);
 	CU_ASSERT_EQUAL(soft_mr_check(p, cl_ntoh32(mw_rkey), b.local_ds.vaddr, 8, IB_AC_RDMA_READ),
 			IB_INVALID_RKEY);
-	pthread_rwlock_unlock(&p->ca->tab_lock);
+	soft_rwlock_read_end(&p->ca->tab_lock);
 	CU_ASSERT_EQUAL(ops->dereg_mr(mr), IB_RESOURCE_BUSY);
 	/* unbind, then the region may go */
 	b.current_rkey = new_rkey;

@@ -155,7 +155,7 @@ static void ca_free(soft_ca_t *ca)
 	pthread_mutex_destroy(&ca->lock);
 	pthread_mutex_destroy(&ca->ev_lock);
 	pthread_cond_destroy(&ca->ev_cond);
-	pthread_rwlock_destroy(&ca->tab_lock);
+	soft_rwlock_destroy(&ca->tab_lock);
 	cl_free(ca);
 }
 
@@ -213,7 +213,7 @@ ib_api_status_t soft_open_ca(ib_net64_t ca_guid, void *al_ca, void **pp_ca)
 	pthread_mutex_init(&ca->lock, NULL);
 	pthread_mutex_init(&ca->ev_lock, NULL);
 	pthread_cond_init(&ca->ev_cond, NULL);
-	pthread_rwlock_init(&ca->tab_lock, NULL);
+	soft_rwlock_init(&ca->tab_lock);
 	cl_qlist_init(&ca->ev_list);
 	cl_thread_construct(&ca->thread);
 	ca->next_qpn = 2;

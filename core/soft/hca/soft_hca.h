@@ -11,7 +11,7 @@
  * - `soft_ca_t.rx_lock` (soft_lock_t): held by whoever takes packets from
  *   the ports (the progress thread, or a CQ poll that looks for packets
  *   itself), for the whole of their handling.
- * - `soft_ca_t.tab_lock` (rwlock): the QP table, the special QP slots, the
+ * - `soft_ca_t.tab_lock` (soft_rwlock_t): the QP table, the special QP slots, the
  *   key table, the multicast attachments and a QP's transport state
  *   pointer. Writers add or remove QPs, MRs and MWs; they take rx_lock
  *   first (soft_tab_write()), so that the handling of a packet, which holds
@@ -36,8 +36,9 @@
  * The locks of the data path (`soft_rc_t.lock`, `soft_qp_t.lock` and
  * `sq_lock`, `soft_srq_t.lock`, `soft_cq_t.lock`, `soft_ca_t.rx_lock` and
  * `pend_lock`) are soft_lock_t (soft_lock.h): one futex word, taken
- * inline; ev_lock (with its condition variable) and the CA's lock are
- * pthread mutexes.
+ * inline; tab_lock is a soft_rwlock_t (soft_rwlock.h), whose read side is
+ * one atomic add and one subtract, inline; ev_lock (with its condition
+ * variable) and the CA's lock are pthread mutexes.
  *
  * **Upcalls** are never made from the caller's thread or with a lock held:
  * every module queues them with soft_ca_defer() and the CA's progress thread
@@ -57,6 +58,7 @@
 #include "prov_qp_state.h"
 #include "soft_wire.h"
 #include "soft_lock.h"
+#include "soft_rwlock.h"
 
 /**
  * Longest a datagram QP's packet waits at a full ring (its peer does not
@@ -214,7 +216,7 @@ struct soft_ca {
 	pthread_mutex_t lock;        /**< Attributes, ports, special QP slots. */
 	ib_ca_attr_t *attr;          /**< Attribute block, for prov_qp_modify_check. */
 	uint32_t attr_size;          /**< Its size. */
-	pthread_rwlock_t tab_lock;   /**< QP and key tables (see file comment). */
+	soft_rwlock_t tab_lock;      /**< QP and key tables (see file comment; soft_rwlock.h). */
 	soft_qp_t **qp_tab;          /**< QPs by number (SOFT_MAX_QPS entries). */
 	uint32_t next_qpn;           /**< Where the next QPN search starts. */
 	soft_key_ent_t *keys;        /**< Key table (SOFT_MAX_KEYS entries, 0 unused). */
@@ -254,13 +256,13 @@ struct soft_ca {
 static inline void soft_tab_write(soft_ca_t *ca)
 {
 	soft_lock(&ca->rx_lock);
-	pthread_rwlock_wrlock(&ca->tab_lock);
+	soft_rwlock_write(&ca->tab_lock);
 }
 
 /** Releases what soft_tab_write() took. @param ca the CA. */
 static inline void soft_tab_write_end(soft_ca_t *ca)
 {
-	pthread_rwlock_unlock(&ca->tab_lock);
+	soft_rwlock_write_end(&ca->tab_lock);
 	soft_unlock(&ca->rx_lock);
 }
 

@@ -229,7 +229,7 @@ ib_api_status_t soft_query_mr(void *h, ib_mr_attr_t *p_attr)
 
 	if (!p_attr)
 		return IB_INVALID_PARAMETER;
-	pthread_rwlock_rdlock(&mr->pd->ca->tab_lock);
+	soft_rwlock_read(&mr->pd->ca->tab_lock);
 	p_attr->h_pd = NULL; /* the core fills in its PD handle */
 	p_attr->local_lb = mr->va;
 	p_attr->local_ub = mr->va + mr->len - 1;
@@ -238,7 +238,7 @@ ib_api_status_t soft_query_mr(void *h, ib_mr_attr_t *p_attr)
 	p_attr->access_ctrl = mr->access;
 	p_attr->lkey = cl_hton32(mr->lkey);
 	p_attr->rkey = cl_hton32(mr->rkey);
-	pthread_rwlock_unlock(&mr->pd->ca->tab_lock);
+	soft_rwlock_read_end(&mr->pd->ca->tab_lock);
 	return IB_SUCCESS;
 }
 
@@ -294,10 +294,10 @@ ib_api_status_t soft_reg_shared(void *h, void *pd, ib_access_t access, uint64_t 
 	if (!pd || ((soft_pd_t *)pd)->ca != mr->pd->ca)
 		return IB_INVALID_PD_HANDLE;
 	/* Same memory: virtual registration cannot remap, so the address stays. */
-	pthread_rwlock_rdlock(&mr->pd->ca->tab_lock);
+	soft_rwlock_read(&mr->pd->ca->tab_lock);
 	va = mr->va;
 	len = mr->len;
-	pthread_rwlock_unlock(&mr->pd->ca->tab_lock);
+	soft_rwlock_read_end(&mr->pd->ca->tab_lock);
 	*p_vaddr = va;
 	return mr_new(pd, va, len, access, p_lkey, p_rkey, pp_mr);
 }

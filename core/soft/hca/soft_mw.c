@@ -39,9 +39,9 @@ ib_api_status_t soft_query_mw(void *h, net32_t *p_rkey)
 
 	if (!p_rkey)
 		return IB_INVALID_PARAMETER;
-	pthread_rwlock_rdlock(&mw->pd->ca->tab_lock);
+	soft_rwlock_read(&mw->pd->ca->tab_lock);
 	*p_rkey = cl_hton32(mw->rkey);
-	pthread_rwlock_unlock(&mw->pd->ca->tab_lock);
+	soft_rwlock_read_end(&mw->pd->ca->tab_lock);
 	return IB_SUCCESS;
 }
 

@@ -316,7 +316,7 @@ static void resume_pending(soft_ca_t *ca)
 	ca->cap_pend = 0;
 	__atomic_store_n(&ca->n_pend, 0, __ATOMIC_RELEASE);
 	soft_unlock(&ca->pend_lock);
-	pthread_rwlock_rdlock(&ca->tab_lock);
+	soft_rwlock_read(&ca->tab_lock);
 	for (i = 0; i < n; i++) {
 		qp = pend_qp(ca, list[i]);
 		if (!qp)
@@ -326,7 +326,7 @@ static void resume_pending(soft_ca_t *ca)
 		else
 			soft_rc_resume(qp);
 	}
-	pthread_rwlock_unlock(&ca->tab_lock);
+	soft_rwlock_read_end(&ca->tab_lock);
 	/* The list is the next one unless the QPs queued themselves anew: no
 	 * allocation per receive batch. */
 	soft_lock(&ca->pend_lock);

@@ -380,7 +380,7 @@ ib_api_status_t soft_modify_qp(void *h, const ib_qp_mod_t *p_mod)
 	/* A datagram QP's queued sends may go below (run_queued()): the send
 	 * path's locks, tab_lock first. */
 	if (dgrm)
-		pthread_rwlock_rdlock(&ca->tab_lock);
+		soft_rwlock_read(&ca->tab_lock);
 	soft_lock(&qp->sq_lock);
 	soft_lock(&qp->lock);
 	old = qp->attr.state;
@@ -393,7 +393,7 @@ ib_api_status_t soft_modify_qp(void *h, const ib_qp_mod_t *p_mod)
 		soft_unlock(&qp->lock);
 		soft_unlock(&qp->sq_lock);
 		if (dgrm)
-			pthread_rwlock_unlock(&ca->tab_lock);
+			soft_rwlock_read_end(&ca->tab_lock);
 		return st;
 	}
 	now = qp->attr.state;
@@ -420,7 +420,7 @@ ib_api_status_t soft_modify_qp(void *h, const ib_qp_mod_t *p_mod)
 		run_queued(qp);
 	soft_unlock(&qp->sq_lock);
 	if (dgrm)
-		pthread_rwlock_unlock(&ca->tab_lock);
+		soft_rwlock_read_end(&ca->tab_lock);
 	soft_rc_state_changed(qp, old, now);
 	return IB_SUCCESS;
 }
@@ -548,7 +548,7 @@ ib_api_status_t soft_post_send(void *h, ib_send_wr_t *p_wr, ib_send_wr_t **pp_fa
 		return soft_rc_post_send(qp, p_wr, pp_failure);
 	/* tab_lock before sq_lock, as soft_qp_resume_sends() has them: the
 	 * packets are built from registered memory under it. */
-	pthread_rwlock_rdlock(&qp->ca->tab_lock);
+	soft_rwlock_read(&qp->ca->tab_lock);
 	soft_lock(&qp->sq_lock);
 	for (; p_wr; p_wr = p_wr->p_next) {
 		st = post_one(qp, p_wr);
@@ -559,6 +559,6 @@ ib_api_status_t soft_post_send(void *h, ib_send_wr_t *p_wr, ib_send_wr_t **pp_fa
 		}
 	}
 	soft_unlock(&qp->sq_lock);
-	pthread_rwlock_unlock(&qp->ca->tab_lock);
+	soft_rwlock_read_end(&qp->ca->tab_lock);
 	return st;
 }

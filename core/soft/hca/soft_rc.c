@@ -414,7 +414,7 @@ static void timer_cb(void *context)
 	soft_qp_t *qp = rc->qp;
 	uint64_t now;
 
-	pthread_rwlock_rdlock(&qp->ca->tab_lock);
+	soft_rwlock_read(&qp->ca->tab_lock);
 	soft_lock(&rc->lock);
 	rc->t_armed = FALSE;
 	now = soft_mono_ns();
@@ -427,7 +427,7 @@ static void timer_cb(void *context)
 		soft_rc_req_timer(rc);
 	}
 	soft_unlock(&rc->lock);
-	pthread_rwlock_unlock(&qp->ca->tab_lock);
+	soft_rwlock_read_end(&qp->ca->tab_lock);
 }
 
 static void rc_free(soft_rc_t *rc)
@@ -501,7 +501,7 @@ void soft_rc_state_changed(soft_qp_t *qp, ib_qp_state_t old_state, ib_qp_state_t
 
 	if (!rc)
 		return; /* a datagram QP, or still RESET (soft_rc_prepare()) */
-	pthread_rwlock_rdlock(&ca->tab_lock);
+	soft_rwlock_read(&ca->tab_lock);
 	soft_lock(&rc->lock);
 	if (new_state == IB_QPS_RESET) {
 		soft_rc_timer_stop(rc);
@@ -536,7 +536,7 @@ void soft_rc_state_changed(soft_qp_t *qp, ib_qp_state_t old_state, ib_qp_state_t
 			soft_rc_check_drained(rc);
 	}
 	soft_unlock(&rc->lock);
-	pthread_rwlock_unlock(&ca->tab_lock);
+	soft_rwlock_read_end(&ca->tab_lock);
 }
 
 void soft_rc_resume(soft_qp_t *qp)

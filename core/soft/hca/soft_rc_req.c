@@ -134,10 +134,10 @@ ib_api_status_t soft_rc_post_send(soft_qp_t *qp, ib_send_wr_t *p_wr, ib_send_wr_
 	ib_qp_state_t s;
 	uint64_t len = 0;
 
-	pthread_rwlock_rdlock(&ca->tab_lock);
+	soft_rwlock_read(&ca->tab_lock);
 	rc = qp->rc;
 	if (!rc) {
-		pthread_rwlock_unlock(&ca->tab_lock);
+		soft_rwlock_read_end(&ca->tab_lock);
 		if (pp_failure)
 			*pp_failure = p_wr;
 		return IB_INVALID_QP_STATE;
@@ -168,7 +168,7 @@ ib_api_status_t soft_rc_post_send(soft_qp_t *qp, ib_send_wr_t *p_wr, ib_send_wr_
 	}
 	soft_rc_pump(rc);
 	soft_unlock(&rc->lock);
-	pthread_rwlock_unlock(&ca->tab_lock);
+	soft_rwlock_read_end(&ca->tab_lock);
 	if (st != IB_SUCCESS && pp_failure)
 		*pp_failure = p_wr;
 	return st;

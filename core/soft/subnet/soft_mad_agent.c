@@ -251,9 +251,9 @@ static boolean_t gmp_recv(soft_port_t *port, const soft_pkt_t *pkt, uint8_t stat
 		if (soft_sm_sa_recv(port, mad, pkt->payload_len, &src))
 			return TRUE;
 	}
-	pthread_rwlock_rdlock(&port->ca->tab_lock);
+	soft_rwlock_read(&port->ca->tab_lock);
 	has_qp1 = port->spl[1] != NULL;
-	pthread_rwlock_unlock(&port->ca->tab_lock);
+	soft_rwlock_read_end(&port->ca->tab_lock);
 	if (has_qp1)
 		return FALSE;
 	if (wants_reply(mad->method)) {
