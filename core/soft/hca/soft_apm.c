@@ -57,19 +57,12 @@ static void switch_path(soft_rc_t *rc)
 	soft_rc_req_migrated(rc);
 }
 
-boolean_t soft_apm_recv(soft_rc_t *rc, soft_port_t *port, const soft_pkt_t *pkt)
+boolean_t soft_apm_recv_alt(soft_rc_t *rc, soft_port_t *port, const soft_pkt_t *pkt)
 {
 	soft_qp_t *qp = rc->qp;
 	prov_qp_attr_t *a = &qp->attr;
-	int apm = __atomic_load_n(&qp->apm, __ATOMIC_ACQUIRE);
 	boolean_t alt, migrated = FALSE, drop = FALSE;
 
-	/* No lock for the usual packet: without an alternate path (published
-	 * as 0) no packet is on it and nothing can be armed, whatever its
-	 * MigReq bit (set on every packet of a QP in MIGRATED); without MigReq
-	 * only REARM has something to do. */
-	if (!apm || (!pkt->bth.mig && apm != IB_APM_REARM))
-		return TRUE;
 	soft_lock(&qp->lock);
 	alt = pkt->bth.mig && on_alt_path(a, port, pkt);
 	if (alt && a->apm_state == IB_APM_ARMED && alt_pkey_ok(qp, port, pkt))

@@ -355,6 +355,7 @@ struct soft_qp {
 	soft_pd_t *pd;               /**< Protection domain. */
 	void *al_qp;                 /**< Core context for events. */
 	ib_qp_type_t type;           /**< Type. */
+	prov_qp_class_t cls;         /**< Its class (prov_qp_class()), kept for the data path. */
 	uint32_t qpn;                /**< Number (0/1 for special QPs). */
 	uint8_t spl_port;            /**< Special QPs: the port; else 0. */
 	int state;                   /**< attr.state as last changed (atomic; written under @c lock by soft_qp_publish()): read without the lock by the data path. */

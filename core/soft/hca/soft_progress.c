@@ -154,7 +154,7 @@ void soft_progress_packet_flags(soft_port_t *port, const uint8_t *buf, size_t le
 	qp = find_qp(port, pkt.bth.dest_qp);
 	if (qp && qp->spl_port && qp->spl_port != port->num)
 		qp = NULL;
-	if (qp && tr == SOFT_TRANSPORT_UD && prov_qp_class(qp->type) >= PROV_QPC_UD)
+	if (qp && tr == SOFT_TRANSPORT_UD && qp->cls >= PROV_QPC_UD)
 		soft_ud_recv(port, qp, &pkt);
 	else if (qp && (tr == SOFT_TRANSPORT_RC || tr == SOFT_TRANSPORT_UC))
 		soft_rc_recv(qp, port, &pkt);
@@ -321,7 +321,7 @@ static void resume_pending(soft_ca_t *ca)
 		qp = pend_qp(ca, list[i]);
 		if (!qp)
 			continue;
-		if (prov_qp_class(qp->type) >= PROV_QPC_UD)
+		if (qp->cls >= PROV_QPC_UD)
 			soft_qp_resume_sends(qp);
 		else
 			soft_rc_resume(qp);

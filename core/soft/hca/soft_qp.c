@@ -136,6 +136,7 @@ static ib_api_status_t qp_alloc(soft_pd_t *pd, const ib_qp_create_t *c, soft_cq_
 	qp->pd = pd;
 	qp->al_qp = al_qp;
 	qp->type = c->qp_type;
+	qp->cls = prov_qp_class(c->qp_type);
 	qp->spl_port = port;
 	qp->scq = scq;
 	qp->rcq = rcq;
@@ -148,7 +149,7 @@ static ib_api_status_t qp_alloc(soft_pd_t *pd, const ib_qp_create_t *c, soft_cq_
 	soft_qp_publish(qp);
 	/* The datagram send path's packet buffer and SQD queue; the connected
 	 * transports keep their own, smaller state (soft_rc.c). */
-	if (prov_qp_class(qp->type) >= PROV_QPC_UD) {
+	if (qp->cls >= PROV_QPC_UD) {
 		qp->pkt = cl_malloc(SOFT_MAX_PKT_LEN);
 		qp->sq = c->sq_depth ? cl_zalloc(c->sq_depth * sizeof(*qp->sq)) : NULL;
 		if (!qp->pkt || (c->sq_depth && !qp->sq)) {
@@ -366,7 +367,7 @@ ib_api_status_t soft_modify_qp(void *h, const ib_qp_mod_t *p_mod)
 	ib_qp_state_t old, now;
 	ib_apm_state_t old_apm;
 	boolean_t old_alt;
-	boolean_t dgrm = prov_qp_class(qp->type) >= PROV_QPC_UD;
+	boolean_t dgrm = qp->cls >= PROV_QPC_UD;
 	ib_api_status_t st;
 
 	if (!p_mod)
@@ -544,7 +545,7 @@ ib_api_status_t soft_post_send(void *h, ib_send_wr_t *p_wr, ib_send_wr_t **pp_fa
 	if (!p_wr)
 		return IB_INVALID_PARAMETER;
 	/* RC/UC: the transport's own locks order the posts (soft_rc.h). */
-	if (prov_qp_class(qp->type) == PROV_QPC_RC || prov_qp_class(qp->type) == PROV_QPC_UC)
+	if (qp->cls == PROV_QPC_RC || qp->cls == PROV_QPC_UC)
 		return soft_rc_post_send(qp, p_wr, pp_failure);
 	/* tab_lock before sq_lock, as soft_qp_resume_sends() has them: the
 	 * packets are built from registered memory under it. */

@@ -451,7 +451,7 @@ static soft_rc_t *rc_new(soft_qp_t *qp)
 	cl_timer_construct(&rc->timer);
 	soft_lock_init(&rc->lock);
 	rc->qp = qp;
-	rc->uc = prov_qp_class(qp->type) == PROV_QPC_UC;
+	rc->uc = qp->cls == PROV_QPC_UC;
 	rc->depth = qp->sq_depth ? qp->sq_depth : 1;
 	/* A power of two of slots: a sequence number's slot is a mask, not a
 	 * division, and stays in step when the 32-bit number wraps. */

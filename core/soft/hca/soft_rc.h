@@ -323,7 +323,23 @@ void soft_rc_flush_ack(soft_rc_t *rc);
  * @return FALSE if the packet must be dropped, TRUE to go on with the usual
  * checks (port, P_Key) against the primary path.
  */
-boolean_t soft_apm_recv(soft_rc_t *rc, soft_port_t *port, const soft_pkt_t *pkt);
+boolean_t soft_apm_recv_alt(soft_rc_t *rc, soft_port_t *port, const soft_pkt_t *pkt);
+/** soft_apm_recv(), inline: what a packet does when the QP has an alternate
+ * path or is to rearm (soft_apm_recv_alt()), else nothing.
+ * @param rc state. @param port the receiving port. @param pkt the packet.
+ * @return as soft_apm_recv_alt(). */
+static inline boolean_t soft_apm_recv(soft_rc_t *rc, soft_port_t *port, const soft_pkt_t *pkt)
+{
+	int apm = __atomic_load_n(&rc->qp->apm, __ATOMIC_ACQUIRE);
+
+	/* Inline for the usual packet, no lock: without an alternate path
+	 * (published as 0) no packet is on it and nothing can be armed,
+	 * whatever its MigReq bit (set on every packet of a QP in MIGRATED);
+	 * without MigReq only REARM has something to do. */
+	if (!apm || (!pkt->bth.mig && apm != IB_APM_REARM))
+		return TRUE;
+	return soft_apm_recv_alt(rc, port, pkt);
+}
 /**
  * The requester exhausted its transport retries (the tables held, rc->lock
  * held): if the APM state is ARMED the QP migrates (IB_AE_QP_APM) and

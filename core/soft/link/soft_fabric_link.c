@@ -53,7 +53,7 @@ static void peer_free(soft_peer_t *p)
 /* Is the entry still the LID's holder? (One load of the ring's generation
  * line, which only opens, closes and moves write; the clock is read only for
  * a peer without a ring.) */
-static boolean_t peer_current(const soft_peer_t *p)
+static inline boolean_t peer_current(const soft_peer_t *p)
 {
 	if (p->ring.hdr)
 		return soft_ring_gen(&p->ring) == p->gen;
@@ -183,7 +183,7 @@ static soft_peer_t *peer_refresh(soft_fabric_t *fab, uint16_t lid)
  * read-modify-write. An entry stays valid while the fabric is open
  * (peer_retire), so nothing is counted.
  */
-static soft_peer_t *peer_get(soft_fabric_t *fab, uint16_t lid)
+static inline __attribute__((always_inline)) soft_peer_t *peer_get(soft_fabric_t *fab, uint16_t lid)
 {
 	soft_peer_t **tab = __atomic_load_n(&fab->peers, __ATOMIC_ACQUIRE);
 	soft_peer_t *p = tab ? __atomic_load_n(&tab[lid], __ATOMIC_ACQUIRE) : NULL;
@@ -317,39 +317,16 @@ boolean_t soft_fabric_room(soft_fabric_port_t *port, uint16_t dlid, size_t len)
 	return room;
 }
 
-ib_api_status_t soft_link_deliver(soft_fabric_port_t *port, uint16_t lid, const void *pkt,
-				  size_t len, uint32_t flags)
+/* A packet to a LID whose holder has no ring (or nobody holds it): a
+ * datagram on the holder's socket (out of line: its frame holds a sealed
+ * copy of the packet). */
+static __attribute__((noinline)) ib_api_status_t deliver_dgram(soft_fabric_port_t *port,
+								 uint16_t lid, const void *pkt,
+								 size_t len, uint32_t flags)
 {
 	uint8_t sealed[SOFT_FABRIC_MAX_PACKET];
-	soft_peer_t *p = peer_get(port->fab, lid);
-	boolean_t wake;
 	int err;
 
-	if (p && p->ring.hdr) {
-		/* `delivered` is counted by the put once it has claimed the record
-		 * (no doorbell to ring), not after the copy: see soft_ring_put. */
-		if (soft_ring_put(&p->ring, pkt, len, flags, &wake, &port->stats->delivered) ==
-		    SOFT_RING_OK) {
-			err = wake ? ring_doorbell(port, lid) : 0;
-			if (err)
-				soft_link_count_failure(port, lid, err);
-			else if (wake)
-				SOFT_STAT_ADD(port, delivered, 1);
-		} else {
-			check_full_peer(port, p);
-			if (flags & SOFT_FABRIC_TELL_FULL) {
-				/* Held by its sender, as a packet waits for link credits. */
-				IBAL_DBG(IBAL_SUB_FABRIC,
-					 "LID 0x%x: packet to LID 0x%x held: its ring is full", port->lid,
-					 lid);
-				return IB_RESOURCE_BUSY;
-			}
-			IBAL_DBG(IBAL_SUB_FABRIC, "LID 0x%x: packet to LID 0x%x dropped: its ring is full",
-				 port->lid, lid);
-			SOFT_STAT_ADD(port, drop_busy, 1);
-		}
-		return IB_SUCCESS;
-	}
 	/* Data placed directly stands for packets that were not built. */
 	if (flags & SOFT_FABRIC_DIRECT) {
 		SOFT_STAT_ADD(port, drop_error, 1);
@@ -366,5 +343,38 @@ ib_api_status_t soft_link_deliver(soft_fabric_port_t *port, uint16_t lid, const 
 		soft_link_count_failure(port, lid, err);
 	else
 		SOFT_STAT_ADD(port, delivered, 1);
+	return IB_SUCCESS;
+}
+
+ib_api_status_t soft_link_deliver(soft_fabric_port_t *port, uint16_t lid, const void *pkt,
+				  size_t len, uint32_t flags)
+{
+	soft_peer_t *p = peer_get(port->fab, lid);
+	boolean_t wake;
+	int err;
+
+	if (!p || !p->ring.hdr)
+		return deliver_dgram(port, lid, pkt, len, flags);
+	/* `delivered` is counted by the put once it has claimed the record
+	 * (no doorbell to ring), not after the copy: see soft_ring_put. */
+	if (soft_ring_put(&p->ring, pkt, len, flags, &wake, &port->stats->delivered) ==
+	    SOFT_RING_OK) {
+		err = wake ? ring_doorbell(port, lid) : 0;
+		if (err)
+			soft_link_count_failure(port, lid, err);
+		else if (wake)
+			SOFT_STAT_ADD(port, delivered, 1);
+		return IB_SUCCESS;
+	}
+	check_full_peer(port, p);
+	if (flags & SOFT_FABRIC_TELL_FULL) {
+		/* Held by its sender, as a packet waits for link credits. */
+		IBAL_DBG(IBAL_SUB_FABRIC, "LID 0x%x: packet to LID 0x%x held: its ring is full",
+			 port->lid, lid);
+		return IB_RESOURCE_BUSY;
+	}
+	IBAL_DBG(IBAL_SUB_FABRIC, "LID 0x%x: packet to LID 0x%x dropped: its ring is full",
+		 port->lid, lid);
+	SOFT_STAT_ADD(port, drop_busy, 1);
 	return IB_SUCCESS;
 }

@@ -98,8 +98,9 @@ static void deliver_mcast(soft_fabric_port_t *port, uint16_t mlid, const void *p
 
 /* Delivers by destination: an explicit port, else the DLID's meaning.
  * IB_RESOURCE_BUSY as soft_link_deliver(); IB_SUCCESS otherwise. */
-static ib_api_status_t route(soft_fabric_port_t *port, uint16_t dlid, boolean_t explicit_dest,
-			     const void *pkt, size_t len, uint32_t flags)
+static inline __attribute__((always_inline)) ib_api_status_t
+route(soft_fabric_port_t *port, uint16_t dlid, boolean_t explicit_dest, const void *pkt, size_t len,
+      uint32_t flags)
 {
 	if (explicit_dest || (dlid && dlid <= SOFT_FABRIC_LID_UNICAST_MAX))
 		return soft_link_deliver(port, dlid, pkt, len, flags);
@@ -222,23 +223,31 @@ void soft_delay_shutdown(soft_fabric_t *fab)
 
 /* ---- Sending and receiving ---- */
 
-static ib_api_status_t send_common(soft_fabric_port_t *port, uint16_t dest_lid,
-				   boolean_t explicit_dest, const void *pkt, size_t len, uint32_t flags)
+/*
+ * Whether a packet sent now meets nothing between its port and its
+ * destination: no capture (the registry's generation is the one followed),
+ * no loss injection, no delay. Read at every send, without a lock.
+ */
+static inline boolean_t path_plain(const soft_fabric_t *fab)
+{
+	return !fab->pcap &&
+	       __atomic_load_n(&fab->hdr->capture_gen, __ATOMIC_ACQUIRE) ==
+		       __atomic_load_n(&fab->live_gen, __ATOMIC_RELAXED) &&
+	       !__atomic_load_n(&fab->live_pcap, __ATOMIC_ACQUIRE) && !fab->cfg.delay_us &&
+	       fab->cfg.drop_pct <= 0.0 && !__atomic_load_n(&filter_armed, __ATOMIC_ACQUIRE);
+}
+
+/* A send that something observes or perturbs: capture, loss injection, delay
+ * (out of line: its frame holds a sealed copy of the packet). */
+static __attribute__((noinline)) ib_api_status_t
+send_observed(soft_fabric_port_t *port, uint16_t dlid, boolean_t explicit_dest, const void *pkt,
+	      size_t len, uint32_t flags)
 {
 	uint8_t sealed[SOFT_FABRIC_MAX_PACKET];
+	soft_fabric_t *fab = port->fab;
 	soft_pcap_t *pcap;
-	soft_fabric_t *fab;
-	const uint8_t *b = (const uint8_t *)pkt;
 	boolean_t dropped;
-	uint16_t dlid;
 
-	if (!port || !pkt || len < SOFT_FABRIC_MIN_PACKET || len > SOFT_FABRIC_MAX_PACKET)
-		return IB_INVALID_PARAMETER;
-	fab = port->fab;
-	if ((flags & SOFT_FABRIC_DIRECT) && (explicit_dest || !soft_link_plain(fab)))
-		return IB_NOT_DONE;
-	/* LRH bytes 2-3: the destination LID, big endian. */
-	dlid = explicit_dest ? dest_lid : (uint16_t)((b[2] << 8) | b[3]);
 	/* A packet held back stays out of the delay queue (which cannot give it
 	 * back) and out of a capture (it has not left). */
 	if (fab->cfg.delay_us)
@@ -252,7 +261,7 @@ static ib_api_status_t send_common(soft_fabric_port_t *port, uint16_t dest_lid,
 	if ((flags & SOFT_FABRIC_NO_CRC) && pcap) {
 		memcpy(sealed, pkt, len);
 		if (soft_pkt_seal(sealed, len) == SOFT_WIRE_OK) {
-			pkt = b = sealed;
+			pkt = sealed;
 			flags &= ~SOFT_FABRIC_NO_CRC;
 		}
 	}
@@ -269,6 +278,30 @@ static ib_api_status_t send_common(soft_fabric_port_t *port, uint16_t dest_lid,
 		if (route(port, dlid, explicit_dest, pkt, len, flags) == IB_RESOURCE_BUSY)
 			return IB_RESOURCE_BUSY;
 	}
+	SOFT_STAT_ADD(port, tx_packets, 1);
+	SOFT_STAT_ADD(port, tx_bytes, len);
+	return IB_SUCCESS;
+}
+
+static inline __attribute__((always_inline)) ib_api_status_t
+send_common(soft_fabric_port_t *port, uint16_t dest_lid, boolean_t explicit_dest, const void *pkt,
+	    size_t len, uint32_t flags)
+{
+	const uint8_t *b = (const uint8_t *)pkt;
+	soft_fabric_t *fab;
+	uint16_t dlid;
+
+	if (!port || !pkt || len < SOFT_FABRIC_MIN_PACKET || len > SOFT_FABRIC_MAX_PACKET)
+		return IB_INVALID_PARAMETER;
+	fab = port->fab;
+	if ((flags & SOFT_FABRIC_DIRECT) && (explicit_dest || !soft_link_plain(fab)))
+		return IB_NOT_DONE;
+	/* LRH bytes 2-3: the destination LID, big endian. */
+	dlid = explicit_dest ? dest_lid : (uint16_t)((b[2] << 8) | b[3]);
+	if (__builtin_expect(!path_plain(fab), 0))
+		return send_observed(port, dlid, explicit_dest, pkt, len, flags);
+	if (route(port, dlid, explicit_dest, pkt, len, flags) == IB_RESOURCE_BUSY)
+		return IB_RESOURCE_BUSY;
 	SOFT_STAT_ADD(port, tx_packets, 1);
 	SOFT_STAT_ADD(port, tx_bytes, len);
 	return IB_SUCCESS;

@@ -427,7 +427,7 @@ static void skip_to_tail(soft_ring_t *ring)
 	publish_head(ring);
 }
 
-static void advance(soft_ring_t *ring, size_t len)
+static inline __attribute__((always_inline)) void advance(soft_ring_t *ring, size_t len)
 {
 	__atomic_store_n(&ring->head, ring->head + rec_bytes(len), __ATOMIC_RELAXED);
 	ring->stuck_pos = UINT64_MAX;

@@ -166,10 +166,9 @@ static boolean_t lrh_pack(const void *hs, uint8_t *w)
 	return lrh_put(h, h->pkt_len, w);
 }
 
-static void lrh_unpack(const uint8_t *w, void *hs)
+/* The LRH at @p w (inline: the parse of every packet calls it directly). */
+static inline __attribute__((always_inline)) void lrh_get(const uint8_t *w, soft_lrh_t *h)
 {
-	soft_lrh_t *h = (soft_lrh_t *)hs;
-
 	h->vl = w[0] >> 4;
 	h->lver = w[0] & 0xf;
 	h->sl = w[1] >> 4;
@@ -177,6 +176,11 @@ static void lrh_unpack(const uint8_t *w, void *hs)
 	h->dlid = (uint16_t)get_be16(w + 2);
 	h->pkt_len = (uint16_t)(get_be16(w + 4) & 0x7ffu);
 	h->slid = (uint16_t)get_be16(w + 6);
+}
+
+static void lrh_unpack(const uint8_t *w, void *hs)
+{
+	lrh_get(w, (soft_lrh_t *)hs);
 }
 
 /* The BTH of @p h with PadCnt @p pad_cnt; fields one by one, as lrh_put. */
@@ -198,10 +202,9 @@ static boolean_t bth_pack(const void *hs, uint8_t *w)
 	return bth_put(h, h->pad_cnt, w);
 }
 
-static void bth_unpack(const uint8_t *w, void *hs)
+/* The BTH at @p w (inline, as lrh_get). */
+static inline __attribute__((always_inline)) void bth_get(const uint8_t *w, soft_bth_t *h)
 {
-	soft_bth_t *h = (soft_bth_t *)hs;
-
 	h->opcode = w[0];
 	h->se = w[1] >> 7;
 	h->mig = (w[1] >> 6) & 1;
@@ -211,6 +214,11 @@ static void bth_unpack(const uint8_t *w, void *hs)
 	h->dest_qp = get_be24(w + 5);
 	h->ack_req = w[8] >> 7;
 	h->psn = get_be24(w + 9);
+}
+
+static void bth_unpack(const uint8_t *w, void *hs)
+{
+	bth_get(w, (soft_bth_t *)hs);
 }
 
 static boolean_t aeth_pack(const void *hs, uint8_t *w)
@@ -1035,7 +1043,7 @@ soft_wire_status_t soft_pkt_parse_flags(const uint8_t *buf, size_t len, unsigned
 
 	/* The LRH and BTH of every packet through their codecs directly, the
 	 * extended headers by the opcode's bits (as soft_pkt_build_hdrs). */
-	lrh_unpack(buf, &pkt->lrh);
+	lrh_get(buf, &pkt->lrh);
 	if (route > SOFT_LRH_LEN) {
 		const uint8_t *grh = buf + SOFT_LRH_LEN;
 
@@ -1046,7 +1054,7 @@ soft_wire_status_t soft_pkt_parse_flags(const uint8_t *buf, size_t len, unsigned
 			return SOFT_WIRE_ERR_LENGTH;
 		soft_hdr_unpack(SOFT_HDR_GRH, grh, &pkt->grh);
 	}
-	bth_unpack(buf + route, &pkt->bth);
+	bth_get(buf + route, &pkt->bth);
 	if (pkt->lrh.lver != 0 || pkt->bth.tver != 0)
 		return SOFT_WIRE_ERR_VERSION;
 	info = soft_opcode_info(pkt->bth.opcode);
