@@ -67,8 +67,9 @@ static int in_bounds(uint64_t start, uint64_t len, uint64_t va, uint64_t n)
 	return va >= start && n <= len && va - start <= len - n;
 }
 
-ib_api_status_t soft_mr_check(soft_pd_t *pd, uint32_t key, uint64_t va, uint64_t len,
-			      ib_access_t access)
+/* soft_mr_check(), inline in the copies of the data path (sgl_copy). */
+static inline __attribute__((always_inline)) ib_api_status_t
+mr_check(soft_pd_t *pd, uint32_t key, uint64_t va, uint64_t len, ib_access_t access)
 {
 	boolean_t remote = (access & AC_REMOTE) != 0;
 	soft_key_ent_t *e = key_lookup(pd->ca, key);
@@ -98,6 +99,12 @@ ib_api_status_t soft_mr_check(soft_pd_t *pd, uint32_t key, uint64_t va, uint64_t
 	}
 }
 
+ib_api_status_t soft_mr_check(soft_pd_t *pd, uint32_t key, uint64_t va, uint64_t len,
+			      ib_access_t access)
+{
+	return mr_check(pd, key, va, len, access);
+}
+
 /* soft_sgl_scatter (@p src into the segments) and soft_sgl_gather (the
  * segments into @p dst): one walk of the segments from @p off, each piece
  * checked for @p access; exactly one of src and dst is used (neither, for a
@@ -118,7 +125,7 @@ static inline ib_wc_status_t sgl_copy(soft_pd_t *pd, const ib_local_ds_t *ds, ui
 		}
 		k = ds[i].length - off < n ? ds[i].length - off : n;
 		seg = (uint8_t *)(uintptr_t)(ds[i].vaddr + off);
-		if (soft_mr_check(pd, cl_ntoh32(ds[i].lkey), ds[i].vaddr + off, k, access) != IB_SUCCESS)
+		if (mr_check(pd, cl_ntoh32(ds[i].lkey), ds[i].vaddr + off, k, access) != IB_SUCCESS)
 			return IB_WCS_LOCAL_PROTECTION_ERR;
 		if (src) {
 			memcpy(seg, src, (size_t)k);

@@ -196,7 +196,8 @@ static uint32_t npkts(const soft_rc_t *rc, const soft_rc_wqe_t *w)
 {
 	if (w->wr.wr_type == WR_COMPARE_SWAP || w->wr.wr_type == WR_FETCH_ADD || !w->len)
 		return 1;
-	return (w->len + rc->path.mtu - 1) / rc->path.mtu;
+	/* The MTU is a power of two (soft_rc_load_path): a shift, not a division. */
+	return (w->len + rc->path.mtu - 1) >> __builtin_ctz(rc->path.mtu);
 }
 
 /* Fence and initiator depth: may @p w start now? Only a read, an atomic or a
@@ -277,7 +278,12 @@ static tx_result_t send_data(soft_rc_t *rc, soft_rc_wqe_t *w, uint32_t i)
 	soft_pkt_t pkt;
 	uint8_t *dst;
 
-	memset(&pkt, 0, sizeof(pkt));
+	/* Only what soft_rc_hdrs() and the opcode's headers read is set: the
+	 * LRH and BTH (zeroed first: LVer, TVer), the ImmDt and RETH when the
+	 * opcode has them, the payload's length. A packet of every message:
+	 * the rest of the structure is not cleared. */
+	memset(&pkt.lrh, 0, sizeof(pkt.lrh));
+	memset(&pkt.bth, 0, sizeof(pkt.bth));
 	pkt.bth.opcode = SOFT_OPCODE(tr, op);
 	pkt.bth.psn = soft_psn_add(w->psn, i);
 	pkt.bth.ack_req = !rc->uc && (last || (i + 1) % (SOFT_RC_WINDOW / 4) == 0);

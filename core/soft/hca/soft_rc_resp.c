@@ -192,7 +192,7 @@ static int do_write(soft_rc_t *rc, const soft_pkt_t *pkt, uint16_t flags)
 
 static uint32_t read_npkt(const soft_rc_t *rc, uint32_t len)
 {
-	return len ? (len + rc->path.mtu - 1) / rc->path.mtu : 1;
+	return len ? (len + rc->path.mtu - 1) >> __builtin_ctz(rc->path.mtu) : 1; /* a power of two */
 }
 
 /*
