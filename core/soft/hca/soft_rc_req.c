@@ -487,7 +487,7 @@ void soft_rc_pump(soft_rc_t *rc)
 			}
 			w->sent = w->npkt;
 		} else {
-			if (!w->sent && in_window(rc, w->psn) && direct_ok(rc, w)) {
+			if (!w->sent && w->npkt > 1 && in_window(rc, w->psn) && direct_ok(rc, w)) {
 				int d = send_write_direct(rc, w);
 
 				if (d < 0)
