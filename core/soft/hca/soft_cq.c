@@ -126,20 +126,27 @@ static void publish(soft_cq_t *cq)
 	__atomic_store_n(&cq->arm, cq->ring.arm, __ATOMIC_RELAXED);
 }
 
-/* Takes entries; an empty CQ (as last published) costs no lock. */
-static ib_api_status_t take(soft_cq_t *cq, ib_wc_t **pp_free, ib_wc_t **pp_done)
+/* take()'s work once entries were seen, out of line. */
+static __attribute__((noinline)) ib_api_status_t take_locked(soft_cq_t *cq, ib_wc_t **pp_free,
+							     ib_wc_t **pp_done)
 {
 	ib_api_status_t st;
 
-	if (!__atomic_load_n(&cq->avail, __ATOMIC_ACQUIRE)) {
-		*pp_done = NULL;
-		return IB_NOT_FOUND;
-	}
 	soft_lock(&cq->lock);
 	st = prov_wc_ring_take(&cq->ring, pp_free, pp_done);
 	publish(cq);
 	soft_unlock(&cq->lock);
 	return st;
+}
+
+/* Takes entries; an empty CQ (as last published) costs no lock and no call. */
+static inline ib_api_status_t take(soft_cq_t *cq, ib_wc_t **pp_free, ib_wc_t **pp_done)
+{
+	if (!__atomic_load_n(&cq->avail, __ATOMIC_ACQUIRE)) {
+		*pp_done = NULL;
+		return IB_NOT_FOUND;
+	}
+	return take_locked(cq, pp_free, pp_done);
 }
 
 ib_api_status_t soft_poll_cq(void *h, ib_wc_t **pp_free, ib_wc_t **pp_done)
@@ -161,7 +168,9 @@ ib_api_status_t soft_poll_cq(void *h, ib_wc_t **pp_free, ib_wc_t **pp_done)
 	 * thread must not back off for it. */
 	armed = __atomic_load_n(&cq->arm, __ATOMIC_RELAXED) != PROV_WC_ARM_NONE;
 	took = soft_progress_inline(cq->ca, cq, !armed);
-	st = take(cq, pp_free, pp_done);
+	/* Nothing taken here: what another thread added meanwhile is the next poll's. */
+	if (took)
+		st = take(cq, pp_free, pp_done);
 	/* The ACKs the packets called for go out now if nothing came for this
 	 * CQ, else after the caller has its completions: at its next poll (or
 	 * the progress thread's next look, within a millisecond), so that an

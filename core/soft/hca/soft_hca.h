@@ -827,8 +827,14 @@ void soft_progress_stop(soft_ca_t *ca);
  * @return TRUE if packets were taken (responses may be queued).
  */
 boolean_t soft_progress_inline(soft_ca_t *ca, const soft_cq_t *cq, boolean_t polling);
-/** Sends the CA's queued responses (soft_progress_inline()). @param ca the CA. */
-void soft_progress_flush(soft_ca_t *ca);
+/** soft_progress_flush()'s work, out of line: the queue was seen non-empty. @param ca the CA. */
+void soft_progress_flush_queued(soft_ca_t *ca);
+/** Sends the CA's queued responses (soft_progress_inline()); inline when none are queued (most polls). @param ca the CA. */
+static inline void soft_progress_flush(soft_ca_t *ca)
+{
+	if (__atomic_load_n(&ca->n_pend, __ATOMIC_ACQUIRE))
+		soft_progress_flush_queued(ca);
+}
 /**
  * Queues a QP that has packets to send later (read responses waiting for
  * room at its peer, coalesced ACKs, requests and datagrams held at a full

@@ -249,7 +249,7 @@ boolean_t soft_progress_inline(soft_ca_t *ca, const soft_cq_t *cq, boolean_t pol
 
 static void resume_pending(soft_ca_t *ca);
 
-void soft_progress_flush(soft_ca_t *ca)
+void soft_progress_flush_queued(soft_ca_t *ca)
 {
 	resume_pending(ca);
 }
