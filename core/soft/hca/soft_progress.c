@@ -228,10 +228,21 @@ static boolean_t rx_ready(const soft_ca_t *ca)
  */
 static __thread const soft_ca_t *progress_ca __attribute__((tls_model("initial-exec")));
 
-boolean_t soft_progress_inline(soft_ca_t *ca, const soft_cq_t *cq, boolean_t polling)
+/* soft_progress_inline()'s work once it holds rx_lock, out of line: the
+ * empty poll before it then saves no registers. */
+static __attribute__((noinline)) boolean_t drain_polled(soft_ca_t *ca, const soft_cq_t *cq)
 {
 	unsigned i, n = 0;
 
+	for (i = 0; i < ca->num_ports; i++)
+		n += drain_port(&ca->port[i], ca->rx_buf, FALSE, cq);
+	soft_unlock(&ca->rx_lock);
+	/* The responses (coalesced ACKs) are the caller's to send: see soft_progress_flush. */
+	return n != 0;
+}
+
+boolean_t soft_progress_inline(soft_ca_t *ca, const soft_cq_t *cq, boolean_t polling)
+{
 	/* Polls from callbacks (on the progress thread) do not count. */
 	if (polling && progress_ca != ca)
 		__atomic_store_n(&ca->inline_seq, __atomic_load_n(&ca->inline_seq, __ATOMIC_RELAXED) + 1,
@@ -240,11 +251,7 @@ boolean_t soft_progress_inline(soft_ca_t *ca, const soft_cq_t *cq, boolean_t pol
 	 * (what is queued, the poll sent before it looked: soft_poll_cq). */
 	if (!rx_ready(ca) || !soft_trylock(&ca->rx_lock))
 		return FALSE;
-	for (i = 0; i < ca->num_ports; i++)
-		n += drain_port(&ca->port[i], ca->rx_buf, FALSE, cq);
-	soft_unlock(&ca->rx_lock);
-	/* The responses (coalesced ACKs) are the caller's to send: see soft_progress_flush. */
-	return n != 0;
+	return drain_polled(ca, cq);
 }
 
 static void resume_pending(soft_ca_t *ca);

@@ -31,6 +31,8 @@ typedef struct ring_rec {
 	uint32_t flags;
 } ring_rec_t;
 
+_Static_assert(offsetof(ring_rec_t, stamp) == 0, "the stamp heads a record (soft_ring_ready)");
+
 static size_t rec_bytes(size_t len)
 {
 	return (SOFT_RING_REC_HDR + len + SOFT_RING_ALIGN - 1) & ~(size_t)(SOFT_RING_ALIGN - 1);
@@ -511,16 +513,6 @@ soft_ring_get_t soft_ring_get(soft_ring_t *ring, void *buf, size_t cap, size_t *
 	}
 }
 
-boolean_t soft_ring_ready(const soft_ring_t *ring)
-{
-	uint64_t pos = __atomic_load_n(&ring->head, __ATOMIC_RELAXED);
-	const ring_rec_t *r = rec_at(ring, pos);
-
-	if (rec_published(r, pos))
-		return TRUE;
-	__builtin_prefetch((const uint8_t *)r + SOFT_RING_ALIGN);
-	return FALSE;
-}
 
 size_t soft_ring_peek(const soft_ring_t *ring, void *dst, size_t n)
 {

@@ -229,10 +229,22 @@ soft_ring_get_t soft_ring_get(soft_ring_t *ring, void *buf, size_t cap, size_t *
  * nothing. It may run while another thread consumes; its answer is a hint
  * (a record claimed and not yet published reads FALSE: the consumer's next
  * soft_ring_get handles it).
+ * Inline: every empty poll of a waiting thread makes it.
  * @param ring the consumer's mapping.
  * @return TRUE if soft_ring_get would find a record now.
  */
-boolean_t soft_ring_ready(const soft_ring_t *ring);
+static inline boolean_t soft_ring_ready(const soft_ring_t *ring)
+{
+	uint64_t pos = __atomic_load_n(&ring->head, __ATOMIC_RELAXED);
+	const uint8_t *r = ring->data + (pos & ((uint64_t)SOFT_RING_BYTES - 1));
+
+	/* A record's first 8 bytes are its stamp: its position + 1 once published. */
+	if (__atomic_load_n((const uint64_t *)(const void *)r, __ATOMIC_ACQUIRE) == pos + 1)
+		return TRUE;
+	/* The record's second line, fetched while nothing is there yet. */
+	__builtin_prefetch(r + SOFT_RING_ALIGN);
+	return FALSE;
+}
 
 /**
  * Copies the first bytes of the record at the head without taking it: a
