@@ -1,9 +1,11 @@
 /*
  * ibal tests: the soft HCA's table lock (core/soft/hca/soft_rwlock.h): a
  * writer excludes readers and readers share, a reader may take it again
- * while a writer waits, and sleepers on either side are woken.
+ * while a writer waits, the last reader out hands the lock to a waiting
+ * writer, and sleepers on either side are woken.
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  */
+#define _GNU_SOURCE /* sched_getcpu, CPU_SET, pthread_setaffinity_np, SCHED_IDLE */
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
@@ -201,6 +203,52 @@ static void test_nested_read_while_writer_waits(void)
 	soft_rwlock_destroy(&lock);
 }
 
+/*
+ * A reader inside, a writer asleep waiting for it. The writer is then made
+ * unable to run while the reader can (both on the reader's processor, the
+ * writer with the idle policy): when the reader leaves and at once comes
+ * back, the writer must already own the lock (the last reader out hands it
+ * over) and be through before the reader gets back in. Without the hand-over
+ * the reader would get back in first, as often as it liked: a thread that
+ * reads again and again (a loop of RC posts) could keep a writer (a QP
+ * created on another thread) out.
+ */
+static void test_writer_not_starved(void)
+{
+	struct sched_param idle = { 0 };
+	cpu_set_t one, was;
+	uint64_t end;
+	pthread_t t;
+	int cpu;
+
+	reset();
+	writer_tid = 0;
+	soft_rwlock_read(&lock);
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, one_writer, NULL), 0);
+	CU_ASSERT_TRUE(wait_bits(SOFT_RWLOCK_WANTED));
+	end = now_ns() + WAIT_NS;
+	while (!__atomic_load_n(&writer_tid, __ATOMIC_ACQUIRE) && now_ns() < end)
+		sched_yield();
+	CU_ASSERT_TRUE(wait_asleep(__atomic_load_n(&writer_tid, __ATOMIC_ACQUIRE)));
+	CU_ASSERT_EQUAL_FATAL(pthread_getaffinity_np(pthread_self(), sizeof(was), &was), 0);
+	cpu = sched_getcpu();
+	CU_ASSERT_FATAL(cpu >= 0);
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	CU_ASSERT_EQUAL_FATAL(pthread_setaffinity_np(pthread_self(), sizeof(one), &one), 0);
+	CU_ASSERT_EQUAL_FATAL(pthread_setaffinity_np(t, sizeof(one), &one), 0);
+	CU_ASSERT_EQUAL_FATAL(pthread_setschedparam(t, SCHED_IDLE, &idle), 0);
+	soft_rwlock_read_end(&lock);
+	soft_rwlock_read(&lock);
+	CU_ASSERT_EQUAL(__atomic_load_n(&entered, __ATOMIC_RELAXED), 1);
+	soft_rwlock_read_end(&lock);
+	pthread_join(t, NULL);
+	CU_ASSERT_EQUAL(pthread_setaffinity_np(pthread_self(), sizeof(was), &was), 0);
+	CU_ASSERT_EQUAL(entered, 1);
+	CU_ASSERT_EQUAL(word(), 0u);
+	soft_rwlock_destroy(&lock);
+}
+
 /* A writer inside while three readers come: past their spins they mark the
  * lock and sleep; the writer's release wakes all of them and each gets in. */
 static void test_readers_sleep_and_wake(void)
@@ -227,6 +275,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_writer_excludes),
 	TEST_ENTRY(test_readers_share),
 	TEST_ENTRY(test_nested_read_while_writer_waits),
+	TEST_ENTRY(test_writer_not_starved),
 	TEST_ENTRY(test_readers_sleep_and_wake),
 };
 

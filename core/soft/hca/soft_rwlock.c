@@ -25,7 +25,16 @@ static void futex_wake_all(soft_rwlock_t *l)
 
 void soft_rwlock_read_wake(soft_rwlock_t *l)
 {
-	futex_wake_all(l);
+	uint32_t v = SOFT_RWLOCK_WANTED;
+
+	/* The last reader out hands the lock to the waiting writer, as glibc's
+	 * last reader starts a write phase: no reader can come in between, so
+	 * a thread that reads again and again cannot keep the writer out. A
+	 * reader already back in (the exchange fails) hands it over when it
+	 * leaves. */
+	if (__atomic_compare_exchange_n(&l->word, &v, SOFT_RWLOCK_HELD, FALSE, __ATOMIC_ACQ_REL,
+					__ATOMIC_RELAXED))
+		futex_wake_all(l);
 }
 
 void soft_rwlock_read_wait(soft_rwlock_t *l)
@@ -62,8 +71,11 @@ void soft_rwlock_write(soft_rwlock_t *l)
 	uint32_t v;
 
 	IBAL_TSAN_ANNOTATE(__tsan_mutex_pre_lock(l, 0));
-	v = __atomic_or_fetch(&l->word, SOFT_RWLOCK_WANTED, __ATOMIC_RELAXED);
+	v = __atomic_or_fetch(&l->word, SOFT_RWLOCK_WANTED, __ATOMIC_ACQUIRE);
 	for (;;) {
+		/* Writers are serialized: HELD now is the last reader's hand-over. */
+		if (v & SOFT_RWLOCK_HELD)
+			break;
 		if (!(v & SOFT_RWLOCK_READERS)) {
 			/* Readers that come now go in first: the exchange fails. */
 			if (__atomic_compare_exchange_n(&l->word, &v, SOFT_RWLOCK_HELD, FALSE,
@@ -75,9 +87,9 @@ void soft_rwlock_write(soft_rwlock_t *l)
 			spins++;
 			ibal_cpu_relax();
 		} else {
-			futex_wait(l, v); /* the last reader out wakes it */
+			futex_wait(l, v); /* the last reader out hands it over and wakes it */
 		}
-		v = __atomic_load_n(&l->word, __ATOMIC_RELAXED);
+		v = __atomic_load_n(&l->word, __ATOMIC_ACQUIRE);
 	}
 	IBAL_TSAN_ANNOTATE(__tsan_mutex_post_lock(l, 0, 0));
 }

@@ -22,8 +22,10 @@
  * for a writer inside, never for one waiting, so a thread may take the read
  * side again while it holds it (a writer waiting cannot deadlock it). Writers
  * are serialized by the caller (soft_tab_write() takes rx_lock first); a
- * writer waits until no reader is inside. Waits spin briefly, then sleep on
- * the word (futex). Under ThreadSanitizer each take and release is announced
+ * writer waits until no reader is inside, and the last reader out hands the
+ * lock over to it (as glibc's last reader starts a write phase), so that a
+ * thread reading again and again cannot keep it out. Waits spin briefly,
+ * then sleep on the word (futex). Under ThreadSanitizer each take and release is announced
  * (__tsan_mutex_*, read locks flagged), so that it knows what the lock orders.
  */
 #ifndef SOFT_RWLOCK_H
@@ -53,7 +55,8 @@ typedef struct soft_rwlock {
  */
 void soft_rwlock_read_wait(soft_rwlock_t *l);
 /**
- * Wakes the writer waiting for the last reader, who just left. @param l the lock.
+ * Hands the lock over to the writer waiting for the last reader, who just
+ * left, and wakes it. @param l the lock.
  */
 void soft_rwlock_read_wake(soft_rwlock_t *l);
 /** Takes the write side (the caller serializes writers). @param l the lock. */
