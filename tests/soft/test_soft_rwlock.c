@@ -5,7 +5,9 @@
  * writer, and sleepers on either side are woken.
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* sched_getcpu, CPU_SET, pthread_setaffinity_np, SCHED_IDLE */
+#endif
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
@@ -172,6 +174,22 @@ static void *one_writer(void *arg)
 	return NULL;
 }
 
+/* Takes the read side, starts one_writer() in @p t and waits (bounded)
+ * until the writer waits for the lock, asleep past its spins. */
+static void reader_with_writer_asleep(pthread_t *t)
+{
+	uint64_t end;
+
+	writer_tid = 0;
+	soft_rwlock_read(&lock);
+	CU_ASSERT_EQUAL_FATAL(pthread_create(t, NULL, one_writer, NULL), 0);
+	CU_ASSERT_TRUE(wait_bits(SOFT_RWLOCK_WANTED));
+	end = now_ns() + WAIT_NS;
+	while (!__atomic_load_n(&writer_tid, __ATOMIC_ACQUIRE) && now_ns() < end)
+		sched_yield();
+	CU_ASSERT_TRUE(wait_asleep(__atomic_load_n(&writer_tid, __ATOMIC_ACQUIRE)));
+}
+
 /*
  * A reader inside, a writer waiting for it (asleep past its spins): the
  * reader takes the read side again without waiting (readers come first, so
@@ -179,18 +197,10 @@ static void *one_writer(void *arg)
  */
 static void test_nested_read_while_writer_waits(void)
 {
-	uint64_t end;
 	pthread_t t;
 
 	reset();
-	writer_tid = 0;
-	soft_rwlock_read(&lock);
-	CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, one_writer, NULL), 0);
-	CU_ASSERT_TRUE(wait_bits(SOFT_RWLOCK_WANTED));
-	end = now_ns() + WAIT_NS;
-	while (!__atomic_load_n(&writer_tid, __ATOMIC_ACQUIRE) && now_ns() < end)
-		sched_yield();
-	CU_ASSERT_TRUE(wait_asleep(__atomic_load_n(&writer_tid, __ATOMIC_ACQUIRE)));
+	reader_with_writer_asleep(&t);
 	soft_rwlock_read(&lock);
 	CU_ASSERT_EQUAL(word() & SOFT_RWLOCK_READERS, 2u);
 	CU_ASSERT_EQUAL(__atomic_load_n(&entered, __ATOMIC_RELAXED), 0);
@@ -217,19 +227,11 @@ static void test_writer_not_starved(void)
 {
 	struct sched_param idle = { 0 };
 	cpu_set_t one, was;
-	uint64_t end;
 	pthread_t t;
 	int cpu;
 
 	reset();
-	writer_tid = 0;
-	soft_rwlock_read(&lock);
-	CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, one_writer, NULL), 0);
-	CU_ASSERT_TRUE(wait_bits(SOFT_RWLOCK_WANTED));
-	end = now_ns() + WAIT_NS;
-	while (!__atomic_load_n(&writer_tid, __ATOMIC_ACQUIRE) && now_ns() < end)
-		sched_yield();
-	CU_ASSERT_TRUE(wait_asleep(__atomic_load_n(&writer_tid, __ATOMIC_ACQUIRE)));
+	reader_with_writer_asleep(&t);
 	CU_ASSERT_EQUAL_FATAL(pthread_getaffinity_np(pthread_self(), sizeof(was), &was), 0);
 	cpu = sched_getcpu();
 	CU_ASSERT_FATAL(cpu >= 0);

@@ -36,7 +36,7 @@ typedef struct soft_lock {
 	uint32_t word; /**< The futex word. */
 } soft_lock_t;
 
-/** Pauses a contended take spins before it sleeps. */
+/** Pauses a contended take spins before it sleeps (the table lock's waits too: soft_rwlock.c). */
 #define SOFT_LOCK_SPINS 100u
 
 /**

@@ -7,11 +7,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "ibal_cpu.h"
+#include "soft_lock.h"
 #include "soft_rwlock.h"
-
-/* Pauses a wait spins before it sleeps: a writer or reader is usually out
- * within a few hundred instructions. */
-#define SPINS 100u
 
 static void futex_wait(soft_rwlock_t *l, uint32_t v)
 {
@@ -49,7 +46,7 @@ void soft_rwlock_read_wait(soft_rwlock_t *l)
 		if ((v & SOFT_RWLOCK_WANTED) && (v & SOFT_RWLOCK_READERS) == 1)
 			soft_rwlock_read_wake(l);
 		while ((v = __atomic_load_n(&l->word, __ATOMIC_RELAXED)) & SOFT_RWLOCK_HELD) {
-			if (spins < SPINS) {
+			if (spins < SOFT_LOCK_SPINS) {
 				spins++;
 				ibal_cpu_relax();
 				continue;
@@ -83,7 +80,7 @@ void soft_rwlock_write(soft_rwlock_t *l)
 				break;
 			continue;
 		}
-		if (spins < SPINS) {
+		if (spins < SOFT_LOCK_SPINS) {
 			spins++;
 			ibal_cpu_relax();
 		} else {

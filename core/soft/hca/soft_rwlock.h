@@ -50,8 +50,9 @@ typedef struct soft_rwlock {
 #define SOFT_RWLOCK_READERS 0x1fffffffu
 
 /**
- * The read side's wait for a writer to leave, out of line (it has taken
- * back its count). @param l the lock.
+ * The read side's wait for a writer to leave, out of line: takes back the
+ * count the inline take added, waits, and counts itself in again.
+ * @param l the lock.
  */
 void soft_rwlock_read_wait(soft_rwlock_t *l);
 /**
