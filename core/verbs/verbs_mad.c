@@ -23,7 +23,11 @@
  * only while the request is outstanding there; the expiry it reports
  * (status ETIMEDOUT) is dropped, since the access layer times out itself.
  * Responses go with timeout 0. The send completes as soon as umad_send
- * accepted it. SGE L_Keys are checked (IB_WCS_LOCAL_PROTECTION_ERR).
+ * accepted it. The kernel refuses (EINVAL) a MAD whose class and TID are
+ * those of one this file sent that has not completed yet; a MAD with no
+ * timeout refused so is tried again until that one completes (at most
+ * VERBS_TWIN_WAIT_MS): the answer of a CM endpoint to its peer in this
+ * process carries the TID of the request it answers. SGE L_Keys are checked (IB_WCS_LOCAL_PROTECTION_ERR).
  *
  * **TID restore.** The kernel rewrites the high 32 bits of a request's TID
  * to its agent's hi_tid; umad2sim (ibsim) puts the agent id in bits 32-47.
@@ -58,6 +62,7 @@
 #include <time.h>
 #include <fcntl.h>
 #include <unistd.h>
+#include <sched.h>
 #include "verbs_prov.h"
 #include "ibal_log.h"
 
@@ -792,6 +797,51 @@ static ib_wc_status_t gather(verbs_qp_t *qp, const ib_send_wr_t *wr, uint8_t *ma
 	return off < 24 ? IB_WCS_LOCAL_LEN_ERR : IB_WCS_SUCCESS;
 }
 
+/*
+ * A MAD sent with no timeout that the kernel refused as a duplicate (EINVAL):
+ * another MAD of this umad file with the same class and wire TID has not had
+ * its send completion in the kernel yet. It happens between two endpoints of
+ * this process: a CM reply (the DREP to a DREQ, the REP to a REQ) carries the
+ * TID of the request it answers, which the kernel made from this file's
+ * agent, and on rxe the request is received before its send completes. The
+ * earlier MAD leaves the kernel's list as soon as its completion is reaped
+ * there, so the send is tried again, yielding and then sleeping between
+ * tries, for at most VERBS_TWIN_WAIT_MS. Returns umad_send's last result.
+ */
+static int send_after_twin(verbs_port_t *port, int agent, void *umad, const uint8_t *mad)
+{
+	struct timespec t0, now, nap = { 0, 20000 };
+	unsigned tries = 0;
+	int64_t us = 0;
+	int rc, err;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		if (tries < VERBS_TWIN_YIELDS) {
+			sched_yield();
+		} else {
+			nanosleep(&nap, NULL);
+			if (nap.tv_nsec < 1000000L)
+				nap.tv_nsec *= 2;
+		}
+		tries++;
+		rc = umad_send(port->fd, agent, umad, VERBS_MAD_SIZE, 0, 0);
+		err = rc < 0 ? errno : 0;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		us = (int64_t)(now.tv_sec - t0.tv_sec) * 1000000 + (now.tv_nsec - t0.tv_nsec) / 1000;
+	} while (err == EINVAL && us < VERBS_TWIN_WAIT_MS * 1000);
+	if (rc < 0) {
+		IBAL_WARN(IBAL_SUB_VERBS, "umad_send class 0x%02x method 0x%02x TID 0x%08x%08x: refused "
+			  "for %lld us (%u tries), errno %d", MAD_CLASS(mad), MAD_METHOD(mad), tid_hi(mad),
+			  tid_lo(mad), (long long)us, tries, -err);
+		errno = err;
+	} else
+		IBAL_DBG(IBAL_SUB_VERBS, "umad_send class 0x%02x method 0x%02x TID 0x%08x%08x: sent after "
+			 "its twin's completion, %lld us (%u tries)", MAD_CLASS(mad), MAD_METHOD(mad),
+			 tid_hi(mad), tid_lo(mad), (long long)us, tries);
+	return rc;
+}
+
 /* Sends one WR (qp->tx_lock held); returns the completion status. */
 static ib_wc_status_t send_one(verbs_qp_t *qp, const ib_send_wr_t *wr, const ib_av_attr_t *av,
 			       uint32_t *p_len)
@@ -835,9 +885,12 @@ static ib_wc_status_t send_one(verbs_qp_t *qp, const ib_send_wr_t *wr, const ib_
 	 * messages) expects none; kept outstanding, it would also make the
 	 * kernel refuse another Send with the same TID from this file as a
 	 * duplicate (EINVAL), as a CEP's answer to its own peer in this
-	 * process is. */
+	 * process is. Until its send completion it is still outstanding:
+	 * send_after_twin() waits that out. */
 	timeout = MAD_IS_RESP(mad) || MAD_METHOD(mad) == 0x03 ? 0 : (int)verbs_mad_timeout_ms;
 	rc = umad_send(port->fd, agent, qp->tx_buf, VERBS_MAD_SIZE, timeout, 0);
+	if (rc < 0 && errno == EINVAL && !timeout)
+		rc = send_after_twin(port, agent, qp->tx_buf, mad);
 	if (rc < 0) {
 		IBAL_DBG(IBAL_SUB_VERBS, "umad_send class 0x%02x agent %d lid %u qpn %u grh %d gid_index %u"
 				" hop %u: errno %d",

@@ -69,6 +69,8 @@
 #define VERBS_UMAD_BUF     (sizeof(struct ib_user_mad) + VERBS_MAD_SIZE)
 #define VERBS_TID_SLOTS    64     /* remembered requests per port (TID restore) */
 #define VERBS_RECV_POLL_MS 100    /* receive thread's umad_recv timeout: stop latency */
+#define VERBS_TWIN_WAIT_MS 200    /* how long a MAD refused as a duplicate is tried again */
+#define VERBS_TWIN_YIELDS  16     /* tries after a yield before the tries after a sleep */
 #define VERBS_ENV_POLL     "IBAL_VERBS_POLL_MS"
 #define VERBS_ENV_TIMEOUT  "IBAL_VERBS_MAD_TIMEOUT_MS"
 #define VERBS_ENV_ISSM     "IBAL_VERBS_ISSM"

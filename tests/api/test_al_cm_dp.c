@@ -673,6 +673,146 @@ static void test_sync_calls(void)
 	CU_ASSERT_EQUAL(ib_cm_cancel(l, ib_sync_destroy), IB_SUCCESS);
 	dp_down();
 }
+/* ---- Two MADs with one TID, back to back ---- */
+
+#define TWIN_CLASS 0x09u       /* a vendor class nobody else here uses */
+#define TWIN_PAIRS 20u
+#define TWIN_MAX   (2u * TWIN_PAIRS + 1u)
+
+/* What the twin test's service saw (D.lock). */
+static struct {
+	int n_recv, n_send, n_send_bad;
+	uint64_t tid[TWIN_MAX];
+} twin;
+
+static void AL_API twin_on_send(const ib_mad_svc_handle_t h, void *ctx, ib_mad_element_t *e)
+{
+	(void)h;
+	(void)ctx;
+	pthread_mutex_lock(&D.lock);
+	if (e->status != IB_WCS_SUCCESS)
+		twin.n_send_bad++;
+	cmdp_bump(&twin.n_send);
+	pthread_mutex_unlock(&D.lock);
+	ib_put_mad(e);
+}
+
+static void AL_API twin_on_recv(const ib_mad_svc_handle_t h, void *ctx, ib_mad_element_t *e)
+{
+	(void)h;
+	(void)ctx;
+	pthread_mutex_lock(&D.lock);
+	if (twin.n_recv < (int)TWIN_MAX)
+		twin.tid[twin.n_recv] = cl_ntoh64(e->p_mad_buf->trans_id);
+	cmdp_bump(&twin.n_recv);
+	pthread_mutex_unlock(&D.lock);
+	ib_put_mad(e);
+}
+
+/* A Send of the twin class from @p key to port 1's own QP1, TID @p tid. */
+static ib_mad_element_t *twin_mad(ib_pool_key_t key, uint64_t tid, ib_grh_t *grh)
+{
+	ib_mad_element_t *e = NULL;
+
+	CU_ASSERT_EQUAL_FATAL(ib_get_mad(key, MAD_BLOCK_SIZE, &e), IB_SUCCESS);
+	memset(e->p_mad_buf, 0, MAD_BLOCK_SIZE);
+	e->p_mad_buf->base_ver = 1;
+	e->p_mad_buf->mgmt_class = TWIN_CLASS;
+	e->p_mad_buf->class_ver = 1;
+	e->p_mad_buf->method = IB_MAD_METHOD_SEND;
+	e->p_mad_buf->trans_id = cl_hton64(tid);
+	e->size = MAD_BLOCK_SIZE;
+	e->remote_lid = D.lid;
+	e->remote_qp = CL_HTON32(1);
+	e->remote_qkey = IB_QP1_WELL_KNOWN_Q_KEY;
+	e->pkey_index = 0;
+	if (D.grh) {
+		e->grh_valid = TRUE;
+		e->p_grh = grh;
+	}
+	return e;
+}
+
+/*
+ * Two MADs of one class whose TIDs are the same on the wire, sent back to
+ * back from one port to itself, both arrive. So a CM endpoint answers its
+ * peer in the same process: the DREP to a DREQ carries the TID of the DREQ
+ * as it came, which on a verbs port is the one the kernel gave it (its
+ * agent's high half). The kernel refuses a MAD whose class and TID are
+ * those of one of the same file whose send has not completed yet; rxe can
+ * deliver a MAD before that, and the answer was lost (a DREP callback then
+ * came from the DREQ's resend, seconds later, without the private data).
+ * The first MAD tells the TID's high half on the wire; each pair is then a
+ * MAD with a new TID and, at once, one with its wire TID.
+ */
+static void test_mad_twin_tids(void)
+{
+	ib_path_rec_t path;
+	ib_pd_handle_t pd = NULL;
+	ib_qp_handle_t qp = NULL;
+	ib_pool_key_t key = NULL;
+	ib_mad_svc_handle_t svc_h = NULL;
+	ib_qp_create_t qc;
+	ib_mad_svc_t svc;
+	ib_grh_t grh;
+	uint64_t hi, lo, tid;
+	uint32_t k;
+	int i, found;
+
+	cmdp_up(&path);
+	memset(&twin, 0, sizeof(twin));
+	memset(&grh, 0, sizeof(grh));
+	grh.ver_class_flow = cl_hton32(6u << 28);
+	grh.hop_limit = 64;
+	grh.src_gid = D.gid;
+	grh.dest_gid = D.gid;
+	CU_ASSERT_EQUAL_FATAL(ib_alloc_pd(D.ca, IB_PDT_ALIAS, NULL, &pd), IB_SUCCESS);
+	memset(&qc, 0, sizeof(qc));
+	qc.qp_type = IB_QPT_QP1_ALIAS;
+	CU_ASSERT_EQUAL_FATAL(ib_get_spl_qp(pd, D.port->port_guid, &qc, NULL, NULL, &key, &qp),
+			      IB_SUCCESS);
+	memset(&svc, 0, sizeof(svc));
+	svc.pfn_mad_send_cb = twin_on_send;
+	svc.pfn_mad_recv_cb = twin_on_recv;
+	svc.mgmt_class = TWIN_CLASS;
+	svc.mgmt_version = 1;
+	svc.svc_type = IB_MAD_SVC_RAW;
+	svc.support_unsol = TRUE;
+	svc.method_array[IB_MAD_METHOD_SEND] = TRUE;
+	CU_ASSERT_EQUAL_FATAL(ib_reg_mad_svc(qp, &svc, &svc_h), IB_SUCCESS);
+
+	CU_ASSERT_EQUAL_FATAL(ib_send_mad(svc_h, twin_mad(key, 0x5A5A5A5A00000100ull, &grh), NULL),
+			      IB_SUCCESS);
+	cmdp_wait(__FILE__, __LINE__, &twin.n_recv, 1, "twin.n_recv");
+	pthread_mutex_lock(&D.lock);
+	hi = twin.tid[0] >> 32;
+	CU_ASSERT_EQUAL(twin.tid[0] & 0xFFFFFFFFu, 0x100u);
+	pthread_mutex_unlock(&D.lock);
+
+	for (k = 1; k <= TWIN_PAIRS; k++) {
+		lo = 0x100u + k;
+		CU_ASSERT_EQUAL(ib_send_mad(svc_h, twin_mad(key, 0x5A5A5A5A00000000ull | lo, &grh), NULL),
+				IB_SUCCESS);
+		CU_ASSERT_EQUAL(ib_send_mad(svc_h, twin_mad(key, hi << 32 | lo, &grh), NULL), IB_SUCCESS);
+	}
+	cmdp_wait(__FILE__, __LINE__, &twin.n_send, (int)TWIN_MAX, "twin.n_send");
+	cmdp_wait(__FILE__, __LINE__, &twin.n_recv, (int)TWIN_MAX, "twin.n_recv");
+	pthread_mutex_lock(&D.lock);
+	CU_ASSERT_EQUAL(twin.n_send_bad, 0);
+	CU_ASSERT_EQUAL(twin.n_recv, (int)TWIN_MAX);
+	for (k = 1; k <= TWIN_PAIRS; k++) {
+		tid = hi << 32 | (0x100u + k);
+		for (i = 1, found = 0; i < twin.n_recv && i < (int)TWIN_MAX; i++)
+			found += twin.tid[i] == tid;
+		if (found != 2)
+			fprintf(stderr, "\n  TID 0x%016llx arrived %d times\n", (unsigned long long)tid, found);
+		CU_ASSERT_EQUAL(found, 2);
+	}
+	pthread_mutex_unlock(&D.lock);
+	CU_ASSERT_EQUAL(ib_destroy_qp(qp, NULL), IB_SUCCESS);
+	CU_ASSERT_EQUAL(ib_dealloc_pd(pd, NULL), IB_SUCCESS);
+}
+
 
 static const test_entry_t tests[] = {
 	TEST_ENTRY(test_path),
@@ -684,6 +824,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_rc_ten_connections),
 	TEST_ENTRY(test_uc_connect),
 	TEST_ENTRY(test_sync_calls),
+	TEST_ENTRY(test_mad_twin_tids),
 };
 
 /*
