@@ -20,6 +20,7 @@
 #include <complib/cl_memory.h>
 #include "al_mad.h"
 #include "al_mad_int.h"
+#include "al_prov.h"
 #include "al_spin.h"
 #include "ibal_log.h"
 
@@ -246,6 +247,8 @@ ib_api_status_t al_mad_post(al_mad_disp_t *d, int slot, uint32_t len, const ib_a
 	wr.dgrm.ud.remote_qp = rqp;
 	wr.dgrm.ud.remote_qkey = qkey;
 	wr.dgrm.ud.pkey_index = pkey_index;
+	if (sl->p_send && sl->p_send->p_elem->resp_expected)
+		wr.dgrm.ud.rsvd = AL_PROV_MAD_WAIT(sl->p_send->p_elem->timeout_ms);
 	st = ib_post_send(d->h_qp, &wr, NULL);
 	if (st != IB_SUCCESS)
 		sl->p_send = NULL;

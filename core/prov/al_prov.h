@@ -32,6 +32,7 @@
 #define AL_PROV_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <iba/ib_al.h>
 
 #ifdef __cplusplus
@@ -171,6 +172,32 @@ extern const al_prov_ops_t verbs_prov_ops;
 void *al_prov_av(ib_av_handle_t h_av);
 void *al_prov_mr(ib_mr_handle_t h_mr);
 void al_prov_put(const void *h);
+
+/*
+ * What the access layer's MAD dispatcher tells a provider about a MAD it
+ * posts on QP0 or QP1: ib_send_wr_t.dgrm.ud.rsvd (reserved to the access
+ * layer) holds AL_PROV_MAD_WAIT(ms), how long the sender waits for the
+ * response to this request before it sends it again with the same TID (0:
+ * no response is expected). It is a tagged number, not a pointer, so a
+ * value a program put there itself is at worst a wrong hint. A provider
+ * that keeps a request for its response (the verbs provider: the kernel's
+ * umad keeps it, and refuses another with its TID meanwhile) keeps it that
+ * long, so the resend can go out.
+ */
+#define AL_PROV_MAD_WAIT_TAG 0xA1000000u
+#define AL_PROV_MAD_WAIT_MAX 0x00FFFFFFu
+#define AL_PROV_MAD_WAIT(ms)                                                                 \
+	((void *)(uintptr_t)(AL_PROV_MAD_WAIT_TAG |                                           \
+			     ((ms) < AL_PROV_MAD_WAIT_MAX ? (uint32_t)(ms) : AL_PROV_MAD_WAIT_MAX)))
+
+/** The wait AL_PROV_MAD_WAIT() put in @p rsvd; 0 for anything else. */
+static inline uint32_t al_prov_mad_wait_ms(const void *rsvd)
+{
+	uintptr_t v = (uintptr_t)rsvd;
+
+	return (v & ~(uintptr_t)AL_PROV_MAD_WAIT_MAX) == AL_PROV_MAD_WAIT_TAG
+		       ? (uint32_t)(v & AL_PROV_MAD_WAIT_MAX) : 0;
+}
 
 #ifdef __cplusplus
 }

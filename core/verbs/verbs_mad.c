@@ -18,10 +18,12 @@
  * **Sends.** Each UD work request becomes one umad_send of 256 bytes (the
  * gathered SGEs, zero padded) to the AV's DLID/SL (and GRH: gid_index is
  * set by hand, umad_set_grh would not copy it), the WR's remote QP, Q_Key
- * and P_Key index. A request (R bit clear) goes with a timeout of
- * IBAL_VERBS_MAD_TIMEOUT_MS and no retries: the kernel delivers a response
- * only while the request is outstanding there; the expiry it reports
- * (status ETIMEDOUT) is dropped, since the access layer times out itself.
+ * and P_Key index. A request (R bit clear) goes with a timeout and no
+ * retries: the kernel delivers a response only while the request is
+ * outstanding there; the expiry it reports (status ETIMEDOUT) is dropped,
+ * since the access layer times out itself. The timeout is how long the
+ * access layer waits before it sends the request again (AL_PROV_MAD_WAIT in
+ * the WR), else IBAL_VERBS_MAD_TIMEOUT_MS.
  * Responses go with timeout 0. The send completes as soon as umad_send
  * accepted it. The kernel refuses (EINVAL) a MAD whose class and TID are
  * those of one this file sent that has not completed yet; a MAD with no
@@ -798,17 +800,35 @@ static ib_wc_status_t gather(verbs_qp_t *qp, const ib_send_wr_t *wr, uint8_t *ma
 }
 
 /*
- * A MAD sent with no timeout that the kernel refused as a duplicate (EINVAL):
- * another MAD of this umad file with the same class and wire TID has not had
- * its send completion in the kernel yet. It happens between two endpoints of
+ * How long the kernel keeps a request for its response: as long as the
+ * access layer's dispatcher waits before it sends it again
+ * (AL_PROV_MAD_WAIT in the WR), else IBAL_VERBS_MAD_TIMEOUT_MS. Kept longer,
+ * the resend (same TID) would be refused as a duplicate of it.
+ */
+static int request_timeout(const ib_send_wr_t *wr)
+{
+	uint32_t ms = al_prov_mad_wait_ms(wr->dgrm.ud.rsvd);
+
+	return (int)(ms && ms < verbs_mad_timeout_ms ? ms : verbs_mad_timeout_ms);
+}
+
+/*
+ * A MAD the kernel refused as a duplicate (EINVAL), sent with no timeout or
+ * with its sender's wait (not the default 30 s): another non-response MAD
+ * of this umad file with the same class and wire TID is still on the
+ * kernel's list. A MAD leaves it at its send completion, a request at its
+ * response or timeout. It happens between two endpoints of
  * this process: a CM reply (the DREP to a DREQ, the REP to a REQ) carries the
  * TID of the request it answers, which the kernel made from this file's
- * agent, and on rxe the request is received before its send completes. The
- * earlier MAD leaves the kernel's list as soon as its completion is reaped
- * there, so the send is tried again, yielding and then sleeping between
- * tries, for at most VERBS_TWIN_WAIT_MS. Returns umad_send's last result.
+ * agent, and on rxe the request is received before its send completes. It
+ * also happens to a request sent again: the kernel keeps the first copy
+ * until its timeout, which runs from its send completion, a little after
+ * the access layer's. The earlier MAD leaves the kernel's list as soon as
+ * its completion (or timeout) is handled there, so the send is tried
+ * again, yielding and then sleeping between tries, for at most
+ * VERBS_TWIN_WAIT_MS. Returns umad_send's last result.
  */
-static int send_after_twin(verbs_port_t *port, int agent, void *umad, const uint8_t *mad)
+static int send_after_twin(verbs_port_t *port, int agent, void *umad, const uint8_t *mad, int timeout)
 {
 	struct timespec t0, now, nap = { 0, 20000 };
 	unsigned tries = 0;
@@ -825,7 +845,7 @@ static int send_after_twin(verbs_port_t *port, int agent, void *umad, const uint
 				nap.tv_nsec *= 2;
 		}
 		tries++;
-		rc = umad_send(port->fd, agent, umad, VERBS_MAD_SIZE, 0, 0);
+		rc = umad_send(port->fd, agent, umad, VERBS_MAD_SIZE, timeout, 0);
 		err = rc < 0 ? errno : 0;
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		us = (int64_t)(now.tv_sec - t0.tv_sec) * 1000000 + (now.tv_nsec - t0.tv_nsec) / 1000;
@@ -886,11 +906,13 @@ static ib_wc_status_t send_one(verbs_qp_t *qp, const ib_send_wr_t *wr, const ib_
 	 * kernel refuse another Send with the same TID from this file as a
 	 * duplicate (EINVAL), as a CEP's answer to its own peer in this
 	 * process is. Until its send completion it is still outstanding:
-	 * send_after_twin() waits that out. */
-	timeout = MAD_IS_RESP(mad) || MAD_METHOD(mad) == 0x03 ? 0 : (int)verbs_mad_timeout_ms;
+	 * send_after_twin() waits that out. A request is kept as long as its
+	 * sender waits for the response (request_timeout()), and a resend,
+	 * refused until the kernel let the first go, is sent then. */
+	timeout = MAD_IS_RESP(mad) || MAD_METHOD(mad) == 0x03 ? 0 : request_timeout(wr);
 	rc = umad_send(port->fd, agent, qp->tx_buf, VERBS_MAD_SIZE, timeout, 0);
-	if (rc < 0 && errno == EINVAL && !timeout)
-		rc = send_after_twin(port, agent, qp->tx_buf, mad);
+	if (rc < 0 && errno == EINVAL && (unsigned)timeout < verbs_mad_timeout_ms)
+		rc = send_after_twin(port, agent, qp->tx_buf, mad, timeout);
 	if (rc < 0) {
 		IBAL_DBG(IBAL_SUB_VERBS, "umad_send class 0x%02x agent %d lid %u qpn %u grh %d gid_index %u"
 				" hop %u: errno %d",

@@ -709,8 +709,8 @@ static void AL_API twin_on_recv(const ib_mad_svc_handle_t h, void *ctx, ib_mad_e
 	ib_put_mad(e);
 }
 
-/* A Send of the twin class from @p key to port 1's own QP1, TID @p tid. */
-static ib_mad_element_t *twin_mad(ib_pool_key_t key, uint64_t tid, ib_grh_t *grh)
+/* A MAD of the twin class (@p method, TID @p tid) from @p key to port 1's own QP1. */
+static ib_mad_element_t *twin_mad(ib_pool_key_t key, uint8_t method, uint64_t tid, ib_grh_t *grh)
 {
 	ib_mad_element_t *e = NULL;
 
@@ -719,7 +719,7 @@ static ib_mad_element_t *twin_mad(ib_pool_key_t key, uint64_t tid, ib_grh_t *grh
 	e->p_mad_buf->base_ver = 1;
 	e->p_mad_buf->mgmt_class = TWIN_CLASS;
 	e->p_mad_buf->class_ver = 1;
-	e->p_mad_buf->method = IB_MAD_METHOD_SEND;
+	e->p_mad_buf->method = method;
 	e->p_mad_buf->trans_id = cl_hton64(tid);
 	e->size = MAD_BLOCK_SIZE;
 	e->remote_lid = D.lid;
@@ -731,6 +731,51 @@ static ib_mad_element_t *twin_mad(ib_pool_key_t key, uint64_t tid, ib_grh_t *grh
 		e->p_grh = grh;
 	}
 	return e;
+}
+
+/* Port 1's own QP1 through an alias (the PD and QP in *pp_pd, *pp_qp, the pool
+ * key in *p_key), and the GRH a MAD to itself carries where the port needs one. */
+static void mad_open(ib_pd_handle_t *pp_pd, ib_qp_handle_t *pp_qp, ib_pool_key_t *p_key, ib_grh_t *grh)
+{
+	ib_qp_create_t qc;
+
+	memset(grh, 0, sizeof(*grh));
+	grh->ver_class_flow = cl_hton32(6u << 28);
+	grh->hop_limit = 64;
+	grh->src_gid = D.gid;
+	grh->dest_gid = D.gid;
+	CU_ASSERT_EQUAL_FATAL(ib_alloc_pd(D.ca, IB_PDT_ALIAS, NULL, pp_pd), IB_SUCCESS);
+	memset(&qc, 0, sizeof(qc));
+	qc.qp_type = IB_QPT_QP1_ALIAS;
+	CU_ASSERT_EQUAL_FATAL(ib_get_spl_qp(*pp_pd, D.port->port_guid, &qc, NULL, NULL, p_key, pp_qp),
+			      IB_SUCCESS);
+}
+
+/* A service of the twin class on @p qp: @p type, unsolicited @p method (0: none). */
+static ib_mad_svc_handle_t mad_svc(ib_qp_handle_t qp, ib_mad_svc_type_t type, uint8_t method,
+				   ib_pfn_mad_comp_cb_t send_cb, ib_pfn_mad_comp_cb_t recv_cb)
+{
+	ib_mad_svc_handle_t h = NULL;
+	ib_mad_svc_t svc;
+
+	memset(&svc, 0, sizeof(svc));
+	svc.pfn_mad_send_cb = send_cb;
+	svc.pfn_mad_recv_cb = recv_cb;
+	svc.mgmt_class = TWIN_CLASS;
+	svc.mgmt_version = 1;
+	svc.svc_type = type;
+	if (method) {
+		svc.support_unsol = TRUE;
+		svc.method_array[method] = TRUE;
+	}
+	CU_ASSERT_EQUAL_FATAL(ib_reg_mad_svc(qp, &svc, &h), IB_SUCCESS);
+	return h;
+}
+
+static void mad_close(ib_pd_handle_t pd, ib_qp_handle_t qp)
+{
+	CU_ASSERT_EQUAL(ib_destroy_qp(qp, NULL), IB_SUCCESS);
+	CU_ASSERT_EQUAL(ib_dealloc_pd(pd, NULL), IB_SUCCESS);
 }
 
 /*
@@ -751,9 +796,7 @@ static void test_mad_twin_tids(void)
 	ib_pd_handle_t pd = NULL;
 	ib_qp_handle_t qp = NULL;
 	ib_pool_key_t key = NULL;
-	ib_mad_svc_handle_t svc_h = NULL;
-	ib_qp_create_t qc;
-	ib_mad_svc_t svc;
+	ib_mad_svc_handle_t svc;
 	ib_grh_t grh;
 	uint64_t hi, lo, tid;
 	uint32_t k;
@@ -761,28 +804,11 @@ static void test_mad_twin_tids(void)
 
 	cmdp_up(&path);
 	memset(&twin, 0, sizeof(twin));
-	memset(&grh, 0, sizeof(grh));
-	grh.ver_class_flow = cl_hton32(6u << 28);
-	grh.hop_limit = 64;
-	grh.src_gid = D.gid;
-	grh.dest_gid = D.gid;
-	CU_ASSERT_EQUAL_FATAL(ib_alloc_pd(D.ca, IB_PDT_ALIAS, NULL, &pd), IB_SUCCESS);
-	memset(&qc, 0, sizeof(qc));
-	qc.qp_type = IB_QPT_QP1_ALIAS;
-	CU_ASSERT_EQUAL_FATAL(ib_get_spl_qp(pd, D.port->port_guid, &qc, NULL, NULL, &key, &qp),
-			      IB_SUCCESS);
-	memset(&svc, 0, sizeof(svc));
-	svc.pfn_mad_send_cb = twin_on_send;
-	svc.pfn_mad_recv_cb = twin_on_recv;
-	svc.mgmt_class = TWIN_CLASS;
-	svc.mgmt_version = 1;
-	svc.svc_type = IB_MAD_SVC_RAW;
-	svc.support_unsol = TRUE;
-	svc.method_array[IB_MAD_METHOD_SEND] = TRUE;
-	CU_ASSERT_EQUAL_FATAL(ib_reg_mad_svc(qp, &svc, &svc_h), IB_SUCCESS);
+	mad_open(&pd, &qp, &key, &grh);
+	svc = mad_svc(qp, IB_MAD_SVC_RAW, IB_MAD_METHOD_SEND, twin_on_send, twin_on_recv);
 
-	CU_ASSERT_EQUAL_FATAL(ib_send_mad(svc_h, twin_mad(key, 0x5A5A5A5A00000100ull, &grh), NULL),
-			      IB_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(ib_send_mad(svc, twin_mad(key, IB_MAD_METHOD_SEND, 0x5A5A5A5A00000100ull, &grh),
+					  NULL), IB_SUCCESS);
 	cmdp_wait(__FILE__, __LINE__, &twin.n_recv, 1, "twin.n_recv");
 	pthread_mutex_lock(&D.lock);
 	hi = twin.tid[0] >> 32;
@@ -791,9 +817,10 @@ static void test_mad_twin_tids(void)
 
 	for (k = 1; k <= TWIN_PAIRS; k++) {
 		lo = 0x100u + k;
-		CU_ASSERT_EQUAL(ib_send_mad(svc_h, twin_mad(key, 0x5A5A5A5A00000000ull | lo, &grh), NULL),
+		CU_ASSERT_EQUAL(ib_send_mad(svc, twin_mad(key, IB_MAD_METHOD_SEND, 0x5A5A5A5A00000000ull | lo, &grh),
+					    NULL), IB_SUCCESS);
+		CU_ASSERT_EQUAL(ib_send_mad(svc, twin_mad(key, IB_MAD_METHOD_SEND, hi << 32 | lo, &grh), NULL),
 				IB_SUCCESS);
-		CU_ASSERT_EQUAL(ib_send_mad(svc_h, twin_mad(key, hi << 32 | lo, &grh), NULL), IB_SUCCESS);
 	}
 	cmdp_wait(__FILE__, __LINE__, &twin.n_send, (int)TWIN_MAX, "twin.n_send");
 	cmdp_wait(__FILE__, __LINE__, &twin.n_recv, (int)TWIN_MAX, "twin.n_recv");
@@ -809,10 +836,125 @@ static void test_mad_twin_tids(void)
 		CU_ASSERT_EQUAL(found, 2);
 	}
 	pthread_mutex_unlock(&D.lock);
-	CU_ASSERT_EQUAL(ib_destroy_qp(qp, NULL), IB_SUCCESS);
-	CU_ASSERT_EQUAL(ib_dealloc_pd(pd, NULL), IB_SUCCESS);
+	mad_close(pd, qp);
 }
 
+/* ---- A request sent again ---- */
+
+#define AGAIN_ANSWERED 3      /* the copy of the request that is answered */
+
+/* What the resend test's two services saw (D.lock). */
+static struct {
+	int n_get, n_resp, n_done, n_bad;
+	ib_wc_status_t st;
+	ib_mad_svc_handle_t responder;
+	ib_pool_key_t key;
+	ib_grh_t grh;
+} again;
+
+/* The responder: answers the request's copies from the AGAIN_ANSWERED-th on. */
+static void AL_API again_on_get(const ib_mad_svc_handle_t h, void *ctx, ib_mad_element_t *e)
+{
+	ib_mad_element_t *r;
+	int n;
+
+	(void)h;
+	(void)ctx;
+	pthread_mutex_lock(&D.lock);
+	n = ++again.n_get;
+	pthread_mutex_unlock(&D.lock);
+	if (n >= AGAIN_ANSWERED) {
+		r = twin_mad(again.key, IB_MAD_METHOD_GET_RESP, cl_ntoh64(e->p_mad_buf->trans_id), &again.grh);
+		if (ib_send_mad(again.responder, r, NULL) != IB_SUCCESS) {
+			ib_put_mad(r);
+			pthread_mutex_lock(&D.lock);
+			again.n_bad++;
+			pthread_mutex_unlock(&D.lock);
+		}
+	}
+	ib_put_mad(e);
+}
+
+static void AL_API again_on_sent(const ib_mad_svc_handle_t h, void *ctx, ib_mad_element_t *e)
+{
+	(void)h;
+	(void)ctx;
+	pthread_mutex_lock(&D.lock);
+	if (e->p_mad_buf->method == IB_MAD_METHOD_GET) {
+		again.st = e->status;
+		cmdp_bump(&again.n_done);
+	} else if (e->status != IB_WCS_SUCCESS) {
+		again.n_bad++;
+	}
+	pthread_mutex_unlock(&D.lock);
+	ib_put_mad(e);
+}
+
+static void AL_API again_on_resp(const ib_mad_svc_handle_t h, void *ctx, ib_mad_element_t *e)
+{
+	(void)h;
+	(void)ctx;
+	pthread_mutex_lock(&D.lock);
+	if (e->p_mad_buf->method == IB_MAD_METHOD_GET_RESP)
+		cmdp_bump(&again.n_resp);
+	else
+		again.n_bad++;
+	pthread_mutex_unlock(&D.lock);
+	ib_put_mad(e);
+}
+
+/*
+ * A request whose first copies get no answer is sent again, with its TID,
+ * and the answer to a later copy completes it. On a verbs port the kernel
+ * keeps a request until its response or its timeout, and refuses another
+ * with the same TID meanwhile: it kept each for 30 s, so the access layer's
+ * resend was refused and the request ended with a local error at its first
+ * timeout. The kernel now keeps a request as long as its sender waits.
+ */
+static void test_mad_request_resent(void)
+{
+	ib_path_rec_t path;
+	ib_pd_handle_t pd = NULL;
+	ib_qp_handle_t qp = NULL;
+	ib_mad_svc_handle_t requester;
+	ib_mad_element_t *e;
+	uint16_t k;
+
+	cmdp_up(&path);
+	memset(&again, 0, sizeof(again));
+	mad_open(&pd, &qp, &again.key, &again.grh);
+	/* On RoCE v2 over IPv4 the kernel takes the GID it matches a response
+	 * by from the IPv4 header's place in the receive buffer, and drops
+	 * every response: the request goes from an IPv6 GID of the port. */
+	if (D.roce && D.gid_v4)
+		for (k = 0; k < D.port->num_gids; k++)
+			if (!dp_gid_is_v4(&D.port->p_gid_table[k]) &&
+			    D.port->p_gid_table[k].unicast.prefix) {
+				again.grh.src_gid = again.grh.dest_gid = D.port->p_gid_table[k];
+				break;
+			}
+	again.responder = mad_svc(qp, IB_MAD_SVC_DEFAULT, IB_MAD_METHOD_GET, again_on_sent, again_on_get);
+	requester = mad_svc(qp, IB_MAD_SVC_DEFAULT, 0, again_on_sent, again_on_resp);
+
+	e = twin_mad(again.key, IB_MAD_METHOD_GET, 0x0000000000000200ull, &again.grh);
+	e->resp_expected = TRUE;
+	e->timeout_ms = 200;
+	e->retry_cnt = AGAIN_ANSWERED;
+	CU_ASSERT_EQUAL_FATAL(ib_send_mad(requester, e, NULL), IB_SUCCESS);
+	cmdp_wait(__FILE__, __LINE__, &again.n_done, 1, "again.n_done");
+	cmdp_wait(__FILE__, __LINE__, &again.n_resp, 1, "again.n_resp");
+	pthread_mutex_lock(&D.lock);
+	if (again.st != IB_WCS_SUCCESS)
+		fprintf(stderr, "\n  the request ended with %s after %d copies\n",
+			ib_get_wc_status_str(again.st), again.n_get);
+	CU_ASSERT_EQUAL(again.st, IB_WCS_SUCCESS);
+	/* One more copy if the answer took longer than the timeout. */
+	CU_ASSERT(again.n_get == AGAIN_ANSWERED || again.n_get == AGAIN_ANSWERED + 1);
+	CU_ASSERT_EQUAL(again.n_resp, 1);
+	CU_ASSERT_EQUAL(again.n_bad, 0);
+	pthread_mutex_unlock(&D.lock);
+	mad_close(pd, qp);
+}
 
 static const test_entry_t tests[] = {
 	TEST_ENTRY(test_path),
@@ -825,6 +967,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_uc_connect),
 	TEST_ENTRY(test_sync_calls),
 	TEST_ENTRY(test_mad_twin_tids),
+	TEST_ENTRY(test_mad_request_resent),
 };
 
 /*
