@@ -25,11 +25,13 @@
  * access layer waits before it sends the request again (AL_PROV_MAD_WAIT in
  * the WR), else IBAL_VERBS_MAD_TIMEOUT_MS.
  * Responses go with timeout 0. The send completes as soon as umad_send
- * accepted it. The kernel refuses (EINVAL) a MAD whose class and TID are
- * those of one this file sent that has not completed yet; a MAD with no
- * timeout refused so is tried again until that one completes (at most
+ * accepted it. The kernel refuses (EINVAL) a non-response MAD whose class
+ * and TID are those of one this file sent that it still keeps; such a MAD
+ * is tried again until that one is gone (send_after_twin(), at most
  * VERBS_TWIN_WAIT_MS): the answer of a CM endpoint to its peer in this
- * process carries the TID of the request it answers. SGE L_Keys are checked (IB_WCS_LOCAL_PROTECTION_ERR).
+ * process carries the TID of the request it answers, and a resent request
+ * the TID of its first copy. SGE L_Keys are checked
+ * (IB_WCS_LOCAL_PROTECTION_ERR).
  *
  * **TID restore.** The kernel rewrites the high 32 bits of a request's TID
  * to its agent's hi_tid; umad2sim (ibsim) puts the agent id in bits 32-47.
@@ -816,17 +818,18 @@ static int request_timeout(const ib_send_wr_t *wr)
  * A MAD the kernel refused as a duplicate (EINVAL), sent with no timeout or
  * with its sender's wait (not the default 30 s): another non-response MAD
  * of this umad file with the same class and wire TID is still on the
- * kernel's list. A MAD leaves it at its send completion, a request at its
- * response or timeout. It happens between two endpoints of
- * this process: a CM reply (the DREP to a DREQ, the REP to a REQ) carries the
- * TID of the request it answers, which the kernel made from this file's
- * agent, and on rxe the request is received before its send completes. It
- * also happens to a request sent again: the kernel keeps the first copy
- * until its timeout, which runs from its send completion, a little after
- * the access layer's. The earlier MAD leaves the kernel's list as soon as
- * its completion (or timeout) is handled there, so the send is tried
- * again, yielding and then sleeping between tries, for at most
- * VERBS_TWIN_WAIT_MS. Returns umad_send's last result.
+ * kernel's list, which a MAD leaves at its send completion and a request
+ * at its response or timeout.
+ * - Between two endpoints of this process: a CM reply (the DREP to a DREQ,
+ *   the REP to a REQ) carries the TID of the request it answers, which the
+ *   kernel made from this file's agent, and on rxe the request is received
+ *   before its own send completion is reaped.
+ * - A request sent again: the kernel keeps the first copy until its
+ *   timeout, which runs from its send completion, a little after the
+ *   access layer's.
+ * Either way the twin soon leaves, so the send is tried again, yielding and
+ * then sleeping between tries, for at most VERBS_TWIN_WAIT_MS. Returns
+ * umad_send's last result (errno set).
  */
 static int send_after_twin(verbs_port_t *port, int agent, void *umad, const uint8_t *mad, int timeout)
 {
