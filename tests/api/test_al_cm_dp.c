@@ -17,6 +17,11 @@
  * after a DREQ; a rejected REQ's QP ERROR), the negotiated attributes, every
  * byte of private data of each message, the REJ reasons, the time-wait
  * before a QP connects again, and none where no QP numbers were exchanged.
+ *
+ * Two tests of the MADs under the CM, from the port to itself: MADs whose
+ * TIDs are the same on the wire, as a CEP's answer to its peer in this
+ * process is, all arrive; a request that got no answer is sent again and
+ * the answer to a later copy completes it.
  */
 #include "../common/cm_dp_fixture.h"
 
@@ -919,20 +924,27 @@ static void test_mad_request_resent(void)
 	ib_mad_svc_handle_t requester;
 	ib_mad_element_t *e;
 	uint16_t k;
+	int answerable = 1;
 
 	cmdp_up(&path);
 	memset(&again, 0, sizeof(again));
 	mad_open(&pd, &qp, &again.key, &again.grh);
 	/* On RoCE v2 over IPv4 the kernel takes the GID it matches a response
 	 * by from the IPv4 header's place in the receive buffer, and drops
-	 * every response: the request goes from an IPv6 GID of the port. */
-	if (D.roce && D.gid_v4)
+	 * every response: the request goes from an IPv6 GID of the port. A
+	 * port without one can only show that every copy went out. */
+	if (D.roce && D.gid_v4) {
+		answerable = 0;
 		for (k = 0; k < D.port->num_gids; k++)
 			if (!dp_gid_is_v4(&D.port->p_gid_table[k]) &&
 			    D.port->p_gid_table[k].unicast.prefix) {
 				again.grh.src_gid = again.grh.dest_gid = D.port->p_gid_table[k];
+				answerable = 1;
 				break;
 			}
+		if (!answerable)
+			fprintf(stderr, "\n  no IPv6 GID: the copies are counted, no answer can come back\n");
+	}
 	again.responder = mad_svc(qp, IB_MAD_SVC_DEFAULT, IB_MAD_METHOD_GET, again_on_sent, again_on_get);
 	requester = mad_svc(qp, IB_MAD_SVC_DEFAULT, 0, again_on_sent, again_on_resp);
 
@@ -942,15 +954,21 @@ static void test_mad_request_resent(void)
 	e->retry_cnt = AGAIN_ANSWERED;
 	CU_ASSERT_EQUAL_FATAL(ib_send_mad(requester, e, NULL), IB_SUCCESS);
 	cmdp_wait(__FILE__, __LINE__, &again.n_done, 1, "again.n_done");
-	cmdp_wait(__FILE__, __LINE__, &again.n_resp, 1, "again.n_resp");
+	if (answerable)
+		cmdp_wait(__FILE__, __LINE__, &again.n_resp, 1, "again.n_resp");
 	pthread_mutex_lock(&D.lock);
-	if (again.st != IB_WCS_SUCCESS)
+	if (again.st != (answerable ? IB_WCS_SUCCESS : IB_WCS_TIMEOUT_RETRY_ERR))
 		fprintf(stderr, "\n  the request ended with %s after %d copies\n",
 			ib_get_wc_status_str(again.st), again.n_get);
-	CU_ASSERT_EQUAL(again.st, IB_WCS_SUCCESS);
-	/* One more copy if the answer took longer than the timeout. */
-	CU_ASSERT(again.n_get == AGAIN_ANSWERED || again.n_get == AGAIN_ANSWERED + 1);
-	CU_ASSERT_EQUAL(again.n_resp, 1);
+	if (answerable) {
+		CU_ASSERT_EQUAL(again.st, IB_WCS_SUCCESS);
+		/* One more copy if the answer took longer than the timeout. */
+		CU_ASSERT(again.n_get == AGAIN_ANSWERED || again.n_get == AGAIN_ANSWERED + 1);
+		CU_ASSERT_EQUAL(again.n_resp, 1);
+	} else {
+		CU_ASSERT_EQUAL(again.st, IB_WCS_TIMEOUT_RETRY_ERR);
+		CU_ASSERT_EQUAL(again.n_get, AGAIN_ANSWERED + 1);
+	}
 	CU_ASSERT_EQUAL(again.n_bad, 0);
 	pthread_mutex_unlock(&D.lock);
 	mad_close(pd, qp);
