@@ -22,8 +22,6 @@ _Static_assert((SOFT_RING_BYTES & (SOFT_RING_BYTES - 1)) == 0, "ring size is a p
 _Static_assert(SOFT_RING_SPILL >= SOFT_RING_REC_HDR + SOFT_RING_MAX_PKT + SOFT_RING_ALIGN,
 	       "the spill area holds any record");
 
-#define RING_MASK ((uint64_t)SOFT_RING_BYTES - 1)
-
 /* A record's head; the packet follows. */
 typedef struct ring_rec {
 	uint64_t stamp; /* position + 1 once published */
@@ -31,7 +29,7 @@ typedef struct ring_rec {
 	uint32_t flags;
 } ring_rec_t;
 
-_Static_assert(offsetof(ring_rec_t, stamp) == 0, "the stamp heads a record (soft_ring_ready)");
+_Static_assert(offsetof(ring_rec_t, stamp) == 0, "the stamp heads a record (soft_ring_rec_published)");
 
 static size_t rec_bytes(size_t len)
 {
@@ -40,13 +38,7 @@ static size_t rec_bytes(size_t len)
 
 static ring_rec_t *rec_at(const soft_ring_t *ring, uint64_t pos)
 {
-	return (ring_rec_t *)(void *)(ring->data + (pos & RING_MASK));
-}
-
-/* Whether the record @p r at @p pos is published (its fields may then be read). */
-static inline boolean_t rec_published(const ring_rec_t *r, uint64_t pos)
-{
-	return __atomic_load_n(&r->stamp, __ATOMIC_ACQUIRE) == pos + 1;
+	return (ring_rec_t *)(void *)soft_ring_rec_ptr(ring, pos);
 }
 
 /* A published record's length, or 0 if no producer could have written it
@@ -486,7 +478,7 @@ soft_ring_get_t soft_ring_get(soft_ring_t *ring, void *buf, size_t cap, size_t *
 		ring_rec_t *r = rec_at(ring, pos);
 		uint32_t len;
 
-		if (!rec_published(r, pos))
+		if (!soft_ring_rec_published(r, pos))
 			return not_ready(ring);
 		len = rec_len(r);
 		if (!len) {
@@ -513,14 +505,13 @@ soft_ring_get_t soft_ring_get(soft_ring_t *ring, void *buf, size_t cap, size_t *
 	}
 }
 
-
 size_t soft_ring_peek(const soft_ring_t *ring, void *dst, size_t n)
 {
 	uint64_t pos = __atomic_load_n(&ring->head, __ATOMIC_RELAXED);
 	const ring_rec_t *r = rec_at(ring, pos);
 	uint32_t len;
 
-	if (!rec_published(r, pos))
+	if (!soft_ring_rec_published(r, pos))
 		return 0;
 	len = rec_len(r);
 	if (!len)
@@ -539,7 +530,7 @@ soft_ring_get_t soft_ring_arm(soft_ring_t *ring)
 	publish_head(ring);
 	__atomic_store_n(&h->sleeping, 1, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (rec_published(rec_at(ring, pos), pos)) {
+	if (soft_ring_rec_published(rec_at(ring, pos), pos)) {
 		soft_ring_disarm(ring);
 		return SOFT_RING_GOT;
 	}

@@ -224,6 +224,27 @@ soft_ring_get_t soft_ring_get(soft_ring_t *ring, void *buf, size_t cap, size_t *
 			      uint32_t *p_flags);
 
 /**
+ * The first byte of the record at position @p pos (for the ring's own code
+ * and its inline readers). @param ring a mapping. @param pos a position.
+ * @return where the record's 8-byte stamp starts.
+ */
+static inline uint8_t *soft_ring_rec_ptr(const soft_ring_t *ring, uint64_t pos)
+{
+	return ring->data + (pos & ((uint64_t)SOFT_RING_BYTES - 1));
+}
+
+/**
+ * Whether the record at @p rec, position @p pos, is published: its stamp
+ * (its first 8 bytes) is pos + 1. An acquire load, so the record's other
+ * fields may be read after it. @param rec soft_ring_rec_ptr(ring, pos).
+ * @param pos its position. @return TRUE if published.
+ */
+static inline boolean_t soft_ring_rec_published(const void *rec, uint64_t pos)
+{
+	return __atomic_load_n((const uint64_t *)rec, __ATOMIC_ACQUIRE) == pos + 1;
+}
+
+/**
  * Whether a packet is published at the head, without taking it or any
  * lock: for pollers that would otherwise take the consumer's lock to find
  * nothing. It may run while another thread consumes; its answer is a hint
@@ -236,10 +257,9 @@ soft_ring_get_t soft_ring_get(soft_ring_t *ring, void *buf, size_t cap, size_t *
 static inline boolean_t soft_ring_ready(const soft_ring_t *ring)
 {
 	uint64_t pos = __atomic_load_n(&ring->head, __ATOMIC_RELAXED);
-	const uint8_t *r = ring->data + (pos & ((uint64_t)SOFT_RING_BYTES - 1));
+	const uint8_t *r = soft_ring_rec_ptr(ring, pos);
 
-	/* A record's first 8 bytes are its stamp: its position + 1 once published. */
-	if (__atomic_load_n((const uint64_t *)(const void *)r, __ATOMIC_ACQUIRE) == pos + 1)
+	if (soft_ring_rec_published(r, pos))
 		return TRUE;
 	/* The record's second line, fetched while nothing is there yet. */
 	__builtin_prefetch(r + SOFT_RING_ALIGN);
