@@ -67,6 +67,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <sched.h>
+#include <complib/cl_timer.h>
 #include "verbs_prov.h"
 #include "ibal_log.h"
 
@@ -833,12 +834,11 @@ static int request_timeout(const ib_send_wr_t *wr)
  */
 static int send_after_twin(verbs_port_t *port, int agent, void *umad, const uint8_t *mad, int timeout)
 {
-	struct timespec t0, now, nap = { 0, 20000 };
+	struct timespec nap = { 0, 20000 };
+	uint64_t t0 = cl_get_time_stamp(), us;
 	unsigned tries = 0;
-	int64_t us = 0;
 	int rc, err;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	do {
 		if (tries < VERBS_TWIN_YIELDS) {
 			sched_yield();
@@ -850,18 +850,17 @@ static int send_after_twin(verbs_port_t *port, int agent, void *umad, const uint
 		tries++;
 		rc = umad_send(port->fd, agent, umad, VERBS_MAD_SIZE, timeout, 0);
 		err = rc < 0 ? errno : 0;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		us = (int64_t)(now.tv_sec - t0.tv_sec) * 1000000 + (now.tv_nsec - t0.tv_nsec) / 1000;
-	} while (err == EINVAL && us < VERBS_TWIN_WAIT_MS * 1000);
+		us = cl_get_time_stamp() - t0;
+	} while (err == EINVAL && us < VERBS_TWIN_WAIT_MS * 1000u);
 	if (rc < 0) {
 		IBAL_WARN(IBAL_SUB_VERBS, "umad_send class 0x%02x method 0x%02x TID 0x%08x%08x: refused "
-			  "for %lld us (%u tries), errno %d", MAD_CLASS(mad), MAD_METHOD(mad), tid_hi(mad),
-			  tid_lo(mad), (long long)us, tries, -err);
+			  "for %llu us (%u tries), errno %d", MAD_CLASS(mad), MAD_METHOD(mad), tid_hi(mad),
+			  tid_lo(mad), (unsigned long long)us, tries, -err);
 		errno = err;
 	} else
 		IBAL_DBG(IBAL_SUB_VERBS, "umad_send class 0x%02x method 0x%02x TID 0x%08x%08x: sent after "
-			 "its twin's completion, %lld us (%u tries)", MAD_CLASS(mad), MAD_METHOD(mad),
-			 tid_hi(mad), tid_lo(mad), (long long)us, tries);
+			 "its twin's completion, %llu us (%u tries)", MAD_CLASS(mad), MAD_METHOD(mad),
+			 tid_hi(mad), tid_lo(mad), (unsigned long long)us, tries);
 	return rc;
 }
 
