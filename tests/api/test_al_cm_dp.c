@@ -678,9 +678,10 @@ static void test_sync_calls(void)
 	CU_ASSERT_EQUAL(ib_cm_cancel(l, ib_sync_destroy), IB_SUCCESS);
 	dp_down();
 }
-/* ---- Two MADs with one TID, back to back ---- */
 
-#define TWIN_CLASS 0x09u       /* a vendor class nobody else here uses */
+/* ---- MADs from port 1 to itself ---- */
+
+#define SELF_MAD_CLASS 0x09u   /* a vendor class nobody else here uses */
 #define TWIN_PAIRS 20u
 #define TWIN_MAX   (2u * TWIN_PAIRS + 1u)
 
@@ -714,15 +715,15 @@ static void AL_API twin_on_recv(const ib_mad_svc_handle_t h, void *ctx, ib_mad_e
 	ib_put_mad(e);
 }
 
-/* A MAD of the twin class (@p method, TID @p tid) from @p key to port 1's own QP1. */
-static ib_mad_element_t *twin_mad(ib_pool_key_t key, uint8_t method, uint64_t tid, ib_grh_t *grh)
+/* A MAD of SELF_MAD_CLASS (@p method, TID @p tid) from @p key to port 1's own QP1. */
+static ib_mad_element_t *self_mad(ib_pool_key_t key, uint8_t method, uint64_t tid, ib_grh_t *grh)
 {
 	ib_mad_element_t *e = NULL;
 
 	CU_ASSERT_EQUAL_FATAL(ib_get_mad(key, MAD_BLOCK_SIZE, &e), IB_SUCCESS);
 	memset(e->p_mad_buf, 0, MAD_BLOCK_SIZE);
 	e->p_mad_buf->base_ver = 1;
-	e->p_mad_buf->mgmt_class = TWIN_CLASS;
+	e->p_mad_buf->mgmt_class = SELF_MAD_CLASS;
 	e->p_mad_buf->class_ver = 1;
 	e->p_mad_buf->method = method;
 	e->p_mad_buf->trans_id = cl_hton64(tid);
@@ -756,7 +757,7 @@ static void mad_open(ib_pd_handle_t *pp_pd, ib_qp_handle_t *pp_qp, ib_pool_key_t
 			      IB_SUCCESS);
 }
 
-/* A service of the twin class on @p qp: @p type, unsolicited @p method (0: none). */
+/* A service of SELF_MAD_CLASS on @p qp: @p type, unsolicited @p method (0: none). */
 static ib_mad_svc_handle_t mad_svc(ib_qp_handle_t qp, ib_mad_svc_type_t type, uint8_t method,
 				   ib_pfn_mad_comp_cb_t send_cb, ib_pfn_mad_comp_cb_t recv_cb)
 {
@@ -766,7 +767,7 @@ static ib_mad_svc_handle_t mad_svc(ib_qp_handle_t qp, ib_mad_svc_type_t type, ui
 	memset(&svc, 0, sizeof(svc));
 	svc.pfn_mad_send_cb = send_cb;
 	svc.pfn_mad_recv_cb = recv_cb;
-	svc.mgmt_class = TWIN_CLASS;
+	svc.mgmt_class = SELF_MAD_CLASS;
 	svc.mgmt_version = 1;
 	svc.svc_type = type;
 	if (method) {
@@ -812,7 +813,7 @@ static void test_mad_twin_tids(void)
 	mad_open(&pd, &qp, &key, &grh);
 	svc = mad_svc(qp, IB_MAD_SVC_RAW, IB_MAD_METHOD_SEND, twin_on_send, twin_on_recv);
 
-	CU_ASSERT_EQUAL_FATAL(ib_send_mad(svc, twin_mad(key, IB_MAD_METHOD_SEND, 0x5A5A5A5A00000100ull, &grh),
+	CU_ASSERT_EQUAL_FATAL(ib_send_mad(svc, self_mad(key, IB_MAD_METHOD_SEND, 0x5A5A5A5A00000100ull, &grh),
 					  NULL), IB_SUCCESS);
 	cmdp_wait(__FILE__, __LINE__, &twin.n_recv, 1, "twin.n_recv");
 	pthread_mutex_lock(&D.lock);
@@ -822,9 +823,9 @@ static void test_mad_twin_tids(void)
 
 	for (k = 1; k <= TWIN_PAIRS; k++) {
 		lo = 0x100u + k;
-		CU_ASSERT_EQUAL(ib_send_mad(svc, twin_mad(key, IB_MAD_METHOD_SEND, 0x5A5A5A5A00000000ull | lo, &grh),
+		CU_ASSERT_EQUAL(ib_send_mad(svc, self_mad(key, IB_MAD_METHOD_SEND, 0x5A5A5A5A00000000ull | lo, &grh),
 					    NULL), IB_SUCCESS);
-		CU_ASSERT_EQUAL(ib_send_mad(svc, twin_mad(key, IB_MAD_METHOD_SEND, hi << 32 | lo, &grh), NULL),
+		CU_ASSERT_EQUAL(ib_send_mad(svc, self_mad(key, IB_MAD_METHOD_SEND, hi << 32 | lo, &grh), NULL),
 				IB_SUCCESS);
 	}
 	cmdp_wait(__FILE__, __LINE__, &twin.n_send, (int)TWIN_MAX, "twin.n_send");
@@ -869,7 +870,7 @@ static void AL_API again_on_get(const ib_mad_svc_handle_t h, void *ctx, ib_mad_e
 	n = ++again.n_get;
 	pthread_mutex_unlock(&D.lock);
 	if (n >= AGAIN_ANSWERED) {
-		r = twin_mad(again.key, IB_MAD_METHOD_GET_RESP, cl_ntoh64(e->p_mad_buf->trans_id), &again.grh);
+		r = self_mad(again.key, IB_MAD_METHOD_GET_RESP, cl_ntoh64(e->p_mad_buf->trans_id), &again.grh);
 		if (ib_send_mad(again.responder, r, NULL) != IB_SUCCESS) {
 			ib_put_mad(r);
 			pthread_mutex_lock(&D.lock);
@@ -948,7 +949,7 @@ static void test_mad_request_resent(void)
 	again.responder = mad_svc(qp, IB_MAD_SVC_DEFAULT, IB_MAD_METHOD_GET, again_on_sent, again_on_get);
 	requester = mad_svc(qp, IB_MAD_SVC_DEFAULT, 0, again_on_sent, again_on_resp);
 
-	e = twin_mad(again.key, IB_MAD_METHOD_GET, 0x0000000000000200ull, &again.grh);
+	e = self_mad(again.key, IB_MAD_METHOD_GET, 0x0000000000000200ull, &again.grh);
 	e->resp_expected = TRUE;
 	e->timeout_ms = 200;
 	e->retry_cnt = AGAIN_ANSWERED;
