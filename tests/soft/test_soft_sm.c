@@ -305,6 +305,108 @@ static int sa_query(uint8_t method, ib_net16_t attr, ib_net64_t cm, const void *
 	return (int)(len / *p_stride);
 }
 
+/* --- The probe as a port's SMA ----------------------------------------------- */
+
+/* What the probe's port is, as its SMA answers the SM. */
+static ib_port_info_t probe_pi;
+
+/* The probe's port starts as a soft port does: CA 1's PortInfo, in INIT,
+ * with the probe's LID and no SM yet. */
+static void probe_sma_init(void)
+{
+	get_pi(1, &probe_pi);
+	probe_pi.base_lid = cl_hton16(soft_fabric_port_lid(probe));
+	probe_pi.master_sm_base_lid = 0;
+	probe_pi.state_info1 = (uint8_t)((probe_pi.state_info1 & 0xF0) | IB_LINK_INIT);
+}
+
+/* The next request of the SM at the probe (directed route, to QP0), within
+ * @p ms: 1 with it in @p smp and its packet's headers in @p p_pkt, 0 on timeout. */
+static int probe_smp_req(int ms, ib_smp_t *smp, soft_pkt_t *p_pkt)
+{
+	uint8_t buf[SOFT_FABRIC_MAX_PACKET];
+	struct pollfd pfd;
+	size_t len;
+	uint64_t end = test_now_ms() + (uint64_t)ms;
+
+	for (;;) {
+		if (soft_fabric_recv(probe, buf, sizeof(buf), &len) == IB_SUCCESS) {
+			if (soft_pkt_parse(buf, len, p_pkt) != SOFT_WIRE_OK || p_pkt->bth.dest_qp != 0 ||
+			    p_pkt->payload_len < sizeof(*smp))
+				continue;
+			memcpy(smp, p_pkt->payload, sizeof(*smp));
+			if (smp->mgmt_class == IB_MCLASS_SUBN_DIR && !(smp->method & IB_MAD_METHOD_RESP_MASK))
+				return 1;
+			continue;
+		}
+		if (test_now_ms() >= end)
+			return 0;
+		pfd.fd = soft_fabric_port_fd(probe);
+		pfd.events = POLLIN;
+		poll(&pfd, 1, (int)(end - test_now_ms()));
+	}
+}
+
+/* Answers the SM's request @p smp as a CA port's SMA: NodeInfo,
+ * NodeDescription, PortInfo; a Set of PortInfo takes the LID, SM LID and
+ * prefix it carries and moves the state on (INIT to ARMED to ACTIVE). */
+static void probe_sma_answer(ib_smp_t *smp, const soft_pkt_t *p_pkt)
+{
+	ib_node_info_t *ni = (ib_node_info_t *)smp->data;
+	const ib_port_info_t *want = (const ib_port_info_t *)smp->data;
+	uint8_t st;
+
+	if (smp->attr_id == IB_MAD_ATTR_NODE_INFO) {
+		memset(smp->data, 0, sizeof(smp->data));
+		ni->base_version = 1;
+		ni->class_version = 1;
+		ni->node_type = IB_NODE_TYPE_CA;
+		ni->num_ports = 1;
+		ni->node_guid = CL_HTON64(0x02BA1AFFFF000010ull);
+		ni->sys_guid = ni->node_guid;
+		ni->port_guid = CL_HTON64(0x02BA1AFFFF000011ull);
+		ni->partition_cap = CL_HTON16(1);
+		ni->port_num_vendor_id = cl_hton32(1u << 24);
+	} else if (smp->attr_id == IB_MAD_ATTR_NODE_DESC) {
+		memset(smp->data, 0, sizeof(smp->data));
+		strcpy((char *)smp->data, "probe");
+	} else if (smp->attr_id == IB_MAD_ATTR_PORT_INFO) {
+		if (smp->method == IB_MAD_METHOD_SET) {
+			probe_pi.base_lid = want->base_lid;
+			probe_pi.master_sm_base_lid = want->master_sm_base_lid;
+			probe_pi.subnet_prefix = want->subnet_prefix;
+			st = ib_port_info_get_port_state(want);
+			if (st != IB_LINK_NO_CHANGE)
+				probe_pi.state_info1 = (uint8_t)((probe_pi.state_info1 & 0xF0) | st);
+		}
+		memset(smp->data, 0, sizeof(smp->data));
+		memcpy(smp->data, &probe_pi, sizeof(probe_pi));
+	} else {
+		smp->status |= CL_HTON16(IB_MAD_STATUS_UNSUP_METHOD_ATTR);
+	}
+	/* At the end of its path: the SMI records the port and turns it back */
+	smp->return_path[smp->hop_ptr] = 1;
+	smp->method = IB_MAD_METHOD_GET_RESP;
+	smp->status |= IB_SMP_DIRECTION;
+	probe_send(IB_LID_PERMISSIVE, p_pkt->lrh.slid, 0, 0, 15, smp, sizeof(*smp));
+}
+
+/* The probe's PortInfoRecord, as the SA gives it: its PortState, or 0xFF
+ * when the SA gave no record. */
+static uint8_t probe_state_at_sa(uint64_t tid)
+{
+	ib_portinfo_record_t pq;
+	uint8_t buf[512];
+	size_t stride = 0;
+
+	memset(&pq, 0, sizeof(pq));
+	pq.lid = cl_hton16(soft_fabric_port_lid(probe));
+	if (sa_query(IB_MAD_METHOD_GET, IB_MAD_ATTR_PORTINFO_RECORD, IB_PIR_COMPMASK_LID, &pq, sizeof(pq), tid,
+		     buf, sizeof(buf), &stride) != 1)
+		return 0xFF;
+	return ib_port_info_get_port_state(&((ib_portinfo_record_t *)buf)->port_info);
+}
+
 /* --- Tests: SMA through local_mad ----------------------------------------- */
 
 static void test_sma_attrs(void)
@@ -1130,6 +1232,85 @@ static void test_sm_switch_links(void)
 	fab_end();
 }
 
+/* A port that does not answer the SM while its process is slow (starved for
+ * seconds after it opened its CA, as many processes starting at once under
+ * a sanitizer are) is tried again for as long as it is registered, and comes
+ * up once it answers. Before, the SM gave up on it after three failed
+ * bring-ups, and its owner waited for ACTIVE in vain. The probe is that port:
+ * silent for four bring-ups (three tries of Get NodeInfo each), then an SMA.
+ * A light sweep every 20 ms keeps the test short. */
+static void test_sm_retries_silent_port(void)
+{
+	ib_smp_t smp;
+	soft_pkt_t pkt;
+	unsigned gets = 0;
+	uint64_t last_tid = 0;
+	int active = 0;
+
+	setenv(SOFT_ENV_SM_SWEEP_MS, "20", 1);
+	up();
+	probe_open();
+	probe_sma_init();
+	/* Silent: the SM's bring-ups fail (each asks NodeInfo three times) */
+	while (gets < 3 * 4 && probe_smp_req(10000, &smp, &pkt)) {
+		if (smp.attr_id == IB_MAD_ATTR_NODE_INFO && smp.trans_id != last_tid) {
+			last_tid = smp.trans_id;
+			gets++;
+		}
+	}
+	CU_ASSERT_EQUAL_FATAL(gets, 3 * 4);
+	/* The SM tries again: answered now, the port comes up */
+	while (!active && probe_smp_req(10000, &smp, &pkt)) {
+		active = smp.method == IB_MAD_METHOD_SET && smp.attr_id == IB_MAD_ATTR_PORT_INFO &&
+			 ib_port_info_get_port_state((const ib_port_info_t *)smp.data) == IB_LINK_ACTIVE;
+		probe_sma_answer(&smp, &pkt);
+	}
+	CU_ASSERT_FATAL(active);
+	CU_ASSERT_EQUAL(cl_ntoh16(probe_pi.master_sm_base_lid), lid_of(0));
+	CU_ASSERT_EQUAL(probe_state_at_sa(401), IB_LINK_ACTIVE);
+	soft_fabric_port_close(probe);
+	down();
+	unsetenv(SOFT_ENV_SM_SWEEP_MS);
+}
+
+/* The SM tells the SA a port is ACTIVE before its Set to ACTIVE, so that the
+ * port's owner finds itself at the SA as soon as it sees the port ACTIVE.
+ * When that Set gets no answer (the port's process is slow, and will most
+ * likely apply it), the SA keeps the port ACTIVE until the port's next
+ * bring-up reads it; before, it was put back to ARMED, and a PathRecord
+ * query from the port's owner, which saw ACTIVE, found no path. */
+static void test_sm_set_unanswered_keeps_sa(void)
+{
+	ib_smp_t smp;
+	soft_pkt_t pkt;
+	int sets = 0, next = 0;
+
+	setenv(SOFT_ENV_SM_SWEEP_MS, "20", 1);
+	up();
+	probe_open();
+	probe_sma_init();
+	/* Answer all but the Set to ACTIVE, until the next bring-up begins */
+	while (!next && probe_smp_req(10000, &smp, &pkt)) {
+		if (smp.method == IB_MAD_METHOD_SET && smp.attr_id == IB_MAD_ATTR_PORT_INFO &&
+		    ib_port_info_get_port_state((const ib_port_info_t *)smp.data) == IB_LINK_ACTIVE) {
+			sets++;
+			continue;
+		}
+		if (sets && smp.attr_id == IB_MAD_ATTR_NODE_INFO) {
+			next = 1; /* the SM is done with the failed bring-up */
+			continue;
+		}
+		probe_sma_answer(&smp, &pkt);
+	}
+	CU_ASSERT_FATAL(next);
+	CU_ASSERT_EQUAL(sets, 3);
+	CU_ASSERT_EQUAL(ib_port_info_get_port_state(&probe_pi), IB_LINK_ARMED);
+	CU_ASSERT_EQUAL(probe_state_at_sa(402), IB_LINK_ACTIVE);
+	soft_fabric_port_close(probe);
+	down();
+	unsetenv(SOFT_ENV_SM_SWEEP_MS);
+}
+
 static const test_entry_t tests[] = {
 	TEST_ENTRY(test_sma_attrs),
 	TEST_ENTRY(test_sma_portinfo_set),
@@ -1142,6 +1323,8 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_sm_join_leave),
 	TEST_ENTRY(test_sm_settings_per_dir),
 	TEST_ENTRY(test_sm_switch_links),
+	TEST_ENTRY(test_sm_retries_silent_port),
+	TEST_ENTRY(test_sm_set_unanswered_keeps_sa),
 };
 
 TEST_MAIN("soft_sm", tests)

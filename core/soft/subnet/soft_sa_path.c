@@ -15,7 +15,9 @@
  * port pair when it is given. Paths are reversible (bit 7 of num_path).
  * A multicast DGID asks for the path from the source to that group's MLID.
  */
+#include <inttypes.h>
 #include "soft_sa_int.h"
+#include "ibal_log.h"
 
 /* What a query asks of a path. */
 typedef struct path_want {
@@ -200,8 +202,11 @@ static ib_net16_t path_end(soft_sa_t *sa, uint64_t cm, int gid_bit, int lid_bit,
 	*plid = 0;
 	if (cm & ((uint64_t)1 << gid_bit)) {
 		e = soft_sa_port_by_gid(sa, gid);
-		if (!e)
+		if (!e) {
+			IBAL_DBG(IBAL_SUB_SM, "PathRecord: GID 0x%016" PRIx64 ":0x%016" PRIx64 " unknown (%zu ports)",
+				 cl_ntoh64(gid->unicast.prefix), cl_ntoh64(gid->unicast.interface_id), sa->n_ports);
 			return IB_SA_MAD_STATUS_INVALID_GID;
+		}
 	}
 	if (cm & ((uint64_t)1 << lid_bit)) {
 		sa_port_t *l = soft_sa_port_by_lid(sa, cl_ntoh16(lid));

@@ -34,8 +34,12 @@
 #define SM_SMP_TIMEOUT_MS 50
 /** Tries of one SMP. */
 #define SM_SMP_TRIES 3
-/** Failed bring-ups of a port before it waits to be marked again. */
+/** Failed bring-ups of a port tried again at each light sweep; after these,
+ * at growing intervals (SM_BACKOFF_MAX_SHIFT). */
 #define SM_MAX_FAILURES 3
+/** The longest interval between bring-ups of a port that does not answer:
+ * 2^SM_BACKOFF_MAX_SHIFT light-sweep periods. */
+#define SM_BACKOFF_MAX_SHIFT 2
 /** The file whose flock() is the master role. */
 #define SM_LOCK_FILE SOFT_FABRIC_SM_LOCK
 /** LIDs the bitmaps of marked ports cover (the unicast range and 0). */
@@ -64,6 +68,7 @@ typedef struct sm_known {
 	boolean_t seen;               /**< In the current listing. */
 	boolean_t active;             /**< Brought up. */
 	unsigned failures;            /**< Bring-ups failed since last marked. */
+	uint64_t retry_us;            /**< After SM_MAX_FAILURES failures: not tried before this (soft_sm_now_us()) unless marked. */
 	uint8_t sw_port;              /**< Virtual switch port cabled to it (0: none). */
 	soft_sa_port_t sa;            /**< What the SA was told. */
 } sm_known_t;

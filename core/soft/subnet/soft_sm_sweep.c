@@ -29,9 +29,9 @@
  * is not asked again unless it is marked, its LID or owner changes, or the
  * SM port changes: an idle subnet carries no SMPs. A light sweep every
  * $IBAL_SOFT_SM_SWEEP_MS lists the registry (whose liveness checks notice
- * processes that died), brings up ports not yet up (a port failing three
- * times in a row waits for its LID to be marked again), removes from the SA
- * the ports gone and pushes the switch if it changed.
+ * processes that died), brings up ports not yet up (a port that failed three
+ * times in a row is tried after one period, then two, then every four),
+ * removes from the SA the ports gone and pushes the switch if it changed.
  *
  * SMP exchange: one request outstanding at a time, 50 ms per try, 3 tries.
  * SMPs leave through the SM port, or while its link is DOWN (a port taken
@@ -47,10 +47,12 @@
  * same reasons.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include "soft_mad_agent.h"
 #include "soft_sm_int.h"
+#include "ibal_log.h"
 
 /* ---- SMPs --------------------------------------------------------------- */
 
@@ -140,6 +142,9 @@ static boolean_t sm_smp(struct soft_sm *sm, const sm_known_t *k, ib_smp_t *smp)
 		}
 		sm->pend_state = PEND_NONE;
 	}
+	IBAL_DBG(IBAL_SUB_SM, "SMP %s(0x%04x) to LID 0x%04x: no answer in %d tries of %d ms",
+		 smp->method == IB_MAD_METHOD_SET ? "Set" : "Get", cl_ntoh16(smp->attr_id),
+		 k->reg.lid, SM_SMP_TRIES, SM_SMP_TIMEOUT_MS);
 	return FALSE;
 }
 
@@ -152,16 +157,22 @@ static boolean_t sm_get(struct soft_sm *sm, const sm_known_t *k, ib_net16_t attr
 	return sm_smp(sm, k, smp) && !(smp->status & IB_SMP_STATUS_MASK);
 }
 
+/* Set PortInfo; FALSE when it failed, with *p_answered (when given) FALSE if
+ * no answer came (the port may still apply it) and TRUE if it was refused. */
 static boolean_t sm_set_pi(struct soft_sm *sm, const sm_known_t *k, const ib_port_info_t *pi,
-			   ib_port_info_t *p_out)
+			   ib_port_info_t *p_out, boolean_t *p_answered)
 {
 	ib_smp_t smp;
+	boolean_t answered;
 
 	memset(&smp, 0, sizeof(smp));
 	smp.method = IB_MAD_METHOD_SET;
 	smp.attr_id = IB_MAD_ATTR_PORT_INFO;
 	memcpy(smp.data, pi, sizeof(*pi));
-	if (!sm_smp(sm, k, &smp) || (smp.status & IB_SMP_STATUS_MASK))
+	answered = sm_smp(sm, k, &smp);
+	if (p_answered)
+		*p_answered = answered;
+	if (!answered || (smp.status & IB_SMP_STATUS_MASK))
 		return FALSE;
 	memcpy(p_out, smp.data, sizeof(*p_out));
 	return TRUE;
@@ -195,6 +206,7 @@ static boolean_t configure(struct soft_sm *sm, sm_known_t *k)
 {
 	ib_smp_t smp;
 	ib_port_info_t pi, set, pred;
+	boolean_t answered;
 	uint8_t state;
 	uint16_t lid = k->reg.lid, mine = soft_sm_lid(sm);
 
@@ -225,7 +237,7 @@ static boolean_t configure(struct soft_sm *sm, sm_known_t *k)
 		set.state_info2 = 0;             /* PortPhysicalState: no change */
 		set.state_info1 = (uint8_t)((pi.state_info1 & 0xF0) |
 					    (state == IB_LINK_INIT ? IB_LINK_ARMED : IB_LINK_NO_CHANGE));
-		if (!sm_set_pi(sm, k, &set, &pi))
+		if (!sm_set_pi(sm, k, &set, &pi, NULL))
 			return FALSE;
 		if (ib_port_info_get_port_state(&pi) == IB_LINK_ARMED) {
 			set = pi;
@@ -238,8 +250,14 @@ static boolean_t configure(struct soft_sm *sm, sm_known_t *k)
 			pred = pi;
 			pred.state_info1 = set.state_info1;
 			sa_push(sm, k, &pred);
-			if (!sm_set_pi(sm, k, &set, &pi)) {
-				sa_push(sm, k, &pi);
+			if (!sm_set_pi(sm, k, &set, &pi, &answered)) {
+				/* Refused: the SA learns the state the port kept. Not
+				 * answered: its process, slow now, will most likely
+				 * apply the Set and tell its owner the port is ACTIVE;
+				 * the SA keeps saying so, until the port's next
+				 * bring-up reads what it is. */
+				if (answered)
+					sa_push(sm, k, &pi);
 				return FALSE;
 			}
 		}
@@ -325,9 +343,41 @@ static boolean_t local_up(struct soft_sm *sm, const soft_fabric_port_info_t *r)
 	return FALSE;
 }
 
+/*
+ * Whether a port not up is tried in this sweep: at each light sweep until it
+ * has failed SM_MAX_FAILURES times, then once its wait is over. Its process
+ * lives (the registry says so) but may not answer yet: a process starved of
+ * processor time for seconds after it opened its CA, as many starting at
+ * once under a sanitizer are. It is never given up: the sweep after its wait
+ * brings it up. Half a sweep period early counts: sweeps come one period
+ * apart, not to the microsecond.
+ */
+static boolean_t retry_due(struct soft_sm *sm, const sm_known_t *k)
+{
+	return k->failures < SM_MAX_FAILURES ||
+	       soft_sm_now_us() + (uint64_t)sm->cfg.sweep_ms * 500u >= k->retry_us;
+}
+
+/* Counts a failed bring-up; from SM_MAX_FAILURES on, the next try waits one
+ * light-sweep period, then two, then 2^SM_BACKOFF_MAX_SHIFT at most. */
+static void backoff(struct soft_sm *sm, sm_known_t *k)
+{
+	unsigned shift;
+
+	k->failures++;
+	if (k->failures < SM_MAX_FAILURES)
+		return;
+	shift = k->failures - SM_MAX_FAILURES;
+	if (shift > SM_BACKOFF_MAX_SHIFT)
+		shift = SM_BACKOFF_MAX_SHIFT;
+	k->retry_us = soft_sm_now_us() + ((uint64_t)sm->cfg.sweep_ms << shift) * 1000u;
+	IBAL_DBG(IBAL_SUB_SM, "LID 0x%04x: %u failed bring-ups, the next in %u ms", k->reg.lid,
+		 k->failures, sm->cfg.sweep_ms << shift);
+}
+
 /* Sweeps one registered port: records it, and configures it when this is a
- * full sweep, it was marked or trapped, or it is not known to be up and has
- * not failed too often. */
+ * full sweep, it was marked or trapped, or it is not known to be up and its
+ * next try is due (retry_due). */
 static void sweep_port(struct soft_sm *sm, const soft_fabric_port_info_t *p, boolean_t full,
 		       boolean_t marked, boolean_t trapped)
 {
@@ -346,18 +396,21 @@ static void sweep_port(struct soft_sm *sm, const soft_fabric_port_info_t *p, boo
 	k->seen = TRUE;
 	if (marked)
 		k->failures = 0;
-	if (!(full || marked || (!k->active && k->failures < SM_MAX_FAILURES)))
+	if (!(full || marked || (!k->active && retry_due(sm, k))))
 		return;
 	if (!full && !trapped && k->active && local_up(sm, p))
 		return;
 	idx = k - sm->known;
 	/* configure() may release the lock; `known` only changes on this thread. */
 	if (configure(sm, k)) {
+		if (sm->known[idx].failures)
+			IBAL_DBG(IBAL_SUB_SM, "LID 0x%04x is up after %u failed bring-ups", p->lid,
+				 sm->known[idx].failures);
 		sm->known[idx].active = TRUE;
 		sm->known[idx].failures = 0;
 	} else {
 		sm->known[idx].active = FALSE;
-		sm->known[idx].failures++;
+		backoff(sm, &sm->known[idx]);
 	}
 }
 
@@ -373,6 +426,8 @@ static void sweep_forget_unseen(struct soft_sm *sm)
 			i++;
 			continue;
 		}
+		IBAL_DBG(IBAL_SUB_SM, "port 0x%016" PRIx64 " LID 0x%04x gone from the registry",
+			 cl_ntoh64(k->reg.port_guid), k->reg.lid);
 		pthread_rwlock_rdlock(&sm->sa_lock);
 		if (sm->sa)
 			soft_sa_port_remove(sm->sa, k->sa.node_info.node_guid ? k->sa.node_info.node_guid

@@ -14,6 +14,7 @@
  * learns the new SM LID). SA-class MADs reach it through soft_sm_sa_recv();
  * it sends from the port's QP1 and its timers run on this thread.
  */
+#include <inttypes.h>
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
@@ -83,6 +84,8 @@ static void try_master(struct soft_sm *sm)
 	if (sm->lock_fd < 0 || flock(sm->lock_fd, LOCK_EX | LOCK_NB))
 		return;
 	sm->master = 1;
+	IBAL_DBG(IBAL_SUB_SM, "%s: this process is the master SM now (port 0x%016" PRIx64 ")", sm->dir,
+		 cl_ntoh64(sm->sm_port->guid));
 	sm->ino_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (sm->ino_fd >= 0 &&
 	    inotify_add_watch(sm->ino_fd, sm->dir, IN_CREATE | IN_MOVED_TO | IN_DELETE) < 0) {
