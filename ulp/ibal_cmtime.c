@@ -201,6 +201,7 @@ struct bench {
 	uint32_t x_next;           /* client: the next connection to start exchanging */
 	boolean_t stop_on_fail;    /* a wait ends at the first failed connection */
 	span_t resolve;
+	uint16_t sa_status;        /* the MAD status of the last SA answer that was an error */
 	char err[256];             /* the first failure */
 	ibal_progress_t prog;      /* on a terminal: the waits' counts (not -f's server thread) */
 
@@ -1039,6 +1040,12 @@ static ib_api_status_t sa_query(bench_t *b, ib_query_type_t type, const void *in
 	pthread_mutex_lock(&Q.lock);
 	*out = Q.rec;
 	pthread_mutex_unlock(&Q.lock);
+	if (out->status != IB_SUCCESS && out->p_result_mad) {
+		/* IB_REMOTE_ERROR: the SA answered with an error status */
+		b->sa_status = cl_ntoh16(((const ib_sa_mad_t *)ib_get_mad_buf(out->p_result_mad))->status);
+		ib_put_mad(out->p_result_mad);
+		out->p_result_mad = NULL;
+	}
 	if (out->status == IB_SUCCESS && !out->result_cnt) {
 		if (out->p_result_mad)
 			ib_put_mad(out->p_result_mad);
@@ -1046,6 +1053,15 @@ static ib_api_status_t sa_query(bench_t *b, ib_query_type_t type, const void *in
 		return IB_NOT_FOUND;
 	}
 	return out->status;
+}
+
+/* ok() for an SA query: an error the SA answered is given with its MAD status. */
+static boolean_t sa_ok(bench_t *b, ib_api_status_t st, const char *what)
+{
+	if (st != IB_REMOTE_ERROR)
+		return ok(b, st, what);
+	failf(b, "%s failed: the SA answered MAD status 0x%04x", what, b->sa_status);
+	return FALSE;
 }
 
 /* The path to the server: DEST as a GID or a LID, else the ServiceRecord of -S. */
@@ -1084,14 +1100,14 @@ static boolean_t resolve(bench_t *b, const ib_gid_t *dgid_in)
 		ib_net64_t sid = cl_hton64(b->o->svc_id);
 
 		st = sa_query(b, IB_QUERY_SVC_REC_BY_ID, &sid, &r);
-		if (!ok(b, st, "finding the server's ServiceRecord (give its GID or LID)"))
+		if (!sa_ok(b, st, "finding the server's ServiceRecord (give its GID or LID)"))
 			return FALSE;
 		gp.dest_gid = ib_get_query_svc_rec(r.p_result_mad, 0)->service_gid;
 		ib_put_mad(r.p_result_mad);
 	}
 	st = sa_query(b, IB_QUERY_PATH_REC_BY_GIDS, &gp, &r);
 path:
-	if (!ok(b, st, "the PathRecord query"))
+	if (!sa_ok(b, st, "the PathRecord query"))
 		return FALSE;
 	b->path = *ib_get_query_path_rec(r.p_result_mad, 0);
 	ib_put_mad(r.p_result_mad);
