@@ -173,7 +173,8 @@ static void reg_qp_agents(verbs_port_t *port, unsigned n)
  * queue for a MAD of a class whose agent was just unregistered and crashes
  * the process, and on a kernel such a MAD would only be answered or dropped
  * there instead of here. While the port stays open for another special QP,
- * MADs for a destroyed one are dropped by the receive thread.
+ * MADs for a destroyed one are dropped by the receive thread. A MAD-only
+ * CA's device is not even closed (umad_park()).
  */
 
 /* The agent to send @p mad with, registering one if needed (port->lock held). */
@@ -190,7 +191,7 @@ static int send_agent(verbs_port_t *port, const uint8_t *mad, unsigned n)
 			if (port->oui_agent[i].mgmt_class == cls &&
 			    !memcmp(port->oui_agent[i].oui, mad + 37, 3))
 				return port->oui_agent[i].id;
-		if (port->n_oui == sizeof(port->oui_agent) / sizeof(port->oui_agent[0]))
+		if (port->n_oui == VERBS_OUI_AGENTS)
 			return -1;
 		id = umad_register_oui(port->fd, cls, 0, (uint8_t *)mad + 37, NULL);
 		if (id < 0)
@@ -471,13 +472,102 @@ static void *rx_main(void *arg)
 	return NULL;
 }
 
+/*
+ * A MAD-only CA's umad device (ibsim's, through umad2sim) stays open once
+ * opened, until the process exits. umad2sim crashes the process on a MAD
+ * that arrives for a device already closed (it looks up a queue it freed),
+ * and ibsim sends MADs after any close: it returns a request it cannot
+ * deliver (to an SM that is gone, say) to its sender at once, status
+ * ETIMEDOUT, so a request sent just before the close could come back after
+ * it, as it did in a CI run. A closing port parks its device here, with
+ * its agents and its receive thread stopped; the next open of that CA port
+ * in the process takes it back. What came meanwhile is read then (and
+ * dropped, as a MAD for a TID nobody waits for is). Devices of CAs with a
+ * libibverbs device close, as the kernel drops what comes after.
+ */
+typedef struct parked_umad {
+	struct parked_umad *next;
+	char ca_name[UMAD_CA_NAME_LEN];
+	uint8_t num;
+	int fd;
+	int agent[256];
+	verbs_oui_agent_t oui_agent[VERBS_OUI_AGENTS];
+	unsigned n_oui;
+} parked_umad_t;
+
+static pthread_mutex_t parked_lock = PTHREAD_MUTEX_INITIALIZER;
+static parked_umad_t *parked; /* from libc: kept for the process's life */
+
+/* Parks @p port's device; FALSE (the caller closes it) when the CA has a
+ * libibverbs device or there is no memory. */
+static boolean_t umad_park(verbs_port_t *port)
+{
+	parked_umad_t *p;
+
+	if (port->ca->ctx)
+		return FALSE;
+	p = malloc(sizeof(*p));
+	if (!p)
+		return FALSE;
+	snprintf(p->ca_name, sizeof(p->ca_name), "%s", port->ca->name);
+	p->num = port->num;
+	p->fd = port->fd;
+	memcpy(p->agent, port->agent, sizeof(p->agent));
+	memcpy(p->oui_agent, port->oui_agent, sizeof(p->oui_agent));
+	p->n_oui = port->n_oui;
+	pthread_mutex_lock(&parked_lock);
+	p->next = parked;
+	parked = p;
+	pthread_mutex_unlock(&parked_lock);
+	IBAL_DBG(IBAL_SUB_VERBS, "%s port %u: umad device %d kept open (MAD-only CA)", port->ca->name,
+		 port->num, port->fd);
+	return TRUE;
+}
+
+/* Takes back a parked device of @p port's CA port, with its agents: TRUE if there was one. */
+static boolean_t umad_unpark(verbs_port_t *port)
+{
+	parked_umad_t **pp, *p = NULL;
+
+	pthread_mutex_lock(&parked_lock);
+	for (pp = &parked; *pp; pp = &(*pp)->next)
+		if ((*pp)->num == port->num && !strcmp((*pp)->ca_name, port->ca->name)) {
+			p = *pp;
+			*pp = p->next;
+			break;
+		}
+	pthread_mutex_unlock(&parked_lock);
+	if (!p)
+		return FALSE;
+	port->fd = p->fd;
+	memcpy(port->agent, p->agent, sizeof(port->agent));
+	memcpy(port->oui_agent, p->oui_agent, sizeof(port->oui_agent));
+	port->n_oui = p->n_oui;
+	free(p);
+	return TRUE;
+}
+
+/* Parks or closes the port's device; the port has no device and no agents then. */
+static void dev_release(verbs_port_t *port)
+{
+	unsigned i;
+
+	if (!umad_park(port))
+		umad_close_port(port->fd); /* releases every agent of the port */
+	port->fd = -1;
+	for (i = 0; i < 256; i++)
+		port->agent[i] = -1;
+	port->n_oui = 0;
+}
+
 /* Opens the umad device and starts the receive thread (port->oc_lock and port->lock held). */
 static ib_api_status_t port_open(verbs_port_t *port)
 {
 	port->rx_buf = calloc(1, VERBS_UMAD_BUF);
 	if (!port->rx_buf)
 		return IB_INSUFFICIENT_MEMORY;
-	port->fd = umad_open_port(port->ca->name, port->num);
+	if (!umad_unpark(port))
+		port->fd = umad_open_port(port->ca->name, port->num);
 	if (port->fd < 0) {
 		free(port->rx_buf);
 		port->rx_buf = NULL;
@@ -495,8 +585,7 @@ static ib_api_status_t port_open(verbs_port_t *port)
 		reg_qp_agents(port, 1);
 	}
 	if (pthread_create(&port->rx_thread, NULL, rx_main, port)) {
-		umad_close_port(port->fd);
-		port->fd = -1;
+		dev_release(port);
 		free(port->rx_buf);
 		port->rx_buf = NULL;
 		return IB_INSUFFICIENT_RESOURCES;
@@ -548,15 +637,9 @@ static int qp0_ready(const verbs_qp_t *qp)
 /* Stops the receive thread and closes the device (port->oc_lock held, port->lock not). */
 static void port_close(verbs_port_t *port)
 {
-	unsigned i;
-
 	__atomic_store_n(&port->rx_stop, 1, __ATOMIC_RELEASE);
 	pthread_join(port->rx_thread, NULL);
-	umad_close_port(port->fd); /* releases every agent of the port */
-	port->fd = -1;
-	for (i = 0; i < 256; i++)
-		port->agent[i] = -1;
-	port->n_oui = 0;
+	dev_release(port);
 	if (port->issm_fd >= 0)
 		close(port->issm_fd);
 	port->issm_fd = -1;

@@ -138,6 +138,16 @@ typedef struct verbs_tid {
 	int learned;
 } verbs_tid_t;
 
+/** A vendor range 2 agent (class and OUI), registered on first send. */
+typedef struct verbs_oui_agent {
+	uint8_t mgmt_class;
+	uint8_t oui[3];
+	int id;
+} verbs_oui_agent_t;
+
+/** Vendor range 2 agents a port holds at most. */
+#define VERBS_OUI_AGENTS 16
+
 /** A port of an open CA: its umad device and agents. */
 typedef struct verbs_port {
 	verbs_ca_t *ca;
@@ -149,11 +159,7 @@ typedef struct verbs_port {
 	int issm_tried;           /* the claim was made (issm_claim), fd or not; lock */
 	int n_users;              /* special QPs using fd */
 	int agent[256];           /* agent id per management class (-1: none) */
-	struct {
-		uint8_t mgmt_class;
-		uint8_t oui[3];
-		int id;
-	} oui_agent[16];          /* vendor range 2 agents, registered on first send */
+	verbs_oui_agent_t oui_agent[VERBS_OUI_AGENTS]; /* vendor range 2 agents */
 	unsigned n_oui;
 	verbs_qp_t *spl[2];       /* QP0, QP1 */
 	verbs_tid_t tid[VERBS_TID_SLOTS];
