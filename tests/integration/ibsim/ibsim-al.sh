@@ -15,6 +15,7 @@
 #   mc_joined / mc_left                saquery -m shows / no longer shows its membership
 #   link_down / link_up                H3's link is taken down / restored (ibsim console)
 #   stop_sm                            the answers are compared with saquery's, OpenSM stopped
+#   pause_ibsim / resume_ibsim         ibsim is paused / resumed (a MAD held across the close)
 # Twice, each on a fresh fabric: as a plain client (ibsim gives unsolicited requests, hence SA
 # Reports, only to a port's SM client: reports are not expected) and with IBAL_VERBS_ISSM=1 and
 # TEST_SA_QP0=1: the program holds a QP0 alias and the port claims IsSM once that QP0 can
@@ -24,6 +25,10 @@
 # one MAD without RMPP, as long as what OpenSM wrote; record counts and fields are compared with
 # saquery's, a GetTable() the access layer did not accept is reported KNOWN-IBSIM (a failure
 # with TEST_SA_STRICT_GETTABLE=1).
+# The plain run ends with a MAD that comes back after ib_close_al(): ibsim, paused, holds a query
+# to the stopped SM, canceled, across the close; resumed, it returns the query to the program
+# at once, which must live on (libumad2sim crashed a process on a MAD for a closed umad device;
+# the verbs provider keeps a MAD-only CA's device open) and get the answer to a PerfMgt Get.
 # IBSIM_AL_MODES="plain issm" (the default) chooses the runs. An ASan build runs too: the preload
 # library comes first (verify_asan_link_order=0), and ASan's memcpy check is off
 # (replace_intrin=0) because libumad2sim.so's read() copies past its own 288-byte buffer when
@@ -180,6 +185,8 @@ act() { # TAG: what the program asked for
 		if ibsim_change 'ReLink "H3"' 'Discovered new port .*of node: *H3' 10; then ok "OpenSM saw H3's link come back"
 		else bad "OpenSM did not see H3's link come back"; osm_excerpt; fi ;;
 	stop_sm) compare; ibsim_stop_sm; echo "OpenSM stopped" ;;
+	pause_ibsim) if ibsim_signal STOP; then echo "ibsim paused"; else bad "ibsim could not be paused"; fi ;;
+	resume_ibsim) if ibsim_signal CONT; then echo "ibsim resumed"; else bad "ibsim could not be resumed"; fi ;;
 	*) bad "unknown SYNC tag '$1'" ;;
 	esac
 }
@@ -217,6 +224,8 @@ run_mode() { # NAME ENV: one run on a fresh fabric
 		echo "INFO  plain client: $(grep '^REPORT trap=' prog.out | tr '\n' ' ')(ibsim hands Reports only to SM clients)"
 	fi
 	expect '^SM_GONE_TIMEOUT status=IB_TIMEOUT' "with the SM stopped, a query ends in IB_TIMEOUT"
+	[ "$mode" = issm ] ||
+		expect '^AFTER_CLOSE status=IB_SUCCESS' "a MAD back after ib_close_al, then a PerfMgt Get answered"
 	exec 4>&-
 	stop_all
 	exec 3>&-

@@ -23,6 +23,7 @@
 #                    until its log holds one more line matching RE than
 #                    before (up to N tries, 3 s each); fails when it never does.
 #   ibsim_stop_sm    stops OpenSM alone.
+#   ibsim_signal STOP|CONT  pauses or resumes ibsim.
 #   stop_all         stops everything started (newest first).
 #   sa ARGS...       saquery from H2.
 #   wait_for RE N F  waits up to N tenths of a second for RE in file F.
@@ -101,6 +102,7 @@ ibsim_start() { # DIR
 	rm -f console; mkfifo console || return 1
 	exec 3<>console # ibsim's console (needs no -n): kept open so ibsim never sees EOF
 	timeout 280 ibsim -s net.small <&3 > ibsim.log 2>&1 & PIDS+=($!)
+	IBSIM_WRAP=$!
 	wait_for 'Network simulator ready' 100 ibsim.log || { echo "FAIL: ibsim did not start"; cat ibsim.log; return 1; }
 	SIM_HOST=H1 OSM_TMP_DIR=$d/osm OSM_CACHE_DIR=$d/osm LD_PRELOAD=$SIM \
 		timeout 280 opensm -e -d2 -s 0 -f "$d/osm/osm.log" < /dev/null > opensm.out 2>&1 & PIDS+=($!)
@@ -135,5 +137,8 @@ ibsim_change() { # CONSOLE-COMMAND RE TRIES
 }
 
 ibsim_stop_sm() { [ -n "${OSM_PID:-}" ] && stop "$OSM_PID"; OSM_PID=; }
+
+# Pauses (STOP) or resumes (CONT) ibsim itself: what clients send meanwhile waits in its sockets.
+ibsim_signal() { local c; c=$(pgrep -P "${IBSIM_WRAP:-0}" 2>/dev/null | head -1); [ -n "$c" ] && kill "-$1" "$c"; }
 
 sa() { SIM_HOST=H2 LD_PRELOAD=$SIM timeout 30 saquery "$@" 2>&1; }
