@@ -205,23 +205,20 @@ static void probe_send(uint16_t dlid, uint16_t to_lid, uint32_t dqp, uint32_t qk
 	}
 }
 
-/* Receives one response MAD at the probe within @p ms; returns 1 and fills
- * @p mad (256 bytes) and @p p_pkt's headers, 0 on timeout. */
-static int probe_recv(int ms, void *mad, soft_pkt_t *p_pkt)
+/* The next MAD at the probe before @p end (test_now_ms()): 1 with its 256
+ * bytes in @p mad and the packet's headers in @p p_pkt, 0 at @p end. */
+static int probe_next(uint64_t end, void *mad, soft_pkt_t *p_pkt)
 {
 	uint8_t buf[SOFT_FABRIC_MAX_PACKET];
 	struct pollfd pfd;
 	size_t len;
-	uint64_t end = test_now_ms() + (uint64_t)ms;
 
 	for (;;) {
 		if (soft_fabric_recv(probe, buf, sizeof(buf), &len) == IB_SUCCESS) {
 			if (soft_pkt_parse(buf, len, p_pkt) != SOFT_WIRE_OK || p_pkt->payload_len < 256)
 				continue;
-			/* The SM sweeps the probe too: its requests are not ours. */
-			if (!(p_pkt->payload[3] & IB_MAD_METHOD_RESP_MASK))
-				continue;
 			memcpy(mad, p_pkt->payload, 256);
+			p_pkt->payload = NULL; /* it was in buf */
 			return 1;
 		}
 		if (test_now_ms() >= end)
@@ -230,6 +227,19 @@ static int probe_recv(int ms, void *mad, soft_pkt_t *p_pkt)
 		pfd.events = POLLIN;
 		poll(&pfd, 1, (int)(end - test_now_ms()));
 	}
+}
+
+/* Receives one response MAD at the probe within @p ms; returns 1 and fills
+ * @p mad (256 bytes) and @p p_pkt's headers, 0 on timeout. */
+static int probe_recv(int ms, void *mad, soft_pkt_t *p_pkt)
+{
+	uint64_t end = test_now_ms() + (uint64_t)ms;
+
+	while (probe_next(end, mad, p_pkt))
+		/* The SM sweeps the probe too: its requests are not ours. */
+		if (((const ib_mad_t *)mad)->method & IB_MAD_METHOD_RESP_MASK)
+			return 1;
+	return 0;
 }
 
 /* Waits for the response with TID @p tid (other MADs are skipped). */
@@ -324,27 +334,13 @@ static void probe_sma_init(void)
  * @p ms: 1 with it in @p smp and its packet's headers in @p p_pkt, 0 on timeout. */
 static int probe_smp_req(int ms, ib_smp_t *smp, soft_pkt_t *p_pkt)
 {
-	uint8_t buf[SOFT_FABRIC_MAX_PACKET];
-	struct pollfd pfd;
-	size_t len;
 	uint64_t end = test_now_ms() + (uint64_t)ms;
 
-	for (;;) {
-		if (soft_fabric_recv(probe, buf, sizeof(buf), &len) == IB_SUCCESS) {
-			if (soft_pkt_parse(buf, len, p_pkt) != SOFT_WIRE_OK || p_pkt->bth.dest_qp != 0 ||
-			    p_pkt->payload_len < sizeof(*smp))
-				continue;
-			memcpy(smp, p_pkt->payload, sizeof(*smp));
-			if (smp->mgmt_class == IB_MCLASS_SUBN_DIR && !(smp->method & IB_MAD_METHOD_RESP_MASK))
-				return 1;
-			continue;
-		}
-		if (test_now_ms() >= end)
-			return 0;
-		pfd.fd = soft_fabric_port_fd(probe);
-		pfd.events = POLLIN;
-		poll(&pfd, 1, (int)(end - test_now_ms()));
-	}
+	while (probe_next(end, smp, p_pkt))
+		if (p_pkt->bth.dest_qp == 0 && smp->mgmt_class == IB_MCLASS_SUBN_DIR &&
+		    !(smp->method & IB_MAD_METHOD_RESP_MASK))
+			return 1;
+	return 0;
 }
 
 /* Answers the SM's request @p smp as a CA port's SMA: NodeInfo,
