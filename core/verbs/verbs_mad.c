@@ -105,19 +105,26 @@ static void wr32(uint8_t *p, uint32_t v)
 
 /* ---- Ports and agents ---- */
 
-void verbs_port_init(verbs_ca_t *ca, verbs_port_t *port, uint8_t num)
+/* A device not open, with no agents. */
+static void dev_clear(verbs_umad_t *dev)
 {
 	unsigned i;
 
+	dev->fd = -1;
+	for (i = 0; i < 256; i++)
+		dev->agent[i] = -1;
+	dev->n_oui = 0;
+}
+
+void verbs_port_init(verbs_ca_t *ca, verbs_port_t *port, uint8_t num)
+{
 	memset(port, 0, sizeof(*port));
 	port->ca = ca;
 	port->num = num;
-	port->fd = -1;
+	dev_clear(&port->dev);
 	port->issm_fd = -1;
 	pthread_mutex_init(&port->oc_lock, NULL);
 	pthread_mutex_init(&port->lock, NULL);
-	for (i = 0; i < 256; i++)
-		port->agent[i] = -1;
 }
 
 void verbs_port_fini(verbs_port_t *port)
@@ -141,10 +148,10 @@ static int reg_class(verbs_port_t *port, uint8_t cls, uint8_t version, boolean_t
 
 			mask[b / (8 * sizeof(long))] |= 1L << (b % (8 * sizeof(long)));
 		}
-		id = umad_register(port->fd, cls, version, 0, mask);
+		id = umad_register(port->dev.fd, cls, version, 0, mask);
 	}
 	if (id < 0)
-		id = umad_register(port->fd, cls, version, 0, NULL);
+		id = umad_register(port->dev.fd, cls, version, 0, NULL);
 	IBAL_DBG(IBAL_SUB_VERBS, "%s port %u class 0x%02x v%u: agent %d%s",
 			port->ca->name, port->num, cls, version, id,
 			requests ? "" : " (responses only)");
@@ -159,9 +166,9 @@ static void reg_qp_agents(verbs_port_t *port, unsigned n)
 	for (i = 0; i < sizeof(std_classes) / sizeof(std_classes[0]); i++) {
 		uint8_t c = std_classes[i].mgmt_class;
 
-		if (std_classes[i].qpn != n || port->agent[c] >= 0)
+		if (std_classes[i].qpn != n || port->dev.agent[c] >= 0)
 			continue;
-		port->agent[c] = reg_class(port, c, std_classes[i].version, TRUE);
+		port->dev.agent[c] = reg_class(port, c, std_classes[i].version, TRUE);
 	}
 }
 
@@ -187,23 +194,23 @@ static int send_agent(verbs_port_t *port, const uint8_t *mad, unsigned n)
 	if ((cls == 0x01 || cls == 0x81) != (n == 0))
 		return -1; /* SMP classes only on QP0, GMP classes only on QP1 */
 	if (cls >= 0x30 && cls <= 0x4F) {
-		for (i = 0; i < port->n_oui; i++)
-			if (port->oui_agent[i].mgmt_class == cls &&
-			    !memcmp(port->oui_agent[i].oui, mad + 37, 3))
-				return port->oui_agent[i].id;
-		if (port->n_oui == VERBS_OUI_AGENTS)
+		for (i = 0; i < port->dev.n_oui; i++)
+			if (port->dev.oui_agent[i].mgmt_class == cls &&
+			    !memcmp(port->dev.oui_agent[i].oui, mad + 37, 3))
+				return port->dev.oui_agent[i].id;
+		if (port->dev.n_oui == VERBS_OUI_AGENTS)
 			return -1;
-		id = umad_register_oui(port->fd, cls, 0, (uint8_t *)mad + 37, NULL);
+		id = umad_register_oui(port->dev.fd, cls, 0, (uint8_t *)mad + 37, NULL);
 		if (id < 0)
 			return -1;
-		port->oui_agent[port->n_oui].mgmt_class = cls;
-		memcpy(port->oui_agent[port->n_oui].oui, mad + 37, 3);
-		port->oui_agent[port->n_oui++].id = id;
+		port->dev.oui_agent[port->dev.n_oui].mgmt_class = cls;
+		memcpy(port->dev.oui_agent[port->dev.n_oui].oui, mad + 37, 3);
+		port->dev.oui_agent[port->dev.n_oui++].id = id;
 		return id;
 	}
-	if (port->agent[cls] < 0)
-		port->agent[cls] = reg_class(port, cls, MAD_VER(mad), FALSE);
-	return port->agent[cls];
+	if (port->dev.agent[cls] < 0)
+		port->dev.agent[cls] = reg_class(port, cls, MAD_VER(mad), FALSE);
+	return port->dev.agent[cls];
 }
 
 /* ---- TID table ---- */
@@ -461,7 +468,7 @@ static void *rx_main(void *arg)
 		int len = VERBS_MAD_SIZE, id;
 
 		memset(buf, 0, umad_size());
-		id = umad_recv(port->fd, buf, &len, VERBS_RECV_POLL_MS);
+		id = umad_recv(port->dev.fd, buf, &len, VERBS_RECV_POLL_MS);
 		if (id < 0) {
 			if (id != -ETIMEDOUT && id != -EAGAIN && id != -EWOULDBLOCK)
 				backoff();
@@ -489,10 +496,7 @@ typedef struct parked_umad {
 	struct parked_umad *next;
 	char ca_name[UMAD_CA_NAME_LEN];
 	uint8_t num;
-	int fd;
-	int agent[256];
-	verbs_oui_agent_t oui_agent[VERBS_OUI_AGENTS];
-	unsigned n_oui;
+	verbs_umad_t dev;
 } parked_umad_t;
 
 static pthread_mutex_t parked_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -511,16 +515,13 @@ static boolean_t umad_park(verbs_port_t *port)
 		return FALSE;
 	snprintf(p->ca_name, sizeof(p->ca_name), "%s", port->ca->name);
 	p->num = port->num;
-	p->fd = port->fd;
-	memcpy(p->agent, port->agent, sizeof(p->agent));
-	memcpy(p->oui_agent, port->oui_agent, sizeof(p->oui_agent));
-	p->n_oui = port->n_oui;
+	p->dev = port->dev;
 	pthread_mutex_lock(&parked_lock);
 	p->next = parked;
 	parked = p;
 	pthread_mutex_unlock(&parked_lock);
 	IBAL_DBG(IBAL_SUB_VERBS, "%s port %u: umad device %d kept open (MAD-only CA)", port->ca->name,
-		 port->num, port->fd);
+		 port->num, port->dev.fd);
 	return TRUE;
 }
 
@@ -539,10 +540,7 @@ static boolean_t umad_unpark(verbs_port_t *port)
 	pthread_mutex_unlock(&parked_lock);
 	if (!p)
 		return FALSE;
-	port->fd = p->fd;
-	memcpy(port->agent, p->agent, sizeof(port->agent));
-	memcpy(port->oui_agent, p->oui_agent, sizeof(port->oui_agent));
-	port->n_oui = p->n_oui;
+	port->dev = p->dev;
 	free(p);
 	return TRUE;
 }
@@ -550,14 +548,9 @@ static boolean_t umad_unpark(verbs_port_t *port)
 /* Parks or closes the port's device; the port has no device and no agents then. */
 static void dev_release(verbs_port_t *port)
 {
-	unsigned i;
-
 	if (!umad_park(port))
-		umad_close_port(port->fd); /* releases every agent of the port */
-	port->fd = -1;
-	for (i = 0; i < 256; i++)
-		port->agent[i] = -1;
-	port->n_oui = 0;
+		umad_close_port(port->dev.fd); /* releases every agent of the port */
+	dev_clear(&port->dev);
 }
 
 /* Opens the umad device and starts the receive thread (port->oc_lock and port->lock held). */
@@ -567,11 +560,11 @@ static ib_api_status_t port_open(verbs_port_t *port)
 	if (!port->rx_buf)
 		return IB_INSUFFICIENT_MEMORY;
 	if (!umad_unpark(port))
-		port->fd = umad_open_port(port->ca->name, port->num);
-	if (port->fd < 0) {
+		port->dev.fd = umad_open_port(port->ca->name, port->num);
+	if (port->dev.fd < 0) {
 		free(port->rx_buf);
 		port->rx_buf = NULL;
-		port->fd = -1;
+		port->dev.fd = -1;
 		return IB_ERROR;
 	}
 	port->rx_stop = 0;
@@ -608,7 +601,7 @@ static void issm_claim(verbs_port_t *port)
 	int err = 0;
 
 	pthread_mutex_lock(&port->lock);
-	if (port->fd >= 0 && !port->issm_tried) {
+	if (port->dev.fd >= 0 && !port->issm_tried) {
 		port->issm_tried = 1;
 		/* plain open(): umad2sim intercepts it, not openat() */
 		if (umad_get_issm_path(port->ca->name, port->num, path, sizeof(path)) < 0) {
@@ -728,17 +721,17 @@ ib_api_status_t verbs_create_spl_qp(void *h_pd, uint8_t port_num, ib_qp_create_t
 	pthread_mutex_lock(&port->lock);
 	if (port->spl[n])
 		st = IB_RESOURCE_BUSY;
-	else if (port->fd < 0)
+	else if (port->dev.fd < 0)
 		st = port_open(port);
 	if (st == IB_SUCCESS) {
 		reg_qp_agents(port, n);
-		if (n == 0 && port->agent[0x01] < 0 && port->agent[0x81] < 0)
+		if (n == 0 && port->dev.agent[0x01] < 0 && port->dev.agent[0x81] < 0)
 			st = IB_UNSUPPORTED; /* the device gives no QP0 */
 	}
 	if (st == IB_SUCCESS) {
 		port->spl[n] = qp;
 		port->n_users++;
-	} else if (port->fd >= 0 && !port->n_users) {
+	} else if (port->dev.fd >= 0 && !port->n_users) {
 		pthread_mutex_unlock(&port->lock);
 		port_close(port);
 		pthread_mutex_unlock(&port->oc_lock);
@@ -931,7 +924,7 @@ static int send_after_twin(verbs_port_t *port, int agent, void *umad, const uint
 				nap.tv_nsec *= 2;
 		}
 		tries++;
-		rc = umad_send(port->fd, agent, umad, VERBS_MAD_SIZE, timeout, 0);
+		rc = umad_send(port->dev.fd, agent, umad, VERBS_MAD_SIZE, timeout, 0);
 		err = rc < 0 ? errno : 0;
 		us = cl_get_time_stamp() - t0;
 	} while (err == EINVAL && us < VERBS_TWIN_WAIT_MS * 1000u);
@@ -980,7 +973,7 @@ static ib_wc_status_t send_one(verbs_qp_t *qp, const ib_send_wr_t *wr, const ib_
 		addr->flow_label = flow;
 	}
 	pthread_mutex_lock(&port->lock);
-	agent = port->fd >= 0 ? send_agent(port, mad, qp->n) : -1;
+	agent = port->dev.fd >= 0 ? send_agent(port, mad, qp->n) : -1;
 	if (agent >= 0)
 		verbs_tid_sent(port, mad, cl_ntoh16(av->dlid));
 	pthread_mutex_unlock(&port->lock);
@@ -995,7 +988,7 @@ static ib_wc_status_t send_one(verbs_qp_t *qp, const ib_send_wr_t *wr, const ib_
 	 * sender waits for the response (request_timeout()), and a resend,
 	 * refused until the kernel let the first go, is sent then. */
 	timeout = MAD_IS_RESP(mad) || MAD_METHOD(mad) == 0x03 ? 0 : request_timeout(wr);
-	rc = umad_send(port->fd, agent, qp->tx_buf, VERBS_MAD_SIZE, timeout, 0);
+	rc = umad_send(port->dev.fd, agent, qp->tx_buf, VERBS_MAD_SIZE, timeout, 0);
 	if (rc < 0 && errno == EINVAL && (unsigned)timeout < verbs_mad_timeout_ms)
 		rc = send_after_twin(port, agent, qp->tx_buf, mad, timeout);
 	if (rc < 0) {

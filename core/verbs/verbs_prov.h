@@ -148,19 +148,24 @@ typedef struct verbs_oui_agent {
 /** Vendor range 2 agents a port holds at most. */
 #define VERBS_OUI_AGENTS 16
 
+/** A port's umad device and the agents registered on it. */
+typedef struct verbs_umad {
+	int fd;                   /* umad portid, -1 while closed */
+	int agent[256];           /* agent id per management class (-1: none) */
+	verbs_oui_agent_t oui_agent[VERBS_OUI_AGENTS]; /* vendor range 2 agents */
+	unsigned n_oui;
+} verbs_umad_t;
+
 /** A port of an open CA: its umad device and agents. */
 typedef struct verbs_port {
 	verbs_ca_t *ca;
 	uint8_t num;
 	pthread_mutex_t oc_lock;  /* serializes special QP create/destroy (device open/close) */
-	pthread_mutex_t lock;     /* fd, agents, spl[], TID table */
-	int fd;                   /* umad portid, -1 while closed */
+	pthread_mutex_t lock;     /* dev, spl[], TID table */
+	verbs_umad_t dev;         /* the umad device and its agents */
 	int issm_fd;              /* open issm device (IBAL_VERBS_ISSM=1), else -1 */
 	int issm_tried;           /* the claim was made (issm_claim), fd or not; lock */
-	int n_users;              /* special QPs using fd */
-	int agent[256];           /* agent id per management class (-1: none) */
-	verbs_oui_agent_t oui_agent[VERBS_OUI_AGENTS]; /* vendor range 2 agents */
-	unsigned n_oui;
+	int n_users;              /* special QPs using dev */
 	verbs_qp_t *spl[2];       /* QP0, QP1 */
 	verbs_tid_t tid[VERBS_TID_SLOTS];
 	uint64_t tid_clock;

@@ -375,7 +375,7 @@ static void test_spl_qp_checks(void)
 	c.rq_sge = 1;
 	/* No umad device of that name: the port cannot open, nothing is left behind. */
 	CU_ASSERT_EQUAL(verbs_create_spl_qp(pd, 1, &c, cq, cq, NULL, &qp), IB_ERROR);
-	CU_ASSERT_EQUAL(ca->port[0].fd, -1);
+	CU_ASSERT_EQUAL(ca->port[0].dev.fd, -1);
 	CU_ASSERT_EQUAL(ca->port[0].n_users, 0);
 	CU_ASSERT_PTR_NULL(ca->port[0].spl[1]);
 	verbs_destroy_cq(cq);
