@@ -873,26 +873,37 @@ static void try_ud_qp(ib_al_handle_t h_al, const port_t *p)
  * it once this QP0 can receive): SubnGet(SMInfo) with the SMInfo of an SM
  * that is not active (OpenSM's sweep waits for that answer otherwise).
  */
-static void hold_qp0(ib_al_handle_t h_al, const port_t *p)
+/* A QP0 or QP1 alias (@p type) on the port, through a CA and PD of @p h_al
+ * (all kept until ib_close_al()): its handle and pool key. */
+static ib_api_status_t open_alias(ib_al_handle_t h_al, const port_t *p, ib_qp_type_t type,
+				  ib_qp_handle_t *ph_qp, ib_pool_key_t *p_key)
 {
 	ib_ca_handle_t h_ca;
 	ib_pd_handle_t h_pd;
-	ib_qp_handle_t h_qp;
 	ib_qp_create_t qc;
-	ib_pool_key_t key;
 	ib_api_status_t st;
 
-	phase = "QP0_ALIAS";
 	st = ib_open_ca(h_al, p->ca_guid, NULL, NULL, &h_ca);
 	if (st == IB_SUCCESS)
 		st = ib_alloc_pd(h_ca, IB_PDT_ALIAS, NULL, &h_pd);
 	if (st == IB_SUCCESS) {
 		memset(&qc, 0, sizeof(qc));
-		qc.qp_type = IB_QPT_QP0_ALIAS;
+		qc.qp_type = type;
 		qc.sq_depth = qc.rq_depth = 16;
 		qc.sq_sge = qc.rq_sge = 1;
-		st = ib_get_spl_qp(h_pd, p->port_guid, &qc, NULL, NULL, &key, &h_qp);
+		st = ib_get_spl_qp(h_pd, p->port_guid, &qc, NULL, NULL, p_key, ph_qp);
 	}
+	return st;
+}
+
+static void hold_qp0(ib_al_handle_t h_al, const port_t *p)
+{
+	ib_qp_handle_t h_qp;
+	ib_pool_key_t key;
+	ib_api_status_t st;
+
+	phase = "QP0_ALIAS";
+	st = open_alias(h_al, p, IB_QPT_QP0_ALIAS, &h_qp, &key);
 	out("QP0_ALIAS status=%s\n", ib_get_err_str(st));
 	/* kept until ib_close_al() */
 }
@@ -1151,13 +1162,10 @@ static void AL_API pma_on_recv(const ib_mad_svc_handle_t h, void *ctx, ib_mad_el
 static void test_after_close(const port_t *p)
 {
 	ib_al_handle_t h_al = NULL;
-	ib_ca_handle_t h_ca = NULL;
-	ib_pd_handle_t h_pd = NULL;
 	ib_qp_handle_t h_qp = NULL;
 	ib_mad_svc_handle_t h_svc = NULL;
 	ib_pool_key_t key = NULL;
 	ib_mad_element_t *e = NULL;
-	ib_qp_create_t qc;
 	ib_mad_svc_t svc;
 	ib_api_status_t st;
 
@@ -1165,14 +1173,7 @@ static void test_after_close(const port_t *p)
 	sync_harness("resume_ibsim");
 	st = ib_open_al(&h_al);
 	if (st == IB_SUCCESS)
-		st = ib_open_ca(h_al, p->ca_guid, NULL, NULL, &h_ca);
-	if (st == IB_SUCCESS)
-		st = ib_alloc_pd(h_ca, IB_PDT_ALIAS, NULL, &h_pd);
-	if (st == IB_SUCCESS) {
-		memset(&qc, 0, sizeof(qc));
-		qc.qp_type = IB_QPT_QP1_ALIAS;
-		st = ib_get_spl_qp(h_pd, p->port_guid, &qc, NULL, NULL, &key, &h_qp);
-	}
+		st = open_alias(h_al, p, IB_QPT_QP1_ALIAS, &h_qp, &key);
 	if (st == IB_SUCCESS) {
 		memset(&svc, 0, sizeof(svc));
 		svc.pfn_mad_send_cb = pma_on_send;
