@@ -486,8 +486,13 @@ static ib_api_status_t lport_use_locked(uint64_t key, boolean_t ib)
 		sin6->sin6_addr = in6addr_any;
 	}
 	err = rdma_bind_addr(lp->id, (struct sockaddr *)&ss) ? errno : 0;
+	/* Backlog 0: the kernel's largest (net.rdma_ucm.max_backlog, 1024 by
+	 * default), as rdma-core's tools ask. The kernel drops a REQ that finds
+	 * the backlog's count of unread CONNECT_REQUEST events reached, and the
+	 * client waits a CM timeout (seconds) to send it again: with 64, a burst
+	 * of requests arriving while the event thread was behind stalled so. */
 	if (!err)
-		err = rdma_listen(lp->id, 64) ? errno : 0;
+		err = rdma_listen(lp->id, 0) ? errno : 0;
 	if (err) {
 		IBAL_DBG(IBAL_SUB_CM, "listen on %s 0x%llx: %s", ib ? "service ID" : "port", (unsigned long long)key,
 		       strerror(err));
