@@ -50,16 +50,78 @@ static uint8_t port_of_gid(const ib_ca_attr_t *a, const ib_gid_t *gid, ib_net16_
 	return 0;
 }
 
+/*
+ * The facts of the last ca_facts() that queried its CA, kept while no
+ * port_change upcall came since (al_ca_attr_gen()): a REQ or REP queried the
+ * whole CA (through the verbs provider, device, ports, GID and P_Key tables:
+ * some thirty system calls) and the REQ looked up its GID's interface
+ * (getifaddrs). A GID the memo does not hold is queried afresh, so a GID just
+ * added is found at once. kc.lock.
+ */
+static struct {
+	boolean_t valid, has_gid;
+	ib_net64_t guid;
+	uint32_t gen;
+	ib_gid_t gid;
+	ib_net16_t pkey;
+	kc_ca_facts_t f;
+} facts_memo;
+
+/* Takes the memo's facts for (@p guid, @p gid, @p pkey) into @p f if it has them. */
+static boolean_t facts_memo_get(ib_net64_t guid, const ib_gid_t *gid, ib_net16_t pkey,
+				kc_ca_facts_t *f)
+{
+	boolean_t hit;
+
+	pthread_mutex_lock(&kc.lock);
+	hit = facts_memo.valid && facts_memo.guid == guid && facts_memo.gen == al_ca_attr_gen() &&
+	      (!gid || (facts_memo.has_gid && facts_memo.pkey == pkey &&
+			!memcmp(&facts_memo.gid, gid, sizeof(*gid))));
+	if (hit) {
+		if (gid) {
+			*f = facts_memo.f;
+		} else { /* a REP's: the CA's limits only */
+			f->max_resp_res = facts_memo.f.max_resp_res;
+			f->max_init_depth = facts_memo.f.max_init_depth;
+		}
+	}
+	pthread_mutex_unlock(&kc.lock);
+	return hit;
+}
+
+/* Keeps @p f, read from the CA's attributes as they were at @p gen. */
+static void facts_memo_put(ib_net64_t guid, uint32_t gen, const ib_gid_t *gid, ib_net16_t pkey,
+			   const kc_ca_facts_t *f)
+{
+	pthread_mutex_lock(&kc.lock);
+	/* A REP's facts do not replace a REQ's of the same CA and time. */
+	if (gid || !facts_memo.valid || facts_memo.guid != guid || facts_memo.gen != gen) {
+		facts_memo.valid = TRUE;
+		facts_memo.guid = guid;
+		facts_memo.gen = gen;
+		facts_memo.has_gid = gid != NULL;
+		if (gid)
+			facts_memo.gid = *gid;
+		facts_memo.pkey = pkey;
+		facts_memo.f = *f;
+	}
+	pthread_mutex_unlock(&kc.lock);
+}
+
 /* The facts of @p p_qp's CA; with @p gid, of the port that has it
  * (IB_INVALID_SETTING when none has). */
 static ib_api_status_t ca_facts(al_qp_t *p_qp, const ib_gid_t *gid, ib_net16_t pkey,
 				kc_ca_facts_t *f)
 {
+	al_ci_ca_t *p_ci = p_qp->p_pd->p_ca->p_ci;
+	uint32_t gen = al_ca_attr_gen(); /* before the query: a change meanwhile voids it */
 	ib_ca_attr_t *a;
 	ib_api_status_t st;
 
 	memset(f, 0, sizeof(*f));
-	st = al_ci_ca_query_alloc(p_qp->p_pd->p_ca->p_ci, &a);
+	if (facts_memo_get(p_ci->guid, gid, pkey, f))
+		return IB_SUCCESS;
+	st = al_ci_ca_query_alloc(p_ci, &a);
 	if (st != IB_SUCCESS)
 		return st;
 	f->max_resp_res = a->max_qp_resp_res;
@@ -67,6 +129,8 @@ static ib_api_status_t ca_facts(al_qp_t *p_qp, const ib_gid_t *gid, ib_net16_t p
 	if (gid && !port_of_gid(a, gid, pkey, f))
 		st = IB_INVALID_SETTING;
 	cl_free(a);
+	if (st == IB_SUCCESS)
+		facts_memo_put(p_ci->guid, gen, gid, pkey, f);
 	return st;
 }
 

@@ -55,9 +55,18 @@ static void up_async(void *ctx, ib_async_event_t code, uint64_t vendor)
 	}
 }
 
+/* Bumped by every port_change upcall (al_ca_attr_gen()). */
+static uint32_t ca_attr_gen;
+
+uint32_t al_ca_attr_gen(void)
+{
+	return __atomic_load_n(&ca_attr_gen, __ATOMIC_ACQUIRE);
+}
+
 static void up_port_change(void *al_ca, uint8_t port_num)
 {
 	(void)port_num;
+	__atomic_add_fetch(&ca_attr_gen, 1, __ATOMIC_ACQ_REL);
 	/* No CA: the provider's set of CAs changed. */
 	if (!al_ca)
 		al_clients_ca_list_changed();

@@ -135,6 +135,10 @@ void al_ci_ca_release(al_ci_ca_t *p_ci);
 /* Queries a provider CA into a fresh cl_malloc'd block (freed by caller). */
 ib_api_status_t al_ci_ca_query_alloc(al_ci_ca_t *p_ci, ib_ca_attr_t **pp_attr);
 
+/* A count of the providers' port_change upcalls (any CA, any port): what
+ * was derived from a CA's attributes holds while it has not moved. */
+uint32_t al_ca_attr_gen(void);
+
 /* Every CA GUID of every loaded provider, in a cl_malloc'd array (NULL
  * when there are none; freed by the caller). */
 ib_api_status_t al_ca_guids_alloc(ib_net64_t **pp_guids, size_t *p_count);

@@ -628,6 +628,42 @@ static void test_uc_connect(void)
 }
 
 /*
+ * The kernel CM's path keeps what its last REQ learned of the CA (the port
+ * with the path's source GID, the P_Key's index) until the CA reports a
+ * change; a REQ from a GID that memo does not hold still reads the CA
+ * afresh: after the connections above (this GID learned), a source GID no
+ * port has is refused with IB_INVALID_SETTING, nothing sent, the QP left in
+ * RESET; and the real GID connects again. The soft fabric's CM takes a path
+ * whose GID it does not know by its source LID, so this is the kernel CM's.
+ */
+static void test_req_unknown_sgid(void)
+{
+	ib_path_rec_t path, bad;
+	dp_cq_t *ca, *cp;
+	dp_qp_t *a, *b;
+	ib_listen_handle_t l;
+
+	if (!cmdp_kcm)
+		return;
+	cmdp_up(&path);
+	ca = dp_cq(64, 1);
+	cp = dp_cq(64, 1);
+	a = dp_qp(IB_QPT_RELIABLE_CONN, ca, ca);
+	b = dp_qp(IB_QPT_RELIABLE_CONN, cp, cp);
+	l = cmdp_listen(CMDP_SVC, IB_QPT_RELIABLE_CONN);
+	bad = path;
+	bad.sgid.raw[15] ^= 0x5a;
+	CU_ASSERT_EQUAL(cmdp_req(a, &bad, CMDP_SVC, 9, 0), IB_INVALID_SETTING);
+	CU_ASSERT_EQUAL(dp_state(a), IB_QPS_RESET);
+	CU_ASSERT_EQUAL(dp_get(&C.n_req), 0);
+	CMDP_CONNECT(a, b, &path, CMDP_SVC, 9);
+	CMDP_DISCONNECT(a, b, 9);
+	check_no_stray();
+	CU_ASSERT_EQUAL(ib_cm_cancel(l, ib_sync_destroy), IB_SUCCESS);
+	dp_down();
+}
+
+/*
  * IB_FLAGS_SYNC from the test thread: ib_cm_req returns after the rep
  * callback (which sent the RTU) has returned; ib_cm_dreq after the drep
  * callback; a REQ nobody listens to after the rej callback. In the REQ
@@ -984,6 +1020,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_listen_cancel),
 	TEST_ENTRY(test_rc_ten_connections),
 	TEST_ENTRY(test_uc_connect),
+	TEST_ENTRY(test_req_unknown_sgid),
 	TEST_ENTRY(test_sync_calls),
 	TEST_ENTRY(test_mad_twin_tids),
 	TEST_ENTRY(test_mad_request_resent),
