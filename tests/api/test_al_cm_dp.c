@@ -145,6 +145,22 @@ static void test_path(void)
  * reads; DREQ -> ib_cm_drep, DREP; both QPs ERROR (a receive left flushed
  * on each); then the time-wait refuses a new REQ on the QP.
  */
+/*
+ * The fixture up (@p path: the port to itself), an RC QP on a CQ of its own
+ * at each end (*@p pa active on *@p pca, *@p pb passive on *@p pcb), and a
+ * listen of CMDP_SVC for RC, which is returned.
+ */
+static ib_listen_handle_t rc_pair_listening(ib_path_rec_t *path, dp_cq_t **pca, dp_cq_t **pcb,
+					    dp_qp_t **pa, dp_qp_t **pb)
+{
+	cmdp_up(path);
+	*pca = dp_cq(64, 1);
+	*pcb = dp_cq(64, 1);
+	*pa = dp_qp(IB_QPT_RELIABLE_CONN, *pca, *pca);
+	*pb = dp_qp(IB_QPT_RELIABLE_CONN, *pcb, *pcb);
+	return cmdp_listen(CMDP_SVC, IB_QPT_RELIABLE_CONN);
+}
+
 static void test_rc_connect(void)
 {
 	ib_path_rec_t path;
@@ -263,12 +279,7 @@ static void test_rc_by_hand(void)
 	ib_cm_rtu_t t;
 	ib_cm_handle_t h;
 
-	cmdp_up(&path);
-	ca = dp_cq(64, 1);
-	cp = dp_cq(64, 1);
-	a = dp_qp(IB_QPT_RELIABLE_CONN, ca, ca);
-	b = dp_qp(IB_QPT_RELIABLE_CONN, cp, cp);
-	l = cmdp_listen(CMDP_SVC, IB_QPT_RELIABLE_CONN);
+	l = rc_pair_listening(&path, &ca, &cp, &a, &b);
 	cmdp_use(a, b);
 	cmdp_set_req_do(CMDP_REQ_NONE);
 	cmdp_set(&C.rtu_in_rep, 0);
@@ -341,12 +352,7 @@ static void test_rej_no_listener(void)
 	dp_qp_t *a, *b;
 	ib_listen_handle_t l;
 
-	cmdp_up(&path);
-	ca = dp_cq(64, 1);
-	cp = dp_cq(64, 1);
-	a = dp_qp(IB_QPT_RELIABLE_CONN, ca, ca);
-	b = dp_qp(IB_QPT_RELIABLE_CONN, cp, cp);
-	l = cmdp_listen(CMDP_SVC, IB_QPT_RELIABLE_CONN);
+	l = rc_pair_listening(&path, &ca, &cp, &a, &b);
 	cmdp_use(a, b);
 
 	CU_ASSERT_EQUAL_FATAL(cmdp_req(a, &path, CMDP_SVC_NONE, 3, 0), IB_SUCCESS);
@@ -385,12 +391,7 @@ static void test_rej_from_req_callback(void)
 	ib_cm_rep_t r;
 	ib_cm_handle_t h;
 
-	cmdp_up(&path);
-	ca = dp_cq(64, 1);
-	cp = dp_cq(64, 1);
-	a = dp_qp(IB_QPT_RELIABLE_CONN, ca, ca);
-	b = dp_qp(IB_QPT_RELIABLE_CONN, cp, cp);
-	l = cmdp_listen(CMDP_SVC, IB_QPT_RELIABLE_CONN);
+	l = rc_pair_listening(&path, &ca, &cp, &a, &b);
 	cmdp_use(a, b);
 	cmdp_set_req_do(CMDP_REQ_REJ);
 	cmdp_set_seed(4);
@@ -645,12 +646,7 @@ static void test_req_unknown_sgid(void)
 
 	if (!cmdp_kcm)
 		return;
-	cmdp_up(&path);
-	ca = dp_cq(64, 1);
-	cp = dp_cq(64, 1);
-	a = dp_qp(IB_QPT_RELIABLE_CONN, ca, ca);
-	b = dp_qp(IB_QPT_RELIABLE_CONN, cp, cp);
-	l = cmdp_listen(CMDP_SVC, IB_QPT_RELIABLE_CONN);
+	l = rc_pair_listening(&path, &ca, &cp, &a, &b);
 	bad = path;
 	bad.sgid.raw[15] ^= 0x5a;
 	CU_ASSERT_EQUAL(cmdp_req(a, &bad, CMDP_SVC, 9, 0), IB_INVALID_SETTING);
