@@ -659,6 +659,115 @@ static void test_req_unknown_sgid(void)
 	dp_down();
 }
 
+/* The kernel CM phase's address test: GID change events of port 1 (D.lock). */
+static int gid_events;
+
+static ib_api_status_t AL_API on_port_pnp(ib_pnp_rec_t *p_rec)
+{
+	if (p_rec->pnp_event == IB_PNP_GID_CHANGE) {
+		pthread_mutex_lock(&D.lock);
+		gid_events++;
+		pthread_cond_broadcast(&D.cond);
+		pthread_mutex_unlock(&D.lock);
+	}
+	return IB_SUCCESS;
+}
+
+/* Whether port 1's GID table (read afresh) holds @p g. */
+static int port_has_gid(const ib_gid_t *g)
+{
+	ib_ca_attr_t *attr = dp_query_ca();
+	const ib_port_attr_t *p;
+	int has = 0;
+	uint16_t i;
+
+	if (attr && attr->num_ports && attr->p_port_attr) {
+		p = &attr->p_port_attr[0];
+		for (i = 0; p->p_gid_table && i < p->num_gids && !has; i++)
+			has = !memcmp(p->p_gid_table[i].raw, g->raw, sizeof(g->raw));
+	}
+	free(attr);
+	return has;
+}
+
+/*
+ * Runs `ip addr ACTION ADDR/24 dev NETDEV` and waits (bounded) until port
+ * 1's table does (@p want 1) or does not hold @p g and a GID change event
+ * came after the command: the access layer has then had the provider's
+ * upcall for it.
+ */
+static int ip_addr_change(const char *action, const ib_gid_t *g, const char *netdev, int want)
+{
+	char cmd[128];
+	uint64_t end = test_now_ms() + DP_WAIT_MS;
+	int ev0 = dp_get(&gid_events), ev = ev0;
+
+	snprintf(cmd, sizeof(cmd), "ip addr %s %u.%u.%u.%u/24 dev %s", action, g->raw[12], g->raw[13],
+		 g->raw[14], g->raw[15], netdev);
+	if (system(cmd) != 0) {
+		fprintf(stderr, "\n  '%s' failed\n", cmd);
+		return 0;
+	}
+	while (ev == ev0 || port_has_gid(g) != want) {
+		uint64_t now = test_now_ms();
+
+		if (now >= end)
+			return 0;
+		ev = dp_wait_count(&gid_events, ev + 1, end - now);
+	}
+	return 1;
+}
+
+/*
+ * What the CM through the kernel's learned of the CA does not outlive an
+ * address change: an IPv4 address added to the port's network device gives
+ * a GID, and a connection from it to itself is made and ended; once the
+ * address is removed again (the GID change reported), a REQ from that GID
+ * is refused with IB_INVALID_SETTING, nothing sent and the QP left in
+ * RESET, as for a GID the port never had; the port's own GID still
+ * connects. Root in the rxe guest (`ip`); the kernel CM phase only.
+ */
+static void test_req_after_address_change(void)
+{
+	ib_pnp_req_t pr = { IB_PNP_PORT | IB_PNP_FLAG_REG_SYNC, NULL, on_port_pnp };
+	const char *netdev = getenv("IBAL_RXE_NETDEV");
+	ib_path_rec_t path, p9;
+	ib_pnp_handle_t h_pnp = NULL;
+	dp_cq_t *ca, *cp;
+	dp_qp_t *a, *b, *c, *d;
+	ib_listen_handle_t l;
+	int n_req;
+
+	if (!cmdp_kcm)
+		return;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(netdev);
+	l = rc_pair_listening(&path, &ca, &cp, &a, &b);
+	CU_ASSERT_FATAL(D.gid_v4);
+	CU_ASSERT_EQUAL_FATAL(ib_reg_pnp(D.al, &pr, &h_pnp), IB_SUCCESS);
+	p9 = path;
+	p9.sgid.raw[15] ^= 8; /* 10.77.0.1 -> 10.77.0.9 */
+	p9.dgid = p9.sgid;
+	CU_ASSERT_FATAL(!port_has_gid(&p9.sgid));
+
+	CU_ASSERT_FATAL(ip_addr_change("add", &p9.sgid, netdev, 1));
+	CMDP_CONNECT(a, b, &p9, CMDP_SVC, 10);
+	CMDP_DISCONNECT(a, b, 10);
+
+	CU_ASSERT_FATAL(ip_addr_change("del", &p9.sgid, netdev, 0));
+	c = dp_qp(IB_QPT_RELIABLE_CONN, ca, ca);
+	d = dp_qp(IB_QPT_RELIABLE_CONN, cp, cp);
+	n_req = dp_get(&C.n_req);
+	CU_ASSERT_EQUAL(cmdp_req(c, &p9, CMDP_SVC, 11, 0), IB_INVALID_SETTING);
+	CU_ASSERT_EQUAL(dp_state(c), IB_QPS_RESET);
+	CU_ASSERT_EQUAL(dp_get(&C.n_req), n_req);
+	CMDP_CONNECT(c, d, &path, CMDP_SVC, 12);
+	CMDP_DISCONNECT(c, d, 12);
+	check_no_stray();
+	CU_ASSERT_EQUAL(ib_dereg_pnp(h_pnp, NULL), IB_SUCCESS);
+	CU_ASSERT_EQUAL(ib_cm_cancel(l, ib_sync_destroy), IB_SUCCESS);
+	dp_down();
+}
+
 /*
  * IB_FLAGS_SYNC from the test thread: ib_cm_req returns after the rep
  * callback (which sent the RTU) has returned; ib_cm_dreq after the drep
@@ -1017,6 +1126,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_rc_ten_connections),
 	TEST_ENTRY(test_uc_connect),
 	TEST_ENTRY(test_req_unknown_sgid),
+	TEST_ENTRY(test_req_after_address_change),
 	TEST_ENTRY(test_sync_calls),
 	TEST_ENTRY(test_mad_twin_tids),
 	TEST_ENTRY(test_mad_request_resent),

@@ -41,6 +41,7 @@ KVER=$(uname -r)
 
 RXE_IP=10.77.0.1
 RXE_DEV=rxe0
+RXE_NETDEV=dummy0
 BIN=/opt/ibal/bin
 LIB=/opt/ibal/lib
 NINEP="trans=virtio,version=9p2000.L,msize=262144"
@@ -76,10 +77,10 @@ ph_end
 # ---------------------------------------------------------------- rxe0 on dummy0
 ph_start rxe
 ip link set lo up
-ip link show dummy0 >/dev/null 2>&1 || ip link add dummy0 type dummy
-ip addr add $RXE_IP/24 dev dummy0
-ip link set dummy0 up
-rdma link add $RXE_DEV type rxe netdev dummy0 || say "rdma link add $RXE_DEV failed"
+ip link show $RXE_NETDEV >/dev/null 2>&1 || ip link add $RXE_NETDEV type dummy
+ip addr add $RXE_IP/24 dev $RXE_NETDEV
+ip link set $RXE_NETDEV up
+rdma link add $RXE_DEV type rxe netdev $RXE_NETDEV || say "rdma link add $RXE_DEV failed"
 # Port ACTIVE and an IPv4 RoCE v2 GID. Only the first GID entries are read: all 1024 of them take
 # seconds under emulation.
 P=/sys/class/infiniband/$RXE_DEV/ports/1
@@ -162,7 +163,7 @@ run_one() {
 	t=$(up)
 	# shellcheck disable=SC2086 # PROG_ENV and cmd are word lists on purpose
 	spawn "$PROG_TIMEOUT" "$log" $dir env IBAL_PROVIDERS=verbs IBAL_RXE_PHASE=$ph IBAL_RXE_IP=$RXE_IP \
-		IBAL_RXE_DEV=$RXE_DEV IBAL_RXE_PORT=1 IBAL_RXE_GID=$GIDX LD_LIBRARY_PATH=$LIB $PROG_ENV $cmd
+		IBAL_RXE_NETDEV=$RXE_NETDEV IBAL_RXE_DEV=$RXE_DEV IBAL_RXE_PORT=1 IBAL_RXE_GID=$GIDX LD_LIBRARY_PATH=$LIB $PROG_ENV $cmd
 	secs=$(since "$t")
 	tot=$(grep -o 'CUNIT-TOTALS: tests=[0-9]* failed=[0-9]*' "$log" | tail -1)
 	tests=-
