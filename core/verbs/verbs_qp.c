@@ -152,12 +152,20 @@ ib_api_status_t verbs_create_qp(void *h_pd, ib_qp_create_t *c, void *send_cq, vo
 	return IB_SUCCESS;
 }
 
-/* The state the hardware has the QP in (errors move it on its own). */
+/*
+ * The state the hardware has the QP in. Errors move it on its own, but only
+ * out of RTR, RTS, SQD and SQE (to ERROR, to SQE, SQD's drained sub-state):
+ * a QP in RESET or INIT stays there until its consumer moves it, so those
+ * are not asked of the device (a connection's first two modifies each made
+ * one more system call for it).
+ */
 static ib_qp_state_t hw_state(verbs_qp_t *qp)
 {
 	struct ibv_qp_attr a;
 	struct ibv_qp_init_attr ia;
 
+	if (qp->attr.state == IB_QPS_RESET || qp->attr.state == IB_QPS_INIT)
+		return qp->attr.state;
 	if (ibv_query_qp(qp->ibv, &a, IBV_QP_STATE, &ia))
 		return qp->attr.state;
 	return verbs_qp_state_ib(a.qp_state);
