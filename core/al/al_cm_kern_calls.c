@@ -277,6 +277,10 @@ static ib_api_status_t kc_req(const ib_cm_req_t *r, al_qp_t *p_qp)
 		goto fail_sync;
 	pthread_mutex_lock(&kc.lock);
 	conn_from_req(c, r, p_qp, &f, off);
+	/* The QP's number and its SRQ never change: rdma_connect takes them
+	 * from this query when the route is resolved. */
+	c->cp.qp_num = cl_ntoh32(qa.num);
+	c->cp.srq = qa.h_srq != NULL;
 	if (do_sync) {
 		c->p_sync = &sync;
 		c->sync_kinds = 1u << KE_REP | 1u << KE_REJ;

@@ -196,15 +196,8 @@ static void rx_resolved(kc_conn_t *c, kc_rx_t *r)
 	} else if (r->type == RDMA_CM_EVENT_ADDR_RESOLVED) {
 		err = rdma_resolve_route(c->id, 4000) ? errno : 0;
 	} else {
-		c->cp.qp_num = 0;
-		{
-			ib_qp_attr_t qa;
-
-			if (c->h_qp && ib_query_qp(c->h_qp, &qa) == IB_SUCCESS) {
-				c->cp.qp_num = cl_ntoh32(qa.num);
-				c->cp.srq = qa.h_srq != NULL;
-			}
-		}
+		if (!c->h_qp)
+			c->cp.qp_num = 0; /* the QP went meanwhile (kc_req read its number) */
 		{
 			/* The kernel's route may say a longer packet lifetime than
 			 * the user's path: the time-wait takes the longer (the
