@@ -73,6 +73,22 @@ static void after_fork_child(void)
 	}
 }
 
+/*
+ * The registration is made again at the first data-path call (init_once),
+ * but made first here, as the library is loaded: a process then has one
+ * thread as a rule, and the kernel registers one at once, where for a
+ * process with threads it first waits for an RCU grace period (10 to 15 ms
+ * here, which every program paid at its first QP or SA query). The second
+ * registration returns at once; a failure here changes nothing.
+ */
+__attribute__((constructor)) static void register_at_load(void)
+{
+	int saved = errno;
+
+	(void)membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED);
+	errno = saved;
+}
+
 static void init_once(void)
 {
 	pthread_key_create(&rec_key, rec_release);
