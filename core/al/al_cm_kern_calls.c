@@ -159,10 +159,11 @@ static void sync_leave(boolean_t on, cl_event_t *p_ev, ib_api_status_t st)
 	cl_event_destroy(p_ev);
 }
 
-/* The active connection's fields from the request; kc.lock held. off: the
- * bytes of service ID header before the private data (IP CM only). */
+/* The active connection's fields from the request and its QP's attributes
+ * @p qa; kc.lock held. off: the bytes of service ID header before the
+ * private data (IP CM only). */
 static void conn_from_req(kc_conn_t *c, const ib_cm_req_t *r, al_qp_t *p_qp,
-			  const kc_ca_facts_t *f, uint32_t off)
+			  const ib_qp_attr_t *qa, const kc_ca_facts_t *f, uint32_t off)
 {
 	const ib_path_rec_t *pp = r->p_primary_path;
 
@@ -191,6 +192,10 @@ static void conn_from_req(kc_conn_t *c, const ib_cm_req_t *r, al_qp_t *p_qp,
 	c->cp.flow_control = r->flow_ctrl ? 1 : 0;
 	c->cp.retry_count = r->retry_cnt > 7 ? 7 : r->retry_cnt;
 	c->cp.rnr_retry_count = r->rnr_retry_cnt > 7 ? 7 : r->rnr_retry_cnt;
+	/* The QP's number and SRQ never change: rdma_connect takes them from
+	 * here when the route is resolved. */
+	c->cp.qp_num = cl_ntoh32(qa->num);
+	c->cp.srq = qa->h_srq != NULL;
 }
 
 /* Starts resolving the path's destination address: a new rdma_cm ID for
@@ -276,11 +281,7 @@ static ib_api_status_t kc_req(const ib_cm_req_t *r, al_qp_t *p_qp)
 	if (st != IB_SUCCESS)
 		goto fail_sync;
 	pthread_mutex_lock(&kc.lock);
-	conn_from_req(c, r, p_qp, &f, off);
-	/* The QP's number and its SRQ never change: rdma_connect takes them
-	 * from this query when the route is resolved. */
-	c->cp.qp_num = cl_ntoh32(qa.num);
-	c->cp.srq = qa.h_srq != NULL;
+	conn_from_req(c, r, p_qp, &qa, &f, off);
 	if (do_sync) {
 		c->p_sync = &sync;
 		c->sync_kinds = 1u << KE_REP | 1u << KE_REJ;
