@@ -666,8 +666,7 @@ static ib_api_status_t AL_API on_port_pnp(ib_pnp_rec_t *p_rec)
 {
 	if (p_rec->pnp_event == IB_PNP_GID_CHANGE) {
 		pthread_mutex_lock(&D.lock);
-		gid_events++;
-		pthread_cond_broadcast(&D.cond);
+		cmdp_bump(&gid_events);
 		pthread_mutex_unlock(&D.lock);
 	}
 	return IB_SUCCESS;
