@@ -513,6 +513,55 @@ static void test_rc_write_read(void)
 	down();
 }
 
+/*
+ * The responder's table of executed reads and atomics is made at the QP's
+ * first one, not with the QP: a connection that never takes a read does
+ * not carry it. Without memory for it the read is dropped unexecuted (the
+ * requester sends it again), and the next one is answered.
+ */
+static void test_rc_read_table_on_demand(void)
+{
+	end_t a, b;
+	soft_qp_t *bq;
+	soft_rc_t *rc;
+	soft_pkt_t pkt;
+	uint32_t epsn;
+
+	up();
+	pair_open(&a, &b, &rc_default);
+	bq = (soft_qp_t *)b.qp;
+	rc = (soft_rc_t *)bq->rc;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rc);
+	CU_ASSERT_PTR_NULL(rc->rd);
+	CU_ASSERT_PTR_NULL(((soft_rc_t *)((soft_qp_t *)a.qp)->rc)->rd);
+	/* A's send queue carries no data yet: B gets no other packet meanwhile. */
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.bth.opcode = SOFT_OPCODE(SOFT_TRANSPORT_RC, SOFT_OP_READ_REQUEST);
+	soft_rwlock_read(&bq->ca->tab_lock);
+	soft_lock(&rc->lock);
+	epsn = rc->epsn;
+	pkt.bth.psn = epsn;
+	pkt.reth.va = raddr(&b, 0);
+	pkt.reth.rkey = cl_ntoh32(b.rkey);
+	pkt.reth.dma_len = 16;
+	__cl_mem_fail_nth(1);
+	soft_rc_resp_recv(rc, &pkt);
+	CU_ASSERT_TRUE(__cl_mem_fail_nth(0)); /* the table's allocation was made, and failed */
+	CU_ASSERT_PTR_NULL(rc->rd);
+	CU_ASSERT_EQUAL(rc->epsn, epsn);       /* not executed: its PSN is expected again */
+	soft_unlock(&rc->lock);
+	soft_rwlock_read_end(&bq->ca->tab_lock);
+	/* The read A posts now (that PSN) is answered, the table made. */
+	fill(b.buf, 64, 5);
+	CU_ASSERT_EQUAL(post(&a, WR_RDMA_READ, 1, 4096, 64, 0, raddr(&b, 0), b.rkey), IB_SUCCESS);
+	expect(a.scq, 1, IB_WCS_SUCCESS, IB_WC_RDMA_READ);
+	CU_ASSERT_EQUAL(memcmp(a.buf + 4096, b.buf, 64), 0);
+	CU_ASSERT_PTR_NOT_NULL(rc->rd);
+	CU_ASSERT_EQUAL(qp_state(b.qp), IB_QPS_RTS);
+	pair_close(&a, &b);
+	down();
+}
+
 static void post_atomic(end_t *a, ib_wr_type_t t, uint64_t wr_id, uint32_t loff, uint64_t ra,
 			net32_t rkey, uint64_t op1, uint64_t op2)
 {
@@ -1390,6 +1439,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_rc_send_recv),
 	TEST_ENTRY(test_rc_send_imm_solicited),
 	TEST_ENTRY(test_rc_write_read),
+	TEST_ENTRY(test_rc_read_table_on_demand),
 	TEST_ENTRY(test_rc_atomics),
 	TEST_ENTRY(test_rc_access_errors),
 	TEST_ENTRY(test_rc_no_qp_access),

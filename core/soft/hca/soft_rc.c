@@ -336,7 +336,8 @@ static void resp_reset(soft_rc_t *rc)
 	rc->uc_drop = FALSE;
 	rc->have_rwqe = FALSE;
 	rc->roff = 0;
-	memset(rc->rd, 0, sizeof(rc->rd));
+	if (rc->rd)
+		memset(rc->rd, 0, SOFT_RC_RD_RES * sizeof(*rc->rd));
 	rc->rd_next = 0;
 	rc->pend_first = rc->pend_n = rc->pend_pkt = 0;
 	rc->pend_nak = FALSE;
@@ -438,12 +439,13 @@ static void rc_free(soft_rc_t *rc)
 	cl_free(rc->ds_pool);
 	cl_free(rc->inl_pool);
 	cl_free(rc->rwqe);
+	cl_free(rc->rd);
 	cl_free(rc);
 }
 
 static soft_rc_t *rc_new(soft_qp_t *qp)
 {
-	uint32_t i, sge, n;
+	uint32_t i, sge, rsge, n;
 	soft_rc_t *rc = cl_zalloc(sizeof(*rc));
 
 	if (!rc)
@@ -462,7 +464,10 @@ static soft_rc_t *rc_new(soft_qp_t *qp)
 	/* WQEs hold what the QP was created for, not the CA's maximum. */
 	sge = qp->sq_sge ? qp->sq_sge : 1;
 	rc->ds_pool = cl_zalloc((size_t)n * sge * sizeof(*rc->ds_pool));
-	rc->rwqe = cl_malloc(SOFT_RWQE_SIZE(SOFT_MAX_SGES));
+	/* The receive WQE being filled holds what the QP's receive queue (or
+	 * its SRQ's) may hold, not the CA's maximum: a WQE is copied whole. */
+	rsge = qp->srq ? qp->srq->rq.max_sge : qp->rq.max_sge;
+	rc->rwqe = cl_malloc(SOFT_RWQE_SIZE(rsge ? rsge : 1));
 	if (!rc->sq || !rc->ds_pool || !rc->rwqe ||
 	    cl_timer_init(&rc->timer, timer_cb, rc) != CL_SUCCESS) {
 		rc_free(rc);

@@ -129,13 +129,16 @@ typedef struct soft_rc {
 	boolean_t nak_sent;              /**< A PSN sequence error NAK went out for @c epsn. */
 	uint16_t in_op;                  /**< Message in progress: 0, SOFT_OPF_SEND or SOFT_OPF_WRITE. */
 	boolean_t uc_drop;               /**< UC: discard until the next first/only packet. */
-	soft_rwqe_t *rwqe;               /**< Receive WQE being filled (SOFT_MAX_SGES segments). */
+	soft_rwqe_t *rwqe;               /**< Receive WQE being filled (room for the receive queue's or the SRQ's max_sge segments). */
 	boolean_t have_rwqe;             /**< @c rwqe holds a WQE. */
 	uint32_t roff;                   /**< Bytes received into it / written so far. */
 	uint64_t wva;                    /**< RDMA write: next address. */
 	uint32_t wrkey;                  /**< RDMA write: R_Key. */
 	uint32_t wlen;                   /**< RDMA write: DMALen. */
-	soft_rc_rd_res_t rd[SOFT_RC_RD_RES]; /**< Executed reads and atomics. */
+	/** Executed reads and atomics: SOFT_RC_RD_RES entries, made at the QP's
+	 * first read or atomic request (NULL before: most connections never
+	 * take one, and every connection's memory is touched new). */
+	soft_rc_rd_res_t *rd;
 	uint32_t rd_next;                /**< Next entry of @c rd to use. */
 	/* Read responses paced to the requester's receive ring (soft_rc_resp.c). */
 	uint32_t pend_first;             /**< Entry of @c rd whose response is being sent. */

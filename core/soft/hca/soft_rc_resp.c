@@ -26,6 +26,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include "ibal_log.h"
 #include "soft_rc.h"
 
 /* What executing a request came to (R_NO_DIRECT: a direct write could not
@@ -362,6 +363,24 @@ static void atomic_respond(soft_rc_t *rc, const soft_rc_rd_res_t *r)
 		soft_rc_send(rc, &pkt);
 }
 
+/*
+ * Makes the QP's table of executed reads and atomics at its first one
+ * (rc->lock held). Without memory the request is dropped unexecuted, as
+ * one that finds every entry busy is: the requester sends it again.
+ */
+static boolean_t res_ready(soft_rc_t *rc)
+{
+	if (rc->rd)
+		return TRUE;
+	rc->rd = (soft_rc_rd_res_t *)cl_zalloc(SOFT_RC_RD_RES * sizeof(*rc->rd));
+	if (rc->rd)
+		return TRUE;
+	IBAL_WARN(IBAL_SUB_SOFT, "QP 0x%x: no memory for its read and atomic responses: request dropped",
+		  rc->qp->qpn);
+	return FALSE;
+}
+
+/* The next entry of rc->rd (res_ready() returned TRUE). */
 static soft_rc_rd_res_t *res_new(soft_rc_t *rc)
 {
 	soft_rc_rd_res_t *r = &rc->rd[rc->rd_next];
@@ -396,6 +415,8 @@ static int do_read(soft_rc_t *rc, const soft_pkt_t *pkt)
 		rc->pend_nak = TRUE;
 		return R_DROP;
 	}
+	if (!res_ready(rc))
+		return R_DROP;
 	r = res_new(rc);
 	r->op = SOFT_OP_READ_REQUEST;
 	r->psn = pkt->bth.psn;
@@ -422,6 +443,8 @@ static int do_atomic(soft_rc_t *rc, const soft_pkt_t *pkt, uint8_t op)
 
 	if (chk != R_OK)
 		return chk;
+	if (!res_ready(rc))
+		return R_DROP;
 	p = (uint64_t *)(uintptr_t)a->va;
 	r = res_new(rc);
 	r->op = op;
@@ -501,7 +524,7 @@ static void duplicate(soft_rc_t *rc, const soft_pkt_t *pkt, uint16_t flags)
 	if (rc->pend_n)
 		return;
 	if (flags & (SOFT_OPF_READ | SOFT_OPF_ATOMIC)) {
-		for (i = 0; i < SOFT_RC_RD_RES; i++) {
+		for (i = 0; rc->rd && i < SOFT_RC_RD_RES; i++) {
 			soft_rc_rd_res_t *r = &rc->rd[i];
 
 			if (!r->valid ||
