@@ -364,27 +364,25 @@ static void atomic_respond(soft_rc_t *rc, const soft_rc_rd_res_t *r)
 }
 
 /*
- * Makes the QP's table of executed reads and atomics at its first one
- * (rc->lock held). Without memory the request is dropped unexecuted, as
- * one that finds every entry busy is: the requester sends it again.
+ * The next entry of the QP's table of executed reads and atomics (rc->lock
+ * held), the table made at its first one. NULL without memory for it: the
+ * request is dropped unexecuted, as one that finds every entry busy is, and
+ * the requester sends it again.
  */
-static boolean_t res_ready(soft_rc_t *rc)
-{
-	if (rc->rd)
-		return TRUE;
-	rc->rd = (soft_rc_rd_res_t *)cl_zalloc(SOFT_RC_RD_RES * sizeof(*rc->rd));
-	if (rc->rd)
-		return TRUE;
-	IBAL_WARN(IBAL_SUB_SOFT, "QP 0x%x: no memory for its read and atomic responses: request dropped",
-		  rc->qp->qpn);
-	return FALSE;
-}
-
-/* The next entry of rc->rd (res_ready() returned TRUE). */
 static soft_rc_rd_res_t *res_new(soft_rc_t *rc)
 {
-	soft_rc_rd_res_t *r = &rc->rd[rc->rd_next];
+	soft_rc_rd_res_t *r;
 
+	if (!rc->rd) {
+		rc->rd = (soft_rc_rd_res_t *)cl_zalloc(SOFT_RC_RD_RES * sizeof(*rc->rd));
+		if (!rc->rd) {
+			IBAL_WARN(IBAL_SUB_SOFT,
+				  "QP 0x%x: no memory for its read and atomic responses: request dropped",
+				  rc->qp->qpn);
+			return NULL;
+		}
+	}
+	r = &rc->rd[rc->rd_next];
 	rc->rd_next = (rc->rd_next + 1) % SOFT_RC_RD_RES;
 	memset(r, 0, sizeof(*r));
 	r->valid = TRUE;
@@ -415,9 +413,9 @@ static int do_read(soft_rc_t *rc, const soft_pkt_t *pkt)
 		rc->pend_nak = TRUE;
 		return R_DROP;
 	}
-	if (!res_ready(rc))
-		return R_DROP;
 	r = res_new(rc);
+	if (!r)
+		return R_DROP;
 	r->op = SOFT_OP_READ_REQUEST;
 	r->psn = pkt->bth.psn;
 	r->va = pkt->reth.va;
@@ -443,10 +441,10 @@ static int do_atomic(soft_rc_t *rc, const soft_pkt_t *pkt, uint8_t op)
 
 	if (chk != R_OK)
 		return chk;
-	if (!res_ready(rc))
+	r = res_new(rc);
+	if (!r)
 		return R_DROP;
 	p = (uint64_t *)(uintptr_t)a->va;
-	r = res_new(rc);
 	r->op = op;
 	r->psn = pkt->bth.psn;
 	r->npkt = 1;
@@ -524,7 +522,9 @@ static void duplicate(soft_rc_t *rc, const soft_pkt_t *pkt, uint16_t flags)
 	if (rc->pend_n)
 		return;
 	if (flags & (SOFT_OPF_READ | SOFT_OPF_ATOMIC)) {
-		for (i = 0; rc->rd && i < SOFT_RC_RD_RES; i++) {
+		if (!rc->rd)
+			return; /* none executed yet */
+		for (i = 0; i < SOFT_RC_RD_RES; i++) {
 			soft_rc_rd_res_t *r = &rc->rd[i];
 
 			if (!r->valid ||
