@@ -23,6 +23,7 @@
 #include "al_prov.h"
 #include "al_spin.h"
 #include "ibal_log.h"
+#include "ibal_mem.h"
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t g_create_lock = PTHREAD_MUTEX_INITIALIZER; /* creations (see al_mad_disp_get) */
@@ -503,6 +504,8 @@ static ib_api_status_t recv_add_chunk(al_mad_disp_t *d)
 	p = (uint8_t *)cl_malloc(len);
 	if (!p)
 		return IB_INSUFFICIENT_MEMORY;
+	/* Resident before it is posted, as a registration pins it (ibal_mem.h). */
+	ibal_mem_prefault(p, len);
 	mc.vaddr = p;
 	mc.length = len;
 	mc.access_ctrl = IB_AC_LOCAL_WRITE;
@@ -885,6 +888,7 @@ static ib_api_status_t disp_resources(al_mad_disp_t *d, ib_net64_t ca_guid, size
 	st = ib_create_cq(d->h_ca, &cc, d, NULL, &d->h_scq);
 	if (st != IB_SUCCESS)
 		return st;
+	ibal_mem_prefault(d->bufs, len); /* as recv_add_chunk() */
 	mc.vaddr = d->bufs;
 	mc.length = len;
 	mc.access_ctrl = IB_AC_LOCAL_WRITE;

@@ -24,6 +24,7 @@
 #include "../common/fab_dir.h"
 #include "../common/soft_ctl.h"
 #include "../common/mem_track.h"
+#include "../common/mem_resident.h"
 
 #define VCLASS 0x09      /* vendor class, low range (no RMPP header) */
 #define RCLASS 0x30      /* vendor class, high range (RMPP header, 40-byte class header) */
@@ -1526,6 +1527,7 @@ static void test_recv_burst(void)
 	static const uint8_t send[] = { IB_MAD_METHOD_SEND, 0 };
 	ib_mad_svc_handle_t h_rx, h_tx;
 	al_mad_disp_t *d;
+	uint32_t k;
 
 	up();
 	memset(&bu, 0, sizeof(bu));
@@ -1571,6 +1573,12 @@ static void test_recv_burst(void)
 	CU_ASSERT(burst_wait(&bu.n_recv, 2000));
 	CU_ASSERT_EQUAL(d->n_recv, AL_MAD_RECV_MAX);
 	CU_ASSERT_EQUAL(bu.bad, 0);
+	/* Every buffer is resident, the 14,384 no MAD has reached too: made
+	 * so before it was posted (ibal_mem.h), as a registration pins it. */
+	for (k = 0; k < AL_MAD_RECV_MAX / AL_MAD_RECV_CHUNK; k++)
+		CU_ASSERT_EQUAL(test_pages_not_resident(d->recv_base[k],
+							(size_t)AL_MAD_RECV_CHUNK * AL_MAD_RECV_SLOT),
+				0);
 	down();
 	pthread_mutex_destroy(&bu.lock);
 	pthread_cond_destroy(&bu.cond);

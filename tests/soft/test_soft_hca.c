@@ -12,15 +12,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "soft_hca.h"
 #include "prov_ca_attr.h"
+#include "ibal_mem.h"
 #include "../common/cl_test.h"
 #include "../common/fab_dir.h"
 #include "../common/prov_shim.h"
 #include "../common/upcall_rec.h"
+#include "../common/mem_resident.h"
 #include "ring_fill_test.h"
 
 static const al_prov_ops_t *ops = &soft_prov_ops;
@@ -628,6 +631,50 @@ static void test_cq(void)
 	CU_ASSERT(rec_wait_comps(&tag, 3) >= 3);
 	CU_ASSERT_EQUAL(rec_comps(&tag), 3);
 	CU_ASSERT_EQUAL(rec_events(&tag, IB_AE_CQ_ERROR), 1);
+	ops->destroy_cq(cq);
+	down();
+}
+
+/* ibal_mem_prefault: every page of the range resident, its content kept. */
+static void test_mem_prefault(void)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE), len = 64 * pg;
+	uint8_t *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	CU_ASSERT_FATAL(m != MAP_FAILED);
+	CU_ASSERT_EQUAL(test_pages_not_resident(m, len), 64);
+	m[pg + 200] = 0xA5;     /* in the first partial page of the range below */
+	m[40 * pg + 7] = 0x5A;  /* in a whole page of it */
+	/* from inside page 1 to inside page 62: both partial pages too */
+	ibal_mem_prefault(m + pg + 100, 61 * pg - 50);
+	/* the page before the range and the one after it stay as they were */
+	CU_ASSERT_EQUAL(test_pages_not_resident(m, pg), 1);
+	CU_ASSERT_EQUAL(test_pages_not_resident(m + 63 * pg, pg), 1);
+	CU_ASSERT_EQUAL(test_pages_not_resident(m + pg, 62 * pg), 0);
+	CU_ASSERT_EQUAL(m[pg + 200], 0xA5);
+	CU_ASSERT_EQUAL(m[40 * pg + 7], 0x5A);
+	CU_ASSERT_EQUAL(m[2 * pg], 0);
+	ibal_mem_prefault(NULL, pg); /* nothing to do: no fault */
+	ibal_mem_prefault(m, 0);
+	munmap(m, len);
+}
+
+/* A CQ's entries are resident when it is made and when it is resized: the
+ * first pass of the ring faults no page on the data path. */
+static void test_cq_ring_resident(void)
+{
+	char tag;
+	soft_cq_t *cq;
+	uint32_t size = 16384;
+
+	up();
+	cq = make_cq(0, 8192, &tag);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cq);
+	CU_ASSERT_EQUAL(cq->ring.size, 8192);
+	CU_ASSERT_EQUAL(test_pages_not_resident(cq->ring.wc, 8192 * sizeof(ib_wc_t)), 0);
+	CU_ASSERT_EQUAL(ops->resize_cq(cq, &size), IB_SUCCESS);
+	CU_ASSERT_EQUAL(cq->ring.size, 16384);
+	CU_ASSERT_EQUAL(test_pages_not_resident(cq->ring.wc, 16384 * sizeof(ib_wc_t)), 0);
 	ops->destroy_cq(cq);
 	down();
 }
@@ -1357,6 +1404,8 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_mr),
 	TEST_ENTRY(test_mw),
 	TEST_ENTRY(test_cq),
+	TEST_ENTRY(test_mem_prefault),
+	TEST_ENTRY(test_cq_ring_resident),
 	TEST_ENTRY(test_qp_create),
 	TEST_ENTRY(test_qp_modify_flush),
 	TEST_ENTRY(test_rc_modify),

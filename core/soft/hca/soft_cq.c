@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "soft_hca.h"
+#include "ibal_mem.h"
 
 ib_api_status_t soft_create_cq(void *h, uint32_t *p_size, void *al_cq, void **pp_cq)
 {
@@ -27,6 +28,9 @@ ib_api_status_t soft_create_cq(void *h, uint32_t *p_size, void *al_cq, void **pp
 		cl_free(cq);
 		return IB_INSUFFICIENT_MEMORY;
 	}
+	/* Its entries resident now, as an HCA's CQ is pinned when it is made:
+	 * the first pass of the ring faults no page on the data path. */
+	ibal_mem_prefault(cq->ring.wc, (size_t)*p_size * sizeof(ib_wc_t));
 	pthread_mutex_lock(&ca->lock);
 	if (ca->n_cq >= SOFT_MAX_CQS) {
 		pthread_mutex_unlock(&ca->lock);
@@ -59,6 +63,7 @@ ib_api_status_t soft_resize_cq(void *h, uint32_t *p_size)
 	wc = calloc(*p_size, sizeof(ib_wc_t));
 	if (!wc)
 		return IB_INSUFFICIENT_MEMORY;
+	ibal_mem_prefault(wc, (size_t)*p_size * sizeof(ib_wc_t)); /* as soft_create_cq */
 	soft_lock(&cq->lock);
 	if (r->count > *p_size) {
 		soft_unlock(&cq->lock);

@@ -1,0 +1,71 @@
+/*
+ * ibal internal: memory made resident when it is made, not at its first use.
+ * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
+ *
+ * A queue an HCA writes (a CQ's entries, the buffers posted to a receive
+ * queue) is pinned when it is made: its pages are there before the first
+ * completion or message lands. The library's own queues of that kind do the
+ * same with ibal_mem_prefault(), so that their first pass costs no page
+ * fault on the data path (a fault costs 1 to 10 us, docs/bench-cm.md).
+ * Private to the library's sources; every folder of core/ may include it.
+ */
+#ifndef IBAL_MEM_H
+#define IBAL_MEM_H
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/** Reads the byte at @p x and writes it back: its page is resident after. */
+static inline void ibal_mem_touch(uintptr_t x)
+{
+	volatile uint8_t *b = (volatile uint8_t *)x;
+
+	*b = *b;
+}
+
+/**
+ * Makes the pages of [@p p, @p p + @p len) resident and writable now, their
+ * content unchanged: memory the caller owns, that nobody else writes yet.
+ * Best effort: the kernel populates the whole pages (MADV_POPULATE_WRITE,
+ * Linux 5.14); where it cannot (an older kernel), one byte of each page is
+ * read and written back. A kernel that is short of memory leaves the rest
+ * to the first use, as without this call.
+ */
+static inline void ibal_mem_prefault(void *p, size_t len)
+{
+	long pg_l = sysconf(_SC_PAGESIZE);
+	uintptr_t pg = pg_l > 0 ? (uintptr_t)pg_l : 4096u;
+	uintptr_t a = (uintptr_t)p, end = a + len, in_a, in_end, x;
+	int saved = errno;
+
+	if (!p || !len || end < a)
+		return;
+	in_a = (a + pg - 1) & ~(pg - 1); /* the whole pages inside */
+	in_end = end & ~(pg - 1);
+#ifdef MADV_POPULATE_WRITE
+	if (in_a < in_end) {
+		int rc = madvise((void *)in_a, in_end - in_a, MADV_POPULATE_WRITE);
+
+		if (rc != 0 && errno != EINVAL) { /* short of memory: left to the first use */
+			errno = saved;
+			return;
+		}
+		if (rc == 0) { /* only the partial pages at the ends are left */
+			if (a < in_a)
+				ibal_mem_touch(a);
+			if (in_end < end)
+				ibal_mem_touch(in_end);
+			errno = saved;
+			return;
+		}
+	}
+#endif
+	for (x = a; x < end; x = (x & ~(pg - 1)) + pg)
+		ibal_mem_touch(x);
+	errno = saved;
+}
+
+#endif /* IBAL_MEM_H */
