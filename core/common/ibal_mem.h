@@ -2,11 +2,12 @@
  * ibal internal: memory made resident when it is made, not at its first use.
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  *
- * A queue an HCA writes (a CQ's entries, the buffers posted to a receive
- * queue) is pinned when it is made: its pages are there before the first
- * completion or message lands. The library's own queues of that kind do the
- * same with ibal_mem_prefault(), so that their first pass costs no page
- * fault on the data path (a fault costs 1 to 10 us, docs/bench-cm.md).
+ * An HCA's queues (a CQ's entries, a QP's and an SRQ's work queues, the
+ * buffers posted to a receive queue) are pinned when they are made: their
+ * pages are there before the first request, completion or message. The
+ * library's own queues of those kinds do the same with ibal_mem_prefault(),
+ * so that their first pass costs no page fault on the data path (a fault
+ * costs 1 to 10 us, docs/bench-cm.md).
  * Private to the library's sources; every folder of core/ may include it.
  */
 #ifndef IBAL_MEM_H

@@ -19,6 +19,7 @@
 #include "soft_hca.h"
 #include "prov_ca_attr.h"
 #include "ibal_mem.h"
+#include "soft_rc.h"
 #include "../common/cl_test.h"
 #include "../common/fab_dir.h"
 #include "../common/prov_shim.h"
@@ -733,6 +734,51 @@ static void test_qp_create(void)
 	down();
 }
 
+/* A QP's queues and an SRQ's are resident when they are made, as an HCA's:
+ * their first pass faults no page on the data path. */
+static void test_queues_resident(void)
+{
+	void *cq, *qp = NULL, *srq = NULL;
+	ib_qp_create_t c;
+	ib_srq_attr_t sa;
+	soft_rc_t *rc;
+	char tag;
+
+	up();
+	cq = make_cq(0, 64, &tag);
+	memset(&c, 0, sizeof(c));
+	c.qp_type = IB_QPT_RELIABLE_CONN;
+	c.sq_depth = c.rq_depth = 4096;
+	c.sq_sge = c.rq_sge = 4;
+	CU_ASSERT_EQUAL_FATAL(ops->create_qp(pd[0], &c, cq, cq, NULL, NULL, &qp), IB_SUCCESS);
+	CU_ASSERT_EQUAL(test_pages_not_resident(((soft_qp_t *)qp)->rq.buf,
+						(size_t)4096 * ((soft_qp_t *)qp)->rq.stride),
+			0);
+	rc = ((soft_qp_t *)qp)->rc;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rc);
+	CU_ASSERT_EQUAL(test_pages_not_resident(rc->sq, (size_t)(rc->mask + 1) * sizeof(*rc->sq)), 0);
+	CU_ASSERT_EQUAL(test_pages_not_resident(rc->ds_pool,
+						(size_t)(rc->mask + 1) * 4 * sizeof(*rc->ds_pool)),
+			0);
+	ops->destroy_qp(qp);
+	c.qp_type = IB_QPT_UNRELIABLE_DGRM;
+	CU_ASSERT_EQUAL_FATAL(ops->create_qp(pd[0], &c, cq, cq, NULL, NULL, &qp), IB_SUCCESS);
+	CU_ASSERT_EQUAL(test_pages_not_resident(((soft_qp_t *)qp)->sq,
+						(size_t)4096 * sizeof(*((soft_qp_t *)qp)->sq)),
+			0);
+	ops->destroy_qp(qp);
+	memset(&sa, 0, sizeof(sa));
+	sa.max_wr = 4096;
+	sa.max_sge = 4;
+	CU_ASSERT_EQUAL_FATAL(ops->create_srq(pd[0], &sa, NULL, &srq), IB_SUCCESS);
+	CU_ASSERT_EQUAL(test_pages_not_resident(((soft_srq_t *)srq)->rq.buf,
+						(size_t)4096 * ((soft_srq_t *)srq)->rq.stride),
+			0);
+	ops->destroy_srq(srq);
+	ops->destroy_cq(cq);
+	down();
+}
+
 static void test_qp_modify_flush(void)
 {
 	ud_end_t *e = calloc(1, sizeof(*e));
@@ -1407,6 +1453,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_mem_prefault),
 	TEST_ENTRY(test_cq_ring_resident),
 	TEST_ENTRY(test_qp_create),
+	TEST_ENTRY(test_queues_resident),
 	TEST_ENTRY(test_qp_modify_flush),
 	TEST_ENTRY(test_rc_modify),
 	TEST_ENTRY(test_ud_send_recv),

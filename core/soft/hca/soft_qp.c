@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "soft_rc.h"
+#include "ibal_mem.h"
 
 void soft_cq_add_err(soft_cq_t *cq, uint64_t wr_id, ib_wc_type_t type, ib_wc_status_t status)
 {
@@ -156,6 +157,8 @@ static ib_api_status_t qp_alloc(soft_pd_t *pd, const ib_qp_create_t *c, soft_cq_
 			qp_free(qp);
 			return IB_INSUFFICIENT_MEMORY;
 		}
+		/* Its send queue resident now, as an HCA's (ibal_mem.h). */
+		ibal_mem_prefault(qp->sq, c->sq_depth * sizeof(*qp->sq));
 	}
 	if (
 	    soft_rq_init(&qp->rq, srq ? 0 : c->rq_depth, srq ? 0 : c->rq_sge) != IB_SUCCESS) {

@@ -30,6 +30,7 @@
 #include <time.h>
 #include "soft_rc.h"
 #include "ibal_log.h"
+#include "ibal_mem.h"
 
 /* Every thread builds its packets in its own buffer: none per QP. */
 static __thread uint8_t thread_pkt[SOFT_MAX_PKT_LEN] __attribute__((aligned(64)));
@@ -473,6 +474,9 @@ static soft_rc_t *rc_new(soft_qp_t *qp)
 		rc_free(rc);
 		return NULL;
 	}
+	/* The send queue resident now, as an HCA's (ibal_mem.h). */
+	ibal_mem_prefault(rc->sq, (size_t)n * sizeof(*rc->sq));
+	ibal_mem_prefault(rc->ds_pool, (size_t)n * sge * sizeof(*rc->ds_pool));
 	for (i = 0; i < n; i++)
 		rc->sq[i].ds = rc->ds_pool + (size_t)i * sge;
 	return rc;
