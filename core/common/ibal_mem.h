@@ -6,8 +6,8 @@
  * buffers posted to a receive queue) are pinned when they are made: their
  * pages are there before the first request, completion or message. The
  * library's own queues of those kinds do the same with ibal_mem_prefault(),
- * so that their first pass costs no page fault on the data path (a fault
- * costs 1 to 10 us, docs/bench-cm.md).
+ * so that their first pass costs no page fault on the data path (10 us
+ * each on a host that shadows its guests' page tables, docs/bench-cm.md).
  * Private to the library's sources; every folder of core/ may include it.
  */
 #ifndef IBAL_MEM_H

@@ -28,9 +28,6 @@ ib_api_status_t soft_create_cq(void *h, uint32_t *p_size, void *al_cq, void **pp
 		cl_free(cq);
 		return IB_INSUFFICIENT_MEMORY;
 	}
-	/* Its entries resident now, as an HCA's CQ is pinned when it is made:
-	 * the first pass of the ring faults no page on the data path. */
-	ibal_mem_prefault(cq->ring.wc, (size_t)*p_size * sizeof(ib_wc_t));
 	pthread_mutex_lock(&ca->lock);
 	if (ca->n_cq >= SOFT_MAX_CQS) {
 		pthread_mutex_unlock(&ca->lock);
@@ -40,6 +37,9 @@ ib_api_status_t soft_create_cq(void *h, uint32_t *p_size, void *al_cq, void **pp
 	}
 	ca->n_cq++;
 	pthread_mutex_unlock(&ca->lock);
+	/* Its entries resident now, as an HCA's CQ is pinned when it is made:
+	 * the first pass of the ring faults no page on the data path. */
+	ibal_mem_prefault(cq->ring.wc, (size_t)*p_size * sizeof(ib_wc_t));
 	cq->ca = ca;
 	cq->al_cq = al_cq;
 	soft_lock_init(&cq->lock);
