@@ -282,7 +282,7 @@ static void cep_free(al_obj_t *p_obj)
 	al_cm_unlock();
 	if (p_cep->p_listen)
 		al_obj_deref(&p_cep->p_listen->obj);
-	cl_free(p_cep);
+	ibal_slab_put(&al_cm_g.ceps, p_cep);
 	al_cm_put();
 }
 
@@ -296,7 +296,9 @@ ib_api_status_t al_cm_cep_create(al_obj_t *p_parent, al_cep_t **pp_cep)
 	st = al_cm_get(&p_ag);
 	if (st != IB_SUCCESS)
 		return st;
-	p_cep = (al_cep_t *)cl_zalloc(sizeof(*p_cep));
+	/* From a slab: a burst of connections makes its CEPs without a page
+	 * fault each (ibal_slab.h). */
+	p_cep = (al_cep_t *)ibal_slab_get(&al_cm_g.ceps);
 	if (!p_cep) {
 		al_cm_put();
 		return IB_INSUFFICIENT_MEMORY;
@@ -305,7 +307,7 @@ ib_api_status_t al_cm_cep_create(al_obj_t *p_parent, al_cep_t **pp_cep)
 	st = al_obj_init(&p_cep->obj, p_parent, NULL, cep_destroying, NULL, cep_free);
 	if (st != IB_SUCCESS) {
 		al_obj_deinit(&p_cep->obj);
-		cl_free(p_cep);
+		ibal_slab_put(&al_cm_g.ceps, p_cep);
 		al_cm_put();
 		return st == IB_INVALID_STATE ? IB_INVALID_AL_HANDLE : st;
 	}

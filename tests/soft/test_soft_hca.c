@@ -19,6 +19,7 @@
 #include "soft_hca.h"
 #include "prov_ca_attr.h"
 #include "ibal_mem.h"
+#include "ibal_slab.h"
 #include "soft_rc.h"
 #include "../common/cl_test.h"
 #include "../common/fab_dir.h"
@@ -658,6 +659,72 @@ static void test_mem_prefault(void)
 	ibal_mem_prefault(NULL, pg); /* nothing to do: no fault */
 	ibal_mem_prefault(m, 0);
 	munmap(m, len);
+}
+
+/* A slab (ibal_slab.h): zeroed objects, handed out again last in first
+ * out; a burst grows it into a resident chunk of 2 MiB on a 2 MiB boundary;
+ * the chunks are freed only once every object is back. */
+#define SLAB_OBJ 2600 /* about a CEP: the fifth chunk is the huge one */
+#define SLAB_N 200
+static void test_slab(void)
+{
+	static ibal_slab_t s = IBAL_SLAB_INIT(SLAB_OBJ);
+	static uint8_t *o[SLAB_N];
+	uint8_t *x;
+	size_t i, j, zero;
+	int plain = ibal_slab_is_plain(&s);
+
+	CU_ASSERT_EQUAL(s.size % 64, 0);
+	CU_ASSERT(s.size >= SLAB_OBJ);
+	for (i = 0; i < SLAB_N; i++) {
+		o[i] = ibal_slab_get(&s);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(o[i]);
+		for (j = zero = 0; j < SLAB_OBJ; j++)
+			zero += !o[i][j];
+		CU_ASSERT_EQUAL(zero, SLAB_OBJ);
+		memset(o[i], 0xEE, SLAB_OBJ);
+	}
+	if (!plain) {
+		/* 8 + 17 + 34 + 68 objects in the small chunks, then the huge one */
+		uintptr_t huge = (uintptr_t)s.chunks;
+
+		CU_ASSERT_EQUAL(ibal_slab_out(&s), SLAB_N);
+		for (i = 0; i < SLAB_N; i++)
+			CU_ASSERT_EQUAL((uintptr_t)o[i] % 64, 0);
+		CU_ASSERT_EQUAL(huge % IBAL_SLAB_HUGE, 0);
+		CU_ASSERT(s.chunks->map == s.chunks && s.chunks->map_len == IBAL_SLAB_HUGE);
+		CU_ASSERT((uintptr_t)o[SLAB_N - 1] - huge < IBAL_SLAB_HUGE);
+		CU_ASSERT_EQUAL(test_pages_not_resident((void *)huge, IBAL_SLAB_HUGE), 0);
+	}
+	/* last in, first out, and zeroed again */
+	ibal_slab_put(&s, o[7]);
+	x = ibal_slab_get(&s);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(x);
+	if (!plain)
+		CU_ASSERT_PTR_EQUAL(x, o[7]);
+	CU_ASSERT_EQUAL(x[0], 0);
+	CU_ASSERT_EQUAL(x[SLAB_OBJ - 1], 0);
+	o[7] = x;
+	/* not while one is out */
+	for (i = 1; i < SLAB_N; i++)
+		ibal_slab_put(&s, o[i]);
+	if (!plain) {
+		CU_ASSERT_EQUAL(ibal_slab_release(&s), 0);
+		CU_ASSERT_PTR_NOT_NULL(s.chunks);
+	}
+	ibal_slab_put(&s, o[0]);
+	ibal_slab_put(&s, NULL);
+	CU_ASSERT_EQUAL(ibal_slab_out(&s), 0);
+	CU_ASSERT_EQUAL(ibal_slab_release(&s), 1);
+	CU_ASSERT_PTR_NULL(s.chunks);
+	CU_ASSERT_PTR_NULL(s.free_list);
+	/* and it starts again from a small chunk */
+	x = ibal_slab_get(&s);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(x);
+	if (!plain)
+		CU_ASSERT_PTR_NULL(s.chunks->map);
+	ibal_slab_put(&s, x);
+	CU_ASSERT_EQUAL(ibal_slab_release(&s), 1);
 }
 
 /* A CQ's entries are resident when it is made and when it is resized: the
@@ -1451,6 +1518,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_mw),
 	TEST_ENTRY(test_cq),
 	TEST_ENTRY(test_mem_prefault),
+	TEST_ENTRY(test_slab),
 	TEST_ENTRY(test_cq_ring_resident),
 	TEST_ENTRY(test_qp_create),
 	TEST_ENTRY(test_queues_resident),
