@@ -5,15 +5,16 @@
  * A server that takes a thousand connections at once makes a thousand of
  * each per-connection object in a burst. Made one by one with malloc, each
  * new page of them costs a page fault on the thread that makes it: 10 us on
- * a host that shadows its guests' page tables (docs/bench-cm.md), about a
- * third of what a connection costs the CM there. A slab hands such objects
- * out of chunks that are made resident as a whole when they are made
+ * a host that shadows its guests' page tables, where faults are a quarter
+ * of the CM's time (docs/bench-cm.md). A slab hands such objects out of
+ * chunks that are made resident as a whole when they are made
  * (ibal_mem_prefault): the first, of a few objects, from malloc; each next
  * twice the size of the last until one would pass 256 KiB, then 2 MiB ones,
  * aligned on 2 MiB and offered to the kernel for a transparent huge page:
- * one fault for 512 pages where the kernel has one to give. Objects put back are handed out again (last in,
- * first out); the chunks are freed together by ibal_slab_release() once no
- * object is out, which the owner does when its last user goes.
+ * one fault for 512 pages where the kernel has one to give. Objects put
+ * back are handed out again (last in, first out); the chunks are freed
+ * together by ibal_slab_release() once no object is out, which the owner
+ * does when its last user goes.
  *
  * Under AddressSanitizer, and under valgrind where <valgrind/valgrind.h> is
  * there to tell, every object is its own calloc() and free(), so that their
@@ -64,7 +65,7 @@ typedef struct ibal_slab_chunk {
 
 /** A cache of objects of one size. Initialize with IBAL_SLAB_INIT. */
 typedef struct ibal_slab {
-	pthread_mutex_t lock;         /**< a leaf: nothing is called under it but mmap/madvise */
+	pthread_mutex_t lock;         /**< a leaf: only the allocator and mmap are called under it */
 	size_t size;                  /**< of an object, a multiple of IBAL_SLAB_ALIGN */
 	void *free_list;              /**< objects put back, linked through their first word */
 	ibal_slab_chunk_t *chunks;
