@@ -139,24 +139,30 @@ static inline int ibal_slab_grow(ibal_slab_t *s)
 	size_t n = s->next_objs, len = IBAL_SLAB_ALIGN + n * s->size, i;
 	void *map = NULL;
 	size_t map_len = 0;
-	char *base;
+	char *base = NULL;
+	int grown = 0;
 	ibal_slab_chunk_t *c;
 
-	if (!s->chunks) {
-		/* The first chunk: as small as a few objects from malloc are. */
-		if (posix_memalign((void **)&base, IBAL_SLAB_ALIGN, len))
-			return 0;
-	} else {
+	if (s->chunks) {
 		len = (len + pg - 1) & ~(pg - 1);
 		if (len > IBAL_SLAB_HUGE / 8)
 			len = IBAL_SLAB_HUGE; /* a burst: a huge page at once */
 		n = (len - IBAL_SLAB_ALIGN) / s->size;
-		if (!n)
+		if (n)
+			base = (char *)ibal_slab_map(len, &map, &map_len);
+		if (base) {
+			ibal_mem_prefault(base, len);
+			grown = 1;
+		}
+	}
+	if (!base) {
+		/* The first chunk, as small as a few objects from malloc are; or
+		 * the kernel had no room for a larger one (tried again next time). */
+		n = IBAL_SLAB_FIRST;
+		len = IBAL_SLAB_ALIGN + n * s->size;
+		if (posix_memalign((void **)&base, IBAL_SLAB_ALIGN, len))
 			return 0;
-		base = (char *)ibal_slab_map(len, &map, &map_len);
-		if (!base)
-			return 0;
-		ibal_mem_prefault(base, len);
+		grown = !s->chunks;
 	}
 	c = (ibal_slab_chunk_t *)base;
 	c->next = s->chunks;
@@ -170,7 +176,7 @@ static inline int ibal_slab_grow(ibal_slab_t *s)
 		*obj = s->free_list;
 		s->free_list = obj;
 	}
-	if (s->next_objs < SIZE_MAX / 2)
+	if (grown && s->next_objs < SIZE_MAX / 2)
 		s->next_objs = n * 2;
 	return 1;
 }

@@ -727,6 +727,32 @@ static void test_slab(void)
 	CU_ASSERT_EQUAL(ibal_slab_release(&s), 1);
 }
 
+/* Where no larger chunk can be had (here: an object as large as a huge
+ * chunk), a slab grows by first-sized chunks from malloc instead. */
+static void test_slab_fallback(void)
+{
+	static ibal_slab_t s = IBAL_SLAB_INIT(IBAL_SLAB_HUGE);
+	void *o[IBAL_SLAB_FIRST + 1];
+	size_t i;
+
+	for (i = 0; i < IBAL_SLAB_FIRST + 1; i++) {
+		o[i] = ibal_slab_get(&s);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(o[i]);
+	}
+	if (!ibal_slab_is_plain(&s)) {
+		CU_ASSERT_PTR_NOT_NULL_FATAL(s.chunks);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(s.chunks->next);
+		CU_ASSERT_PTR_NULL(s.chunks->map);
+		CU_ASSERT_PTR_NULL(s.chunks->next->map);
+		CU_ASSERT_PTR_NULL(s.chunks->next->next);
+		CU_ASSERT_EQUAL(s.next_objs, 2 * IBAL_SLAB_FIRST); /* the larger one is tried again */
+		CU_ASSERT_EQUAL(ibal_slab_out(&s), IBAL_SLAB_FIRST + 1);
+	}
+	for (i = 0; i < IBAL_SLAB_FIRST + 1; i++)
+		ibal_slab_put(&s, o[i]);
+	CU_ASSERT_EQUAL(ibal_slab_release(&s), 1);
+}
+
 /* A CQ's entries are resident when it is made and when it is resized: the
  * first pass of the ring faults no page on the data path. */
 static void test_cq_ring_resident(void)
@@ -1519,6 +1545,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_cq),
 	TEST_ENTRY(test_mem_prefault),
 	TEST_ENTRY(test_slab),
+	TEST_ENTRY(test_slab_fallback),
 	TEST_ENTRY(test_cq_ring_resident),
 	TEST_ENTRY(test_qp_create),
 	TEST_ENTRY(test_queues_resident),
