@@ -7,14 +7,15 @@
  * new page of them costs a page fault on the thread that makes it: 10 us on
  * a host that shadows its guests' page tables, where faults are a quarter
  * of the CM's time (docs/bench-cm.md). A slab hands such objects out of
- * chunks that are made resident as a whole when they are made
- * (ibal_mem_prefault): the first, of a few objects, from malloc; each next
- * twice the size of the last until one would pass 256 KiB, then 2 MiB ones,
- * aligned on 2 MiB and offered to the kernel for a transparent huge page:
- * one fault for 512 pages where the kernel has one to give. Objects put
- * back are handed out again (last in, first out); the chunks are freed
- * together by ibal_slab_release() once no object is out, which the owner
- * does when its last user goes.
+ * chunks: the first, of a few objects, from malloc; each next twice the
+ * size of the last until one would pass 256 KiB, then 2 MiB ones, aligned
+ * on 2 MiB and offered to the kernel for a transparent huge page (one
+ * fault for 512 pages where the kernel has one to give); every chunk but
+ * the first is made resident as a whole when it is made (ibal_mem_prefault).
+ * Where the kernel has no room for a larger chunk, a first-sized one from
+ * malloc does. Objects put back are handed out again (last in, first out);
+ * the chunks are freed together by ibal_slab_release() once no object is
+ * out, which the owner does when its last user goes.
  *
  * Under AddressSanitizer, and under valgrind where <valgrind/valgrind.h> is
  * there to tell, every object is its own calloc() and free(), so that their
