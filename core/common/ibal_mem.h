@@ -19,6 +19,14 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+/** The page size (4 KiB should the system not say). */
+static inline uintptr_t ibal_mem_page_size(void)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+
+	return pg > 0 ? (uintptr_t)pg : 4096u;
+}
+
 /** Reads the byte at @p x and writes it back: its page is resident after. */
 static inline void ibal_mem_touch(uintptr_t x)
 {
@@ -37,8 +45,7 @@ static inline void ibal_mem_touch(uintptr_t x)
  */
 static inline void ibal_mem_prefault(void *p, size_t len)
 {
-	long pg_l = sysconf(_SC_PAGESIZE);
-	uintptr_t pg = pg_l > 0 ? (uintptr_t)pg_l : 4096u;
+	uintptr_t pg = ibal_mem_page_size();
 	uintptr_t a = (uintptr_t)p, end = a + len, in_a, in_end, x;
 	int saved = errno;
 

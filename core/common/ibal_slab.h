@@ -60,8 +60,7 @@
 /** A chunk of objects, the header at its start. */
 typedef struct ibal_slab_chunk {
 	struct ibal_slab_chunk *next;
-	void *map;                    /**< what mmap() returned, or NULL: malloc'd */
-	size_t map_len;               /**< its length */
+	size_t map_len;               /**< its length if mmap'd (at the header), 0 if malloc'd */
 } ibal_slab_chunk_t;
 
 /** A cache of objects of one size. Initialize with IBAL_SLAB_INIT. */
@@ -103,7 +102,7 @@ static inline int ibal_slab_is_plain(ibal_slab_t *s)
  * is IBAL_SLAB_HUGE and offered for a huge page; NULL when the kernel has no
  * room.
  */
-static inline void *ibal_slab_map(size_t len, void **p_map, size_t *p_map_len)
+static inline void *ibal_slab_map(size_t len)
 {
 	size_t want = len == IBAL_SLAB_HUGE ? 2 * len : len;
 	uintptr_t a, start;
@@ -112,11 +111,8 @@ static inline void *ibal_slab_map(size_t len, void **p_map, size_t *p_map_len)
 
 	if (m == MAP_FAILED)
 		return NULL;
-	if (want == len) {
-		*p_map = m;
-		*p_map_len = len;
+	if (want == len)
 		return m;
-	}
 	/* Keep the aligned middle, give the ends back. */
 	a = (uintptr_t)m;
 	start = (a + len - 1) & ~(uintptr_t)(len - 1);
@@ -127,19 +123,14 @@ static inline void *ibal_slab_map(size_t len, void **p_map, size_t *p_map_len)
 #ifdef MADV_HUGEPAGE
 	madvise((void *)start, len, MADV_HUGEPAGE);
 #endif
-	*p_map = (void *)start;
-	*p_map_len = len;
 	return (void *)start;
 }
 
 /* Adds a chunk and threads its objects on the free list; s->lock held. */
 static inline int ibal_slab_grow(ibal_slab_t *s)
 {
-	long pg_l = sysconf(_SC_PAGESIZE);
-	size_t pg = pg_l > 0 ? (size_t)pg_l : 4096u;
-	size_t n = s->next_objs, len = IBAL_SLAB_ALIGN + n * s->size, i;
-	void *map = NULL;
-	size_t map_len = 0;
+	size_t pg = ibal_mem_page_size();
+	size_t n = s->next_objs, len = IBAL_SLAB_ALIGN + n * s->size, map_len = 0, i;
 	char *base = NULL;
 	int grown = 0;
 	ibal_slab_chunk_t *c;
@@ -150,9 +141,10 @@ static inline int ibal_slab_grow(ibal_slab_t *s)
 			len = IBAL_SLAB_HUGE; /* a burst: a huge page at once */
 		n = (len - IBAL_SLAB_ALIGN) / s->size;
 		if (n)
-			base = (char *)ibal_slab_map(len, &map, &map_len);
+			base = (char *)ibal_slab_map(len);
 		if (base) {
 			ibal_mem_prefault(base, len);
+			map_len = len;
 			grown = 1;
 		}
 	}
@@ -167,7 +159,6 @@ static inline int ibal_slab_grow(ibal_slab_t *s)
 	}
 	c = (ibal_slab_chunk_t *)base;
 	c->next = s->chunks;
-	c->map = map;
 	c->map_len = map_len;
 	s->chunks = c;
 	/* Lowest address first out. */
@@ -234,8 +225,8 @@ static inline int ibal_slab_release(ibal_slab_t *s)
 	}
 	for (c = s->chunks; c; c = next) {
 		next = c->next;
-		if (c->map)
-			munmap(c->map, c->map_len);
+		if (c->map_len)
+			munmap(c, c->map_len);
 		else
 			free(c);
 	}

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include "soft_hca.h"
+#include "ibal_mem.h"
 
 #define AC_REMOTE (IB_AC_RDMA_READ | IB_AC_RDMA_WRITE | IB_AC_ATOMIC)
 #define AC_ALL (AC_REMOTE | IB_AC_LOCAL_WRITE | IB_AC_MW_BIND | IB_AC_NOT_CACHABLE)
@@ -161,7 +162,7 @@ ib_wc_status_t soft_sgl_gather(soft_pd_t *pd, const ib_local_ds_t *ds, uint32_t 
 static boolean_t range_mapped(uint64_t va, uint64_t len)
 {
 	unsigned char vec[1024];
-	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), at = va & ~(page - 1), end = va + len;
+	uint64_t page = ibal_mem_page_size(), at = va & ~(page - 1), end = va + len;
 
 	while (at < end) {
 		uint64_t n = (end - at + page - 1) / page;
