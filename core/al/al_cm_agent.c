@@ -23,7 +23,6 @@ al_cm_globals_t al_cm_g = {
 	.lock = AL_CM_LOCK_INIT,
 	.agent_lock = PTHREAD_MUTEX_INITIALIZER,
 	.agent_cond = PTHREAD_COND_INITIALIZER,
-	.ceps = IBAL_SLAB_INIT(sizeof(al_cep_t)),
 };
 
 /* ---- Small helpers ---- */
@@ -407,9 +406,6 @@ static void *teardown_thread(void *arg)
 		cl_timer_destroy(&al_cm_g.timer);
 		al_cm_g.timer_init = FALSE;
 	}
-	/* A burst's CEP chunks go back to the kernel with the last CEP. */
-	if (!al_cm_g.users)
-		ibal_slab_release(&al_cm_g.ceps);
 	pthread_cond_broadcast(&al_cm_g.agent_cond);
 	pthread_mutex_unlock(&al_cm_g.agent_lock);
 	return NULL;

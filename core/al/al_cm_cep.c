@@ -6,6 +6,7 @@
  * docs/cm.md for the protocol.
  */
 #include "al_cm_int.h"
+#include "prov_conn_mem.h"
 #include "ibal_log.h"
 #include "ibal_random.h"
 
@@ -282,7 +283,7 @@ static void cep_free(al_obj_t *p_obj)
 	al_cm_unlock();
 	if (p_cep->p_listen)
 		al_obj_deref(&p_cep->p_listen->obj);
-	ibal_slab_put(&al_cm_g.ceps, p_cep);
+	prov_conn_mem_put(p_cep, sizeof(*p_cep));
 	al_cm_put();
 }
 
@@ -296,9 +297,9 @@ ib_api_status_t al_cm_cep_create(al_obj_t *p_parent, al_cep_t **pp_cep)
 	st = al_cm_get(&p_ag);
 	if (st != IB_SUCCESS)
 		return st;
-	/* From a slab: a burst of connections makes its CEPs without a page
-	 * fault each (ibal_slab.h). */
-	p_cep = (al_cep_t *)ibal_slab_get(&al_cm_g.ceps);
+	/* A connection's memory (prov_conn_mem.h): a burst of connections makes
+	 * its CEPs without a page fault each. */
+	p_cep = (al_cep_t *)prov_conn_mem_get(sizeof(*p_cep));
 	if (!p_cep) {
 		al_cm_put();
 		return IB_INSUFFICIENT_MEMORY;
@@ -307,7 +308,7 @@ ib_api_status_t al_cm_cep_create(al_obj_t *p_parent, al_cep_t **pp_cep)
 	st = al_obj_init(&p_cep->obj, p_parent, NULL, cep_destroying, NULL, cep_free);
 	if (st != IB_SUCCESS) {
 		al_obj_deinit(&p_cep->obj);
-		ibal_slab_put(&al_cm_g.ceps, p_cep);
+		prov_conn_mem_put(p_cep, sizeof(*p_cep));
 		al_cm_put();
 		return st == IB_INVALID_STATE ? IB_INVALID_AL_HANDLE : st;
 	}

@@ -35,7 +35,6 @@
 #include "al_verbs.h"
 #include "al_cm_kern.h"
 #include "al_cm_hash.h"
-#include "ibal_slab.h"
 
 /* An object's entry in one of the CM's ordered tables (al_cm_g's fmaps).
  * Every key ends with a number unique to the object (local comm ID, listen
@@ -299,7 +298,6 @@ typedef struct al_cm_globals {
 	pthread_cond_t agent_cond;
 	cm_agents_t *p_agents;        /* current set, or NULL */
 	uint32_t users;               /* agent_lock: CEPs and listens */
-	ibal_slab_t ceps;             /* every CEP's memory; released when users is 0 again */
 	uint32_t teardowns;           /* agent_lock */
 	cl_timer_t timer;
 	boolean_t timer_init;

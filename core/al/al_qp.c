@@ -11,6 +11,14 @@
 #include "al_verbs.h"
 #include "al_mad.h"
 #include "al_client.h"
+#include "prov_conn_mem.h"
+
+/* A QP object's memory is a connection's (prov_conn_mem.h): a server's burst
+ * of QPs, made in its REQ callbacks, is made without a page fault each. */
+static void qp_free(al_obj_t *p_obj)
+{
+	prov_conn_mem_put(PARENT_STRUCT(p_obj, al_qp_t, v.obj), sizeof(al_qp_t));
+}
 
 void al_qp_event(al_qp_t *p_qp, ib_async_event_t code, uint64_t vendor)
 {
@@ -85,7 +93,7 @@ static ib_api_status_t qp_create(al_pd_t *p_pd, uint8_t port, ib_qp_create_t *co
 	st = refs_enter(p_pd, p_qp_create, &r);
 	if (st != IB_SUCCESS)
 		goto out;
-	p_qp = (al_qp_t *)cl_zalloc(sizeof(*p_qp));
+	p_qp = (al_qp_t *)prov_conn_mem_get(sizeof(*p_qp));
 	if (!p_qp) {
 		st = IB_INSUFFICIENT_MEMORY;
 		goto out;
@@ -96,10 +104,10 @@ static ib_api_status_t qp_create(al_pd_t *p_pd, uint8_t port, ib_qp_create_t *co
 	p_qp->pfn_event_cb = pfn_qp_event_cb;
 	al_obj_construct(&p_qp->v.obj, AL_HDL_QP);
 	st = al_obj_init(&p_qp->v.obj, &p_pd->v.obj, qp_context, qp_destroying, qp_cleanup,
-			 al_verbs_free);
+			 qp_free);
 	if (st != IB_SUCCESS) {
 		al_obj_deinit(&p_qp->v.obj);
-		cl_free(p_qp);
+		qp_free(&p_qp->v.obj);
 		st = st == IB_INVALID_STATE ? IB_INVALID_PD_HANDLE : st;
 		goto out;
 	}

@@ -218,6 +218,11 @@ static boolean_t fail_now(void)
 	return TRUE;
 }
 
+boolean_t __cl_mem_fail_due(void)
+{
+	return fail_now();
+}
+
 void *__cl_malloc_trk_ex(const char *const file, const int32_t line, const size_t size,
 			 const boolean_t pageable, const char *tag)
 {

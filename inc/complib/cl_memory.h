@@ -51,6 +51,15 @@ cl_status_t CL_API __cl_mem_track(IN const boolean_t start);
 boolean_t CL_API __cl_mem_fail_nth(IN const uint32_t nth);
 
 /**
+ * Fault injection for allocators built beside complib's (an ibal extension:
+ * the library's arenas of per-connection objects): counts one allocation of
+ * the calling thread toward __cl_mem_fail_nth(), as cl_malloc() does.
+ * @return TRUE if it is the allocation asked to fail: the caller then fails
+ * it.
+ */
+boolean_t CL_API __cl_mem_fail_due(void);
+
+/**
  * Initializes complib for the process. Called automatically when the library
  * loads; applications ported from Windows may call it, and calls nest.
  * @return CL_SUCCESS.

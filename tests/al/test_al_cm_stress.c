@@ -22,6 +22,8 @@
 #include "al_cm.h"
 #include "al_cm_int.h"
 #include "al_sa_client.h"
+#include "ibal_arena.h"
+#include "prov_conn_mem.h"
 
 #define SVC CL_HTON64(0x1000000000C3C3D4ull)
 #define CM_THREADS 4
@@ -214,6 +216,7 @@ static void *worker_main(void *arg)
 
 static void test_cm_stress(void)
 {
+	ibal_arena_t probe = IBAL_ARENA_INIT; /* tells whether arenas are plain here */
 	ib_net64_t guids[2];
 	size_t n = 2;
 	uint32_t size;
@@ -270,19 +273,11 @@ static void test_cm_stress(void)
 		total += W[i].drep;
 	}
 	CU_ASSERT_EQUAL(total, CM_THREADS * CM_PER_THREAD);
-	/* The CEPs came from the CM's slab (ibal_slab.h), hundreds at once in
-	 * time-wait: a huge chunk among its chunks (not under ASan or valgrind,
-	 * where each is its own calloc). */
-	if (!ibal_slab_is_plain(&al_cm_g.ceps)) {
-		ibal_slab_chunk_t *c;
-		int huge = 0;
-
-		pthread_mutex_lock(&al_cm_g.ceps.lock);
-		for (c = al_cm_g.ceps.chunks; c; c = c->next)
-			huge += c->map_len == IBAL_SLAB_HUGE;
-		pthread_mutex_unlock(&al_cm_g.ceps.lock);
-		CU_ASSERT(huge >= 1);
-	}
+	/* The CEPs and QPs came from the connections' arena (prov_conn_mem.h),
+	 * hundreds of CEPs at once in time-wait: more than a huge chunk of it
+	 * (not under ASan or valgrind, where each is its own allocation). */
+	if (!ibal_arena_is_plain(&probe))
+		CU_ASSERT(prov_conn_mem_held() > IBAL_ARENA_HUGE);
 	printf("\n  endpoints left in time-wait at the end: %u\n", al_cm_cep_count());
 	/* Every time-wait ends. */
 	end = test_now_ms() + TEST_WAIT_US / 1000u;
@@ -299,9 +294,8 @@ static void test_cm_stress(void)
 	al_cm_quiesce();
 	al_sa_quiesce();
 	CU_ASSERT_EQUAL(cl_mem_track_count(), 0);
-	/* With the last CEP its slab's chunks went back to the kernel. */
-	CU_ASSERT_EQUAL(ibal_slab_out(&al_cm_g.ceps), 0);
-	CU_ASSERT_PTR_NULL(al_cm_g.ceps.chunks);
+	/* With the last CEP and QP the arena's chunks went back to the kernel. */
+	CU_ASSERT_EQUAL(prov_conn_mem_held(), 0);
 	test_rm_tree(fab_dir);
 	unsetenv("IBAL_SOFT_FABRIC");
 }

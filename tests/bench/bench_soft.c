@@ -35,7 +35,7 @@
  * With -P PAIRS it measures instead, for each number of pairs, the aggregate
  * RDMA write bandwidth of that many pairs (a process and its child) writing
  * at once on one fabric (rdma_write_N_pairs, the last -s size); with -Q N
- * the heap an idle connected RC QP costs (memory_per_rc_qp).
+ * the memory an idle connected RC QP makes resident (memory_per_rc_qp).
  *
  * RDMA buffers are allocated in whole 2 MiB pages with madvise(MADV_HUGEPAGE)
  * (transparent huge pages where the kernel gives them, as UCX's allocator
@@ -50,7 +50,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <malloc.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -1537,19 +1536,25 @@ static void AL_API idle_cq_cb(const ib_cq_handle_t h_cq, void *context)
 	(void)context;
 }
 
-/* Heap bytes in use (glibc's count). */
-static size_t heap_in_use(void)
+/* Resident bytes of the process (/proc/self/statm), 0 if unknown. */
+static size_t resident(void)
 {
-	struct mallinfo2 mi = mallinfo2();
+	unsigned long size, res = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
 
-	return mi.uordblks + mi.hblkhd;
+	if (f) {
+		if (fscanf(f, "%lu %lu", &size, &res) != 2)
+			res = 0;
+		fclose(f);
+	}
+	return (size_t)res * (size_t)sysconf(_SC_PAGESIZE);
 }
 
 /*
  * -Q N: N RC QPs on soft CA 0 connected to N on CA 1 (one process; 16 work
- * requests each way, 4 segments, as an application's QP), idle; the heap
- * they added, per QP (glibc's mallinfo2: the access layer's and the
- * provider's allocations).
+ * requests each way, 4 segments, as an application's QP), idle; the memory
+ * they made resident, per QP: the heap's pages and the connections' arena
+ * (prov_conn_mem.h), whose chunks the heap's count (mallinfo2) does not see.
  */
 static int qp_memory_main(const opts_t *o)
 {
@@ -1585,7 +1590,7 @@ static int qp_memory_main(const opts_t *o)
 		CHECK(ib_create_cq(ca[k], &cc, NULL, NULL, &cq[k]));
 		port_info(ca[k], &lid[k], &mtu[k]);
 	}
-	before = heap_in_use();
+	before = resident();
 	memset(&qc, 0, sizeof(qc));
 	qc.qp_type = IB_QPT_RELIABLE_CONN;
 	qc.sq_depth = qc.rq_depth = 16;
@@ -1605,11 +1610,12 @@ static int qp_memory_main(const opts_t *o)
 		qp_init(&e, TRUE);
 		qp_connect(&e, lid[(i % 2) ^ 1], qa.num, e.psn, mtu[(i % 2) ^ 1]);
 	}
-	after = heap_in_use();
+	after = resident();
 	if (o->parseable)
 		printf("memory_per_rc_qp %u %.0f B\n", nq, (double)(after - before) / (2.0 * nq));
 	else
-		printf("# memory of an idle connected RC QP: heap added by %u connected pairs, per QP;"
+		printf("# memory of an idle connected RC QP: resident bytes added by %u connected pairs,"
+		       " per QP;"
 		       " goal 8192 B\n%-24s\t%8u\t%12.0f\t%-5s\n", nq, "memory_per_rc_qp", nq,
 		       (double)(after - before) / (2.0 * nq), "B");
 	CHECK(ib_close_al(al));
@@ -1640,7 +1646,7 @@ static void usage(FILE *f)
 		"  -P PAIRS    scale instead: for each number (1..8) that many pairs of\n"
 		"              processes do RDMA writes of the last -s size at once;\n"
 		"              rows give the sum of their bandwidths\n"
-		"  -Q N        memory instead: heap bytes per idle connected RC QP, over N\n"
+		"  -Q N        memory instead: resident bytes per idle connected RC QP, over N\n"
 		"              connected pairs in this process (1..4096)\n"
 		"  -h          this help\n"
 		"Runs in a private soft fabric directory (IBAL_SOFT_FABRIC is set to it).\n",

@@ -7,19 +7,21 @@
  * waits are bounded condition waits (TEST_WAIT_US), never sleeps.
  */
 #include <dirent.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "soft_hca.h"
 #include "prov_ca_attr.h"
 #include "ibal_mem.h"
-#include "ibal_slab.h"
+#include "ibal_arena.h"
 #include "soft_rc.h"
 #include "../common/cl_test.h"
 #include "../common/fab_dir.h"
@@ -661,96 +663,215 @@ static void test_mem_prefault(void)
 	munmap(m, len);
 }
 
-/* A slab (ibal_slab.h): zeroed objects, handed out again last in first
- * out; a burst grows it into a resident chunk of 2 MiB on a 2 MiB boundary;
- * the chunks are freed only once every object is back. */
-#define SLAB_OBJ 2600 /* about a CEP: the fifth chunk is the huge one */
-#define SLAB_N 200
-static void test_slab(void)
+/* Whether [p, p + len) lies in one of the arena's chunks. */
+static int in_arena(ibal_arena_t *a, const void *p, size_t len)
 {
-	static ibal_slab_t s = IBAL_SLAB_INIT(SLAB_OBJ);
-	static uint8_t *o[SLAB_N];
-	uint8_t *x;
-	size_t i, j, zero;
-	int plain = ibal_slab_is_plain(&s);
+	const ibal_arena_chunk_t *c;
 
-	CU_ASSERT_EQUAL(s.size % 64, 0);
-	CU_ASSERT(s.size >= SLAB_OBJ);
-	for (i = 0; i < SLAB_N; i++) {
-		o[i] = ibal_slab_get(&s);
+	for (c = a->chunks; c; c = c->next)
+		if ((const char *)p >= (const char *)c + IBAL_ARENA_ALIGN &&
+		    (const char *)p + len <= (const char *)c + c->len)
+			return 1;
+	return 0;
+}
+
+/* An arena (ibal_arena.h): zeroed, aligned objects of many sizes, none
+ * overlapping; one put back is handed out again to its size class (last in,
+ * first out); a burst grows it into a resident chunk of 2 MiB on a 2 MiB
+ * boundary; a larger object is its own; the chunks go when the last object
+ * out comes back. */
+#define ARENA_OBJ 2600 /* about a CEP */
+#define ARENA_N 1000
+static void test_arena(void)
+{
+	static ibal_arena_t a = IBAL_ARENA_INIT;
+	static uint8_t *o[ARENA_N];
+	static const size_t sizes[] = { 1, 64, 65, 360, 496, 4000, IBAL_ARENA_MAX };
+	uint8_t *v[sizeof(sizes) / sizeof(sizes[0])], *x, *big;
+	size_t i, j, zero, held;
+	int plain = ibal_arena_is_plain(&a);
+
+	CU_ASSERT_EQUAL(ibal_arena_class(1), 0);
+	CU_ASSERT_EQUAL(ibal_arena_class(64), 0);
+	CU_ASSERT_EQUAL(ibal_arena_class(65), 1);
+	CU_ASSERT_EQUAL(ibal_arena_class(IBAL_ARENA_MAX), IBAL_ARENA_CLASSES - 1);
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		v[i] = ibal_arena_get(&a, sizes[i]);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(v[i]);
+		for (j = zero = 0; j < sizes[i]; j++)
+			zero += !v[i][j];
+		CU_ASSERT_EQUAL(zero, sizes[i]);
+		memset(v[i], (int)(0x10 + i), sizes[i]);
+	}
+	for (i = 0; i < ARENA_N; i++) {
+		o[i] = ibal_arena_get(&a, ARENA_OBJ);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(o[i]);
-		for (j = zero = 0; j < SLAB_OBJ; j++)
+		for (j = zero = 0; j < ARENA_OBJ; j++)
 			zero += !o[i][j];
-		CU_ASSERT_EQUAL(zero, SLAB_OBJ);
-		memset(o[i], 0xEE, SLAB_OBJ);
+		CU_ASSERT_EQUAL(zero, ARENA_OBJ);
+		memset(o[i], 0xEE, ARENA_OBJ);
 	}
+	/* none overlaps another: each still holds what was written into it */
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		for (j = 0; j < sizes[i]; j++)
+			if (v[i][j] != 0x10 + i) {
+				CU_FAIL("an object was written through another");
+				break;
+			}
+	/* a larger object is its own allocation, outside the chunks */
+	big = ibal_arena_get(&a, IBAL_ARENA_MAX + 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(big);
+	CU_ASSERT_EQUAL(big[IBAL_ARENA_MAX], 0);
 	if (!plain) {
-		/* 8 + 17 + 34 + 68 objects in the small chunks, then the huge one */
-		uintptr_t huge = (uintptr_t)s.chunks;
+		uintptr_t huge = (uintptr_t)a.chunks;
+		const ibal_arena_chunk_t *c;
 
-		CU_ASSERT_EQUAL(ibal_slab_out(&s), SLAB_N);
-		for (i = 0; i < SLAB_N; i++)
-			CU_ASSERT_EQUAL((uintptr_t)o[i] % 64, 0);
-		CU_ASSERT_EQUAL(huge % IBAL_SLAB_HUGE, 0);
-		CU_ASSERT_EQUAL(s.chunks->map_len, IBAL_SLAB_HUGE);
-		CU_ASSERT((uintptr_t)o[SLAB_N - 1] - huge < IBAL_SLAB_HUGE);
-		CU_ASSERT_EQUAL(test_pages_not_resident((void *)huge, IBAL_SLAB_HUGE), 0);
+		CU_ASSERT_EQUAL(ibal_arena_out(&a), ARENA_N + sizeof(sizes) / sizeof(sizes[0]));
+		CU_ASSERT(!in_arena(&a, big, IBAL_ARENA_MAX + 1));
+		for (i = 0; i < ARENA_N; i++) {
+			CU_ASSERT_EQUAL((uintptr_t)o[i] % IBAL_ARENA_ALIGN, 0);
+			CU_ASSERT(in_arena(&a, o[i], ARENA_OBJ));
+		}
+		for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+			CU_ASSERT_EQUAL((uintptr_t)v[i] % IBAL_ARENA_ALIGN, 0);
+		/* 32 KiB from malloc, then 64, 128 and 256 KiB mapped, then 2 MiB ones */
+		CU_ASSERT_EQUAL(huge % IBAL_ARENA_HUGE, 0);
+		CU_ASSERT_EQUAL(a.chunks->len, IBAL_ARENA_HUGE);
+		CU_ASSERT(a.chunks->mapped);
+		CU_ASSERT((uintptr_t)o[ARENA_N - 1] - huge < IBAL_ARENA_HUGE);
+		CU_ASSERT_EQUAL(test_pages_not_resident((void *)huge, IBAL_ARENA_HUGE), 0);
+		for (c = a.chunks, held = 0; c; c = c->next)
+			held += c->len;
+		CU_ASSERT_EQUAL(ibal_arena_held(&a), held);
+		/* what the objects asked for, and less than a huge chunk more */
+		CU_ASSERT(held < (size_t)ARENA_N * 2624 + 40000 + IBAL_ARENA_HUGE);
 	}
-	/* last in, first out, and zeroed again */
-	ibal_slab_put(&s, o[7]);
-	x = ibal_slab_get(&s);
+	ibal_arena_put(&a, big, IBAL_ARENA_MAX + 1);
+	/* last in, first out within a class, and zeroed again; 360 and 330
+	 * bytes are one class (384) */
+	ibal_arena_put(&a, o[7], ARENA_OBJ);
+	x = ibal_arena_get(&a, ARENA_OBJ);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(x);
 	if (!plain)
 		CU_ASSERT_PTR_EQUAL(x, o[7]);
 	CU_ASSERT_EQUAL(x[0], 0);
-	CU_ASSERT_EQUAL(x[SLAB_OBJ - 1], 0);
+	CU_ASSERT_EQUAL(x[ARENA_OBJ - 1], 0);
 	o[7] = x;
-	/* not while one is out */
-	for (i = 1; i < SLAB_N; i++)
-		ibal_slab_put(&s, o[i]);
-	if (!plain) {
-		CU_ASSERT_EQUAL(ibal_slab_release(&s), 0);
-		CU_ASSERT_PTR_NOT_NULL(s.chunks);
-	}
-	ibal_slab_put(&s, o[0]);
-	ibal_slab_put(&s, NULL);
-	CU_ASSERT_EQUAL(ibal_slab_out(&s), 0);
-	CU_ASSERT_EQUAL(ibal_slab_release(&s), 1);
-	CU_ASSERT_PTR_NULL(s.chunks);
-	CU_ASSERT_PTR_NULL(s.free_list);
-	/* and it starts again from a small chunk */
-	x = ibal_slab_get(&s);
+	ibal_arena_put(&a, v[3], 360);
+	x = ibal_arena_get(&a, 330);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(x);
 	if (!plain)
-		CU_ASSERT_EQUAL(s.chunks->map_len, 0);
-	ibal_slab_put(&s, x);
-	CU_ASSERT_EQUAL(ibal_slab_release(&s), 1);
+		CU_ASSERT_PTR_EQUAL(x, v[3]);
+	CU_ASSERT_EQUAL(x[359], 0);
+	v[3] = x;
+	/* not while one is out */
+	for (i = 1; i < ARENA_N; i++)
+		ibal_arena_put(&a, o[i], ARENA_OBJ);
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		ibal_arena_put(&a, v[i], sizes[i]);
+	if (!plain) {
+		CU_ASSERT_EQUAL(ibal_arena_out(&a), 1);
+		CU_ASSERT_PTR_NOT_NULL(a.chunks);
+		CU_ASSERT(ibal_arena_held(&a) >= IBAL_ARENA_HUGE);
+	}
+	ibal_arena_put(&a, NULL, ARENA_OBJ);
+	ibal_arena_put(&a, o[0], ARENA_OBJ);
+	CU_ASSERT_EQUAL(ibal_arena_out(&a), 0);
+	CU_ASSERT_PTR_NULL(a.chunks);
+	CU_ASSERT_EQUAL(ibal_arena_held(&a), 0);
+	for (i = 0; i < IBAL_ARENA_CLASSES; i++)
+		CU_ASSERT_PTR_NULL(a.free_list[i]);
+	/* and it starts again from a small chunk */
+	x = ibal_arena_get(&a, ARENA_OBJ);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(x);
+	if (!plain) {
+		CU_ASSERT_FALSE(a.chunks->mapped);
+		CU_ASSERT_EQUAL(a.chunks->len, IBAL_ARENA_FIRST);
+	}
+	ibal_arena_put(&a, x, ARENA_OBJ);
+	CU_ASSERT_PTR_NULL(a.chunks);
 }
 
-/* Where no larger chunk can be had (here: an object as large as a huge
- * chunk), a slab grows by first-sized chunks from malloc instead. */
-static void test_slab_fallback(void)
+/* The end of a chunk too short for the next object is not lost: it is
+ * handed out to the largest class it holds. */
+static void test_arena_chunk_end(void)
 {
-	static ibal_slab_t s = IBAL_SLAB_INIT(IBAL_SLAB_HUGE);
-	void *o[IBAL_SLAB_FIRST + 1];
+	static ibal_arena_t a = IBAL_ARENA_INIT;
+	enum { OBJ = 1024 };
+	/* the first chunk holds 31 objects of 1 KiB after its header, and
+	 * 960 bytes more */
+	void *o[31], *big, *tail;
 	size_t i;
 
-	for (i = 0; i < IBAL_SLAB_FIRST + 1; i++) {
-		o[i] = ibal_slab_get(&s);
-		CU_ASSERT_PTR_NOT_NULL_FATAL(o[i]);
+	if (ibal_arena_is_plain(&a))
+		return;
+	for (i = 0; i < 31; i++)
+		CU_ASSERT_PTR_NOT_NULL_FATAL(o[i] = ibal_arena_get(&a, OBJ));
+	CU_ASSERT_PTR_NULL(a.chunks->next);
+	CU_ASSERT_EQUAL((size_t)(a.bump_end - a.bump), IBAL_ARENA_FIRST - IBAL_ARENA_ALIGN - 31 * OBJ);
+	big = ibal_arena_get(&a, IBAL_ARENA_MAX); /* a second chunk */
+	CU_ASSERT_PTR_NOT_NULL_FATAL(big);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a.chunks->next);
+	CU_ASSERT(a.chunks->mapped);
+	CU_ASSERT_EQUAL(a.chunks->len, 2 * IBAL_ARENA_FIRST);
+	tail = ibal_arena_get(&a, 900); /* the 960 bytes left in the first */
+	CU_ASSERT_PTR_EQUAL(tail, (char *)o[30] + OBJ);
+	ibal_arena_put(&a, tail, 900);
+	ibal_arena_put(&a, big, IBAL_ARENA_MAX);
+	for (i = 0; i < 31; i++)
+		ibal_arena_put(&a, o[i], OBJ);
+	CU_ASSERT_PTR_NULL(a.chunks);
+}
+
+/* Where the kernel maps no larger chunk, an arena grows by first-sized
+ * chunks from malloc instead, and tries the larger size again next time.
+ * In a child, whose address space is then limited to what it has. */
+static void test_arena_fallback(void)
+{
+	static ibal_arena_t a = IBAL_ARENA_INIT;
+	pid_t pid;
+	int status = -1;
+
+	if (ibal_arena_is_plain(&a))
+		return; /* sanitizers and valgrind map memory of their own */
+	pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (pid == 0) {
+		struct rlimit rl;
+		unsigned long vm_pages = 0;
+		void *o[3], *room;
+		FILE *f;
+		int bad = 0;
+
+		/* room in malloc's heap for two first chunks, then no new mapping */
+		mallopt(M_TRIM_THRESHOLD, 64 << 20);
+		mallopt(M_MMAP_THRESHOLD, 64 << 20);
+		room = malloc(4 * IBAL_ARENA_FIRST);
+		free(room);
+		f = fopen("/proc/self/statm", "r");
+		if (!f || fscanf(f, "%lu", &vm_pages) != 1)
+			_exit(2);
+		fclose(f);
+		rl.rlim_cur = rl.rlim_max = vm_pages * (rlim_t)sysconf(_SC_PAGESIZE);
+		if (setrlimit(RLIMIT_AS, &rl))
+			_exit(3);
+		o[0] = ibal_arena_get(&a, IBAL_ARENA_MAX);  /* the first chunk */
+		o[1] = ibal_arena_get(&a, IBAL_ARENA_MAX);  /* no mapping: from malloc */
+		o[2] = ibal_arena_get(&a, 64);              /* the rest of that one */
+		bad |= !o[0] || !o[1] || !o[2];
+		bad |= !a.chunks || !a.chunks->next || a.chunks->next->next;
+		bad |= a.chunks && (a.chunks->mapped || a.chunks->len != IBAL_ARENA_FIRST);
+		bad |= a.next_len != 2 * IBAL_ARENA_FIRST;  /* the larger one is tried again */
+		bad |= ibal_arena_out(&a) != 3;
+		ibal_arena_put(&a, o[2], 64);
+		ibal_arena_put(&a, o[1], IBAL_ARENA_MAX);
+		ibal_arena_put(&a, o[0], IBAL_ARENA_MAX);
+		bad |= a.chunks != NULL;
+		_exit(bad ? 1 : 0);
 	}
-	if (!ibal_slab_is_plain(&s)) {
-		CU_ASSERT_PTR_NOT_NULL_FATAL(s.chunks);
-		CU_ASSERT_PTR_NOT_NULL_FATAL(s.chunks->next);
-		CU_ASSERT_EQUAL(s.chunks->map_len, 0);
-		CU_ASSERT_EQUAL(s.chunks->next->map_len, 0);
-		CU_ASSERT_PTR_NULL(s.chunks->next->next);
-		CU_ASSERT_EQUAL(s.next_objs, 2 * IBAL_SLAB_FIRST); /* the larger one is tried again */
-		CU_ASSERT_EQUAL(ibal_slab_out(&s), IBAL_SLAB_FIRST + 1);
-	}
-	for (i = 0; i < IBAL_SLAB_FIRST + 1; i++)
-		ibal_slab_put(&s, o[i]);
-	CU_ASSERT_EQUAL(ibal_slab_release(&s), 1);
+	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+	CU_ASSERT(WIFEXITED(status));
+	CU_ASSERT_EQUAL(WEXITSTATUS(status), 0);
 }
 
 /* A CQ's entries are resident when it is made and when it is resized: the
@@ -869,6 +990,58 @@ static void test_queues_resident(void)
 			0);
 	ops->destroy_srq(srq);
 	ops->destroy_cq(cq);
+	down();
+}
+
+/* A burst of RC QPs is made from the connections' arena (prov_conn_mem.h): each
+ * QP's objects and queues in its chunks, a huge one among them; the chunks
+ * stay while a QP is left and go with the last one. */
+#define MEM_QPS 600
+static void test_qp_mem(void)
+{
+	static void *qp[MEM_QPS];
+	ibal_arena_t probe = IBAL_ARENA_INIT;
+	int plain = ibal_arena_is_plain(&probe);
+	void *cq, *cq1, *last = NULL;
+	ib_qp_create_t c;
+	soft_qp_t *q;
+	char tag;
+	int i;
+
+	up();
+	cq = make_cq(0, 64, &tag);
+	cq1 = make_cq(1, 64, &tag);
+	memset(&c, 0, sizeof(c));
+	c.qp_type = IB_QPT_RELIABLE_CONN;
+	c.sq_depth = 3;
+	c.rq_depth = 2;
+	c.sq_sge = c.rq_sge = 1;
+	for (i = 0; i < MEM_QPS; i++)
+		CU_ASSERT_EQUAL_FATAL(ops->create_qp(pd[0], &c, cq, cq, NULL, NULL, &qp[i]), IB_SUCCESS);
+	q = qp[MEM_QPS - 1];
+	CU_ASSERT_EQUAL((uintptr_t)q % IBAL_ARENA_ALIGN, 0);
+	CU_ASSERT_EQUAL((uintptr_t)q->rc % IBAL_ARENA_ALIGN, 0);
+	CU_ASSERT_EQUAL((uintptr_t)((soft_rc_t *)q->rc)->sq % IBAL_ARENA_ALIGN, 0);
+	CU_ASSERT_EQUAL((uintptr_t)q->rq.buf % IBAL_ARENA_ALIGN, 0);
+	if (!plain) {
+		size_t held = prov_conn_mem_held();
+
+		/* soft_qp_t, soft_rc_t, 4 send WQEs, their segments, the receive
+		 * WQE being filled and 2 posted: over a kilobyte a QP */
+		CU_ASSERT(held >= (size_t)MEM_QPS * 1024);
+		CU_ASSERT(held >= IBAL_ARENA_HUGE);
+		CU_ASSERT(held < (size_t)MEM_QPS * 4096 + 2 * IBAL_ARENA_HUGE);
+	}
+	/* a QP of the other CA is left when the others go */
+	CU_ASSERT_EQUAL_FATAL(ops->create_qp(pd[1], &c, cq1, cq1, NULL, NULL, &last), IB_SUCCESS);
+	for (i = 0; i < MEM_QPS; i++)
+		ops->destroy_qp(qp[i]);
+	if (!plain)
+		CU_ASSERT(prov_conn_mem_held() >= IBAL_ARENA_HUGE);
+	ops->destroy_qp(last);
+	CU_ASSERT_EQUAL(prov_conn_mem_held(), 0);
+	ops->destroy_cq(cq);
+	ops->destroy_cq(cq1);
 	down();
 }
 
@@ -1544,11 +1717,13 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_mw),
 	TEST_ENTRY(test_cq),
 	TEST_ENTRY(test_mem_prefault),
-	TEST_ENTRY(test_slab),
-	TEST_ENTRY(test_slab_fallback),
+	TEST_ENTRY(test_arena),
+	TEST_ENTRY(test_arena_chunk_end),
+	TEST_ENTRY(test_arena_fallback),
 	TEST_ENTRY(test_cq_ring_resident),
 	TEST_ENTRY(test_qp_create),
 	TEST_ENTRY(test_queues_resident),
+	TEST_ENTRY(test_qp_mem),
 	TEST_ENTRY(test_qp_modify_flush),
 	TEST_ENTRY(test_rc_modify),
 	TEST_ENTRY(test_ud_send_recv),

@@ -56,6 +56,7 @@
 #include "prov_wc_ring.h"
 #include "soft_fabric.h"
 #include "prov_qp_state.h"
+#include "prov_conn_mem.h"
 #include "soft_wire.h"
 #include "soft_lock.h"
 #include "soft_rwlock.h"

@@ -119,7 +119,7 @@ static void qp_free(soft_qp_t *qp)
 	cl_free(qp->pkt);
 	soft_lock_destroy(&qp->lock);
 	soft_lock_destroy(&qp->sq_lock);
-	cl_free(qp);
+	prov_conn_mem_put(qp, sizeof(*qp));
 }
 
 /* Allocates a QP whose sizes were checked; numbering is up to the caller. */
@@ -127,7 +127,7 @@ static ib_api_status_t qp_alloc(soft_pd_t *pd, const ib_qp_create_t *c, soft_cq_
 				soft_cq_t *rcq, soft_srq_t *srq, void *al_qp, uint8_t port,
 				soft_qp_t **pp_qp)
 {
-	soft_qp_t *qp = cl_zalloc(sizeof(*qp));
+	soft_qp_t *qp = prov_conn_mem_get(sizeof(*qp));
 
 	if (!qp)
 		return IB_INSUFFICIENT_MEMORY;

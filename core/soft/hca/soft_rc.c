@@ -30,7 +30,6 @@
 #include <time.h>
 #include "soft_rc.h"
 #include "ibal_log.h"
-#include "ibal_mem.h"
 
 /* Every thread builds its packets in its own buffer: none per QP. */
 static __thread uint8_t thread_pkt[SOFT_MAX_PKT_LEN] __attribute__((aligned(64)));
@@ -436,18 +435,18 @@ static void rc_free(soft_rc_t *rc)
 {
 	cl_timer_destroy(&rc->timer);
 	soft_lock_destroy(&rc->lock);
-	cl_free(rc->sq);
-	cl_free(rc->ds_pool);
+	prov_conn_mem_put(rc->sq, ((size_t)rc->mask + 1) * sizeof(*rc->sq));
+	prov_conn_mem_put(rc->ds_pool, rc->ds_len);
 	cl_free(rc->inl_pool);
-	cl_free(rc->rwqe);
+	prov_conn_mem_put(rc->rwqe, rc->rwqe_len);
 	cl_free(rc->rd);
-	cl_free(rc);
+	prov_conn_mem_put(rc, sizeof(*rc));
 }
 
 static soft_rc_t *rc_new(soft_qp_t *qp)
 {
 	uint32_t i, sge, rsge, n;
-	soft_rc_t *rc = cl_zalloc(sizeof(*rc));
+	soft_rc_t *rc = prov_conn_mem_get(sizeof(*rc));
 
 	if (!rc)
 		return NULL;
@@ -461,22 +460,22 @@ static soft_rc_t *rc_new(soft_qp_t *qp)
 	for (n = 1; n < rc->depth; n <<= 1)
 		;
 	rc->mask = n - 1;
-	rc->sq = cl_zalloc((size_t)n * sizeof(*rc->sq));
+	/* The send queue resident now, as an HCA's (prov_conn_mem.h). */
+	rc->sq = prov_conn_mem_get((size_t)n * sizeof(*rc->sq));
 	/* WQEs hold what the QP was created for, not the CA's maximum. */
 	sge = qp->sq_sge ? qp->sq_sge : 1;
-	rc->ds_pool = cl_zalloc((size_t)n * sge * sizeof(*rc->ds_pool));
+	rc->ds_len = (size_t)n * sge * sizeof(*rc->ds_pool);
+	rc->ds_pool = prov_conn_mem_get(rc->ds_len);
 	/* The receive WQE being filled holds what the QP's receive queue (or
 	 * its SRQ's) may hold, not the CA's maximum: a WQE is copied whole. */
 	rsge = qp->srq ? qp->srq->rq.max_sge : qp->rq.max_sge;
-	rc->rwqe = cl_malloc(SOFT_RWQE_SIZE(rsge ? rsge : 1));
+	rc->rwqe_len = SOFT_RWQE_SIZE(rsge ? rsge : 1);
+	rc->rwqe = prov_conn_mem_get(rc->rwqe_len);
 	if (!rc->sq || !rc->ds_pool || !rc->rwqe ||
 	    cl_timer_init(&rc->timer, timer_cb, rc) != CL_SUCCESS) {
 		rc_free(rc);
 		return NULL;
 	}
-	/* The send queue resident now, as an HCA's (ibal_mem.h). */
-	ibal_mem_prefault(rc->sq, (size_t)n * sizeof(*rc->sq));
-	ibal_mem_prefault(rc->ds_pool, (size_t)n * sge * sizeof(*rc->ds_pool));
 	for (i = 0; i < n; i++)
 		rc->sq[i].ds = rc->ds_pool + (size_t)i * sge;
 	return rc;

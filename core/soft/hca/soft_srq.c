@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "soft_hca.h"
-#include "ibal_mem.h"
 
 ib_api_status_t soft_rq_init(soft_rq_t *rq, uint32_t depth, uint32_t max_sge)
 {
@@ -19,17 +18,14 @@ ib_api_status_t soft_rq_init(soft_rq_t *rq, uint32_t depth, uint32_t max_sge)
 	rq->max_sge = max_sge;
 	if (!depth)
 		return IB_SUCCESS;
-	rq->buf = cl_zalloc((size_t)depth * rq->stride);
-	if (!rq->buf)
-		return IB_INSUFFICIENT_MEMORY;
-	/* Resident now, as an HCA's queues are pinned when made (ibal_mem.h). */
-	ibal_mem_prefault(rq->buf, (size_t)depth * rq->stride);
-	return IB_SUCCESS;
+	/* Resident now, as an HCA's queues are pinned when made (prov_conn_mem.h). */
+	rq->buf = prov_conn_mem_get((size_t)depth * rq->stride);
+	return rq->buf ? IB_SUCCESS : IB_INSUFFICIENT_MEMORY;
 }
 
 void soft_rq_free(soft_rq_t *rq)
 {
-	cl_free(rq->buf);
+	prov_conn_mem_put(rq->buf, (size_t)rq->depth * rq->stride);
 	rq->buf = NULL;
 }
 
