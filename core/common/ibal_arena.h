@@ -222,10 +222,9 @@ static inline void *ibal_arena_get(ibal_arena_t *a, size_t size)
 	size_t k, csize;
 	void *p;
 
-	if (ibal_arena_is_plain(a))
-		return cl_zalloc(size ? size : 1);
-	if (size > IBAL_ARENA_MAX) {
-		p = cl_zalloc(size);
+	if (ibal_arena_is_plain(a) || size > IBAL_ARENA_MAX) {
+		/* Its own allocation, resident as the arena's objects are. */
+		p = cl_zalloc(size ? size : 1);
 		ibal_mem_prefault(p, size);
 		return p;
 	}
