@@ -20,8 +20,8 @@
  *
  * An object of up to IBAL_ARENA_MAX bytes belongs to the size class of its
  * size rounded up to 64 bytes; one put back is handed out again to the next
- * get of its class (last in, first out). A larger object is its own calloc(),
- * made resident. The caller gives put the size it gave get. Where the kernel
+ * get of its class (last in, first out). A larger object is its own
+ * cl_zalloc(), made resident. The caller gives put the size it gave get. Where the kernel
  * has no room for a larger chunk, a first-sized one from malloc does, and the
  * larger size is tried again next time. The chunks are freed together when
  * the last object out is put back: a burst's memory goes back to the kernel
@@ -213,9 +213,9 @@ static inline int ibal_arena_grow(ibal_arena_t *a)
 }
 
 /**
- * A zeroed object of @p size bytes, aligned on IBAL_ARENA_ALIGN and resident,
- * or NULL when memory is short. Put it back with ibal_arena_put() and the same
- * size.
+ * A zeroed, resident object of @p size bytes (aligned on IBAL_ARENA_ALIGN
+ * where it comes from a chunk, as malloc aligns where it is its own), or NULL
+ * when memory is short. Put it back with ibal_arena_put() and the same size.
  */
 static inline void *ibal_arena_get(ibal_arena_t *a, size_t size)
 {

@@ -17,10 +17,10 @@
 #include <stddef.h>
 
 /*
- * A zeroed object of @p size bytes, aligned on 64 bytes and resident, or
- * NULL when memory is short (complib's fault injection counts it as an
- * allocation). Any size: up to 16 KiB from the arena, a larger one on its
- * own.
+ * A zeroed, resident object of @p size bytes, or NULL when memory is short
+ * (complib's fault injection counts it as an allocation). Any size: up to
+ * 16 KiB from the arena's chunks (aligned on 64 bytes), a larger one on its
+ * own (and every one under ASan and valgrind), aligned as malloc aligns.
  */
 void *prov_conn_mem_get(size_t size);
 
