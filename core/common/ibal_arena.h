@@ -93,12 +93,11 @@ typedef struct ibal_arena {
 	char *bump_end;               /**< its end */
 	size_t next_len;              /**< the next chunk's length */
 	size_t out;                   /**< objects of a class handed out and not put back */
-	size_t held;                  /**< bytes of the chunks */
 	int plain;                    /**< atomic: 0 not decided, 1 arena, 2 cl_zalloc/cl_free per object */
 } ibal_arena_t;
 
 /** Static initializer of an arena. */
-#define IBAL_ARENA_INIT { PTHREAD_MUTEX_INITIALIZER, { NULL }, NULL, NULL, NULL, IBAL_ARENA_FIRST, 0, 0, 0 }
+#define IBAL_ARENA_INIT { PTHREAD_MUTEX_INITIALIZER, { NULL }, NULL, NULL, NULL, IBAL_ARENA_FIRST, 0, 0 }
 
 /** Whether objects are plain cl_zalloc()/cl_free() here (a sanitizer that checks each). */
 static inline int ibal_arena_is_plain(ibal_arena_t *a)
@@ -204,7 +203,6 @@ static inline int ibal_arena_grow(ibal_arena_t *a)
 	c->len = len;
 	c->mapped = mapped;
 	a->chunks = c;
-	a->held += len;
 	a->bump = base + IBAL_ARENA_ALIGN;
 	a->bump_end = base + len;
 	if ((mapped || !c->next) && len < IBAL_ARENA_HUGE)
@@ -264,7 +262,6 @@ static inline void ibal_arena_free_chunks(ibal_arena_t *a)
 	memset(a->free_list, 0, sizeof(a->free_list));
 	a->bump = a->bump_end = NULL;
 	a->next_len = IBAL_ARENA_FIRST;
-	a->held = 0;
 }
 
 /**
@@ -304,10 +301,12 @@ static inline size_t ibal_arena_out(ibal_arena_t *a)
 /** Bytes of the arena's chunks (0 in the plain mode). */
 static inline size_t ibal_arena_held(ibal_arena_t *a)
 {
-	size_t n;
+	const ibal_arena_chunk_t *c;
+	size_t n = 0;
 
 	pthread_mutex_lock(&a->lock);
-	n = a->held;
+	for (c = a->chunks; c; c = c->next)
+		n += c->len;
 	pthread_mutex_unlock(&a->lock);
 	return n;
 }
