@@ -431,22 +431,52 @@ static void timer_cb(void *context)
 	soft_rwlock_read_end(&qp->ca->tab_lock);
 }
 
+/* Segments of a send WQE: what the QP was created for, not the CA's maximum. */
+static uint32_t rc_sq_sge(const soft_qp_t *qp)
+{
+	return qp->sq_sge ? qp->sq_sge : 1;
+}
+
+/* Bytes of the RC state's send WQEs (rc->mask set), their segments and its
+ * receive WQE, from what its QP was made with: what rc_new() gets and
+ * rc_free() puts back. The receive WQE being filled holds what the QP's
+ * receive queue (or its SRQ's) may hold, not the CA's maximum: a WQE is
+ * copied whole. */
+typedef struct {
+	size_t sq, ds, rwqe;
+} rc_lens_t;
+
+static rc_lens_t rc_lens(const soft_rc_t *rc)
+{
+	const soft_qp_t *qp = rc->qp;
+	uint32_t rsge = qp->srq ? qp->srq->rq.max_sge : qp->rq.max_sge;
+	rc_lens_t l;
+
+	l.sq = ((size_t)rc->mask + 1) * sizeof(*rc->sq);
+	l.ds = ((size_t)rc->mask + 1) * rc_sq_sge(qp) * sizeof(*rc->ds_pool);
+	l.rwqe = SOFT_RWQE_SIZE(rsge ? rsge : 1);
+	return l;
+}
+
 static void rc_free(soft_rc_t *rc)
 {
+	rc_lens_t l = rc_lens(rc);
+
 	cl_timer_destroy(&rc->timer);
 	soft_lock_destroy(&rc->lock);
-	prov_conn_mem_put(rc->sq, ((size_t)rc->mask + 1) * sizeof(*rc->sq));
-	prov_conn_mem_put(rc->ds_pool, rc->ds_len);
+	prov_conn_mem_put(rc->sq, l.sq);
+	prov_conn_mem_put(rc->ds_pool, l.ds);
 	cl_free(rc->inl_pool);
-	prov_conn_mem_put(rc->rwqe, rc->rwqe_len);
+	prov_conn_mem_put(rc->rwqe, l.rwqe);
 	cl_free(rc->rd);
 	prov_conn_mem_put(rc, sizeof(*rc));
 }
 
 static soft_rc_t *rc_new(soft_qp_t *qp)
 {
-	uint32_t i, sge, rsge, n;
+	uint32_t i, sge = rc_sq_sge(qp), n;
 	soft_rc_t *rc = prov_conn_mem_get(sizeof(*rc));
+	rc_lens_t l;
 
 	if (!rc)
 		return NULL;
@@ -461,16 +491,10 @@ static soft_rc_t *rc_new(soft_qp_t *qp)
 		;
 	rc->mask = n - 1;
 	/* The send queue resident now, as an HCA's (prov_conn_mem.h). */
-	rc->sq = prov_conn_mem_get((size_t)n * sizeof(*rc->sq));
-	/* WQEs hold what the QP was created for, not the CA's maximum. */
-	sge = qp->sq_sge ? qp->sq_sge : 1;
-	rc->ds_len = (size_t)n * sge * sizeof(*rc->ds_pool);
-	rc->ds_pool = prov_conn_mem_get(rc->ds_len);
-	/* The receive WQE being filled holds what the QP's receive queue (or
-	 * its SRQ's) may hold, not the CA's maximum: a WQE is copied whole. */
-	rsge = qp->srq ? qp->srq->rq.max_sge : qp->rq.max_sge;
-	rc->rwqe_len = SOFT_RWQE_SIZE(rsge ? rsge : 1);
-	rc->rwqe = prov_conn_mem_get(rc->rwqe_len);
+	l = rc_lens(rc);
+	rc->sq = prov_conn_mem_get(l.sq);
+	rc->ds_pool = prov_conn_mem_get(l.ds);
+	rc->rwqe = prov_conn_mem_get(l.rwqe);
 	if (!rc->sq || !rc->ds_pool || !rc->rwqe ||
 	    cl_timer_init(&rc->timer, timer_cb, rc) != CL_SUCCESS) {
 		rc_free(rc);

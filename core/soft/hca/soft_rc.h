@@ -96,7 +96,6 @@ typedef struct soft_rc {
 	uint8_t *buf;                    /**< The packet being built: the building thread's own buffer (soft_rc_hdrs). */
 	uint32_t buf_hdr_len;            /**< Its headers' length, bytes (soft_rc_hdrs: the send need not work it out again). */
 	ib_local_ds_t *ds_pool;          /**< mask + 1 x sq_sge segments of the WQEs. */
-	size_t ds_len;                   /**< Bytes of @c ds_pool. */
 	uint8_t *inl_pool;               /**< mask + 1 x max_inline bytes of inline data, made at the first inline send. */
 	cl_timer_t timer;                /**< Retransmission and RNR timer (soft_rc_timer_*). */
 	uint64_t t_due;                  /**< When the timer is due (monotonic ns); 0: not running. */
@@ -131,7 +130,6 @@ typedef struct soft_rc {
 	uint16_t in_op;                  /**< Message in progress: 0, SOFT_OPF_SEND or SOFT_OPF_WRITE. */
 	boolean_t uc_drop;               /**< UC: discard until the next first/only packet. */
 	soft_rwqe_t *rwqe;               /**< Receive WQE being filled (room for the receive queue's or the SRQ's max_sge segments). */
-	size_t rwqe_len;                 /**< Bytes of @c rwqe. */
 	boolean_t have_rwqe;             /**< @c rwqe holds a WQE. */
 	uint32_t roff;                   /**< Bytes received into it / written so far. */
 	uint64_t wva;                    /**< RDMA write: next address. */
