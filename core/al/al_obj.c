@@ -50,11 +50,13 @@ typedef struct _cb_frame {
 
 static __thread boolean_t tls_cb_thread;
 static __thread cb_frame_t *tls_frames;
+static __thread al_obj_here_t *tls_here; /* al_obj_here_begin() */
 
 static struct {
-	cl_spinlock_t lock;    /* guards ready, helpers, pool_running, spinning, waiters */
+	cl_spinlock_t lock;    /* guards ready, helpers, heres and their lists, pool_running, spinning */
 	cl_qlist_t ready;      /* al_obj_t::ready_item */
 	cl_qlist_t helpers;    /* al_obj_waiter_t::list_item */
+	cl_qlist_t heres;      /* al_obj_here_t::list_item: threads that run their own */
 	cl_thread_pool_t pool;
 	boolean_t pool_running;
 	uint32_t spinning;     /* callback threads looking for a push (no signal needed) */
@@ -68,8 +70,16 @@ static uint32_t cb_threads_wanted;
 
 /* ---- The dispatcher ---- */
 
-/* Puts an object on the ready list. An object being destroyed may be one a
- * synchronous destroyer waits for: the waiting helpers look. */
+/* Under the dispatcher's lock: wakes the waiting helpers to look. */
+static void signal_helpers_locked(void)
+{
+	cl_list_item_t *it;
+
+	for (it = cl_qlist_head(&disp.helpers); it != cl_qlist_end(&disp.helpers);
+	     it = cl_qlist_next(it))
+		cl_event_signal(&PARENT_STRUCT(it, al_obj_waiter_t, list_item)->event);
+}
+
 /*
  * Puts an object on the ready list. An object being destroyed may be one a
  * synchronous destroyer waits for: the waiting helpers look. The pool is
@@ -80,7 +90,6 @@ static uint32_t cb_threads_wanted;
  */
 static void push_ready(al_obj_t *p_obj, boolean_t destroying)
 {
-	cl_list_item_t *it;
 	boolean_t signal;
 
 	cl_spinlock_acquire(&disp.lock);
@@ -88,9 +97,7 @@ static void push_ready(al_obj_t *p_obj, boolean_t destroying)
 	__atomic_store_n(&disp.pushes, disp.pushes + 1, __ATOMIC_RELEASE);
 	signal = disp.pool_running && !disp.spinning;
 	if (destroying)
-		for (it = cl_qlist_head(&disp.helpers); it != cl_qlist_end(&disp.helpers);
-		     it = cl_qlist_next(it))
-			cl_event_signal(&PARENT_STRUCT(it, al_obj_waiter_t, list_item)->event);
+		signal_helpers_locked();
 	cl_spinlock_release(&disp.lock);
 	if (signal)
 		cl_thread_pool_signal(&disp.pool);
@@ -113,25 +120,41 @@ static al_obj_t *pop_ready(void)
 	return it == cl_qlist_end(&disp.ready) ? NULL : PARENT_STRUCT(it, al_obj_t, ready_item);
 }
 
-/* Under the dispatcher's lock: takes a ready object of the subtree p_w
- * destroys (the object or a descendant: the destruction waits for them).
- * Ancestors outlive their descendants, so the walk is safe. */
-static al_obj_t *take_helped(al_obj_waiter_t *p_w)
+/* Under the dispatcher's lock: takes from @p p_list an object of the
+ * subtree p_w destroys (the object or a descendant: the destruction waits
+ * for them). Ancestors outlive their descendants, so the walk is safe. */
+static cl_list_item_t *take_helped_from(cl_qlist_t *p_list, const al_obj_waiter_t *p_w)
 {
 	cl_list_item_t *it;
-	al_obj_t *p_obj, *o;
+	al_obj_t *o;
 
-	for (it = cl_qlist_head(&disp.ready); it != cl_qlist_end(&disp.ready);
-	     it = cl_qlist_next(it)) {
-		p_obj = PARENT_STRUCT(it, al_obj_t, ready_item);
-		for (o = p_obj; o; o = o->p_parent) {
+	for (it = cl_qlist_head(p_list); it != cl_qlist_end(p_list); it = cl_qlist_next(it)) {
+		for (o = PARENT_STRUCT(it, al_obj_t, ready_item); o; o = o->p_parent) {
 			if (o == p_w->p_root) {
-				cl_qlist_remove_item(&disp.ready, it);
-				return p_obj;
+				cl_qlist_remove_item(p_list, it);
+				return it;
 			}
 		}
 	}
 	return NULL;
+}
+
+/* Under the dispatcher's lock: a ready object of the subtree p_w destroys,
+ * on the ready list or on the list of a thread that runs its own. */
+static al_obj_t *take_helped(al_obj_waiter_t *p_w)
+{
+	cl_list_item_t *it, *h;
+
+	it = take_helped_from(&disp.ready, p_w);
+	for (h = cl_qlist_head(&disp.heres); !it && h != cl_qlist_end(&disp.heres);
+	     h = cl_qlist_next(h)) {
+		al_obj_here_t *p_here = PARENT_STRUCT(h, al_obj_here_t, list_item);
+
+		it = take_helped_from(&p_here->objs, p_w);
+		if (it)
+			__atomic_store_n(&p_here->count, p_here->count - 1, __ATOMIC_RELEASE);
+	}
+	return it ? PARENT_STRUCT(it, al_obj_t, ready_item) : NULL;
 }
 
 /* Under cb_lock: appends an item; TRUE when the caller must then put the
@@ -377,6 +400,7 @@ static ib_api_status_t start(void)
 	}
 	cl_qlist_init(&disp.ready);
 	cl_qlist_init(&disp.helpers);
+	cl_qlist_init(&disp.heres);
 	cl_spinlock_construct(&disp.lock);
 	cl_thread_pool_construct(&disp.pool);
 	disp.pool_running = FALSE;
@@ -654,7 +678,27 @@ ib_api_status_t al_obj_destroy_entered(al_obj_t *const p_obj,
 	return obj_destroy(p_obj, pfn_destroy_cb, entered);
 }
 
-static ib_api_status_t queue_item(al_obj_t *p_obj, al_cb_item_t *p_item)
+/* Puts an object whose queue was idle on the calling thread's list (see
+ * al_obj_here_begin()); FALSE when the thread runs none (or is running one,
+ * or its list was given away). */
+static boolean_t defer_here(al_obj_t *p_obj)
+{
+	al_obj_here_t *p_here = tls_here;
+	boolean_t took = FALSE;
+
+	if (!p_here || tls_cb_thread)
+		return FALSE;
+	cl_spinlock_acquire(&disp.lock);
+	if (p_here->open) {
+		cl_qlist_insert_tail(&p_here->objs, &p_obj->ready_item);
+		__atomic_store_n(&p_here->count, p_here->count + 1, __ATOMIC_RELEASE);
+		took = TRUE;
+	}
+	cl_spinlock_release(&disp.lock);
+	return took;
+}
+
+static ib_api_status_t queue_item(al_obj_t *p_obj, al_cb_item_t *p_item, boolean_t here)
 {
 	boolean_t push, destroying;
 
@@ -666,9 +710,89 @@ static ib_api_status_t queue_item(al_obj_t *p_obj, al_cb_item_t *p_item)
 	push = enqueue_locked(p_obj, p_item);
 	destroying = p_obj->destroying;
 	cl_spinlock_release(&p_obj->cb_lock);
-	if (push)
+	/* An object being destroyed may be one a destroyer waits for: to the
+	 * ready list, whose pushes the waiting helpers are told of. */
+	if (push && !(here && !destroying && defer_here(p_obj)))
 		push_ready(p_obj, destroying);
 	return IB_SUCCESS;
+}
+
+void al_obj_here_begin(al_obj_here_t *const p_here)
+{
+	CL_ASSERT(!tls_cb_thread && !tls_here);
+	cl_qlist_init(&p_here->objs);
+	p_here->count = 0;
+	p_here->open = TRUE;
+	cl_spinlock_acquire(&disp.lock);
+	cl_qlist_insert_tail(&disp.heres, &p_here->list_item);
+	cl_spinlock_release(&disp.lock);
+	tls_here = p_here;
+}
+
+/* Moves a list's objects but its first @p keep to the ready list; closes
+ * the list with @p close. */
+static void hand_here(al_obj_here_t *p_here, uint32_t keep, boolean_t close)
+{
+	cl_qlist_t kept;
+	boolean_t signal;
+	uint32_t n, i;
+
+	cl_qlist_init(&kept);
+	cl_spinlock_acquire(&disp.lock);
+	if (close)
+		p_here->open = FALSE;
+	for (i = 0; i < keep && !cl_is_qlist_empty(&p_here->objs); i++)
+		cl_qlist_insert_tail(&kept, cl_qlist_remove_head(&p_here->objs));
+	n = p_here->count - i;
+	cl_qlist_insert_list_tail(&disp.ready, &p_here->objs);
+	cl_qlist_insert_list_tail(&p_here->objs, &kept);
+	__atomic_store_n(&p_here->count, i, __ATOMIC_RELEASE);
+	if (n) {
+		__atomic_store_n(&disp.pushes, disp.pushes + 1, __ATOMIC_RELEASE);
+		signal_helpers_locked();
+	}
+	signal = n && disp.pool_running && !disp.spinning;
+	cl_spinlock_release(&disp.lock);
+	if (signal)
+		cl_thread_pool_signal(&disp.pool);
+}
+
+void al_obj_here_hand(al_obj_here_t *const p_here, uint32_t keep)
+{
+	hand_here(p_here, keep, FALSE);
+}
+
+void al_obj_here_give(al_obj_here_t *const p_here)
+{
+	hand_here(p_here, 0, TRUE);
+}
+
+void al_obj_here_end(al_obj_here_t *const p_here)
+{
+	al_obj_here_give(p_here);
+	cl_spinlock_acquire(&disp.lock);
+	cl_qlist_remove_item(&disp.heres, &p_here->list_item);
+	cl_spinlock_release(&disp.lock);
+	tls_here = NULL;
+}
+
+boolean_t al_obj_here_run_one(al_obj_here_t *const p_here)
+{
+	cl_list_item_t *it;
+
+	if (!al_obj_here_count(p_here))
+		return FALSE;
+	cl_spinlock_acquire(&disp.lock);
+	it = cl_qlist_remove_head(&p_here->objs);
+	if (it != cl_qlist_end(&p_here->objs))
+		__atomic_store_n(&p_here->count, p_here->count - 1, __ATOMIC_RELEASE);
+	cl_spinlock_release(&disp.lock);
+	if (it == cl_qlist_end(&p_here->objs))
+		return FALSE;
+	tls_cb_thread = TRUE;
+	run_popped(PARENT_STRUCT(it, al_obj_t, ready_item));
+	tls_cb_thread = FALSE;
+	return TRUE;
 }
 
 ib_api_status_t al_obj_queue_cb_item(al_obj_t *const p_obj, al_cb_item_t *const p_item)
@@ -677,7 +801,16 @@ ib_api_status_t al_obj_queue_cb_item(al_obj_t *const p_obj, al_cb_item_t *const 
 	if (!p_item || !p_item->pfn_cb)
 		return IB_INVALID_PARAMETER;
 	p_item->allocated = FALSE;
-	return queue_item(p_obj, p_item);
+	return queue_item(p_obj, p_item, FALSE);
+}
+
+ib_api_status_t al_obj_queue_cb_item_here(al_obj_t *const p_obj, al_cb_item_t *const p_item)
+{
+	CL_ASSERT(p_obj);
+	if (!p_item || !p_item->pfn_cb)
+		return IB_INVALID_PARAMETER;
+	p_item->allocated = FALSE;
+	return queue_item(p_obj, p_item, TRUE);
 }
 
 ib_api_status_t al_obj_queue_callback(al_obj_t *const p_obj, const al_pfn_cb_t pfn_cb,
@@ -695,7 +828,7 @@ ib_api_status_t al_obj_queue_callback(al_obj_t *const p_obj, const al_pfn_cb_t p
 	p_item->pfn_cb = pfn_cb;
 	p_item->context = context;
 	p_item->allocated = TRUE;
-	status = queue_item(p_obj, p_item);
+	status = queue_item(p_obj, p_item, FALSE);
 	if (status != IB_SUCCESS)
 		cl_free(p_item);
 	return status;

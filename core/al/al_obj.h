@@ -50,6 +50,11 @@
  * object and its descendants itself, so it completes even when every
  * callback thread is busy.
  *
+ * A thread that is not a callback thread may run, itself, the callbacks it
+ * queues with al_obj_queue_cb_item_here() (al_obj_here_t): the MAD
+ * dispatchers do, for the CM's callbacks of the messages they receive. Such
+ * a thread is an AL callback thread while it runs them.
+ *
  * al_init() creates the cl_obj manager (unless one exists) and the callback
  * threads; al_cleanup() stops them. Calls nest: the first al_init() and the
  * last al_cleanup() do the work.
@@ -276,6 +281,82 @@ ib_api_status_t al_obj_queue_callback(IN al_obj_t *const p_obj, IN const al_pfn_
  *         queued).
  */
 ib_api_status_t al_obj_queue_cb_item(IN al_obj_t *const p_obj, IN al_cb_item_t *const p_item);
+
+/**
+ * A thread's list of objects whose callbacks it runs itself: the objects
+ * whose queue it made ready with al_obj_queue_cb_item_here(), in that
+ * order. A waiting synchronous destroyer on a callback thread takes one
+ * from here as it takes one from the ready list, and al_obj_here_give()
+ * (from any thread) hands the rest to the callback threads. Fields are the
+ * module's.
+ */
+typedef struct _al_obj_here {
+	cl_list_item_t list_item; /**< On the module's list of these. */
+	cl_qlist_t objs;          /**< al_obj_t::ready_item, under the module's lock. */
+	uint32_t count;           /**< Objects in objs (atomic, read without the lock). */
+	boolean_t open;           /**< Takes objects (until al_obj_here_give()). */
+} al_obj_here_t;
+
+/**
+ * Makes the calling thread, which is not an AL callback thread, run the
+ * callbacks it queues with al_obj_queue_cb_item_here() (al_obj_here_run_one())
+ * until al_obj_here_end(). al_init() must have been called.
+ * @param p_here the thread's list, valid until al_obj_here_end().
+ */
+void al_obj_here_begin(IN al_obj_here_t *const p_here);
+
+/**
+ * Ends al_obj_here_begin(): what the list still holds goes to the callback
+ * threads.
+ * @param p_here the thread's list.
+ */
+void al_obj_here_end(IN al_obj_here_t *const p_here);
+
+/**
+ * As al_obj_queue_cb_item(); when the calling thread runs its callbacks
+ * (al_obj_here_begin()), is not running one, and the object's queue was
+ * idle and is not being destroyed, the object goes on the thread's list
+ * instead of the ready list: no callback thread is woken for it.
+ * @param p_obj the object.
+ * @param p_item the item, with pfn_cb and context set.
+ * @return as al_obj_queue_cb_item().
+ */
+ib_api_status_t al_obj_queue_cb_item_here(IN al_obj_t *const p_obj, IN al_cb_item_t *const p_item);
+
+/**
+ * How many objects a list holds.
+ * @param p_here the list.
+ * @return the count (a snapshot).
+ */
+static inline uint32_t al_obj_here_count(IN al_obj_here_t *const p_here)
+{
+	return __atomic_load_n(&p_here->count, __ATOMIC_ACQUIRE);
+}
+
+/**
+ * Takes the first object of the calling thread's list and runs its queue,
+ * as a callback thread would (the thread is an AL callback thread meanwhile).
+ * No lock of the caller's may be held.
+ * @param p_here the calling thread's list.
+ * @return TRUE if an object was run; FALSE if the list was empty.
+ */
+boolean_t al_obj_here_run_one(IN al_obj_here_t *const p_here);
+
+/**
+ * Hands the objects of a list but its first ones to the callback threads;
+ * the list goes on taking objects. Any thread.
+ * @param p_here the list.
+ * @param keep how many of its first objects stay on it.
+ */
+void al_obj_here_hand(IN al_obj_here_t *const p_here, IN uint32_t keep);
+
+/**
+ * Hands the objects of a list to the callback threads and closes the list:
+ * later al_obj_queue_cb_item_here() calls of its thread use the ready list.
+ * Any thread.
+ * @param p_here the list.
+ */
+void al_obj_here_give(IN al_obj_here_t *const p_here);
 
 /**
  * Takes a reference on an object: its destruction does not complete (and

@@ -1003,7 +1003,245 @@ static void test_init_nests(void)
 	CU_ASSERT_EQUAL(cl_mem_track_count(), 0);
 }
 
+/* ---- Callbacks a thread runs itself (al_obj_here_t) ---- */
+
+static struct {
+	pthread_mutex_t lock;
+	int ran_here[MAXID];     /* on the test's thread, as an AL callback thread */
+	int ran_elsewhere[MAXID]; /* on a callback thread */
+	cl_event_t elsewhere;
+} here_rec = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static al_cb_item_t here_items[MAXID];
+static tobj_t *here_victim;    /* destroyed, synchronously, by callback 0 */
+static tobj_t *here_nested;    /* gets callback 3, queued by callback 0 */
+
+static void CL_API here_cb(void *context)
+{
+	int id = (int)(uintptr_t)context;
+	boolean_t here = pthread_equal(pthread_self(), main_thread);
+
+	CU_ASSERT_TRUE(al_is_cb_thread());
+	pthread_mutex_lock(&here_rec.lock);
+	if (here)
+		here_rec.ran_here[id]++;
+	else
+		here_rec.ran_elsewhere[id]++;
+	pthread_mutex_unlock(&here_rec.lock);
+	if (!here)
+		cl_event_signal(&here_rec.elsewhere);
+	/* Queued from inside a callback: to the callback threads. */
+	if (id == 0 && here_nested) {
+		tobj_t *n = here_nested;
+
+		here_nested = NULL;
+		here_items[3].pfn_cb = here_cb;
+		here_items[3].context = (void *)(uintptr_t)3;
+		CU_ASSERT_EQUAL(al_obj_queue_cb_item_here(&n->obj, &here_items[3]), IB_SUCCESS);
+	}
+	if (id == 0 && here_victim) {
+		tobj_t *v = here_victim;
+
+		here_victim = NULL;
+		CU_ASSERT_EQUAL(al_obj_destroy(&v->obj, ib_sync_destroy), IB_SUCCESS);
+	}
+}
+
+static int here_count(int *field)
+{
+	int v;
+
+	pthread_mutex_lock(&here_rec.lock);
+	v = *field;
+	pthread_mutex_unlock(&here_rec.lock);
+	return v;
+}
+
+static void here_done(void)
+{
+	cl_event_destroy(&here_rec.elsewhere);
+}
+
+static void here_reset(void)
+{
+	cl_event_construct(&here_rec.elsewhere);
+	cl_event_init(&here_rec.elsewhere, FALSE);
+	pthread_mutex_lock(&here_rec.lock);
+	memset(here_rec.ran_here, 0, sizeof(here_rec.ran_here));
+	memset(here_rec.ran_elsewhere, 0, sizeof(here_rec.ran_elsewhere));
+	pthread_mutex_unlock(&here_rec.lock);
+}
+
+static void queue_here(tobj_t *t, int id)
+{
+	here_items[id].pfn_cb = here_cb;
+	here_items[id].context = (void *)(uintptr_t)id;
+	CU_ASSERT_EQUAL(al_obj_queue_cb_item_here(&t->obj, &here_items[id]), IB_SUCCESS);
+}
+
+/* Objects made ready with al_obj_queue_cb_item_here() wait on the thread's
+ * list, in order, until it runs them; nothing else runs them meanwhile. */
+static void test_here_runs_on_queuing_thread(void)
+{
+	al_obj_here_t h;
+	tobj_t *a, *b, *c;
+
+	setup();
+	here_reset();
+	a = create(0, NULL, AL_HDL_SRQ);
+	b = create(1, NULL, AL_HDL_SRQ);
+	c = create(2, NULL, AL_HDL_SRQ);
+	here_nested = c;
+	CU_ASSERT_EQUAL(al_obj_queue_cb_item_here(&a->obj, NULL), IB_INVALID_PARAMETER);
+	al_obj_here_begin(&h);
+	queue_here(a, 0);
+	queue_here(b, 1);
+	queue_here(a, 2);   /* a's queue is not idle: no second entry */
+	CU_ASSERT_EQUAL(al_obj_here_count(&h), 2);
+	CU_ASSERT_TRUE(al_obj_here_run_one(&h));   /* a: items 0 and 2 */
+	CU_ASSERT_EQUAL(here_count(&here_rec.ran_here[0]), 1);
+	CU_ASSERT_EQUAL(here_count(&here_rec.ran_here[2]), 1);
+	CU_ASSERT_EQUAL(here_count(&here_rec.ran_here[1]), 0);
+	/* Item 3, queued by item 0 for c, ran on a callback thread. */
+	CU_ASSERT_EQUAL(cl_event_wait_on(&here_rec.elsewhere, TEST_WAIT_US, FALSE), CL_SUCCESS);
+	CU_ASSERT_EQUAL(here_count(&here_rec.ran_elsewhere[3]), 1);
+	CU_ASSERT_EQUAL(al_obj_here_count(&h), 1);
+	CU_ASSERT_TRUE(al_obj_here_run_one(&h));   /* b */
+	CU_ASSERT_EQUAL(here_count(&here_rec.ran_here[1]), 1);
+	CU_ASSERT_FALSE(al_obj_here_run_one(&h));
+	CU_ASSERT_FALSE(al_is_cb_thread());
+	/* al_obj_queue_cb_item(): the callback threads, as always. */
+	CU_ASSERT_EQUAL(al_obj_queue_cb_item(&b->obj, &here_items[4]), IB_INVALID_PARAMETER);
+	here_items[4].pfn_cb = here_cb;
+	here_items[4].context = (void *)(uintptr_t)4;
+	CU_ASSERT_EQUAL(al_obj_queue_cb_item(&b->obj, &here_items[4]), IB_SUCCESS);
+	CU_ASSERT_EQUAL(cl_event_wait_on(&here_rec.elsewhere, TEST_WAIT_US, FALSE), CL_SUCCESS);
+	CU_ASSERT_EQUAL(here_count(&here_rec.ran_elsewhere[4]), 1);
+	al_obj_here_end(&h);
+	CU_ASSERT_EQUAL(al_obj_destroy(&a->obj, ib_sync_destroy), IB_SUCCESS);
+	CU_ASSERT_EQUAL(al_obj_destroy(&b->obj, ib_sync_destroy), IB_SUCCESS);
+	CU_ASSERT_EQUAL(al_obj_destroy(&c->obj, ib_sync_destroy), IB_SUCCESS);
+	here_done();
+	teardown();
+}
+
+/* What a list holds goes to the callback threads when it is handed (the list
+ * goes on taking objects) or given (closed: later ones go to the ready list),
+ * and at its end. */
+static void test_here_hand_give_end(void)
+{
+	al_obj_here_t h;
+	tobj_t *a, *b;
+
+	setup();
+	here_reset();
+	a = create(0, NULL, AL_HDL_SRQ);
+	al_obj_here_begin(&h);
+	queue_here(a, 1);
+	al_obj_here_hand(&h, 0);
+	CU_ASSERT_EQUAL(al_obj_here_count(&h), 0);
+	CU_ASSERT_EQUAL(cl_event_wait_on(&here_rec.elsewhere, TEST_WAIT_US, FALSE), CL_SUCCESS);
+	CU_ASSERT_EQUAL(here_count(&here_rec.ran_elsewhere[1]), 1);
+	/* Still open; wait for a's queue to be idle again (its callback over). */
+	CU_ASSERT_EQUAL(al_obj_destroy(&a->obj, ib_sync_destroy), IB_SUCCESS);
+	a = create(0, NULL, AL_HDL_SRQ);
+	queue_here(a, 2);
+	CU_ASSERT_EQUAL(al_obj_here_count(&h), 1);
+	al_obj_here_give(&h);
+	CU_ASSERT_EQUAL(cl_event_wait_on(&here_rec.elsewhere, TEST_WAIT_US, FALSE), CL_SUCCESS);
+	CU_ASSERT_EQUAL(here_count(&here_rec.ran_elsewhere[2]), 1);
+	CU_ASSERT_EQUAL(al_obj_destroy(&a->obj, ib_sync_destroy), IB_SUCCESS);
+	a = create(0, NULL, AL_HDL_SRQ);
+	queue_here(a, 5);  /* closed: the ready list */
+	CU_ASSERT_EQUAL(al_obj_here_count(&h), 0);
+	CU_ASSERT_EQUAL(cl_event_wait_on(&here_rec.elsewhere, TEST_WAIT_US, FALSE), CL_SUCCESS);
+	CU_ASSERT_EQUAL(here_count(&here_rec.ran_elsewhere[5]), 1);
+	al_obj_here_end(&h);
+	CU_ASSERT_EQUAL(al_obj_destroy(&a->obj, ib_sync_destroy), IB_SUCCESS);
+	/* Handed but the first: that one stays to run here, in order. */
+	a = create(0, NULL, AL_HDL_SRQ);
+	b = create(1, NULL, AL_HDL_SRQ);
+	al_obj_here_begin(&h);
+	queue_here(a, 8);
+	queue_here(b, 9);
+	al_obj_here_hand(&h, 1);
+	CU_ASSERT_EQUAL(al_obj_here_count(&h), 1);
+	CU_ASSERT_EQUAL(cl_event_wait_on(&here_rec.elsewhere, TEST_WAIT_US, FALSE), CL_SUCCESS);
+	CU_ASSERT_EQUAL(here_count(&here_rec.ran_elsewhere[9]), 1);
+	CU_ASSERT_TRUE(al_obj_here_run_one(&h));
+	CU_ASSERT_EQUAL(here_count(&here_rec.ran_here[8]), 1);
+	al_obj_here_end(&h);
+	CU_ASSERT_EQUAL(al_obj_destroy(&a->obj, ib_sync_destroy), IB_SUCCESS);
+	CU_ASSERT_EQUAL(al_obj_destroy(&b->obj, ib_sync_destroy), IB_SUCCESS);
+	/* The end hands over what is left. */
+	a = create(0, NULL, AL_HDL_SRQ);
+	al_obj_here_begin(&h);
+	queue_here(a, 6);
+	al_obj_here_end(&h);
+	CU_ASSERT_EQUAL(cl_event_wait_on(&here_rec.elsewhere, TEST_WAIT_US, FALSE), CL_SUCCESS);
+	CU_ASSERT_EQUAL(here_count(&here_rec.ran_elsewhere[6]), 1);
+	CU_ASSERT_EQUAL(here_count(&here_rec.ran_here[6]), 0);
+	CU_ASSERT_EQUAL(al_obj_destroy(&a->obj, ib_sync_destroy), IB_SUCCESS);
+	here_done();
+	teardown();
+}
+
+/* A callback run here destroys, synchronously, an object whose callback
+ * waits on the same thread's list: the destroyer takes it from there and
+ * runs it (no callback thread could, and this thread is busy). */
+static void test_here_sync_destroy_takes_from_list(void)
+{
+	al_obj_here_t h;
+	tobj_t *a, *b;
+
+	setup();
+	here_reset();
+	a = create(0, NULL, AL_HDL_SRQ);
+	b = create(1, NULL, AL_HDL_SRQ);
+	here_victim = b;
+	al_obj_here_begin(&h);
+	queue_here(a, 0);
+	queue_here(b, 1);
+	CU_ASSERT_TRUE(al_obj_here_run_one(&h));   /* a's callback destroys b */
+	CU_ASSERT_PTR_NULL(here_victim);
+	CU_ASSERT_EQUAL(here_count(&here_rec.ran_here[1]), 1);
+	CU_ASSERT_EQUAL(get(&rec.freed[1]) != 0, 1);
+	CU_ASSERT_EQUAL(al_obj_here_count(&h), 0);
+	CU_ASSERT_FALSE(al_obj_here_run_one(&h));
+	al_obj_here_end(&h);
+	CU_ASSERT_EQUAL(al_obj_destroy(&a->obj, ib_sync_destroy), IB_SUCCESS);
+	here_done();
+	teardown();
+}
+
+/* An object being destroyed goes to the ready list, which the waiting
+ * destroyers are told of, not to the thread's list. */
+static void test_here_destroying_to_ready_list(void)
+{
+	al_obj_here_t h;
+	tobj_t *a;
+
+	setup();
+	here_reset();
+	a = create(0, NULL, AL_HDL_SRQ);
+	al_obj_here_begin(&h);
+	a->obj.destroying = TRUE;   /* as a destruction claimed by another thread */
+	queue_here(a, 7);
+	CU_ASSERT_EQUAL(al_obj_here_count(&h), 0);
+	CU_ASSERT_EQUAL(cl_event_wait_on(&here_rec.elsewhere, TEST_WAIT_US, FALSE), CL_SUCCESS);
+	CU_ASSERT_EQUAL(here_count(&here_rec.ran_elsewhere[7]), 1);
+	a->obj.destroying = FALSE;
+	al_obj_here_end(&h);
+	CU_ASSERT_EQUAL(al_obj_destroy(&a->obj, ib_sync_destroy), IB_SUCCESS);
+	here_done();
+	teardown();
+}
+
 static const test_entry_t tests[] = {
+	TEST_ENTRY(test_here_runs_on_queuing_thread),
+	TEST_ENTRY(test_here_hand_give_end),
+	TEST_ENTRY(test_here_sync_destroy_takes_from_list),
+	TEST_ENTRY(test_here_destroying_to_ready_list),
 	TEST_ENTRY(test_init_nests),
 	TEST_ENTRY(test_children_before_parent),
 	TEST_ENTRY(test_child_callback_before_parent_callback),
