@@ -565,7 +565,10 @@ static void ev_hand(void *entry)
 
 	p_ev->item.pfn_cb = cm_event_run;
 	p_ev->item.context = p_ev;
-	if (al_obj_queue_cb_item(&p_cep->obj, &p_ev->item) != IB_SUCCESS)
+	/* On a MAD thread that received the message, it runs the callback
+	 * itself after its batch (al_mad_lend.c); elsewhere, a callback
+	 * thread does. */
+	if (al_obj_queue_cb_item_here(&p_cep->obj, &p_ev->item) != IB_SUCCESS)
 		ev_free(p_ev);
 	al_obj_deref(&p_cep->obj);
 }

@@ -20,6 +20,7 @@
 #include <complib/cl_memory.h>
 #include "al_mad.h"
 #include "al_mad_int.h"
+#include "al_obj.h"
 #include "al_prov.h"
 #include "al_spin.h"
 #include "ibal_log.h"
@@ -637,7 +638,9 @@ static void arm_sends(al_mad_disp_t *d)
 }
 
 /* Handles receive completions just polled (and reaps the send CQ); runs
- * the direct callbacks. Returns how many there were. */
+ * the direct callbacks, then the callbacks they queued to run here (the
+ * thread may be replaced meanwhile: al_mad_lend_lost()). Returns how many
+ * completions there were. */
 static int rx_done(al_mad_disp_t *d, ib_wc_t *p_done)
 {
 	cl_qlist_t run;
@@ -659,6 +662,7 @@ static int rx_done(al_mad_disp_t *d, ib_wc_t *p_done)
 	cl_qlist_insert_list_tail(&run, &d->direct);
 	pthread_mutex_unlock(&d->lock);
 	run_direct(&run, NULL);
+	al_mad_run_here(d);
 	return n;
 }
 
@@ -676,8 +680,8 @@ static int poll_all(al_mad_disp_t *d)
 		p_done = NULL;
 		ib_poll_cq(d->h_cq, &p_free, &p_done);
 		n += rx_done(d, p_done);
-		if (p_free)
-			return n;   /* the CQ is dry */
+		if (p_free || al_mad_lend_lost())
+			return n;   /* the CQ is dry, or the thread was replaced */
 		recv_check(d, RX_BATCH);
 	}
 }
@@ -742,26 +746,40 @@ static uint64_t timers(al_mad_disp_t *d, uint64_t now)
 	return al_rmpp_timers(d, now, soonest);
 }
 
-static void *disp_thread(void *arg)
+/*
+ * The dispatcher's thread. The CM's callbacks of the messages it receives
+ * it runs itself (al_mad_run_here(), after each batch); should one keep it,
+ * the watch starts another thread here, and this one ends as soon as its
+ * callback returns, touching nothing of the dispatcher's after
+ * (al_mad_lend_lost()).
+ */
+void *al_mad_disp_thread(void *arg)
 {
 	al_mad_disp_t *d = (al_mad_disp_t *)arg;
 	uint64_t next, now;
 	cl_qlist_t run;
 	boolean_t again;
 	disp_look_t look;
+	al_obj_here_t here;
 
 	/* Named for top and perf, as the access layer's other threads are. */
 	pthread_setname_np(pthread_self(), "al_mad");
 	cl_qlist_init(&run);
 	look.d = d;
-	while (!__atomic_load_n(&d->stop, __ATOMIC_ACQUIRE)) {
+	al_mad_lend_begin(d, &here);
+	while (!__atomic_load_n(&d->stop, __ATOMIC_ACQUIRE) && !al_mad_lend_lost()) {
 		look.pokes = __atomic_load_n(&d->pokes, __ATOMIC_ACQUIRE);
+		al_mad_lend_join(d);
 		if (__atomic_exchange_n(&d->want_room, 0, __ATOMIC_ACQ_REL) &&
 		    d->n_recv < AL_MAD_RECV_BURST)
 			recv_grow(d, AL_MAD_RECV_BURST, "a burst expected");
 		poll_all(d);
+		if (al_mad_lend_lost())
+			break;
 		ib_rearm_cq(d->h_cq, FALSE);
 		poll_all(d);
+		if (al_mad_lend_lost())
+			break;
 		pthread_mutex_lock(&d->lock);
 		while (cl_qlist_count(&d->fails)) {
 			al_mad_fail_t *f = (al_mad_fail_t *)cl_qlist_remove_head(&d->fails);
@@ -784,6 +802,8 @@ static void *disp_thread(void *arg)
 		cl_qlist_insert_list_tail(&run, &d->direct);
 		pthread_mutex_unlock(&d->lock);
 		run_direct(&run, NULL);
+		if (!al_mad_run_here(d))
+			break;
 		if (again)
 			continue;
 		now = al_mad_now_us();
@@ -796,6 +816,7 @@ static void *disp_thread(void *arg)
 					       : 1000000u,
 				   FALSE);
 	}
+	al_mad_lend_end(d, &here);
 	return NULL;
 }
 
@@ -817,11 +838,14 @@ static void disp_free(al_mad_disp_t *d)
 	cl_list_item_t *it;
 	uint32_t k;
 
+	/* Unwatched first: its thread is not replaced from then on. */
+	al_mad_watch_remove(d);
 	if (d->thread) {
 		__atomic_store_n(&d->stop, 1, __ATOMIC_RELEASE);
 		cl_waitobj_signal(d->wo);
 		pthread_join(d->thread, NULL);
 	}
+	al_mad_lend_join_all(d);
 	while ((it = cl_qlist_remove_head(&d->replies)) != cl_qlist_end(&d->replies))
 		cl_free(it);
 	while ((it = cl_qlist_remove_head(&d->fails)) != cl_qlist_end(&d->fails))
@@ -1010,13 +1034,15 @@ static ib_api_status_t disp_new(al_ci_ca_t *p_ci, uint8_t port, ib_qp_type_t typ
 		st = ib_rearm_cq(d->h_cq, FALSE);
 	if (st == IB_SUCCESS)
 		st = ib_rearm_cq(d->h_scq, TRUE);
-	if (st == IB_SUCCESS && pthread_create(&d->thread, NULL, disp_thread, d))
+	d->gen = 1;
+	if (st == IB_SUCCESS && pthread_create(&d->thread, NULL, al_mad_disp_thread, d))
 		st = IB_INSUFFICIENT_RESOURCES;
 	if (st != IB_SUCCESS) {
 		d->thread = 0;
 		disp_free(d);
 		return st;
 	}
+	al_mad_watch_add(d);
 	d->users = 1;
 	*pp = d;
 	return IB_SUCCESS;

@@ -43,6 +43,7 @@
 #define AL_MAD_H
 
 #include <pthread.h>
+#include <sys/types.h>
 #include <complib/cl_qlist.h>
 #include <complib/cl_waitobj.h>
 #include "al_verbs.h"
@@ -88,6 +89,14 @@ extern "C" {
 #define AL_RMPP_DEFAULT_RETRIES 5
 /** Time a finished reassembly is remembered to re-ACK duplicates (ms). */
 #define AL_RMPP_LINGER_MS 2000
+/** Environment: 0 makes the CM's callbacks run on the callback threads, not
+ * on the MAD thread that received their message (al_mad_lend.c); default 1. */
+#define AL_ENV_CM_INLINE "IBAL_AL_CM_INLINE"
+/** How long a dispatcher's CM callbacks go to the callback threads after a
+ * callback kept its thread and the thread was replaced, us. */
+#define AL_MAD_LEND_OFF_US 1000000u
+/** al_mad_disp_t::lent while the watch replaces the thread. */
+#define AL_MAD_LEND_TAKING 0xFFFFFFFFu
 
 struct al_mad_disp;
 struct al_mad_svc;
@@ -166,8 +175,26 @@ typedef struct al_mad_disp {
 	ib_net32_t qkey;            /**< Its Q_Key (UD); the GSI Q_Key for QP1. */
 	uint16_t pkey_index;        /**< Its P_Key index (UD). */
 	cl_waitobj_handle_t wo;     /**< CQ notifications and pokes of the thread. */
-	pthread_t thread;           /**< The dispatcher thread. */
+	pthread_t thread;           /**< The dispatcher thread (al_mad_lend.c: the watch's lock
+				         once the dispatcher is watched). */
 	uint32_t stop;              /**< Atomic: the thread must end. */
+	/* A thread lent to the callbacks it queued (al_mad_lend.c). */
+	cl_list_item_t watch_item;  /**< On the watch's list of dispatchers. */
+	uint32_t gen;               /**< Atomic: generation of the thread that serves it (1, 2, ...). */
+	uint32_t lent;              /**< Atomic: 0; the generation of the thread, running a
+				         callback; AL_MAD_LEND_TAKING while the watch replaces it. */
+	uint64_t lends;             /**< Atomic: callbacks its threads ran (lends). */
+	struct _al_obj_here *p_here; /**< Atomic: the serving thread's list of them. */
+	pthread_t retired;          /**< A thread replaced while lent, until joined (watch's lock). */
+	uint32_t has_retired;       /**< Atomic: retired is to be joined. */
+	uint64_t here_off_until;    /**< Atomic: callbacks go to the callback threads until then
+				         (monotonic us), after a replacement. */
+	boolean_t watched;          /**< On the watch's list (the watch's lock). */
+	uint64_t watch_lends;       /**< The watch's: lends when it first saw the current one. */
+	uint64_t watch_since;       /**< The watch's: when (monotonic us; 0: not lent). */
+	uint32_t watch_waits;       /**< The watch's: looks in a row that found it waiting. */
+	pid_t tid;                  /**< Atomic: the serving thread's kernel ID (the watch reads
+				         its state in /proc). */
 	uint32_t pokes;             /**< Atomic: al_mad_poke() calls (the thread's look, al_spin.h). */
 	pthread_mutex_t lock;       /**< Guards what follows. */
 	cl_qlist_t svcs;            /**< al_mad_svc_t::disp_item. */
@@ -282,6 +309,23 @@ ib_api_status_t al_mad_disp_create_ud(al_ci_ca_t *p_ci, uint8_t port_num, ib_net
  * @param p_disp the dispatcher.
  */
 void al_mad_disp_put(al_mad_disp_t *p_disp);
+
+/**
+ * Threads of MAD dispatchers replaced so far because a callback kept them
+ * (al_mad_lend.c), for tests and diagnostics.
+ * @return the count since the process started.
+ */
+uint64_t al_mad_lend_replaced(void);
+
+/**
+ * The tests' hook: sets what IBAL_AL_CM_INLINE sets, whether dispatcher
+ * threads started from now on run the CM's callbacks of what they receive,
+ * and how long a dispatcher's callbacks go to the callback threads after
+ * its thread was replaced.
+ * @param enabled TRUE to run them there; FALSE for the callback threads.
+ * @param off_us microseconds (AL_MAD_LEND_OFF_US by default; 0: none).
+ */
+void al_mad_lend_configure(boolean_t enabled, uint32_t off_us);
 
 /**
  * Makes a service's callbacks direct: instead of being queued on the

@@ -50,6 +50,29 @@ ib_net32_t al_mad_send_qkey(const al_mad_disp_t *d, const ib_mad_element_t *e);
 al_mad_svc_t *al_mad_find_svc(al_mad_disp_t *d, uint8_t mgmt_class, uint8_t class_ver,
 			      uint8_t method, boolean_t *p_class_seen);
 
+/* ---- al_mad_lend.c: the dispatcher's thread lent to its callbacks ---- */
+
+struct _al_obj_here;
+/* A dispatcher's thread (al_mad.c); the watch starts one to replace another. */
+void *al_mad_disp_thread(void *arg);
+/* Watches d (its thread has started), or stops: after remove, no thread of d
+ * is replaced. No lock held. */
+void al_mad_watch_add(al_mad_disp_t *d);
+void al_mad_watch_remove(al_mad_disp_t *d);
+/* The dispatcher's thread, first and last thing: its list of callbacks. */
+void al_mad_lend_begin(al_mad_disp_t *d, struct _al_obj_here *p_here);
+void al_mad_lend_end(al_mad_disp_t *d, struct _al_obj_here *p_here);
+/* The dispatcher's thread, no lock held: runs the callbacks it queued;
+ * FALSE when it was replaced meanwhile and must end at once, touching
+ * nothing of d's. */
+boolean_t al_mad_run_here(al_mad_disp_t *d);
+/* Whether this dispatcher thread was replaced. */
+boolean_t al_mad_lend_lost(void);
+/* The dispatcher's thread: joins the thread it replaced if that one ended. */
+void al_mad_lend_join(al_mad_disp_t *d);
+/* The dispatcher's end, after its thread's: joins the one replaced. */
+void al_mad_lend_join_all(al_mad_disp_t *d);
+
 /* ---- al_mad_rx.c ---- */
 
 /* A receive completed into buf (GRH area first). */

@@ -21,6 +21,7 @@
 #include "al_cm.h"
 #include "al_cm_wire.h"
 #include "al_sa_client.h"
+#include "al_mad.h"
 
 #define SVC CL_HTON64(0x1000000000C3C3C3ull)
 #define PKT_LIFE 12        /* 16.8 ms: local ACK timeout 13, time-wait ~50 ms */
@@ -46,10 +47,35 @@ typedef struct cm_mode {
 	ib_net64_t handoff;  /* REQs of listen context 1 are handed to this service */
 	int failover;        /* the REP accepts the REQ's alternate path */
 	int sync_in_cb;      /* the REQ callback first tries ib_cm_rep with IB_FLAGS_SYNC */
+	int sa_in_req;       /* the REQ callback waits for an SA answer first (cm_sa) */
+	int wait_replaced;   /* the REQ callback waits until its MAD thread is replaced */
 	ib_qp_type_t type;
 } cm_mode_t;
 
 static cm_mode_t mode;
+
+/* The names of the threads the REQ, REP and RTU callbacks ran on (cm_rec.lock). */
+enum { CB_REQ, CB_REP, CB_RTU, CB_KINDS };
+static char cm_cb_thread[CB_KINDS][16];
+
+static inline void cm_note_thread(int kind)
+{
+	char name[16] = "";
+
+	pthread_getname_np(pthread_self(), name, sizeof(name));
+	pthread_mutex_lock(&cm_rec.lock);
+	memcpy(cm_cb_thread[kind], name, sizeof(name));
+	pthread_mutex_unlock(&cm_rec.lock);
+}
+
+/* The SA query a REQ callback waits for (sa_in_req). */
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int done;
+	ib_api_status_t status;
+	uint32_t results;
+} cm_sa = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
 
 static inline void up(void)
 {
@@ -145,6 +171,7 @@ static inline void AL_API on_dreq(ib_cm_dreq_rec_t *p)
 
 static inline void AL_API on_rtu(ib_cm_rtu_rec_t *p)
 {
+	cm_note_thread(CB_RTU);
 	pthread_mutex_lock(&cm_rec.lock);
 	memcpy(cm_rec.rtu_pdata, p->p_rtu_pdata, IB_RTU_PDATA_SIZE);
 	pthread_mutex_unlock(&cm_rec.lock);
@@ -213,6 +240,80 @@ static inline void AL_API on_apr(ib_cm_apr_rec_t *p)
 	cm_bump(&lap.n_apr);
 }
 
+static inline void AL_API on_sa_answer(ib_query_rec_t *p)
+{
+	pthread_mutex_lock(&cm_sa.lock);
+	cm_sa.status = p->status;
+	cm_sa.results = p->result_cnt;
+	cm_sa.done = 1;
+	pthread_cond_broadcast(&cm_sa.cond);
+	pthread_mutex_unlock(&cm_sa.lock);
+	if (p->p_result_mad)
+		ib_put_mad(p->p_result_mad);
+}
+
+/* From a REQ callback on the passive port: a PathRecord query to the SA,
+ * whose answer comes through the port's QP1, waited for (10 s at most). */
+static inline void cm_sa_query_and_wait(void)
+{
+	static ib_lid_pair_t lp;
+	ib_query_req_t q;
+	ib_query_handle_t h_q;
+	uint64_t end = test_now_ms() + 10000;
+	struct timespec ts;
+
+	lp.src_lid = lid[1];
+	lp.dest_lid = lid[0];
+	memset(&q, 0, sizeof(q));
+	q.query_type = IB_QUERY_PATH_REC_BY_LIDS;
+	q.p_query_input = &lp;
+	q.port_guid = port_guid[1];
+	q.timeout_ms = 1000;
+	q.retry_cnt = 3;
+	q.pfn_query_cb = on_sa_answer;
+	pthread_mutex_lock(&cm_sa.lock);
+	cm_sa.done = 0;
+	cm_sa.status = IB_ERROR;
+	pthread_mutex_unlock(&cm_sa.lock);
+	CU_ASSERT_EQUAL_FATAL(ib_query(h_al, &q, &h_q), IB_SUCCESS);
+	pthread_mutex_lock(&cm_sa.lock);
+	while (!cm_sa.done && test_now_ms() < end) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 20 * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&cm_sa.cond, &cm_sa.lock, &ts);
+	}
+	pthread_mutex_unlock(&cm_sa.lock);
+}
+
+/* From a REQ callback: waits (asleep, 2 s at most) until a MAD thread has
+ * been replaced since it began; returns whether one was. */
+static inline int cm_wait_replaced(void)
+{
+	uint64_t before = al_mad_lend_replaced(), end = test_now_ms() + 2000;
+	pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+	pthread_cond_t c = PTHREAD_COND_INITIALIZER;
+	struct timespec ts;
+
+	pthread_mutex_lock(&m);
+	while (al_mad_lend_replaced() == before && test_now_ms() < end) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&c, &m, &ts); /* nobody signals: a bounded wait, asleep */
+	}
+	pthread_mutex_unlock(&m);
+	return al_mad_lend_replaced() != before;
+}
+
+static int g_replaced_in_req; /* REQ callbacks that saw their thread replaced */
+
 static ib_qp_handle_t g_rep_qp;   /* the passive QP, when not pas.qp */
 static ib_api_status_t g_sync_cb_st; /* ib_cm_rep with IB_FLAGS_SYNC in the REQ callback (sync_in_cb) */
 
@@ -249,6 +350,11 @@ static inline void AL_API on_req(ib_cm_req_rec_t *p)
 	cm_mode_t md = mode;
 	ib_qp_handle_t rep_qp = g_rep_qp;
 
+	cm_note_thread(CB_REQ);
+	if (md.sa_in_req)
+		cm_sa_query_and_wait();
+	if (md.wait_replaced && cm_wait_replaced())
+		cm_bump(&g_replaced_in_req);
 	pthread_mutex_lock(&cm_rec.lock);
 	cm_rec.h_req = p->h_cm_req;
 	cm_rec.req_context = p->context;
@@ -309,6 +415,7 @@ static inline void AL_API on_rep(ib_cm_rep_rec_t *p)
 	/* Read before the count moves: the test changes it then. */
 	cm_mode_t md = mode;
 
+	cm_note_thread(CB_REP);
 	pthread_mutex_lock(&cm_rec.lock);
 	cm_rec.h_rep = p->h_cm_rep;
 	memcpy(cm_rec.rep_pdata, p->p_rep_pdata, IB_REP_PDATA_SIZE);

@@ -10,6 +10,7 @@
  * tests that data flows on the QPs. Timeouts are made short with small
  * timeout fields; waits are bounded, never sleeps.
  */
+#define _GNU_SOURCE /* pthread_getname_np (cm_fixture.h) */
 #include <fcntl.h>
 #include <sched.h>
 #include <unistd.h>

@@ -7,10 +7,12 @@
  * class 0x07 service of another class version, packed by al_cm_pack().
  * Waits are bounded, never sleeps.
  */
+#define _GNU_SOURCE /* pthread_getname_np (cm_fixture.h) */
 #include <sys/wait.h>
 #include <unistd.h>
 #include "cm_fixture.h"
 #include "al_cm_int.h"
+#include "al_mad.h"
 #include <iba/ibal_soft.h>
 #include "../common/soft_ctl.h"
 
@@ -1180,7 +1182,99 @@ static void test_cm_pace_keys(void)
 	cm_test_end(hl);
 }
 
+/* ---- Where the callbacks run ---- */
+
+/* The callbacks of what a port receives run on its MAD thread ("al_mad"),
+ * which received the message; with IBAL_AL_CM_INLINE=0 (its hook) on the
+ * callback threads ("al_cb"). */
+static void test_cm_callbacks_where_received(void)
+{
+	static const char *const want[2] = { "al_mad", "al_cb" };
+	ib_listen_handle_t hl;
+	int k, i;
+
+	for (k = 0; k < 2; k++) {
+		al_mad_lend_configure(k == 0, AL_MAD_LEND_OFF_US);
+		memset(cm_cb_thread, 0, sizeof(cm_cb_thread));
+		cm_rec_reset();
+		hl = ends_up_listen();
+		connect_pair();
+		for (i = 0; i < CB_KINDS; i++)
+			CU_ASSERT_STRING_EQUAL(cm_cb_thread[i], want[k]);
+		disconnect_pair();
+		cm_test_end(hl);
+	}
+	al_mad_lend_configure(TRUE, AL_MAD_LEND_OFF_US);
+}
+
+/* A REQ callback waits for an SA answer, which comes through the port whose
+ * MAD thread runs the callback: the watch replaces that thread after a
+ * millisecond, the new one takes the answer, and the connection completes.
+ * The next connection's callbacks go to the callback threads (for a
+ * second after the replacement), and it completes too. */
+static void test_cm_callback_waits_for_sa(void)
+{
+	ib_listen_handle_t hl;
+	uint64_t before = al_mad_lend_replaced();
+
+	cm_rec_reset();
+	memset(cm_cb_thread, 0, sizeof(cm_cb_thread));
+	hl = ends_up_listen();
+	mode.sa_in_req = 1;
+	connect_pair();
+	mode.sa_in_req = 0;
+	CU_ASSERT_STRING_EQUAL(cm_cb_thread[CB_REQ], "al_mad");
+	pthread_mutex_lock(&cm_sa.lock);
+	CU_ASSERT_EQUAL(cm_sa.done, 1);
+	CU_ASSERT_EQUAL(cm_sa.status, IB_SUCCESS);
+	CU_ASSERT_EQUAL(cm_sa.results, 1);
+	pthread_mutex_unlock(&cm_sa.lock);
+	CU_ASSERT(al_mad_lend_replaced() > before);
+	disconnect_pair();
+	wait_no_cep();
+	qp_reset(act.qp);
+	qp_reset(pas.qp);
+	cm_rec_reset();
+	connect_pair();
+	disconnect_pair();
+	cm_test_end(hl);
+}
+
+/* Twenty REQ callbacks in a row keep the passive port's MAD thread (each
+ * waits until the watch has replaced it), with no pause of the callbacks
+ * after a replacement: each thread is replaced, the one before joined, and
+ * every connection completes. */
+static void test_cm_threads_replaced_in_a_row(void)
+{
+	ib_listen_handle_t hl;
+	uint64_t before;
+	int i;
+
+	al_mad_lend_configure(TRUE, 0);
+	cm_rec_reset();
+	hl = ends_up_listen();
+	before = al_mad_lend_replaced();
+	g_replaced_in_req = 0;
+	for (i = 0; i < 20; i++) {
+		mode.wait_replaced = 1;
+		connect_pair();
+		mode.wait_replaced = 0;
+		disconnect_pair();
+		wait_no_cep();
+		qp_reset(act.qp);
+		qp_reset(pas.qp);
+		cm_rec_reset();
+	}
+	CU_ASSERT_EQUAL(g_replaced_in_req, 20);
+	CU_ASSERT_EQUAL(al_mad_lend_replaced() - before, 20);
+	cm_test_end(hl);
+	al_mad_lend_configure(TRUE, AL_MAD_LEND_OFF_US);
+}
+
 static const test_entry_t tests[] = {
+	TEST_ENTRY(test_cm_callbacks_where_received),
+	TEST_ENTRY(test_cm_threads_replaced_in_a_row),
+	TEST_ENTRY(test_cm_callback_waits_for_sa),
 	TEST_ENTRY(test_cm_handoff),
 	TEST_ENTRY(test_cm_peer_to_peer),
 	TEST_ENTRY(test_cm_lap_apr),
