@@ -318,14 +318,24 @@ void al_mad_disp_put(al_mad_disp_t *p_disp);
 uint64_t al_mad_lend_replaced(void);
 
 /**
- * The tests' hook: sets what IBAL_AL_CM_INLINE sets, whether dispatcher
- * threads started from now on run the CM's callbacks of what they receive,
- * and how long a dispatcher's callbacks go to the callback threads after
- * its thread was replaced.
+ * Whether the CM's callbacks of what a dispatcher's thread receives are to
+ * run on that thread (IBAL_AL_CM_INLINE, or al_mad_lend_configure()).
+ * @return TRUE to queue them with al_obj_queue_cb_item_here().
+ */
+boolean_t al_mad_lend_enabled(void);
+
+/**
+ * The tests' hook: sets what IBAL_AL_CM_INLINE sets, whether the CM's
+ * callbacks of what a dispatcher's thread receives may run on that thread
+ * from now on; how long a dispatcher's callbacks go to the callback threads
+ * after its thread was replaced; and whether a lone message's callback
+ * runs there even while a callback thread is awake (so that where it runs
+ * does not depend on what else the process does).
  * @param enabled TRUE to run them there; FALSE for the callback threads.
  * @param off_us microseconds (AL_MAD_LEND_OFF_US by default; 0: none).
+ * @param even_if_awake TRUE: whatever the callback threads do (FALSE by default).
  */
-void al_mad_lend_configure(boolean_t enabled, uint32_t off_us);
+void al_mad_lend_configure(boolean_t enabled, uint32_t off_us, boolean_t even_if_awake);
 
 /**
  * Makes a service's callbacks direct: instead of being queued on the

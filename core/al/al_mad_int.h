@@ -66,6 +66,9 @@ void al_mad_lend_end(al_mad_disp_t *d, struct _al_obj_here *p_here);
  * FALSE when it was replaced meanwhile and must end at once, touching
  * nothing of d's. */
 boolean_t al_mad_run_here(al_mad_disp_t *d);
+/* The dispatcher's thread, before a batch of receive completions: whether
+ * it holds one message (its callback may run here) or more (a burst). */
+void al_mad_lend_batch(boolean_t lone);
 /* Whether this dispatcher thread was replaced. */
 boolean_t al_mad_lend_lost(void);
 /* The dispatcher's thread: joins the thread it replaced if that one ended. */

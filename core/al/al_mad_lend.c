@@ -7,14 +7,17 @@
  * callback thread, each message cost a wake-up or a thread looking for
  * work, and the message's data moved to another processor; the thread that
  * received it now runs the callback itself, after the batch of completions
- * it took (al_mad_run_here()), as an AL callback thread: the first one a
- * batch made, the others going to the callback threads at once.
+ * it took (al_mad_run_here()), as an AL callback thread, when the batch
+ * held one message and every callback thread slept (handing it over would
+ * have cost a wake-up); a burst's go to the callback threads as they are
+ * queued.
  *
  * A callback may take long or wait (for an SA answer, for another
  * connection's callback) while the thread is lent: the port's MADs, timers
  * and the callbacks it still had to run would wait with it. So a watch
- * (one thread per process, "al_watch") looks every millisecond while
- * callbacks are lent. A thread on one callback for a millisecond or more
+ * (one thread per process, "al_watch") looks every millisecond while a
+ * callback is lent, and less often (up to every 64 ms) while callbacks come
+ * and go between its looks. A thread on one callback for a millisecond or more
  * and asleep in the kernel at two looks in a row (it waits for something),
  * or on one callback for 50 ms whatever it does, is replaced; one that runs,
  * or waits for a processor on a busy machine, is let finish. A new thread
@@ -22,8 +25,9 @@
  * to the callback threads, and for the next second so do the dispatcher's
  * callbacks. The old thread ends when its callback returns and is joined
  * by the new one (or at the dispatcher's end); a dispatcher has at most one
- * replaced thread at a time. After a hundred looks with no callback run the
- * watch sleeps until the next one.
+ * replaced thread at a time. After about a second with no callback run the
+ * watch sleeps until the next one. So a callback that waits keeps the port
+ * for 2 to 66 ms.
  *
  * The lent thread and the watch agree through d->lent: the thread sets it
  * to its generation for each callback and takes it back with a
@@ -47,20 +51,29 @@
 #include "ibal_env.h"
 #include "ibal_log.h"
 
-/* How often the watch looks while callbacks are lent, us. */
+/* How often the watch looks while a callback is lent, us. */
 #define WATCH_LOOK_US 1000u
+/* How seldom it looks at the most while callbacks come and go but none is
+ * lent when it looks, us: each look after one that found none waits twice
+ * as long, so that a burst of callbacks costs few wake-ups of the watch. */
+#define WATCH_LOOK_MAX_US 64000u
 /* Looks in a row that must find a lent thread waiting (asleep in the
  * kernel) before it is replaced: one could be a short wait for a lock. */
 #define WATCH_WAITING_LOOKS 2u
 /* A lent thread found on one callback this long is replaced even when it
  * runs (or waits for a processor), us. */
 #define WATCH_BUSY_MAX_US 50000u
-/* Objects whose callbacks a batch runs on the thread itself: the others go
- * to the callback threads at once and run beside it, so that a burst of
- * requests keeps every processor busy and not the one thread. */
-#define HERE_PER_BATCH 1u
-/* Looks that find no new callback before the watch sleeps. */
-#define WATCH_IDLE_LOOKS 100u
+/* Objects whose callbacks the thread keeps to run itself after a batch
+ * that held one message, and only while every callback thread sleeps (the
+ * hand-over would cost a wake-up). A batch of several is a burst: its
+ * callbacks go to the callback threads as they are queued and run beside
+ * this thread, which goes on receiving, so that every processor is busy;
+ * so do they while a callback thread is awake, which takes them without a
+ * wake-up. */
+#define HERE_MAX 1u
+/* Looks in a row, at the longest interval, that find no new callback
+ * before the watch sleeps until the next lend wakes it (about a second). */
+#define WATCH_IDLE_LOOKS 16u
 
 static struct watch {
 	pthread_once_t once;
@@ -77,6 +90,7 @@ static struct watch {
 	uint32_t enabled;       /* atomic: IBAL_AL_CM_INLINE */
 	uint32_t off_us;        /* atomic: callbacks to the callback threads this long
 				 * after a replacement (AL_MAD_LEND_OFF_US) */
+	uint32_t even_if_awake; /* atomic: the tests' al_mad_lend_configure() */
 	uint64_t replaced;      /* atomic: threads replaced (al_mad_lend_replaced()) */
 } watch = { .once = PTHREAD_ONCE_INIT,
 	     .life = PTHREAD_MUTEX_INITIALIZER,
@@ -234,7 +248,7 @@ static void wait_us(uint32_t us)
 static void *watch_main(void *arg)
 {
 	uint64_t seen = 0, sum;
-	uint32_t idle = 0;
+	uint32_t idle = 0, interval = WATCH_LOOK_US;
 	boolean_t lent;
 
 	(void)arg;
@@ -242,7 +256,11 @@ static void *watch_main(void *arg)
 	pthread_mutex_lock(&watch.lock);
 	while (!watch.stop) {
 		sum = look(&lent);
-		if (sum != seen || lent) {
+		if (lent)
+			interval = WATCH_LOOK_US;
+		else if (interval < WATCH_LOOK_MAX_US)
+			interval *= 2;
+		if (sum != seen || lent || interval < WATCH_LOOK_MAX_US) {
 			seen = sum;
 			idle = 0;
 		} else if (++idle >= WATCH_IDLE_LOOKS) {
@@ -254,9 +272,10 @@ static void *watch_main(void *arg)
 					pthread_cond_wait(&watch.cond, &watch.lock);
 			__atomic_store_n(&watch.asleep, 0, __ATOMIC_RELAXED);
 			idle = 0;
+			interval = WATCH_LOOK_US;
 			continue;
 		}
-		wait_us(WATCH_LOOK_US);
+		wait_us(interval);
 	}
 	pthread_mutex_unlock(&watch.lock);
 	return NULL;
@@ -278,7 +297,7 @@ void al_mad_watch_add(al_mad_disp_t *d)
 	pthread_once(&watch.once, watch_init);
 	pthread_mutex_lock(&watch.life);
 	pthread_mutex_lock(&watch.lock);
-	if (!watch.running && __atomic_load_n(&watch.enabled, __ATOMIC_RELAXED)) {
+	if (!watch.running) {
 		watch.stop = FALSE;
 		rc = pthread_create(&watch.thread, NULL, watch_main, NULL);
 		if (rc)
@@ -329,10 +348,7 @@ void al_mad_lend_begin(al_mad_disp_t *d, al_obj_here_t *p_here)
 	__atomic_store_n(&d->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELAXED);
 	tls_gen = __atomic_load_n(&d->gen, __ATOMIC_ACQUIRE);
 	tls_lost = FALSE;
-	tls_here = NULL;
-	if (!__atomic_load_n(&watch.enabled, __ATOMIC_RELAXED))
-		return;
-	al_obj_here_begin(p_here);
+	al_obj_here_begin(p_here, HERE_MAX, TRUE);
 	tls_here = p_here;
 	__atomic_store_n(&d->p_here, p_here, __ATOMIC_RELEASE);
 }
@@ -343,6 +359,13 @@ void al_mad_lend_end(al_mad_disp_t *d, al_obj_here_t *p_here)
 	if (tls_here == p_here)
 		al_obj_here_end(p_here);
 	tls_here = NULL;
+}
+
+void al_mad_lend_batch(boolean_t lone)
+{
+	if (tls_here)
+		al_obj_here_set(tls_here, lone ? HERE_MAX : 0,
+				!__atomic_load_n(&watch.even_if_awake, __ATOMIC_RELAXED));
 }
 
 boolean_t al_mad_lend_lost(void)
@@ -376,17 +399,15 @@ boolean_t al_mad_run_here(al_mad_disp_t *d)
 	off = __atomic_load_n(&d->here_off_until, __ATOMIC_ACQUIRE);
 	if (off) {
 		if (al_mad_now_us() < off) {
-			al_obj_here_hand(p_here, 0);
+			al_obj_here_hand(p_here);
 			return TRUE;
 		}
 		__atomic_store_n(&d->here_off_until, 0, __ATOMIC_RELAXED);
 	}
 	if (!__atomic_load_n(&watch.up, __ATOMIC_ACQUIRE)) {
-		al_obj_here_hand(p_here, 0);
+		al_obj_here_hand(p_here);
 		return TRUE;
 	}
-	if (al_obj_here_count(p_here) > HERE_PER_BATCH)
-		al_obj_here_hand(p_here, HERE_PER_BATCH);
 	while (al_obj_here_count(p_here)) {
 		__atomic_add_fetch(&d->lends, 1, __ATOMIC_SEQ_CST);
 		__atomic_store_n(&d->lent, tls_gen, __ATOMIC_RELEASE);
@@ -424,9 +445,16 @@ uint64_t al_mad_lend_replaced(void)
 	return __atomic_load_n(&watch.replaced, __ATOMIC_RELAXED);
 }
 
-void al_mad_lend_configure(boolean_t enabled, uint32_t off_us)
+boolean_t al_mad_lend_enabled(void)
+{
+	pthread_once(&watch.once, watch_init);
+	return __atomic_load_n(&watch.enabled, __ATOMIC_RELAXED) != 0;
+}
+
+void al_mad_lend_configure(boolean_t enabled, uint32_t off_us, boolean_t even_if_awake)
 {
 	pthread_once(&watch.once, watch_init);
 	__atomic_store_n(&watch.enabled, enabled ? 1u : 0u, __ATOMIC_RELAXED);
 	__atomic_store_n(&watch.off_us, off_us, __ATOMIC_RELAXED);
+	__atomic_store_n(&watch.even_if_awake, even_if_awake ? 1u : 0u, __ATOMIC_RELAXED);
 }

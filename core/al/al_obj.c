@@ -60,6 +60,7 @@ static struct {
 	cl_thread_pool_t pool;
 	boolean_t pool_running;
 	uint32_t spinning;     /* callback threads looking for a push (no signal needed) */
+	uint32_t awake;        /* atomic: callback threads not asleep (in cb_worker) */
 	uint64_t pushes;       /* written under lock, read atomically by the spinners */
 } disp;
 
@@ -303,11 +304,15 @@ static void CL_API cb_worker(void *context)
 
 	(void)context;
 	tls_cb_thread = TRUE;
+	__atomic_add_fetch(&disp.awake, 1, __ATOMIC_RELAXED);
 	do {
 		while ((p_obj = pop_ready()) != NULL)
 			run_popped(p_obj);
 	} while (spin_for_ready());
+	__atomic_sub_fetch(&disp.awake, 1, __ATOMIC_RELAXED);
 }
+
+
 
 /* Waits for a synchronous destruction; a callback thread runs the queues
  * of the objects being destroyed meanwhile. */
@@ -680,16 +685,18 @@ ib_api_status_t al_obj_destroy_entered(al_obj_t *const p_obj,
 
 /* Puts an object whose queue was idle on the calling thread's list (see
  * al_obj_here_begin()); FALSE when the thread runs none (or is running one,
- * or its list was given away). */
+ * or its list was given away, or is full, or would rather not while a
+ * callback thread is awake). */
 static boolean_t defer_here(al_obj_t *p_obj)
 {
 	al_obj_here_t *p_here = tls_here;
 	boolean_t took = FALSE;
 
-	if (!p_here || tls_cb_thread)
+	if (!p_here || tls_cb_thread ||
+	    (p_here->if_asleep && __atomic_load_n(&disp.awake, __ATOMIC_RELAXED)))
 		return FALSE;
 	cl_spinlock_acquire(&disp.lock);
-	if (p_here->open) {
+	if (p_here->open && p_here->count < p_here->max) {
 		cl_qlist_insert_tail(&p_here->objs, &p_obj->ready_item);
 		__atomic_store_n(&p_here->count, p_here->count + 1, __ATOMIC_RELEASE);
 		took = TRUE;
@@ -717,11 +724,13 @@ static ib_api_status_t queue_item(al_obj_t *p_obj, al_cb_item_t *p_item, boolean
 	return IB_SUCCESS;
 }
 
-void al_obj_here_begin(al_obj_here_t *const p_here)
+void al_obj_here_begin(al_obj_here_t *const p_here, uint32_t max, boolean_t if_asleep)
 {
 	CL_ASSERT(!tls_cb_thread && !tls_here);
 	cl_qlist_init(&p_here->objs);
 	p_here->count = 0;
+	p_here->max = max;
+	p_here->if_asleep = if_asleep;
 	p_here->open = TRUE;
 	cl_spinlock_acquire(&disp.lock);
 	cl_qlist_insert_tail(&disp.heres, &p_here->list_item);
@@ -729,24 +738,26 @@ void al_obj_here_begin(al_obj_here_t *const p_here)
 	tls_here = p_here;
 }
 
-/* Moves a list's objects but its first @p keep to the ready list; closes
- * the list with @p close. */
-static void hand_here(al_obj_here_t *p_here, uint32_t keep, boolean_t close)
+void al_obj_here_set(al_obj_here_t *const p_here, uint32_t max, boolean_t if_asleep)
 {
-	cl_qlist_t kept;
-	boolean_t signal;
-	uint32_t n, i;
+	cl_spinlock_acquire(&disp.lock);
+	p_here->max = max;
+	p_here->if_asleep = if_asleep;
+	cl_spinlock_release(&disp.lock);
+}
 
-	cl_qlist_init(&kept);
+/* Moves a list's objects to the ready list; closes the list with @p close. */
+static void hand_here(al_obj_here_t *p_here, boolean_t close)
+{
+	boolean_t signal;
+	uint32_t n;
+
 	cl_spinlock_acquire(&disp.lock);
 	if (close)
 		p_here->open = FALSE;
-	for (i = 0; i < keep && !cl_is_qlist_empty(&p_here->objs); i++)
-		cl_qlist_insert_tail(&kept, cl_qlist_remove_head(&p_here->objs));
-	n = p_here->count - i;
+	n = p_here->count;
 	cl_qlist_insert_list_tail(&disp.ready, &p_here->objs);
-	cl_qlist_insert_list_tail(&p_here->objs, &kept);
-	__atomic_store_n(&p_here->count, i, __ATOMIC_RELEASE);
+	__atomic_store_n(&p_here->count, 0, __ATOMIC_RELEASE);
 	if (n) {
 		__atomic_store_n(&disp.pushes, disp.pushes + 1, __ATOMIC_RELEASE);
 		signal_helpers_locked();
@@ -757,14 +768,14 @@ static void hand_here(al_obj_here_t *p_here, uint32_t keep, boolean_t close)
 		cl_thread_pool_signal(&disp.pool);
 }
 
-void al_obj_here_hand(al_obj_here_t *const p_here, uint32_t keep)
+void al_obj_here_hand(al_obj_here_t *const p_here)
 {
-	hand_here(p_here, keep, FALSE);
+	hand_here(p_here, FALSE);
 }
 
 void al_obj_here_give(al_obj_here_t *const p_here)
 {
-	hand_here(p_here, 0, TRUE);
+	hand_here(p_here, TRUE);
 }
 
 void al_obj_here_end(al_obj_here_t *const p_here)

@@ -294,6 +294,8 @@ typedef struct _al_obj_here {
 	cl_list_item_t list_item; /**< On the module's list of these. */
 	cl_qlist_t objs;          /**< al_obj_t::ready_item, under the module's lock. */
 	uint32_t count;           /**< Objects in objs (atomic, read without the lock). */
+	uint32_t max;             /**< Most objects it takes at once. */
+	boolean_t if_asleep;      /**< Takes none while a callback thread is awake. */
 	boolean_t open;           /**< Takes objects (until al_obj_here_give()). */
 } al_obj_here_t;
 
@@ -302,8 +304,13 @@ typedef struct _al_obj_here {
  * callbacks it queues with al_obj_queue_cb_item_here() (al_obj_here_run_one())
  * until al_obj_here_end(). al_init() must have been called.
  * @param p_here the thread's list, valid until al_obj_here_end().
+ * @param max most objects the list holds at once; the next go to the
+ *        callback threads.
+ * @param if_asleep TRUE: the list takes an object only while every callback
+ *        thread sleeps (handing it over would cost a wake-up; an awake one
+ *        takes it at once and runs it beside this thread).
  */
-void al_obj_here_begin(IN al_obj_here_t *const p_here);
+void al_obj_here_begin(IN al_obj_here_t *const p_here, IN uint32_t max, IN boolean_t if_asleep);
 
 /**
  * Ends al_obj_here_begin(): what the list still holds goes to the callback
@@ -314,9 +321,11 @@ void al_obj_here_end(IN al_obj_here_t *const p_here);
 
 /**
  * As al_obj_queue_cb_item(); when the calling thread runs its callbacks
- * (al_obj_here_begin()), is not running one, and the object's queue was
- * idle and is not being destroyed, the object goes on the thread's list
- * instead of the ready list: no callback thread is woken for it.
+ * (al_obj_here_begin()), is not running one, its list takes the object
+ * (room, and no callback thread awake if it asked so), and the object's
+ * queue was idle and is not being destroyed, the object goes on the
+ * thread's list instead of the ready list: no callback thread is woken for
+ * it.
  * @param p_obj the object.
  * @param p_item the item, with pfn_cb and context set.
  * @return as al_obj_queue_cb_item().
@@ -343,12 +352,20 @@ static inline uint32_t al_obj_here_count(IN al_obj_here_t *const p_here)
 boolean_t al_obj_here_run_one(IN al_obj_here_t *const p_here);
 
 /**
- * Hands the objects of a list but its first ones to the callback threads;
- * the list goes on taking objects. Any thread.
- * @param p_here the list.
- * @param keep how many of its first objects stay on it.
+ * Changes what a list takes (the objects on it stay), as al_obj_here_begin()
+ * set it. Only the list's thread.
+ * @param p_here the calling thread's list.
+ * @param max most objects it takes at once; 0: none for now.
+ * @param if_asleep TRUE: none while a callback thread is awake.
  */
-void al_obj_here_hand(IN al_obj_here_t *const p_here, IN uint32_t keep);
+void al_obj_here_set(IN al_obj_here_t *const p_here, IN uint32_t max, IN boolean_t if_asleep);
+
+/**
+ * Hands the objects of a list to the callback threads; the list goes on
+ * taking objects. Any thread.
+ * @param p_here the list.
+ */
+void al_obj_here_hand(IN al_obj_here_t *const p_here);
 
 /**
  * Hands the objects of a list to the callback threads and closes the list:

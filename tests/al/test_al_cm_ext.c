@@ -1184,9 +1184,10 @@ static void test_cm_pace_keys(void)
 
 /* ---- Where the callbacks run ---- */
 
-/* The callbacks of what a port receives run on its MAD thread ("al_mad"),
- * which received the message; with IBAL_AL_CM_INLINE=0 (its hook) on the
- * callback threads ("al_cb"). */
+/* The callbacks of messages a port receives one at a time run on its MAD
+ * thread ("al_mad"), which received them (the hook's third argument: even
+ * when a callback thread happens to be awake); with IBAL_AL_CM_INLINE=0
+ * (the hook's first) on the callback threads ("al_cb"). */
 static void test_cm_callbacks_where_received(void)
 {
 	static const char *const want[2] = { "al_mad", "al_cb" };
@@ -1194,7 +1195,7 @@ static void test_cm_callbacks_where_received(void)
 	int k, i;
 
 	for (k = 0; k < 2; k++) {
-		al_mad_lend_configure(k == 0, AL_MAD_LEND_OFF_US);
+		al_mad_lend_configure(k == 0, AL_MAD_LEND_OFF_US, TRUE);
 		memset(cm_cb_thread, 0, sizeof(cm_cb_thread));
 		cm_rec_reset();
 		hl = ends_up_listen();
@@ -1204,7 +1205,7 @@ static void test_cm_callbacks_where_received(void)
 		disconnect_pair();
 		cm_test_end(hl);
 	}
-	al_mad_lend_configure(TRUE, AL_MAD_LEND_OFF_US);
+	al_mad_lend_configure(TRUE, AL_MAD_LEND_OFF_US, FALSE);
 }
 
 /* A REQ callback waits for an SA answer, which comes through the port whose
@@ -1217,6 +1218,7 @@ static void test_cm_callback_waits_for_sa(void)
 	ib_listen_handle_t hl;
 	uint64_t before = al_mad_lend_replaced();
 
+	al_mad_lend_configure(TRUE, AL_MAD_LEND_OFF_US, TRUE);
 	cm_rec_reset();
 	memset(cm_cb_thread, 0, sizeof(cm_cb_thread));
 	hl = ends_up_listen();
@@ -1238,6 +1240,7 @@ static void test_cm_callback_waits_for_sa(void)
 	connect_pair();
 	disconnect_pair();
 	cm_test_end(hl);
+	al_mad_lend_configure(TRUE, AL_MAD_LEND_OFF_US, FALSE);
 }
 
 /* Twenty REQ callbacks in a row keep the passive port's MAD thread (each
@@ -1250,7 +1253,7 @@ static void test_cm_threads_replaced_in_a_row(void)
 	uint64_t before;
 	int i;
 
-	al_mad_lend_configure(TRUE, 0);
+	al_mad_lend_configure(TRUE, 0, TRUE);
 	cm_rec_reset();
 	hl = ends_up_listen();
 	before = al_mad_lend_replaced();
@@ -1268,7 +1271,7 @@ static void test_cm_threads_replaced_in_a_row(void)
 	CU_ASSERT_EQUAL(g_replaced_in_req, 20);
 	CU_ASSERT_EQUAL(al_mad_lend_replaced() - before, 20);
 	cm_test_end(hl);
-	al_mad_lend_configure(TRUE, AL_MAD_LEND_OFF_US);
+	al_mad_lend_configure(TRUE, AL_MAD_LEND_OFF_US, FALSE);
 }
 
 static const test_entry_t tests[] = {

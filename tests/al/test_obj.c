@@ -1093,7 +1093,7 @@ static void test_here_runs_on_queuing_thread(void)
 	c = create(2, NULL, AL_HDL_SRQ);
 	here_nested = c;
 	CU_ASSERT_EQUAL(al_obj_queue_cb_item_here(&a->obj, NULL), IB_INVALID_PARAMETER);
-	al_obj_here_begin(&h);
+	al_obj_here_begin(&h, MAXID, FALSE);
 	queue_here(a, 0);
 	queue_here(b, 1);
 	queue_here(a, 2);   /* a's queue is not idle: no second entry */
@@ -1136,9 +1136,9 @@ static void test_here_hand_give_end(void)
 	setup();
 	here_reset();
 	a = create(0, NULL, AL_HDL_SRQ);
-	al_obj_here_begin(&h);
+	al_obj_here_begin(&h, MAXID, FALSE);
 	queue_here(a, 1);
-	al_obj_here_hand(&h, 0);
+	al_obj_here_hand(&h);
 	CU_ASSERT_EQUAL(al_obj_here_count(&h), 0);
 	CU_ASSERT_EQUAL(cl_event_wait_on(&here_rec.elsewhere, TEST_WAIT_US, FALSE), CL_SUCCESS);
 	CU_ASSERT_EQUAL(here_count(&here_rec.ran_elsewhere[1]), 1);
@@ -1158,13 +1158,12 @@ static void test_here_hand_give_end(void)
 	CU_ASSERT_EQUAL(here_count(&here_rec.ran_elsewhere[5]), 1);
 	al_obj_here_end(&h);
 	CU_ASSERT_EQUAL(al_obj_destroy(&a->obj, ib_sync_destroy), IB_SUCCESS);
-	/* Handed but the first: that one stays to run here, in order. */
+	/* A list of one: the second object goes to the callback threads. */
 	a = create(0, NULL, AL_HDL_SRQ);
 	b = create(1, NULL, AL_HDL_SRQ);
-	al_obj_here_begin(&h);
+	al_obj_here_begin(&h, 1, FALSE);
 	queue_here(a, 8);
 	queue_here(b, 9);
-	al_obj_here_hand(&h, 1);
 	CU_ASSERT_EQUAL(al_obj_here_count(&h), 1);
 	CU_ASSERT_EQUAL(cl_event_wait_on(&here_rec.elsewhere, TEST_WAIT_US, FALSE), CL_SUCCESS);
 	CU_ASSERT_EQUAL(here_count(&here_rec.ran_elsewhere[9]), 1);
@@ -1175,7 +1174,7 @@ static void test_here_hand_give_end(void)
 	CU_ASSERT_EQUAL(al_obj_destroy(&b->obj, ib_sync_destroy), IB_SUCCESS);
 	/* The end hands over what is left. */
 	a = create(0, NULL, AL_HDL_SRQ);
-	al_obj_here_begin(&h);
+	al_obj_here_begin(&h, MAXID, FALSE);
 	queue_here(a, 6);
 	al_obj_here_end(&h);
 	CU_ASSERT_EQUAL(cl_event_wait_on(&here_rec.elsewhere, TEST_WAIT_US, FALSE), CL_SUCCESS);
@@ -1199,7 +1198,7 @@ static void test_here_sync_destroy_takes_from_list(void)
 	a = create(0, NULL, AL_HDL_SRQ);
 	b = create(1, NULL, AL_HDL_SRQ);
 	here_victim = b;
-	al_obj_here_begin(&h);
+	al_obj_here_begin(&h, MAXID, FALSE);
 	queue_here(a, 0);
 	queue_here(b, 1);
 	CU_ASSERT_TRUE(al_obj_here_run_one(&h));   /* a's callback destroys b */
@@ -1224,7 +1223,7 @@ static void test_here_destroying_to_ready_list(void)
 	setup();
 	here_reset();
 	a = create(0, NULL, AL_HDL_SRQ);
-	al_obj_here_begin(&h);
+	al_obj_here_begin(&h, MAXID, FALSE);
 	a->obj.destroying = TRUE;   /* as a destruction claimed by another thread */
 	queue_here(a, 7);
 	CU_ASSERT_EQUAL(al_obj_here_count(&h), 0);
@@ -1237,8 +1236,41 @@ static void test_here_destroying_to_ready_list(void)
 	teardown();
 }
 
+/* A list that takes objects only while every callback thread sleeps: with
+ * one awake (held in a callback), the object goes to the ready list. */
+static void test_here_only_if_asleep(void)
+{
+	al_obj_here_t h;
+	tobj_t *a, *x;
+
+	setup();
+	here_reset();
+	cl_event_construct(&sc.started);
+	cl_event_construct(&sc.go);
+	cl_event_init(&sc.started, FALSE);
+	cl_event_init(&sc.go, FALSE);
+	x = create(1, NULL, AL_HDL_SRQ);
+	a = create(0, NULL, AL_HDL_SRQ);
+	CU_ASSERT_EQUAL(al_obj_queue_callback(&x->obj, blocking_cb, NULL), IB_SUCCESS);
+	CU_ASSERT_EQUAL(cl_event_wait_on(&sc.started, TEST_WAIT_US, FALSE), CL_SUCCESS);
+	al_obj_here_begin(&h, MAXID, TRUE);
+	queue_here(a, 10);
+	CU_ASSERT_EQUAL(al_obj_here_count(&h), 0);
+	CU_ASSERT_EQUAL(cl_event_wait_on(&here_rec.elsewhere, TEST_WAIT_US, FALSE), CL_SUCCESS);
+	CU_ASSERT_EQUAL(here_count(&here_rec.ran_elsewhere[10]), 1);
+	cl_event_signal(&sc.go);
+	al_obj_here_end(&h);
+	CU_ASSERT_EQUAL(al_obj_destroy(&a->obj, ib_sync_destroy), IB_SUCCESS);
+	CU_ASSERT_EQUAL(al_obj_destroy(&x->obj, ib_sync_destroy), IB_SUCCESS);
+	cl_event_destroy(&sc.started);
+	cl_event_destroy(&sc.go);
+	here_done();
+	teardown();
+}
+
 static const test_entry_t tests[] = {
 	TEST_ENTRY(test_here_runs_on_queuing_thread),
+	TEST_ENTRY(test_here_only_if_asleep),
 	TEST_ENTRY(test_here_hand_give_end),
 	TEST_ENTRY(test_here_sync_destroy_takes_from_list),
 	TEST_ENTRY(test_here_destroying_to_ready_list),
