@@ -63,6 +63,9 @@
 /* A lent thread found on one callback this long is replaced even when it
  * runs (or waits for a processor), us. */
 #define WATCH_BUSY_MAX_US 50000u
+/* Looks in a row, at the longest interval, that find no new callback
+ * before the watch sleeps until the next lend wakes it (about a second). */
+#define WATCH_IDLE_LOOKS 16u
 /* Objects whose callbacks the thread keeps to run itself after a batch
  * that held one message, and only while every callback thread sleeps (the
  * hand-over would cost a wake-up). A batch of several is a burst: its
@@ -71,9 +74,6 @@
  * so do they while a callback thread is awake, which takes them without a
  * wake-up. */
 #define HERE_MAX 1u
-/* Looks in a row, at the longest interval, that find no new callback
- * before the watch sleeps until the next lend wakes it (about a second). */
-#define WATCH_IDLE_LOOKS 16u
 
 static struct watch {
 	pthread_once_t once;

@@ -740,6 +740,9 @@ void al_obj_here_begin(al_obj_here_t *const p_here, uint32_t max, boolean_t if_a
 
 void al_obj_here_set(al_obj_here_t *const p_here, uint32_t max, boolean_t if_asleep)
 {
+	/* Its thread's own fields (written under the lock for the others). */
+	if (p_here->max == max && p_here->if_asleep == if_asleep)
+		return;
 	cl_spinlock_acquire(&disp.lock);
 	p_here->max = max;
 	p_here->if_asleep = if_asleep;
