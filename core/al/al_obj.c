@@ -809,22 +809,24 @@ boolean_t al_obj_here_run_one(al_obj_here_t *const p_here)
 	return TRUE;
 }
 
-ib_api_status_t al_obj_queue_cb_item(al_obj_t *const p_obj, al_cb_item_t *const p_item)
+/* Queues an item its caller owns. */
+static ib_api_status_t queue_own_item(al_obj_t *p_obj, al_cb_item_t *p_item, boolean_t here)
 {
 	CL_ASSERT(p_obj);
 	if (!p_item || !p_item->pfn_cb)
 		return IB_INVALID_PARAMETER;
 	p_item->allocated = FALSE;
-	return queue_item(p_obj, p_item, FALSE);
+	return queue_item(p_obj, p_item, here);
+}
+
+ib_api_status_t al_obj_queue_cb_item(al_obj_t *const p_obj, al_cb_item_t *const p_item)
+{
+	return queue_own_item(p_obj, p_item, FALSE);
 }
 
 ib_api_status_t al_obj_queue_cb_item_here(al_obj_t *const p_obj, al_cb_item_t *const p_item)
 {
-	CL_ASSERT(p_obj);
-	if (!p_item || !p_item->pfn_cb)
-		return IB_INVALID_PARAMETER;
-	p_item->allocated = FALSE;
-	return queue_item(p_obj, p_item, TRUE);
+	return queue_own_item(p_obj, p_item, TRUE);
 }
 
 ib_api_status_t al_obj_queue_callback(al_obj_t *const p_obj, const al_pfn_cb_t pfn_cb,

@@ -278,12 +278,7 @@ static inline void cm_sa_query_and_wait(void)
 	CU_ASSERT_EQUAL_FATAL(ib_query(h_al, &q, &h_q), IB_SUCCESS);
 	pthread_mutex_lock(&cm_sa.lock);
 	while (!cm_sa.done && test_now_ms() < end) {
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += 20 * 1000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
+		ts = test_ts_in_ms(CLOCK_REALTIME, 20);
 		pthread_cond_timedwait(&cm_sa.cond, &cm_sa.lock, &ts);
 	}
 	pthread_mutex_unlock(&cm_sa.lock);
@@ -300,12 +295,7 @@ static inline int cm_wait_replaced(void)
 
 	pthread_mutex_lock(&m);
 	while (al_mad_lend_replaced() == before && test_now_ms() < end) {
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += 1000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
+		ts = test_ts_in_ms(CLOCK_REALTIME, 1);
 		pthread_cond_timedwait(&c, &m, &ts); /* nobody signals: a bounded wait, asleep */
 	}
 	pthread_mutex_unlock(&m);

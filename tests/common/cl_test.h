@@ -61,6 +61,22 @@ static inline uint64_t test_now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
+/* The time @p ms milliseconds from now on @p clk, for a timed wait's slice
+ * (pthread_cond_timedwait). */
+static inline struct timespec test_ts_in_ms(clockid_t clk, unsigned ms)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	ts.tv_sec += ms / 1000u;
+	ts.tv_nsec += (long)(ms % 1000u) * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	return ts;
+}
+
 /* Generous upper bound for "this must happen soon" waits in tests, so that
  * slow CI machines and valgrind do not turn into false failures. */
 #define TEST_WAIT_US (20u * 1000u * 1000u)

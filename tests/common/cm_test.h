@@ -82,12 +82,7 @@ static inline int cm_wait_ms(int *p, int v, uint64_t ms)
 
 	pthread_mutex_lock(&cm_rec.lock);
 	while (*p < v && test_now_ms() < end) {
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += 50 * 1000 * 1000;
-		if (ts.tv_nsec >= 1000000000) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000;
-		}
+		ts = test_ts_in_ms(CLOCK_REALTIME, 50);
 		pthread_cond_timedwait(&cm_rec.cond, &cm_rec.lock, &ts);
 	}
 	got = *p;
