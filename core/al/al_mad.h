@@ -328,14 +328,15 @@ boolean_t al_mad_lend_enabled(void);
  * The tests' hook: sets what IBAL_AL_CM_INLINE sets, whether the CM's
  * callbacks of what a dispatcher's thread receives may run on that thread
  * from now on; how long a dispatcher's callbacks go to the callback threads
- * after its thread was replaced; and whether a lone message's callback
- * runs there even while a callback thread is awake (so that where it runs
- * does not depend on what else the process does).
+ * after its thread was replaced; and whether the first callback of a
+ * batch runs there whether its message came alone or not and whatever the
+ * callback threads do (so that where it runs depends neither on timing nor
+ * on what else the process does).
  * @param enabled TRUE to run them there; FALSE for the callback threads.
  * @param off_us microseconds (AL_MAD_LEND_OFF_US by default; 0: none).
- * @param even_if_awake TRUE: whatever the callback threads do (FALSE by default).
+ * @param always TRUE: as said (FALSE by default).
  */
-void al_mad_lend_configure(boolean_t enabled, uint32_t off_us, boolean_t even_if_awake);
+void al_mad_lend_configure(boolean_t enabled, uint32_t off_us, boolean_t always);
 
 /**
  * Makes a service's callbacks direct: instead of being queued on the

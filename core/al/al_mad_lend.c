@@ -90,7 +90,7 @@ static struct watch {
 	uint32_t enabled;       /* atomic: IBAL_AL_CM_INLINE */
 	uint32_t off_us;        /* atomic: callbacks to the callback threads this long
 				 * after a replacement (AL_MAD_LEND_OFF_US) */
-	uint32_t even_if_awake; /* atomic: the tests' al_mad_lend_configure() */
+	uint32_t always;        /* atomic: the tests' al_mad_lend_configure() */
 	uint64_t replaced;      /* atomic: threads replaced (al_mad_lend_replaced()) */
 } watch = { .once = PTHREAD_ONCE_INIT,
 	     .life = PTHREAD_MUTEX_INITIALIZER,
@@ -363,9 +363,10 @@ void al_mad_lend_end(al_mad_disp_t *d, al_obj_here_t *p_here)
 
 void al_mad_lend_batch(boolean_t lone)
 {
+	boolean_t always = __atomic_load_n(&watch.always, __ATOMIC_RELAXED) != 0;
+
 	if (tls_here)
-		al_obj_here_set(tls_here, lone ? HERE_MAX : 0,
-				!__atomic_load_n(&watch.even_if_awake, __ATOMIC_RELAXED));
+		al_obj_here_set(tls_here, lone || always ? HERE_MAX : 0, !always);
 }
 
 boolean_t al_mad_lend_lost(void)
@@ -451,10 +452,10 @@ boolean_t al_mad_lend_enabled(void)
 	return __atomic_load_n(&watch.enabled, __ATOMIC_RELAXED) != 0;
 }
 
-void al_mad_lend_configure(boolean_t enabled, uint32_t off_us, boolean_t even_if_awake)
+void al_mad_lend_configure(boolean_t enabled, uint32_t off_us, boolean_t always)
 {
 	pthread_once(&watch.once, watch_init);
 	__atomic_store_n(&watch.enabled, enabled ? 1u : 0u, __ATOMIC_RELAXED);
 	__atomic_store_n(&watch.off_us, off_us, __ATOMIC_RELAXED);
-	__atomic_store_n(&watch.even_if_awake, even_if_awake ? 1u : 0u, __ATOMIC_RELAXED);
+	__atomic_store_n(&watch.always, always ? 1u : 0u, __ATOMIC_RELAXED);
 }
