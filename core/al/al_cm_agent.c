@@ -8,6 +8,7 @@
 #include "al_mad.h"
 #include "ibal_log.h"
 #include "ibal_random.h"
+#include "ibal_time.h"
 
 /* The CM's lock is taken by the MAD dispatcher's thread (received messages)
  * and by callback threads (the user's ib_cm_* calls) for short stretches:
@@ -171,13 +172,7 @@ void al_cm_drain_sends(void)
 	struct timespec until;
 
 	al_cm_outq_run(&txq, TRUE);
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += AL_CM_DRAIN_MS / 1000;
-	until.tv_nsec += (long)(AL_CM_DRAIN_MS % 1000) * 1000000L;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
+	until = ibal_time_after_us(CLOCK_REALTIME, (uint64_t)AL_CM_DRAIN_MS * 1000u);
 	pthread_mutex_lock(&send_lock);
 	while (sends_in_flight && pthread_cond_timedwait(&send_cond, &send_lock, &until) == 0)
 		;

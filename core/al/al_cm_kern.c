@@ -26,6 +26,7 @@
  * provider's CA attributes), never from a provider's objects.
  */
 #include "al_cm_kern_int.h"
+#include "ibal_time.h"
 
 #ifdef HAVE_AL_CM_KERN
 
@@ -263,14 +264,6 @@ ib_cm_handle_t kc_conn_handle(const kc_conn_t *c)
 
 /* ---- time-wait ---- */
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
 uint32_t kc_twait_of(uint8_t pkt_life)
 {
 	return al_cm_time_ms((uint8_t)(pkt_life + 1 > 31 ? 31 : pkt_life + 1)) + al_cm_time_ms(pkt_life);
@@ -289,7 +282,7 @@ static void kc_wake(void)
 void kc_enter_timewait_locked(kc_conn_t *c)
 {
 	c->state = KC_TIMEWAIT;
-	c->twait_end_ms = now_ms() + c->twait_ms;
+	c->twait_end_ms = ibal_time_ms(CLOCK_MONOTONIC) + c->twait_ms;
 	IBAL_DBG(IBAL_SUB_CM, "cid 0x%x: time-wait %u ms", c->cid, c->twait_ms);
 	kc_wake();
 }
@@ -299,7 +292,7 @@ void kc_enter_timewait_locked(kc_conn_t *c)
 int kc_timewait_run(void)
 {
 	cl_map_item_t *it;
-	uint64_t now = now_ms(), next = UINT64_MAX;
+	uint64_t now = ibal_time_ms(CLOCK_MONOTONIC), next = UINT64_MAX;
 	kc_conn_t *done = NULL;
 
 	pthread_mutex_lock(&kc.lock);

@@ -52,6 +52,7 @@
 #include "al_client.h"
 #include "ibal_env.h"
 #include "ibal_log.h"
+#include "ibal_time.h"
 
 /** Default sweep interval, milliseconds. */
 #define IOC_SWEEP_MS_DEFAULT 3000u
@@ -860,15 +861,8 @@ static void wake_init(void)
 /* Waits @p ms or until stopped; TRUE when stopped. */
 static boolean_t nap(sweeper_t *sw, uint32_t ms)
 {
-	struct timespec ts;
+	struct timespec ts = ibal_time_after_us(CLOCK_MONOTONIC, (uint64_t)ms * 1000u);
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ts.tv_sec += ms / 1000;
-	ts.tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
 	pthread_mutex_lock(&wake_lock);
 	while (!__atomic_load_n(&sw->stop, __ATOMIC_ACQUIRE))
 		if (pthread_cond_timedwait(&wake_cond, &wake_lock, &ts))

@@ -25,6 +25,7 @@
 #include "al_spin.h"
 #include "ibal_log.h"
 #include "ibal_mem.h"
+#include "ibal_time.h"
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t g_create_lock = PTHREAD_MUTEX_INITIALIZER; /* creations (see al_mad_disp_get) */
@@ -37,10 +38,7 @@ static uint32_t g_client_id = 1; /* atomic: client ids of services */
 
 uint64_t al_mad_now_us(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+	return ibal_time_us(CLOCK_MONOTONIC);
 }
 
 /* ---- Internal pool of an AL instance ---- */
@@ -817,7 +815,7 @@ void *al_mad_disp_thread(void *arg)
 					       : 1000000u,
 				   FALSE);
 	}
-	al_mad_lend_end(d, &here);
+	al_mad_lend_end(&here);
 	return NULL;
 }
 

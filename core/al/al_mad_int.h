@@ -61,7 +61,7 @@ void al_mad_watch_add(al_mad_disp_t *d);
 void al_mad_watch_remove(al_mad_disp_t *d);
 /* The dispatcher's thread, first and last thing: its list of callbacks. */
 void al_mad_lend_begin(al_mad_disp_t *d, struct _al_obj_here *p_here);
-void al_mad_lend_end(al_mad_disp_t *d, struct _al_obj_here *p_here);
+void al_mad_lend_end(struct _al_obj_here *p_here);
 /* The dispatcher's thread, no lock held: runs the callbacks it queued;
  * FALSE when it was replaced meanwhile and must end at once, touching
  * nothing of d's. */

@@ -50,6 +50,7 @@
 #include "al_mad_int.h"
 #include "ibal_env.h"
 #include "ibal_log.h"
+#include "ibal_time.h"
 
 /* How often the watch looks while a callback is lent, us. */
 #define WATCH_LOOK_US 1000u
@@ -234,14 +235,8 @@ static uint64_t look(boolean_t *p_lent)
 
 static void wait_us(uint32_t us)
 {
-	struct timespec ts;
+	struct timespec ts = ibal_time_after_us(CLOCK_MONOTONIC, us);
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ts.tv_nsec += (long)us * 1000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
 	pthread_cond_timedwait(&watch.cond, &watch.lock, &ts);
 }
 
@@ -353,9 +348,8 @@ void al_mad_lend_begin(al_mad_disp_t *d, al_obj_here_t *p_here)
 	__atomic_store_n(&d->p_here, p_here, __ATOMIC_RELEASE);
 }
 
-void al_mad_lend_end(al_mad_disp_t *d, al_obj_here_t *p_here)
+void al_mad_lend_end(al_obj_here_t *p_here)
 {
-	(void)d;
 	if (tls_here == p_here)
 		al_obj_here_end(p_here);
 	tls_here = NULL;

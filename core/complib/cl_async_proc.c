@@ -5,6 +5,7 @@
 #include <time.h>
 #include <complib/cl_async_proc.h>
 #include "cl_internal.h"
+#include "ibal_time.h"
 
 /* A callback running longer than this is reported as a diagnostic. */
 #define ASYNC_SLOW_CB_MS 5000u
@@ -14,10 +15,7 @@
  * reading is a system call on some (an emulated guest's), two per item. */
 static uint64_t now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+	return ibal_time_ms(CLOCK_MONOTONIC_COARSE);
 }
 
 static void run_item(cl_async_proc_t *p, cl_async_proc_item_t *p_item)

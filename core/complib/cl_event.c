@@ -23,6 +23,7 @@
 #include <sys/syscall.h>
 #include <linux/futex.h>
 #include <complib/cl_event.h>
+#include "ibal_time.h"
 
 #define SIGNALED 1
 #define WAITER 2
@@ -55,17 +56,6 @@ static boolean_t try_take(cl_event_t *ev, int32_t *p_word)
 	}
 	*p_word = w;
 	return FALSE;
-}
-
-static void deadline_after_us(struct timespec *ts, uint32_t us)
-{
-	clock_gettime(CLOCK_MONOTONIC, ts);
-	ts->tv_sec += us / 1000000u;
-	ts->tv_nsec += (long)(us % 1000000u) * 1000L;
-	if (ts->tv_nsec >= 1000000000L) {
-		ts->tv_sec++;
-		ts->tv_nsec -= 1000000000L;
-	}
 }
 
 cl_status_t cl_event_init(cl_event_t *const p_event, const boolean_t manual_reset)
@@ -149,7 +139,7 @@ cl_status_t cl_event_wait_on(cl_event_t *const p_event, const uint32_t wait_us,
 	if (!wait_us)
 		return CL_TIMEOUT;
 	if (wait_us != EVENT_NO_TIMEOUT)
-		deadline_after_us(&abs, wait_us);
+		abs = ibal_time_after_us(CLOCK_MONOTONIC, wait_us);
 	__atomic_add_fetch(&p_event->word, WAITER, __ATOMIC_SEQ_CST);
 	status = wait_slow(p_event, wait_us == EVENT_NO_TIMEOUT ? NULL : &abs, interruptible);
 	__atomic_sub_fetch(&p_event->word, WAITER, __ATOMIC_SEQ_CST);

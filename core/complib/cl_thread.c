@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <complib/cl_thread.h>
 #include "ibal_cpu.h"
+#include "ibal_time.h"
 
 /* The cl_thread_t the calling thread runs, if complib started it. */
 static __thread const cl_thread_t *current_thread;
@@ -76,13 +77,7 @@ void cl_thread_suspend(const uint32_t pause_ms)
 		sched_yield();
 		return;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_sec += pause_ms / 1000u;
-	until.tv_nsec += (long)(pause_ms % 1000u) * 1000000L;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
+	until = ibal_time_after_us(CLOCK_MONOTONIC, (uint64_t)pause_ms * 1000u);
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) == EINTR)
 		;
 }

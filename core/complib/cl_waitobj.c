@@ -30,6 +30,7 @@
 #include <complib/cl_memory.h>
 #include <complib/cl_qmap.h>
 #include <pthread.h>
+#include "ibal_time.h"
 
 struct _cl_waitobj {
 	cl_map_item_t item;     /* in live, by address */
@@ -228,14 +229,6 @@ static cl_status_t try_take(cl_waitobj_handle_t h)
 	return (pfd.revents & POLLIN) ? CL_SUCCESS : CL_TIMEOUT;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static cl_status_t wait_obj(cl_waitobj_handle_t h_wait_obj, const uint32_t wait_us,
 			    const boolean_t interruptible)
 {
@@ -249,10 +242,10 @@ static cl_status_t wait_obj(cl_waitobj_handle_t h_wait_obj, const uint32_t wait_
 	if (status != CL_TIMEOUT || !wait_us)
 		return status;
 	if (wait_us != EVENT_NO_TIMEOUT)
-		deadline = now_ns() + (uint64_t)wait_us * 1000u;
+		deadline = ibal_time_ns(CLOCK_MONOTONIC) + (uint64_t)wait_us * 1000u;
 	for (;;) {
 		if (deadline) {
-			now = now_ns();
+			now = ibal_time_ns(CLOCK_MONOTONIC);
 			if (now >= deadline)
 				return try_take(h_wait_obj);
 			rel.tv_sec = (time_t)((deadline - now) / 1000000000u);

@@ -31,6 +31,7 @@
 #include <sys/eventfd.h>
 #include "verbs_prov.h"
 #include "prov_verbs_xlate.h"
+#include "ibal_time.h"
 
 #ifdef HAVE_VERBS_PROV
 
@@ -237,14 +238,6 @@ static void run_notify(verbs_ca_t *ca)
 	}
 }
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
 void verbs_ca_wake(verbs_ca_t *ca)
 {
 	uint64_t one = 1;
@@ -256,7 +249,7 @@ void verbs_ca_wake(verbs_ca_t *ca)
 static void *worker(void *arg)
 {
 	verbs_ca_t *ca = arg;
-	uint64_t next = now_ms() + ca->poll_ms;
+	uint64_t next = ibal_time_ms(CLOCK_MONOTONIC) + ca->poll_ms;
 	struct pollfd fds[3];
 	nfds_t n = 1;
 
@@ -278,7 +271,7 @@ static void *worker(void *arg)
 		if (ca->stop)
 			break;
 		pthread_mutex_unlock(&ca->lock);
-		t = now_ms();
+		t = ibal_time_ms(CLOCK_MONOTONIC);
 		wait = t >= next ? 0 : (int)(next - t);
 		if (poll(fds, n, wait) > 0) {
 			uint64_t v;
@@ -290,14 +283,14 @@ static void *worker(void *arg)
 			if (n > 1 && (fds[2].revents & POLLIN))
 				verbs_comp_events(ca);
 		}
-		if (now_ms() >= next) {
+		if (ibal_time_ms(CLOCK_MONOTONIC) >= next) {
 			uint32_t moved = verbs_ca_refresh(ca);
 			unsigned i;
 
 			for (i = 0; i < ca->num_ports; i++)
 				if ((moved & (1u << i)) && verbs_upcalls.port_change)
 					verbs_upcalls.port_change(ca->al_ca, (uint8_t)(i + 1));
-			next = now_ms() + ca->poll_ms;
+			next = ibal_time_ms(CLOCK_MONOTONIC) + ca->poll_ms;
 		}
 		pthread_mutex_lock(&ca->lock);
 	}

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <iba/ibal_soft.h>
 #include "soft_hca.h"
+#include "ibal_time.h"
 
 /* Port changes wake soft_ca_wait_active(). */
 static pthread_mutex_t st_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -69,13 +70,7 @@ boolean_t soft_ca_wait_active(soft_ca_t *ca, uint32_t ms)
 	boolean_t ok;
 
 	pthread_once(&st_once, st_init);
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ts.tv_sec += ms / 1000;
-	ts.tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
+	ts = ibal_time_after_us(CLOCK_MONOTONIC, (uint64_t)ms * 1000u);
 	pthread_mutex_lock(&st_lock);
 	while (!(ok = all_active(ca)))
 		if (pthread_cond_timedwait(&st_cond, &st_lock, &ts) == ETIMEDOUT) {

@@ -30,6 +30,7 @@
 #include <time.h>
 #include "soft_rc.h"
 #include "ibal_log.h"
+#include "ibal_time.h"
 
 /* Every thread builds its packets in its own buffer: none per QP. */
 static __thread uint8_t thread_pkt[SOFT_MAX_PKT_LEN] __attribute__((aligned(64)));
@@ -366,11 +367,7 @@ static uint64_t coarse_res_ns;
 
 static uint64_t coarse_ns(void)
 {
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_MONOTONIC_COARSE, &ts) != 0)
-		return soft_mono_ns();
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return ibal_time_ns(CLOCK_MONOTONIC_COARSE);
 }
 
 static uint64_t coarse_slack_ns(void)

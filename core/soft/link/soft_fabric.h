@@ -105,6 +105,7 @@
 #include <complib/cl_memory.h>
 #include <iba/ib_types.h>
 #include <iba/ibal_soft.h>
+#include "ibal_time.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -340,10 +341,7 @@ ib_api_status_t soft_fabric_send(soft_fabric_port_t *port, const void *pkt, size
  */
 static inline uint64_t soft_mono_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return ibal_time_ns(CLOCK_MONOTONIC);
 }
 
 /** soft_fabric_send_flags(): the packet's ICRC and VCRC were not computed. */

@@ -18,6 +18,7 @@
 #include "soft_sa_int.h"
 #include "ibal_env.h"
 #include "ibal_random.h"
+#include "ibal_time.h"
 
 /* ------------------------------------------------------------------ */
 /* Helpers shared by the handlers                                      */
@@ -25,11 +26,8 @@
 
 static uint64_t soft_sa_default_clock(void *ctx)
 {
-	struct timespec ts;
-
 	(void)ctx;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+	return ibal_time_us(CLOCK_MONOTONIC);
 }
 
 uint64_t soft_sa_now(soft_sa_t *sa)

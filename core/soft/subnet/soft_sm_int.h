@@ -29,6 +29,7 @@
 #include "soft_fabric_int.h"
 #include "soft_fabric_view.h"
 #include "soft_sm.h"
+#include "ibal_time.h"
 
 /** Wait for one SMP response, per try. */
 #define SM_SMP_TIMEOUT_MS 50
@@ -134,17 +135,13 @@ struct soft_sm {
 /** Now, CLOCK_MONOTONIC, in microseconds. */
 static inline uint64_t soft_sm_now_us(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+	return ibal_time_us(CLOCK_MONOTONIC);
 }
 
 /** Converts microseconds of CLOCK_MONOTONIC to a timespec for a condition wait. */
 static inline void soft_sm_abs_time(struct timespec *ts, uint64_t us)
 {
-	ts->tv_sec = (time_t)(us / 1000000u);
-	ts->tv_nsec = (long)(us % 1000000u) * 1000L;
+	*ts = ibal_time_of_us(us);
 }
 
 /** Marks a LID for bring-up by the next sweep. */
