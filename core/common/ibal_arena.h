@@ -9,14 +9,16 @@
  * guests' page tables, where the faults of the QP a server makes in its REQ
  * callback were half of what a connection cost (docs/bench-cm.md). An arena
  * hands such objects out of chunks instead: the first, of 32 KiB, from
- * malloc; each next twice the size of the last until one would pass 256 KiB,
+ * cl_zalloc; each next twice the size of the last until one would pass 256 KiB,
  * then 2 MiB ones, aligned on 2 MiB and offered to the kernel for a
  * transparent huge page (one fault for 512 pages where the kernel has one to
  * give); every chunk but the first is made resident as a whole when it is
  * made (ibal_mem_prefault). Objects are carved from the current chunk one
  * after the other, whatever their size, so the memory an arena holds is what
  * its callers asked for at their peak, rounded up to 64 bytes an object,
- * plus the unused end of one chunk.
+ * plus the unused end of one chunk. A chunk's room is zero when it is made
+ * (a fresh mapping, or zeroed), so only an object put back is zeroed again
+ * when it is handed out.
  *
  * An object of up to IBAL_ARENA_MAX bytes belongs to the size class of its
  * size rounded up to 64 bytes; one put back is handed out again to the next
@@ -29,7 +31,7 @@
  *
  * Complib's fault injection counts each get as an allocation (a get that
  * __cl_mem_fail_nth() fails returns NULL), and the chunks from malloc come
- * from cl_malloc(): an object never put back keeps the chunks, whose first
+ * from cl_zalloc(): an object never put back keeps the chunks, whose first
  * complib's allocation tracking then reports as a leak. Under
  * AddressSanitizer, and under valgrind where <valgrind/valgrind.h> is there
  * to tell, every object is its own cl_zalloc() and cl_free(), so that their
@@ -71,7 +73,7 @@
 #define IBAL_ARENA_MAX ((size_t)16 << 10)
 /** Size classes: 64, 128, ... IBAL_ARENA_MAX bytes. */
 #define IBAL_ARENA_CLASSES (IBAL_ARENA_MAX / IBAL_ARENA_ALIGN)
-/** The first chunk, from cl_malloc() and not made resident: room for the largest object. */
+/** The first chunk, from cl_zalloc() and not made resident: room for the largest object. */
 #define IBAL_ARENA_FIRST ((size_t)32 << 10)
 /** The largest chunk, made once a chunk would pass an eighth of it: a
  * transparent huge page where the kernel gives one. */
@@ -183,7 +185,7 @@ static inline int ibal_arena_grow(ibal_arena_t *a)
 		void *m;
 
 		len = IBAL_ARENA_FIRST;
-		m = cl_malloc(len + IBAL_ARENA_ALIGN);
+		m = cl_zalloc(len + IBAL_ARENA_ALIGN); /* zeroed, as a mapping is */
 		if (!m)
 			return 0;
 		base = (char *)(((uintptr_t)m + IBAL_ARENA_ALIGN - 1) & ~(uintptr_t)(IBAL_ARENA_ALIGN - 1));
@@ -219,6 +221,7 @@ static inline void *ibal_arena_get(ibal_arena_t *a, size_t size)
 {
 	size_t k, csize;
 	void *p;
+	int used = 0;
 
 	if (ibal_arena_is_plain(a) || size > IBAL_ARENA_MAX) {
 		/* Its own allocation, resident as the arena's objects are. */
@@ -234,6 +237,7 @@ static inline void *ibal_arena_get(ibal_arena_t *a, size_t size)
 	p = a->free_list[k];
 	if (p) {
 		a->free_list[k] = *(void **)p;
+		used = 1;
 	} else if ((a->bump && (size_t)(a->bump_end - a->bump) >= csize) || ibal_arena_grow(a)) {
 		p = a->bump;
 		a->bump += csize;
@@ -241,7 +245,10 @@ static inline void *ibal_arena_get(ibal_arena_t *a, size_t size)
 	if (p)
 		a->out++;
 	pthread_mutex_unlock(&a->lock);
-	if (p)
+	/* A chunk's unused room is zero (a fresh mapping, or cl_zalloc's first
+	 * chunk): only an object put back, or a chunk's end put on a free list,
+	 * has been written. */
+	if (used)
 		memset(p, 0, csize);
 	return p;
 }
