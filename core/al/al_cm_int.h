@@ -253,20 +253,23 @@ typedef struct cm_sync {
  * in it. The queue keeps the order entries were put in, which is the order
  * they were made under the lock, and one thread at a time hands them on
  * (busy): a thread that finds another at it leaves its entries to it.
- * lock is a leaf.
+ * Without a lock: a put pushes onto head (a stack, with a compare-and-swap),
+ * the thread that is busy takes the whole stack at once and hands it on in
+ * the order it was put. lock and idle are only for al_cm_outq_run(q, TRUE)
+ * waiting for another thread to stop being busy; lock is a leaf.
  */
 typedef struct cm_outq {
+	void *head;                   /* atomic: the entries put, the last first */
+	uint32_t busy;                /* atomic: a thread hands entries on */
+	uint32_t waiters;             /* atomic: threads waiting for busy to end */
 	pthread_mutex_t lock;
-	pthread_cond_t idle;          /* broadcast when busy ends */
-	void *head;                   /* atomic: looked at without the lock */
-	void **tail;                  /* the last entry's link; NULL: empty */
+	pthread_cond_t idle;          /* broadcast when busy ends with waiters */
 	size_t link_off;
 	void (*hand)(void *entry);    /* hands one entry on, no lock held */
-	boolean_t busy;
 } cm_outq_t;
 
 #define CM_OUTQ_INIT(type, link, fn) \
-	{ PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, NULL, offsetof(type, link), fn, FALSE }
+	{ NULL, 0, 0, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, offsetof(type, link), fn }
 
 /* Appends an entry (al_cm_g.lock held, or not: the order is the callers'). */
 void al_cm_outq_put(cm_outq_t *q, void *entry);
