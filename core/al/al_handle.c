@@ -15,6 +15,7 @@
 #include <complib/cl_debug.h>
 #include "al_epoch.h"
 #include "al_handle.h"
+#include "ibal_time.h"
 
 _Static_assert(sizeof(al_handle_slot_t) == 64, "a slot fills one cache line");
 _Static_assert(AL_HDL_TYPE_COUNT <= (1 << AL_HANDLE_TYPE_BITS), "handle types have 6 bits");
@@ -315,11 +316,7 @@ static uint32_t inside(al_handle_slot_t *p_slot, al_handle_t h)
 
 static struct timespec deadline_after(unsigned seconds)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ts.tv_sec += seconds;
-	return ts;
+	return ibal_time_after_us(CLOCK_MONOTONIC, (uint64_t)seconds * 1000000u);
 }
 
 void al_handle_drain(al_handle_t h)

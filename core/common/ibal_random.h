@@ -22,6 +22,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 #include "ibal_log.h"
+#include "ibal_time.h"
 
 /* A 64-bit finalizer (splitmix64's): every input bit reaches every output bit. */
 static inline uint64_t ibal_random_mix(uint64_t x)
@@ -38,14 +39,12 @@ static inline uint64_t ibal_random_fallback(void)
 {
 	static uint64_t counter;  /* atomic */
 	static int warned;        /* atomic */
-	struct timespec ts;
 	uint64_t n = __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED);
 
 	if (!__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
 		IBAL_WARN(IBAL_SUB_AL, "getrandom: %s; identifiers (CM comm IDs, PSNs, TIDs) are "
 			  "unique but predictable in this process", strerror(errno));
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ibal_random_mix(((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec) ^
+	return ibal_random_mix(ibal_time_ns(CLOCK_MONOTONIC) ^
 			       ((uint64_t)getpid() << 40) ^ (n * 0x9e3779b97f4a7c15ull));
 }
 

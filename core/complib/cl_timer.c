@@ -22,6 +22,7 @@
 #include <signal.h>
 #include <time.h>
 #include <complib/cl_timer.h>
+#include "ibal_time.h"
 
 #define NS_PER_US 1000u
 #define NS_PER_SEC 1000000000u
@@ -46,10 +47,7 @@ static int prov_setup_rc;
 
 static uint64_t now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * NS_PER_SEC + (uint64_t)ts.tv_nsec;
+	return ibal_time_ns(CLOCK_MONOTONIC);
 }
 
 uint64_t cl_get_time_stamp(void)
@@ -160,8 +158,7 @@ static void *timer_thread(void *arg)
 		}
 		due_ns = t->timeout_time * NS_PER_US;
 		if (now_ns() < due_ns) {
-			ts.tv_sec = (time_t)(due_ns / NS_PER_SEC);
-			ts.tv_nsec = (long)(due_ns % NS_PER_SEC);
+			ts = ibal_time_of_us(t->timeout_time);
 			pthread_cond_timedwait(&prov.wake, &prov.lock, &ts);
 			continue;
 		}
