@@ -769,7 +769,6 @@ ib_api_status_t ib_cm_rep(const ib_cm_handle_t h_cm_req, const ib_cm_rep_t *cons
 	p_cep->pfn_dreq = p_cm_rep->pfn_cm_dreq_cb;
 	memset(&m, 0, sizeof(m));
 	rep_msg(&m.rep, p_cep, p_cm_rep, &qa);
-	p_cep->rep = m.rep;
 	p_cep->state = AL_CM_REP_SENT;
 	if (do_sync)
 		__atomic_store_n(&p_cep->p_sync, &sync, __ATOMIC_RELAXED);

@@ -187,7 +187,6 @@ typedef struct al_cep {
 	ib_net64_t tid;               /* TID of the exchange: of the REQ (or SIDR_REQ), then of a DREQ or LAP */
 	ib_path_rec_t path;           /* primary path, local view */
 	al_cm_req_msg_t req;          /* the REQ sent or received */
-	al_cm_rep_msg_t rep;          /* the REP sent or received */
 	al_cm_msg_type_t last_type;   /* last message sent, for resends and duplicates */
 	al_cm_msg_t last;
 	boolean_t has_last;

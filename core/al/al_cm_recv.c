@@ -386,7 +386,6 @@ static void recv_rep(al_cep_t *p_cep, const al_cm_rep_msg_t *p_rep, cl_qlist_t *
 	if (p_cep->state == AL_CM_REP_RCVD)
 		return;                 /* the user has not answered yet */
 	al_cm_timer_stop(p_cep);
-	p_cep->rep = *p_rep;
 	p_cep->remote_id = p_rep->local_comm_id;
 	p_cep->remote_qpn = p_rep->local_qpn;
 	p_cep->remote_ca_guid = p_rep->local_ca_guid;
