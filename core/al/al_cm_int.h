@@ -265,10 +265,12 @@ typedef struct cm_outq {
 	pthread_cond_t idle;          /* broadcast when busy ends with waiters */
 	size_t link_off;
 	void (*hand)(void *entry);    /* hands one entry on, no lock held */
+	void (*emptied)(struct cm_outq *q); /* tests (NULL): the busy thread found the
+				       * queue empty and is about to end being busy */
 } cm_outq_t;
 
 #define CM_OUTQ_INIT(type, link, fn) \
-	{ NULL, 0, 0, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, offsetof(type, link), fn }
+	{ NULL, 0, 0, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, offsetof(type, link), fn, NULL }
 
 /* Appends an entry (al_cm_g.lock held, or not: the order is the callers'). */
 void al_cm_outq_put(cm_outq_t *q, void *entry);

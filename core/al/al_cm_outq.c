@@ -85,6 +85,8 @@ void al_cm_outq_run(cm_outq_t *q, boolean_t wait)
 		return;
 	for (;;) {
 		hand_all(q);
+		if (q->emptied)
+			q->emptied(q);
 		give_busy(q);
 		/* An entry put after the last exchange by a thread that found this
 		 * one busy has been left to it. */

@@ -5,7 +5,8 @@
  * What the CM relies on: every entry is handed on once, in the order it was
  * put; one thread hands at a time; an entry is unlinked before it is handed
  * on (the send queue's hand takes a list through the link); an entry put
- * while a thread hands is handed by that thread; and after
+ * while a thread hands is handed by that thread, none is left behind when
+ * every putting thread has run the queue; and after
  * al_cm_outq_run(q, TRUE) returns, every entry put before the call has been
  * handed on.
  */
@@ -146,6 +147,10 @@ static void test_threads_keep_order(void)
 		CU_ASSERT_EQUAL_FATAL(pthread_create(&t[i], NULL, maker, (void *)(uintptr_t)i), 0);
 	for (i = 0; i < N_THREADS; i++)
 		pthread_join(t[i], NULL);
+	/* Each maker ran the queue after its put, and a run that found another
+	 * thread at it left its entry to that thread: with every maker gone,
+	 * none is left on the queue. */
+	CU_ASSERT_EQUAL(n_order, N_THREADS * N_PER_THREAD);
 	al_cm_outq_run(&q, TRUE);
 	CU_ASSERT_EQUAL_FATAL(n_order, N_THREADS * N_PER_THREAD);
 	for (i = 0; i < n_order; i++)
@@ -159,6 +164,49 @@ static void test_threads_keep_order(void)
 			break;
 		}
 	CU_ASSERT_EQUAL(max_inside, 1);
+}
+
+/* The one moment a put can be left behind: the busy thread has found the
+ * queue empty and not yet ended being busy. Another thread puts then and
+ * runs the queue, finds it busy and leaves its entry; the busy thread must
+ * look once more after it ends and hand the entry on itself. */
+static entry_t lb[2];
+static cm_outq_t lq;
+
+static void *lb_putter(void *arg)
+{
+	(void)arg;
+	al_cm_outq_put(&lq, &lb[1]);
+	al_cm_outq_run(&lq, FALSE); /* busy: returns at once */
+	return NULL;
+}
+
+static void lb_emptied(cm_outq_t *q)
+{
+	pthread_t t;
+
+	q->emptied = NULL; /* once */
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, lb_putter, NULL), 0);
+	pthread_join(t, NULL);
+	CU_ASSERT_EQUAL(lb[1].handed, 0);
+}
+
+static void test_none_left_behind(void)
+{
+	cm_outq_t init = CM_OUTQ_INIT(entry_t, link, hand);
+
+	reset();
+	memset(lb, 0, sizeof(lb));
+	lb[1].seq = 1;
+	lq = init;
+	lq.emptied = lb_emptied;
+	al_cm_outq_put(&lq, &lb[0]);
+	al_cm_outq_run(&lq, FALSE);
+	CU_ASSERT_PTR_NULL(lq.emptied); /* the moment came */
+	CU_ASSERT_EQUAL(lb[0].handed, 1);
+	CU_ASSERT_EQUAL(lb[1].handed, 1);
+	CU_ASSERT_EQUAL(n_order, 2);
+	CU_ASSERT_PTR_NULL(__atomic_load_n(&lq.head, __ATOMIC_SEQ_CST));
 }
 
 /* A hand that waits until released, to hold the queue busy. */
@@ -232,6 +280,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_order),
 	TEST_ENTRY(test_put_while_handing),
 	TEST_ENTRY(test_threads_keep_order),
+	TEST_ENTRY(test_none_left_behind),
 	TEST_ENTRY(test_wait_sees_everything_handed),
 };
 
