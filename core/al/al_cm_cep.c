@@ -6,7 +6,6 @@
  * docs/cm.md for the protocol.
  */
 #include "al_cm_int.h"
-#include "al_mad.h"
 #include "prov_conn_mem.h"
 #include "ibal_log.h"
 #include "ibal_random.h"
@@ -567,10 +566,9 @@ static void ev_hand(void *entry)
 	p_ev->item.pfn_cb = cm_event_run;
 	p_ev->item.context = p_ev;
 	/* On a MAD thread that received the message, it may run the callback
-	 * itself after its batch (al_mad_lend.c); elsewhere, a callback
-	 * thread does. */
-	if ((al_mad_lend_enabled() ? al_obj_queue_cb_item_here(&p_cep->obj, &p_ev->item)
-				   : al_obj_queue_cb_item(&p_cep->obj, &p_ev->item)) != IB_SUCCESS)
+	 * itself after its batch (al_mad_lend.c, which also says whether it
+	 * takes any: IBAL_AL_CM_INLINE); elsewhere, a callback thread does. */
+	if (al_obj_queue_cb_item_here(&p_cep->obj, &p_ev->item) != IB_SUCCESS)
 		ev_free(p_ev);
 	al_obj_deref(&p_cep->obj);
 }

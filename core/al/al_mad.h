@@ -318,13 +318,6 @@ void al_mad_disp_put(al_mad_disp_t *p_disp);
 uint64_t al_mad_lend_replaced(void);
 
 /**
- * Whether the CM's callbacks of what a dispatcher's thread receives are to
- * run on that thread (IBAL_AL_CM_INLINE, or al_mad_lend_configure()).
- * @return TRUE to queue them with al_obj_queue_cb_item_here().
- */
-boolean_t al_mad_lend_enabled(void);
-
-/**
  * The tests' hook: sets what IBAL_AL_CM_INLINE sets, whether the CM's
  * callbacks of what a dispatcher's thread receives may run on that thread
  * from now on; how long a dispatcher's callbacks go to the callback threads

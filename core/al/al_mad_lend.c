@@ -337,13 +337,21 @@ void al_mad_watch_remove(al_mad_disp_t *d)
 
 /* ---- The dispatcher's thread ---- */
 
+/* How many objects the thread's list takes: none while the setting is off
+ * (IBAL_AL_CM_INLINE=0: every CM callback to the callback threads) or for a
+ * burst. */
+static uint32_t here_max(boolean_t lone)
+{
+	return lone && __atomic_load_n(&watch.enabled, __ATOMIC_RELAXED) ? HERE_MAX : 0;
+}
+
 void al_mad_lend_begin(al_mad_disp_t *d, al_obj_here_t *p_here)
 {
 	pthread_once(&watch.once, watch_init);
 	__atomic_store_n(&d->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELAXED);
 	tls_gen = __atomic_load_n(&d->gen, __ATOMIC_ACQUIRE);
 	tls_lost = FALSE;
-	al_obj_here_begin(p_here, HERE_MAX, TRUE);
+	al_obj_here_begin(p_here, here_max(TRUE), TRUE);
 	tls_here = p_here;
 	__atomic_store_n(&d->p_here, p_here, __ATOMIC_RELEASE);
 }
@@ -360,7 +368,7 @@ void al_mad_lend_batch(boolean_t lone)
 	boolean_t always = __atomic_load_n(&watch.always, __ATOMIC_RELAXED) != 0;
 
 	if (tls_here)
-		al_obj_here_set(tls_here, lone || always ? HERE_MAX : 0, !always);
+		al_obj_here_set(tls_here, here_max(lone || always), !always);
 }
 
 boolean_t al_mad_lend_lost(void)
@@ -438,12 +446,6 @@ void al_mad_lend_join_all(al_mad_disp_t *d)
 uint64_t al_mad_lend_replaced(void)
 {
 	return __atomic_load_n(&watch.replaced, __ATOMIC_RELAXED);
-}
-
-boolean_t al_mad_lend_enabled(void)
-{
-	pthread_once(&watch.once, watch_init);
-	return __atomic_load_n(&watch.enabled, __ATOMIC_RELAXED) != 0;
 }
 
 void al_mad_lend_configure(boolean_t enabled, uint32_t off_us, boolean_t always)

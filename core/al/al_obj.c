@@ -312,8 +312,6 @@ static void CL_API cb_worker(void *context)
 	__atomic_sub_fetch(&disp.awake, 1, __ATOMIC_RELAXED);
 }
 
-
-
 /* Waits for a synchronous destruction; a callback thread runs the queues
  * of the objects being destroyed meanwhile. */
 static void wait_done(al_obj_waiter_t *p_w)
@@ -692,7 +690,8 @@ static boolean_t defer_here(al_obj_t *p_obj)
 	al_obj_here_t *p_here = tls_here;
 	boolean_t took = FALSE;
 
-	if (!p_here || tls_cb_thread ||
+	/* max and if_asleep are this thread's own (al_obj_here_set()). */
+	if (!p_here || tls_cb_thread || !p_here->max ||
 	    (p_here->if_asleep && __atomic_load_n(&disp.awake, __ATOMIC_RELAXED)))
 		return FALSE;
 	cl_spinlock_acquire(&disp.lock);
