@@ -76,4 +76,26 @@ static inline void ibal_mem_prefault(void *p, size_t len)
 	errno = saved;
 }
 
+/**
+ * Makes the pages of [@p p, @p p + @p len) (page-aligned) resident and
+ * writable now in this process's page tables, their content unchanged:
+ * memory that other threads or processes may be writing (a shared-memory
+ * ring), so, unlike ibal_mem_prefault(), nothing is ever read and written
+ * back. Best effort: MADV_POPULATE_WRITE (Linux 5.14); where the kernel
+ * cannot, or is short of memory, the pages are left to their first use.
+ */
+static inline void ibal_mem_populate_shared(void *p, size_t len)
+{
+#ifdef MADV_POPULATE_WRITE
+	int saved = errno;
+
+	if (p && len)
+		(void)madvise(p, len, MADV_POPULATE_WRITE);
+	errno = saved;
+#else
+	(void)p;
+	(void)len;
+#endif
+}
+
 #endif /* IBAL_MEM_H */

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include "soft_fabric.h"
 #include "soft_ring.h"
+#include "ibal_mem.h"
 #include "ibal_tsan.h"
 
 _Static_assert(sizeof(soft_ring_hdr_t) == SOFT_RING_HDR_BYTES, "ring header size");
@@ -187,6 +188,10 @@ int soft_ring_create(const char *path, uint64_t gen, soft_ring_t *ring)
 		unlink(path);
 		return err;
 	}
+	/* The consumer's page tables hold the whole ring now, not one page
+	 * fault at a time as the first lap of packets arrives (10 us a fault
+	 * on a host that shadows its guests' page tables). */
+	ibal_mem_populate_shared(map, SOFT_RING_FILE_BYTES);
 	pthread_mutex_lock(&maps_lock);
 	map_add(st.st_dev, st.st_ino, map);
 	pthread_mutex_unlock(&maps_lock);
@@ -251,6 +256,10 @@ int soft_ring_attach(const char *path, soft_ring_t *ring)
 		map_put(map);
 		return EPROTO;
 	}
+	/* A producer's writes would otherwise fault each page of the first
+	 * lap (a burst of connections' MADs is one lap); the consumer and
+	 * other producers write meanwhile, so the pages are only mapped. */
+	ibal_mem_populate_shared(map, SOFT_RING_FILE_BYTES);
 	set_view(ring, map);
 	return 0;
 }

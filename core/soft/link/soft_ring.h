@@ -16,6 +16,11 @@
  * `SOFT_RING_ALIGN`. Positions grow without wrapping (64 bits); a record at
  * position p lives at offset p % SOFT_RING_BYTES.
  *
+ * **Residency.** The consumer's mapping (soft_ring_create) and a producer's
+ * (soft_ring_attach) are put in the process's page tables whole when made
+ * (ibal_mem_populate_shared), so that the first lap of records faults no
+ * page on either side.
+ *
  * **Producers** claim space by a compare-and-swap on the shared tail, provided
  * the consumer's published head leaves room (as the producer last read it:
  * the shared head is read again only when that copy shows too little); a
