@@ -218,6 +218,14 @@ typedef struct al_mad_disp {
 	uint32_t want_room;         /**< Atomic: grow to recv_max at the thread's next round
 				         (al_mad_svc_expect_burst()). */
 	uint8_t *recv_base[AL_MAD_RECV_CHUNKS]; /**< Each chunk's buffers (the first ones in bufs). */
+	struct {
+		uint8_t *p;
+		size_t len;
+	} recv_maps[AL_MAD_RECV_CHUNKS]; /**< Thread: the mappings the other chunks are carved
+				         from (one a growth at most). */
+	uint32_t n_recv_maps;       /**< Thread: mappings in recv_maps. */
+	uint8_t *recv_room;         /**< Thread: the unused end of the last mapping... */
+	size_t recv_room_left;      /**< ...and its bytes. */
 	net32_t recv_lkey[AL_MAD_RECV_CHUNKS];  /**< Each chunk's L_Key. */
 	uint32_t n_drop_no_svc;     /**< Received MADs no service took (diagnostics). */
 	uint32_t n_drop_bad;        /**< Malformed MADs dropped (diagnostics). */

@@ -77,7 +77,7 @@
 #define IBAL_ARENA_FIRST ((size_t)32 << 10)
 /** The largest chunk, made once a chunk would pass an eighth of it: a
  * transparent huge page where the kernel gives one. */
-#define IBAL_ARENA_HUGE ((size_t)2 << 20)
+#define IBAL_ARENA_HUGE IBAL_MEM_HUGE
 
 /** A chunk, its header at its start (IBAL_ARENA_ALIGN bytes), its objects after. */
 typedef struct ibal_arena_chunk {
@@ -126,32 +126,18 @@ static inline size_t ibal_arena_class(size_t size)
 }
 
 /*
- * Maps @p len bytes (a multiple of the page size), aligned on @p len when it
- * is IBAL_ARENA_HUGE and offered for a huge page; NULL when the kernel has no
- * room.
+ * Maps @p len bytes (a multiple of the page size), aligned on @p len and
+ * offered for a huge page when it is IBAL_ARENA_HUGE (ibal_mem_map_huge);
+ * NULL when the kernel has no room.
  */
 static inline void *ibal_arena_map(size_t len)
 {
-	size_t want = len == IBAL_ARENA_HUGE ? 2 * len : len;
-	uintptr_t a, start;
-	char *m = (char *)mmap(NULL, want, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-			       -1, 0);
+	char *m;
 
-	if (m == MAP_FAILED)
-		return NULL;
-	if (want == len)
-		return m;
-	/* Keep the aligned middle, give the ends back. */
-	a = (uintptr_t)m;
-	start = (a + len - 1) & ~(uintptr_t)(len - 1);
-	if (start > a)
-		munmap(m, start - a);
-	if (a + want > start + len)
-		munmap((void *)(start + len), a + want - (start + len));
-#ifdef MADV_HUGEPAGE
-	madvise((void *)start, len, MADV_HUGEPAGE);
-#endif
-	return (void *)start;
+	if (len == IBAL_ARENA_HUGE)
+		return ibal_mem_map_huge(len);
+	m = (char *)mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return m == MAP_FAILED ? NULL : m;
 }
 
 /*

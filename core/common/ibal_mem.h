@@ -98,4 +98,42 @@ static inline void ibal_mem_populate_shared(void *p, size_t len)
 #endif
 }
 
+/** Size and alignment of ibal_mem_map_huge()'s mappings: a huge page of
+ * x86-64 (and of arm64 with 4 KiB pages). */
+#define IBAL_MEM_HUGE ((size_t)2 << 20)
+
+/**
+ * Maps @p len bytes of zeroed private memory (a multiple of IBAL_MEM_HUGE),
+ * aligned on IBAL_MEM_HUGE and offered to the kernel for huge pages
+ * (MADV_HUGEPAGE; transparent huge pages set to `madvise` or `always`), as
+ * HCA drivers can put their queues in huge pages: where the kernel gives
+ * them, a queue's 2 MiB take one page-table entry and one TLB entry, and
+ * its first pass one trip to the host of a guest whose page tables the host
+ * shadows, not 512 (4 to 5 us each here, docs/bench-cm.md). Elsewhere it is
+ * ordinary memory. Nothing is made resident (ibal_mem_prefault() does).
+ * @return the mapping (unmap it with munmap(p, len)), or NULL when the
+ *         kernel has no room.
+ */
+static inline void *ibal_mem_map_huge(size_t len)
+{
+	size_t want = 2 * len;
+	uintptr_t a, start;
+	char *m = (char *)mmap(NULL, want, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			       -1, 0);
+
+	if (m == MAP_FAILED)
+		return NULL;
+	/* Keep the aligned middle, give the ends back. */
+	a = (uintptr_t)m;
+	start = (a + IBAL_MEM_HUGE - 1) & ~(uintptr_t)(IBAL_MEM_HUGE - 1);
+	if (start > a)
+		munmap(m, start - a);
+	if (a + want > start + len)
+		munmap((void *)(start + len), a + want - (start + len));
+#ifdef MADV_HUGEPAGE
+	madvise((void *)start, len, MADV_HUGEPAGE);
+#endif
+	return (void *)start;
+}
+
 #endif /* IBAL_MEM_H */

@@ -19,6 +19,7 @@
 #include <iba/ib_al.h>
 #include "al_mad.h"
 #include "al_mad_int.h"
+#include "ibal_mem.h"
 #include <iba/ibal_soft.h>
 #include "../common/cl_test.h"
 #include "../common/fab_dir.h"
@@ -1579,6 +1580,28 @@ static void test_recv_burst(void)
 		CU_ASSERT_EQUAL(test_pages_not_resident(d->recv_base[k],
 							(size_t)AL_MAD_RECV_CHUNK * AL_MAD_RECV_SLOT),
 				0);
+	/* The chunks beyond the first buffers are carved from a mapping of
+	 * whole huge pages a growth (two growths here), none overlapping. */
+	CU_ASSERT_EQUAL(d->n_recv_maps, 2);
+	for (k = 0; k < d->n_recv_maps; k++) {
+		CU_ASSERT_EQUAL((uintptr_t)d->recv_maps[k].p % IBAL_MEM_HUGE, 0);
+		CU_ASSERT_EQUAL(d->recv_maps[k].len % IBAL_MEM_HUGE, 0);
+	}
+	for (k = AL_MAD_RECV_SLOTS / AL_MAD_RECV_CHUNK; k < AL_MAD_RECV_MAX / AL_MAD_RECV_CHUNK; k++) {
+		uint32_t m;
+		int in = 0;
+
+		for (m = 0; m < d->n_recv_maps; m++)
+			in += d->recv_base[k] >= d->recv_maps[m].p &&
+			      d->recv_base[k] + (size_t)AL_MAD_RECV_CHUNK * AL_MAD_RECV_SLOT <=
+				      d->recv_maps[m].p + d->recv_maps[m].len;
+		CU_ASSERT_EQUAL(in, 1);
+		if (k > AL_MAD_RECV_SLOTS / AL_MAD_RECV_CHUNK) /* apart from the chunk before */
+			CU_ASSERT(d->recv_base[k] >= d->recv_base[k - 1] +
+						     (size_t)AL_MAD_RECV_CHUNK * AL_MAD_RECV_SLOT ||
+				  d->recv_base[k - 1] >= d->recv_base[k] +
+							 (size_t)AL_MAD_RECV_CHUNK * AL_MAD_RECV_SLOT);
+	}
 	down();
 	pthread_mutex_destroy(&bu.lock);
 	pthread_cond_destroy(&bu.cond);
