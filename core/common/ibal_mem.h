@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -134,6 +135,48 @@ static inline void *ibal_mem_map_huge(size_t len)
 	madvise((void *)start, len, MADV_HUGEPAGE);
 #endif
 	return (void *)start;
+}
+
+/** The smallest queue ibal_mem_queue_alloc() puts in huge pages: at most
+ * half of the last one unused. */
+#define IBAL_MEM_QUEUE_HUGE_MIN (IBAL_MEM_HUGE / 2)
+
+/**
+ * Zeroed room for a queue the data path writes in turn from one end to the
+ * other (a CQ's entries): a large one (@p len at least
+ * IBAL_MEM_QUEUE_HUGE_MIN) mapped in whole huge pages (ibal_mem_map_huge;
+ * a plain mapping of the same length where the kernel has no room for
+ * that), a small one from calloc(). Nothing is made resident. Freed with
+ * ibal_mem_queue_free() and the same @p len.
+ * @return the room, or NULL when out of memory.
+ */
+static inline void *ibal_mem_queue_alloc(size_t len)
+{
+	size_t whole = (len + IBAL_MEM_HUGE - 1) & ~(IBAL_MEM_HUGE - 1);
+	void *p;
+
+	if (len < IBAL_MEM_QUEUE_HUGE_MIN)
+		return calloc(1, len ? len : 1);
+	if (whole < len)
+		return NULL;
+	p = ibal_mem_map_huge(whole);
+	if (!p) {
+		p = mmap(NULL, whole, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			p = NULL;
+	}
+	return p;
+}
+
+/** Frees what ibal_mem_queue_alloc(@p len) returned (NULL: nothing). */
+static inline void ibal_mem_queue_free(void *p, size_t len)
+{
+	if (!p)
+		return;
+	if (len < IBAL_MEM_QUEUE_HUGE_MIN)
+		free(p);
+	else
+		munmap(p, (len + IBAL_MEM_HUGE - 1) & ~(IBAL_MEM_HUGE - 1));
 }
 
 #endif /* IBAL_MEM_H */

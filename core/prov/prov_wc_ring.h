@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <iba/ib_types.h>
 #include "prov_ring.h"
+#include "ibal_mem.h"
 
 /** @cond INTERNAL */
 
@@ -41,10 +42,22 @@ typedef struct prov_wc_ring {
 	int overrun;      /* a loss was reported; cleared by a poll */
 } prov_wc_ring_t;
 
+/* Zeroed room for @p size entries (a large ring in huge pages,
+ * ibal_mem_queue_alloc), or NULL; freed with prov_wc_ring_free_entries(). */
+static inline ib_wc_t *prov_wc_ring_alloc_entries(uint32_t size)
+{
+	return (ib_wc_t *)ibal_mem_queue_alloc((size_t)size * sizeof(ib_wc_t));
+}
+
+static inline void prov_wc_ring_free_entries(ib_wc_t *wc, uint32_t size)
+{
+	ibal_mem_queue_free(wc, (size_t)size * sizeof(ib_wc_t));
+}
+
 /* Allocates @p size entries; 0, or -1 when out of memory. */
 static inline int prov_wc_ring_init(prov_wc_ring_t *r, uint32_t size)
 {
-	r->wc = (ib_wc_t *)calloc(size, sizeof(ib_wc_t));
+	r->wc = prov_wc_ring_alloc_entries(size);
 	r->size = size;
 	r->head = r->count = 0;
 	r->arm = PROV_WC_ARM_NONE;
@@ -55,7 +68,7 @@ static inline int prov_wc_ring_init(prov_wc_ring_t *r, uint32_t size)
 
 static inline void prov_wc_ring_free(prov_wc_ring_t *r)
 {
-	free(r->wc);
+	prov_wc_ring_free_entries(r->wc, r->size);
 	r->wc = NULL;
 }
 

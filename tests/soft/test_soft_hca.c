@@ -900,6 +900,48 @@ static void test_cq_ring_resident(void)
 	down();
 }
 
+/*
+ * A CQ's entries of half a huge page or more are mapped in whole huge pages
+ * (ibal_mem_queue_alloc), a smaller ring's from the heap; a resize moves the
+ * completions held from one to the other, in order.
+ */
+static void test_cq_ring_huge(void)
+{
+	uint32_t big = (uint32_t)(IBAL_MEM_QUEUE_HUGE_MIN / sizeof(ib_wc_t)) + 1, size, i;
+	ib_wc_t wc, wcs[3], *free_l, *done;
+	soft_cq_t *cq;
+	char tag;
+
+	up();
+	cq = make_cq(0, big, &tag);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cq);
+	CU_ASSERT_EQUAL((uintptr_t)cq->ring.wc % IBAL_MEM_HUGE, 0);
+	memset(&wc, 0, sizeof(wc));
+	for (i = 1; i <= 3; i++) {
+		wc.wr_id = i;
+		soft_cq_add(cq, &wc, FALSE);
+	}
+	size = 8;
+	CU_ASSERT_EQUAL(ops->resize_cq(cq, &size), IB_SUCCESS);
+	CU_ASSERT_EQUAL(cq->ring.size, 8);
+	size = 2 * big;
+	CU_ASSERT_EQUAL(ops->resize_cq(cq, &size), IB_SUCCESS);
+	CU_ASSERT_EQUAL(cq->ring.size, 2 * big);
+	CU_ASSERT_EQUAL((uintptr_t)cq->ring.wc % IBAL_MEM_HUGE, 0);
+	CU_ASSERT_EQUAL(test_pages_not_resident(cq->ring.wc, (size_t)size * sizeof(ib_wc_t)), 0);
+	free_l = &wcs[0];
+	wcs[0].p_next = &wcs[1];
+	wcs[1].p_next = &wcs[2];
+	wcs[2].p_next = NULL;
+	CU_ASSERT_EQUAL(ops->poll_cq(cq, &free_l, &done), IB_SUCCESS);
+	CU_ASSERT_PTR_NULL(free_l);
+	for (i = 0; i < 3 && done; i++, done = done->p_next)
+		CU_ASSERT_EQUAL(done->wr_id, i + 1);
+	CU_ASSERT_EQUAL(i, 3);
+	ops->destroy_cq(cq);
+	down();
+}
+
 /* --- Tests: QP ------------------------------------------------------------ */
 
 static void test_qp_create(void)
@@ -1729,6 +1771,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_arena_chunk_end),
 	TEST_ENTRY(test_arena_fallback),
 	TEST_ENTRY(test_cq_ring_resident),
+	TEST_ENTRY(test_cq_ring_huge),
 	TEST_ENTRY(test_qp_create),
 	TEST_ENTRY(test_queues_resident),
 	TEST_ENTRY(test_qp_mem),

@@ -58,21 +58,21 @@ ib_api_status_t soft_resize_cq(void *h, uint32_t *p_size)
 		return IB_INVALID_PARAMETER;
 	if (*p_size == 0 || *p_size > SOFT_MAX_CQES)
 		return IB_INVALID_CQ_SIZE;
-	/* The ring's entries stay libc's: prov_wc_ring.h (shared with the verbs
-	 * provider) allocates and frees them. */
-	wc = calloc(*p_size, sizeof(ib_wc_t));
+	/* The ring's entries come and go as prov_wc_ring.h (shared with the
+	 * verbs provider) has them. */
+	wc = prov_wc_ring_alloc_entries(*p_size);
 	if (!wc)
 		return IB_INSUFFICIENT_MEMORY;
 	ibal_mem_prefault(wc, (size_t)*p_size * sizeof(ib_wc_t)); /* as soft_create_cq */
 	soft_lock(&cq->lock);
 	if (r->count > *p_size) {
 		soft_unlock(&cq->lock);
-		free(wc);
+		prov_wc_ring_free_entries(wc, *p_size);
 		return IB_OVERFLOW;
 	}
 	for (i = 0; i < r->count; i++)
 		wc[i] = r->wc[prov_ring_at(r->head, i, r->size)];
-	free(r->wc);
+	prov_wc_ring_free_entries(r->wc, r->size);
 	r->wc = wc;
 	r->head = 0;
 	r->size = *p_size;

@@ -29,9 +29,9 @@
 #include "ibal_log.h"
 #include "soft_rc.h"
 
-/* What executing a request came to (R_NO_DIRECT: a direct write could not
+/* What executing a request came to (EXEC_NO_DIRECT: a direct write could not
  * be pulled; the requester is asked for packets). */
-enum { R_OK, R_RNR, R_NAK_INV, R_NAK_ACC, R_NAK_OP, R_DROP, R_NO_DIRECT };
+enum { EXEC_OK, EXEC_RNR, EXEC_NAK_INV, EXEC_NAK_ACC, EXEC_NAK_OP, EXEC_DROP, EXEC_NO_DIRECT };
 
 static void rc_error(soft_rc_t *rc, int r);
 
@@ -83,15 +83,15 @@ static int do_send(soft_rc_t *rc, const soft_pkt_t *pkt, uint16_t flags)
 
 	if (flags & (SOFT_OPF_FIRST | SOFT_OPF_ONLY)) {
 		if (!take_rwqe(rc))
-			return R_RNR;
+			return EXEC_RNR;
 		rc->roff = 0;
 	}
 	if (!end && pkt->payload_len != rc->path.mtu)
-		return R_NAK_INV;
+		return EXEC_NAK_INV;
 	ws = rq_scatter(rc, pkt->payload, pkt->payload_len);
 	if (ws != IB_WCS_SUCCESS) {
 		recv_err(rc, ws);
-		return ws == IB_WCS_LOCAL_LEN_ERR ? R_NAK_INV : R_NAK_OP;
+		return ws == IB_WCS_LOCAL_LEN_ERR ? EXEC_NAK_INV : EXEC_NAK_OP;
 	}
 	rc->roff += pkt->payload_len;
 	rc->in_op = end ? 0 : SOFT_OPF_SEND;
@@ -99,7 +99,7 @@ static int do_send(soft_rc_t *rc, const soft_pkt_t *pkt, uint16_t flags)
 		recv_done(rc, IB_WC_RECV, rc->roff, pkt, (flags & SOFT_OPF_IMM) != 0);
 		rc->msn++;
 	}
-	return R_OK;
+	return EXEC_OK;
 }
 
 /* The remote access check of the responder (the tables held: soft_hca.h): an operation
@@ -110,8 +110,8 @@ static int remote_check(soft_rc_t *rc, uint32_t rkey, uint64_t va, uint64_t len,
 			ib_access_t need)
 {
 	if (!(rc->path.access & need))
-		return R_NAK_INV;
-	return soft_mr_check(rc->qp->pd, rkey, va, len, need) == IB_SUCCESS ? R_OK : R_NAK_ACC;
+		return EXEC_NAK_INV;
+	return soft_mr_check(rc->qp->pd, rkey, va, len, need) == IB_SUCCESS ? EXEC_OK : EXEC_NAK_ACC;
 }
 
 /*
@@ -127,26 +127,26 @@ static int do_write_direct(soft_rc_t *rc, const soft_pkt_t *pkt, uint16_t flags)
 	int r;
 
 	if (!(flags & SOFT_OPF_ONLY) || rc->uc)
-		return R_NAK_INV;
+		return EXEC_NAK_INV;
 	r = remote_check(rc, pkt->reth.rkey, pkt->reth.va, pkt->reth.dma_len, IB_AC_RDMA_WRITE);
-	if (r != R_OK)
+	if (r != EXEC_OK)
 		return r;
 	n = soft_direct_decode(pkt->payload, pkt->payload_len, src, &total);
 	if (!n || total != pkt->reth.dma_len)
-		return R_NAK_INV;
+		return EXEC_NAK_INV;
 	if ((flags & SOFT_OPF_IMM) && !take_rwqe(rc))
-		return R_RNR;
+		return EXEC_RNR;
 	dst.addr = pkt->reth.va;
 	dst.len = total;
 	if (!soft_direct_min || pkt->lrh.slid != rc->path.dlid ||
 	    !soft_direct_pull(soft_fabric_direct_pid(rc->path.port->fp, pkt->lrh.slid), &dst, 1,
 			      src, n))
-		return R_NO_DIRECT;
+		return EXEC_NO_DIRECT;
 	rc->in_op = 0;
 	if (flags & SOFT_OPF_IMM)
 		recv_done(rc, IB_WC_RECV_RDMA_WRITE, (uint32_t)total, pkt, TRUE);
 	rc->msn++;
-	return R_OK;
+	return EXEC_OK;
 }
 
 static int do_write(soft_rc_t *rc, const soft_pkt_t *pkt, uint16_t flags)
@@ -160,7 +160,7 @@ static int do_write(soft_rc_t *rc, const soft_pkt_t *pkt, uint16_t flags)
 		int r = remote_check(rc, pkt->reth.rkey, pkt->reth.va, pkt->reth.dma_len,
 				     IB_AC_RDMA_WRITE);
 
-		if (r != R_OK)
+		if (r != EXEC_OK)
 			return r;
 		rc->wva = pkt->reth.va;
 		rc->wrkey = pkt->reth.rkey;
@@ -170,14 +170,14 @@ static int do_write(soft_rc_t *rc, const soft_pkt_t *pkt, uint16_t flags)
 	if ((!end && pkt->payload_len != rc->path.mtu) ||
 	    (uint64_t)rc->roff + pkt->payload_len > rc->wlen ||
 	    (end && rc->roff + pkt->payload_len != rc->wlen))
-		return R_NAK_INV;
+		return EXEC_NAK_INV;
 	if (end && (flags & SOFT_OPF_IMM) && !take_rwqe(rc))
-		return R_RNR;
+		return EXEC_RNR;
 	if (pkt->payload_len) {
 		int r = remote_check(rc, rc->wrkey, rc->wva + rc->roff, pkt->payload_len,
 				     IB_AC_RDMA_WRITE);
 
-		if (r != R_OK)
+		if (r != EXEC_OK)
 			return r;
 		memcpy((void *)(uintptr_t)(rc->wva + rc->roff), pkt->payload, pkt->payload_len);
 	}
@@ -188,7 +188,7 @@ static int do_write(soft_rc_t *rc, const soft_pkt_t *pkt, uint16_t flags)
 			recv_done(rc, IB_WC_RECV_RDMA_WRITE, rc->wlen, pkt, TRUE);
 		rc->msn++;
 	}
-	return R_OK;
+	return EXEC_OK;
 }
 
 static uint32_t read_npkt(const soft_rc_t *rc, uint32_t len)
@@ -297,7 +297,7 @@ static boolean_t read_respond(soft_rc_t *rc, soft_rc_rd_res_t *r)
 {
 	uint32_t i;
 
-	if (r->len && remote_check(rc, r->rkey, r->va, r->len, IB_AC_RDMA_READ) != R_OK)
+	if (r->len && remote_check(rc, r->rkey, r->va, r->len, IB_AC_RDMA_READ) != EXEC_OK)
 		return FALSE;
 	if (rc->pend_n) {
 		rc->pend_n++;
@@ -324,10 +324,10 @@ void soft_rc_resp_resume(soft_rc_t *rc)
 		off = rc->pend_pkt * rc->path.mtu;
 		/* The region may have gone since the response began. */
 		if (r->len > off &&
-		    remote_check(rc, r->rkey, r->va + off, r->len - off, IB_AC_RDMA_READ) != R_OK) {
+		    remote_check(rc, r->rkey, r->va + off, r->len - off, IB_AC_RDMA_READ) != EXEC_OK) {
 			rc->pend_n = 0;
 			rc->pend_nak = FALSE;
-			rc_error(rc, R_NAK_ACC);
+			rc_error(rc, EXEC_NAK_ACC);
 			return;
 		}
 		i = read_send(rc, r, rc->pend_pkt);
@@ -402,20 +402,20 @@ static int do_read(soft_rc_t *rc, const soft_pkt_t *pkt)
 
 	int chk = pkt->reth.dma_len ? remote_check(rc, pkt->reth.rkey, pkt->reth.va,
 						   pkt->reth.dma_len, IB_AC_RDMA_READ)
-				    : R_OK;
+				    : EXEC_OK;
 
-	if (chk != R_OK)
+	if (chk != EXEC_OK)
 		return chk;
 	if (pkt->reth.dma_len > 0x80000000u)
-		return R_NAK_INV;
+		return EXEC_NAK_INV;
 	/* Every entry holds a read still being answered: asked again later. */
 	if (rc->pend_n >= SOFT_RC_RD_RES) {
 		rc->pend_nak = TRUE;
-		return R_DROP;
+		return EXEC_DROP;
 	}
 	r = res_new(rc);
 	if (!r)
-		return R_DROP;
+		return EXEC_DROP;
 	r->op = SOFT_OP_READ_REQUEST;
 	r->psn = pkt->bth.psn;
 	r->va = pkt->reth.va;
@@ -426,7 +426,7 @@ static int do_read(soft_rc_t *rc, const soft_pkt_t *pkt)
 	rc->epsn = soft_psn_add(r->psn, r->npkt);
 	rc->msn++;
 	read_respond(rc, r);
-	return R_OK;
+	return EXEC_OK;
 }
 
 static int do_atomic(soft_rc_t *rc, const soft_pkt_t *pkt, uint8_t op)
@@ -436,14 +436,14 @@ static int do_atomic(soft_rc_t *rc, const soft_pkt_t *pkt, uint8_t op)
 	uint64_t *p, expected;
 
 	if (a->va & 7u)
-		return R_NAK_INV;
+		return EXEC_NAK_INV;
 	int chk = remote_check(rc, a->rkey, a->va, 8, IB_AC_ATOMIC);
 
-	if (chk != R_OK)
+	if (chk != EXEC_OK)
 		return chk;
 	r = res_new(rc);
 	if (!r)
-		return R_DROP;
+		return EXEC_DROP;
 	p = (uint64_t *)(uintptr_t)a->va;
 	r->op = op;
 	r->psn = pkt->bth.psn;
@@ -459,7 +459,7 @@ static int do_atomic(soft_rc_t *rc, const soft_pkt_t *pkt, uint8_t op)
 	rc->epsn = soft_psn_add(r->psn, 1);
 	rc->msn++;
 	atomic_respond(rc, r);
-	return R_OK;
+	return EXEC_OK;
 }
 
 /* Executes a request whose PSN is in sequence. */
@@ -471,20 +471,20 @@ static int execute(soft_rc_t *rc, const soft_pkt_t *pkt, uint16_t flags)
 
 	if (starts ? rc->in_op != 0
 		   : rc->in_op != (flags & (SOFT_OPF_SEND | SOFT_OPF_WRITE)))
-		return R_NAK_INV;
+		return EXEC_NAK_INV;
 	if (flags & SOFT_OPF_INV)
-		return R_NAK_INV;
+		return EXEC_NAK_INV;
 	if (flags & SOFT_OPF_SEND)
 		return do_send(rc, pkt, flags);
 	if (flags & SOFT_OPF_WRITE)
 		return do_write(rc, pkt, flags);
 	if (rc->uc)
-		return R_NAK_INV;
+		return EXEC_NAK_INV;
 	if (flags & SOFT_OPF_READ)
 		return do_read(rc, pkt);
 	if (flags & SOFT_OPF_ATOMIC)
 		return do_atomic(rc, pkt, op);
-	return R_NAK_INV;
+	return EXEC_NAK_INV;
 }
 
 /*
@@ -501,7 +501,7 @@ static void read_again(soft_rc_t *rc, soft_rc_rd_res_t *r, const soft_pkt_t *pkt
 		if (soft_psn_add(pkt->bth.psn, npkt) != end || pkt->reth.dma_len > r->len ||
 		    (pkt->reth.dma_len &&
 		     remote_check(rc, pkt->reth.rkey, pkt->reth.va, pkt->reth.dma_len,
-				  IB_AC_RDMA_READ) != R_OK))
+				  IB_AC_RDMA_READ) != EXEC_OK))
 			return;
 		r->psn = pkt->bth.psn;
 		r->va = pkt->reth.va;
@@ -550,7 +550,7 @@ static void rc_error(soft_rc_t *rc, int r)
 	static const uint8_t code[] = { 0, 0, SOFT_NAK_INVALID_REQ, SOFT_NAK_REM_ACCESS_ERR,
 					SOFT_NAK_REM_OP_ERR };
 
-	if (r == R_RNR) {
+	if (r == EXEC_RNR) {
 		soft_rc_send_ack(rc, rc->epsn, soft_aeth_encode(SOFT_AETH_RNR_NAK, rc->path.min_rnr));
 		return;
 	}
@@ -558,8 +558,8 @@ static void rc_error(soft_rc_t *rc, int r)
 		recv_err(rc, IB_WCS_WR_FLUSHED_ERR);
 	/* The QP is in ERROR before the requester can learn of it. */
 	soft_rc_fail(rc, NULL, IB_WCS_SUCCESS,
-		     r == R_NAK_ACC ? PROV_QP_EV_ACCESS_ERR
-		     : r == R_NAK_INV ? PROV_QP_EV_REQ_ERR : PROV_QP_EV_WQ_ERR);
+		     r == EXEC_NAK_ACC ? PROV_QP_EV_ACCESS_ERR
+		     : r == EXEC_NAK_INV ? PROV_QP_EV_REQ_ERR : PROV_QP_EV_WQ_ERR);
 	soft_rc_send_ack(rc, rc->epsn, soft_aeth_encode(SOFT_AETH_NAK, code[r]));
 }
 
@@ -578,7 +578,7 @@ static void uc_recv(soft_rc_t *rc, const soft_pkt_t *pkt, uint16_t flags)
 	} else if (rc->uc_drop) {
 		return;
 	}
-	if (execute(rc, pkt, flags) != R_OK) {
+	if (execute(rc, pkt, flags) != EXEC_OK) {
 		rc->in_op = 0;
 		rc->uc_drop = TRUE;
 	}
@@ -619,14 +619,14 @@ void soft_rc_resp_recv(soft_rc_t *rc, const soft_pkt_t *pkt)
 	}
 	rc->nak_sent = FALSE;
 	r = execute(rc, pkt, flags);
-	if (r == R_DROP)
+	if (r == EXEC_DROP)
 		return;
-	if (r == R_NO_DIRECT) {
+	if (r == EXEC_NO_DIRECT) {
 		soft_rc_refuse_direct(rc);
 		rc->nak_sent = TRUE;
 		return;
 	}
-	if (r != R_OK) {
+	if (r != EXEC_OK) {
 		rc_error(rc, r);
 		return;
 	}
