@@ -15,6 +15,7 @@
 #include <complib/cl_debug.h>
 #include "al_epoch.h"
 #include "al_handle.h"
+#include "ibal_mem.h"
 #include "ibal_time.h"
 
 _Static_assert(sizeof(al_handle_slot_t) == 64, "a slot fills one cache line");
@@ -154,10 +155,14 @@ static ib_api_status_t take_slot(uint32_t type, uint32_t *p_idx)
 	idx = high_water[type];
 	if (idx >= AL_HANDLE_MAX)
 		return IB_INSUFFICIENT_RESOURCES;
-	if (!(idx % CHUNK_SLOTS) &&
-	    mprotect(slot_of(type, idx), CHUNK_SLOTS * sizeof(al_handle_slot_t),
-		     PROT_READ | PROT_WRITE))
-		return IB_INSUFFICIENT_MEMORY;
+	if (!(idx % CHUNK_SLOTS)) {
+		if (mprotect(slot_of(type, idx), CHUNK_SLOTS * sizeof(al_handle_slot_t),
+			     PROT_READ | PROT_WRITE))
+			return IB_INSUFFICIENT_MEMORY;
+		/* Resident at once: one call, not a page fault every few dozen
+		 * handles of a burst of connections (ibal_mem.h). */
+		ibal_mem_prefault(slot_of(type, idx), CHUNK_SLOTS * sizeof(al_handle_slot_t));
+	}
 	high_water[type] = idx + 1;
 	*p_idx = idx;
 	return IB_SUCCESS;

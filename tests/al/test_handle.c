@@ -9,6 +9,7 @@
 #include "al_epoch.h"
 #include "al_handle.h"
 #include "../common/cl_test.h"
+#include "../common/mem_resident.h"
 
 static int objs[16];
 
@@ -278,6 +279,25 @@ static void test_many_handles(void)
 			bad++;
 	CU_ASSERT_EQUAL(bad, 0);
 	CU_ASSERT_EQUAL(al_handle_count(), base);
+}
+
+/* The slots of a type are made writable a chunk at a time, and the whole
+ * chunk is resident at once: a burst of handles faults no page of the
+ * table one slot after another. */
+static void test_chunk_resident(void)
+{
+	static char obj;
+	uint32_t idx, first;
+	al_handle_t h;
+	uintptr_t at;
+
+	CU_ASSERT_EQUAL_FATAL(al_handle_alloc(AL_HDL_SRQ, &obj, &h), IB_SUCCESS);
+	idx = al_handle_index(h);
+	first = idx - idx % 1024u;
+	at = al_handle_region[AL_HDL_SRQ] + ((uintptr_t)first << AL_HANDLE_INDEX_SHIFT);
+	CU_ASSERT_EQUAL(test_pages_not_resident((const void *)at, (size_t)1024u << AL_HANDLE_INDEX_SHIFT),
+			0);
+	CU_ASSERT_EQUAL(al_handle_free(h), IB_SUCCESS);
 }
 
 static void test_nested_enter(void)
@@ -776,6 +796,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_stale_after_reuse),
 	TEST_ENTRY(test_fifo_reuse),
 	TEST_ENTRY(test_many_handles),
+	TEST_ENTRY(test_chunk_resident),
 	TEST_ENTRY(test_null_and_garbage),
 	TEST_ENTRY(test_nested_enter),
 	TEST_ENTRY(test_drain_waits_for_exit),
