@@ -119,9 +119,11 @@ static inline void *ibal_mem_map_huge(size_t len)
 {
 	size_t want = 2 * len;
 	uintptr_t a, start;
-	char *m = (char *)mmap(NULL, want, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-			       -1, 0);
+	char *m;
 
+	if (!len || len > SIZE_MAX / 2)
+		return NULL;
+	m = (char *)mmap(NULL, want, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED)
 		return NULL;
 	/* Keep the aligned middle, give the ends back. */
