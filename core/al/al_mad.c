@@ -506,13 +506,12 @@ static uint8_t *recv_room(al_mad_disp_t *d, uint32_t to)
 		/* Room for every chunk up to @p to, beyond what is left. */
 		want = (size_t)(to > d->n_recv ? to - d->n_recv : AL_MAD_RECV_CHUNK) / AL_MAD_RECV_CHUNK *
 		       len;
-		want = (want + IBAL_MEM_HUGE - 1) & ~(IBAL_MEM_HUGE - 1);
+		want = ibal_mem_huge_round(want);
 		p = (uint8_t *)ibal_mem_map_huge(want);
 		if (!p) {
 			want = (len + pg - 1) & ~(pg - 1);
-			p = (uint8_t *)mmap(NULL, want, PROT_READ | PROT_WRITE,
-					    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-			if (p == (uint8_t *)MAP_FAILED)
+			p = (uint8_t *)ibal_mem_map(want);
+			if (!p)
 				return NULL;
 		}
 		d->recv_maps[d->n_recv_maps].p = p;

@@ -132,12 +132,7 @@ static inline size_t ibal_arena_class(size_t size)
  */
 static inline void *ibal_arena_map(size_t len)
 {
-	char *m;
-
-	if (len == IBAL_ARENA_HUGE)
-		return ibal_mem_map_huge(len);
-	m = (char *)mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	return m == MAP_FAILED ? NULL : m;
+	return len == IBAL_ARENA_HUGE ? ibal_mem_map_huge(len) : ibal_mem_map(len);
 }
 
 /*

@@ -103,6 +103,24 @@ static inline void ibal_mem_populate_shared(void *p, size_t len)
  * x86-64 (and of arm64 with 4 KiB pages). */
 #define IBAL_MEM_HUGE ((size_t)2 << 20)
 
+/** @p len rounded up to whole IBAL_MEM_HUGE pages (0 if that overflows). */
+static inline size_t ibal_mem_huge_round(size_t len)
+{
+	return (len + IBAL_MEM_HUGE - 1) & ~(IBAL_MEM_HUGE - 1);
+}
+
+/**
+ * Maps @p len bytes of zeroed private memory, in ordinary pages.
+ * @return the mapping (unmap it with munmap(p, len)), or NULL when the
+ *         kernel has no room.
+ */
+static inline void *ibal_mem_map(size_t len)
+{
+	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return m == MAP_FAILED ? NULL : m;
+}
+
 /**
  * Maps @p len bytes of zeroed private memory (a multiple of IBAL_MEM_HUGE),
  * aligned on IBAL_MEM_HUGE and offered to the kernel for huge pages
@@ -123,8 +141,8 @@ static inline void *ibal_mem_map_huge(size_t len)
 
 	if (!len || len > SIZE_MAX / 2)
 		return NULL;
-	m = (char *)mmap(NULL, want, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (m == MAP_FAILED)
+	m = (char *)ibal_mem_map(want);
+	if (!m)
 		return NULL;
 	/* Keep the aligned middle, give the ends back. */
 	a = (uintptr_t)m;
@@ -154,7 +172,7 @@ static inline void *ibal_mem_map_huge(size_t len)
  */
 static inline void *ibal_mem_queue_alloc(size_t len)
 {
-	size_t whole = (len + IBAL_MEM_HUGE - 1) & ~(IBAL_MEM_HUGE - 1);
+	size_t whole = ibal_mem_huge_round(len);
 	void *p;
 
 	if (len < IBAL_MEM_QUEUE_HUGE_MIN)
@@ -162,12 +180,7 @@ static inline void *ibal_mem_queue_alloc(size_t len)
 	if (whole < len)
 		return NULL;
 	p = ibal_mem_map_huge(whole);
-	if (!p) {
-		p = mmap(NULL, whole, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (p == MAP_FAILED)
-			p = NULL;
-	}
-	return p;
+	return p ? p : ibal_mem_map(whole);
 }
 
 /** Frees what ibal_mem_queue_alloc(@p len) returned (NULL: nothing). */
@@ -178,7 +191,7 @@ static inline void ibal_mem_queue_free(void *p, size_t len)
 	if (len < IBAL_MEM_QUEUE_HUGE_MIN)
 		free(p);
 	else
-		munmap(p, (len + IBAL_MEM_HUGE - 1) & ~(IBAL_MEM_HUGE - 1));
+		munmap(p, ibal_mem_huge_round(len));
 }
 
 #endif /* IBAL_MEM_H */
