@@ -34,6 +34,7 @@
 #include "soft_wire.h"
 #include "../common/cl_test.h"
 #include "../common/fab_dir.h"
+#include "../common/mem_resident.h"
 #include "fabric_test.h"
 
 /* ------------------------------------------------------------------------ */
@@ -695,28 +696,6 @@ static void test_ring_bad_length(void)
 	fabric_end();
 }
 
-/* Pages of [p, p + len) present in this process's page tables
- * (/proc/self/pagemap, bit 63), or -1 if it cannot be read. */
-static long pages_present(const void *p, size_t len)
-{
-	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE), first = (uintptr_t)p / pg;
-	uint64_t n = (len + pg - 1) / pg, e, i;
-	long present = 0;
-	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -1;
-	for (i = 0; i < n; i++) {
-		if (pread(fd, &e, sizeof(e), (off_t)((first + i) * sizeof(e))) != (ssize_t)sizeof(e)) {
-			close(fd);
-			return -1;
-		}
-		present += (long)(e >> 63);
-	}
-	close(fd);
-	return present;
-}
-
 /*
  * A ring is in the page tables of its consumer from its creation and of a
  * producer from its attachment, every page of it: the first lap of packets
@@ -738,14 +717,14 @@ static void test_ring_resident(void)
 	b = open_port(2);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
 	map_ring_of(2, &ring); /* the consumer's mapping, one more reference */
-	if (pages_present(ring.hdr, SOFT_RING_FILE_BYTES) < 0) {
+	if (test_pages_mapped(ring.hdr, SOFT_RING_FILE_BYTES) < 0) {
 		soft_ring_unmap(&ring);
 		soft_fabric_port_close(b);
 		fabric_end();
 		CU_PASS("no /proc/self/pagemap here");
 		return;
 	}
-	CU_ASSERT_EQUAL(pages_present(ring.hdr, SOFT_RING_FILE_BYTES), pages);
+	CU_ASSERT_EQUAL(test_pages_mapped(ring.hdr, SOFT_RING_FILE_BYTES), pages);
 	soft_ring_unmap(&ring);
 	fflush(stdout);
 	pid = fork();
@@ -757,7 +736,7 @@ static void test_ring_resident(void)
 			 (unsigned long long)cl_ntoh64(GUID(2)));
 		if (soft_ring_attach(path, &mine) != 0)
 			_exit(2);
-		_exit(pages_present(mine.hdr, SOFT_RING_FILE_BYTES) == pages ? 0 : 1);
+		_exit(test_pages_mapped(mine.hdr, SOFT_RING_FILE_BYTES) == pages ? 0 : 1);
 	}
 	CU_ASSERT_FATAL(pid > 0);
 	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
