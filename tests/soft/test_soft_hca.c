@@ -1390,6 +1390,12 @@ static boolean_t is_stuck(ud_end_t *e, uint16_t lid)
 	return found;
 }
 
+/* Sets how long a datagram waits at a full ring before it is dropped. */
+static void set_hold_ms(uint64_t ms)
+{
+	__atomic_store_n(&soft_ud_hold_ns, ms * 1000000u, __ATOMIC_RELAXED);
+}
+
 /* Takes a's next send completion: @p wr_id, successful. */
 static void sent(ud_end_t *a, uint64_t wr_id)
 {
@@ -1407,7 +1413,10 @@ static void sent(ud_end_t *a, uint64_t wr_id)
  * CA's progress thread resumes the QP). One that waited SOFT_UD_HOLD_MS is
  * dropped and counted, the sends behind it go on (here one to another
  * port), and packets to that LID are then dropped at once rather than
- * held, until one finds room again.
+ * held, until one finds room again. Where a send must wait and arrive, the
+ * lifetime is the tests' bound: this thread, preempted while it holds the
+ * receiver's rx_lock on a loaded machine, would otherwise outlive the 50 ms
+ * and see the send dropped.
  */
 static void test_ud_held_at_full_ring(void)
 {
@@ -1436,6 +1445,7 @@ static void test_ud_held_at_full_ring(void)
 	a->buf[0] = 1;
 	a->buf[1] = 2;
 	a->buf[2] = 9;
+	set_hold_ms(TEST_WAIT_US / 1000u);
 
 	/* Held until the ring drains, the second send behind the first. */
 	soft_lock(&cb->rx_lock); /* CA 1 takes no packet meanwhile */
@@ -1480,6 +1490,7 @@ static void test_ud_held_at_full_ring(void)
 	}
 
 	/* A ring that does not drain: dropped after the lifetime, then at once. */
+	set_hold_ms(SOFT_UD_HOLD_MS);
 	soft_lock(&cb->rx_lock);
 	fill_ring_at(fport(0), ca_lid(ca[0]), ca_lid(ca[1]));
 	busy0 = drops_busy(0);
@@ -1531,6 +1542,7 @@ static void test_ud_held_at_full_ring(void)
 
 	/* A waiting send that fails (a bad L_Key) takes the QP to SQE, flushing
 	 * those behind it. */
+	set_hold_ms(TEST_WAIT_US / 1000u);
 	soft_lock(&cb->rx_lock);
 	fill_ring_at(fport(0), ca_lid(ca[0]), ca_lid(ca[1]));
 	CU_ASSERT_EQUAL(post_tx(a, av_b, b->qpn, 2, 41, 0, 1, 0, 0), IB_SUCCESS);
@@ -1561,6 +1573,7 @@ static void test_ud_held_at_full_ring(void)
 	CU_ASSERT(cq_empty(c->scq));
 	soft_unlock(&cb->rx_lock);
 	sent(c, 31);
+	set_hold_ms(SOFT_UD_HOLD_MS);
 	ops->destroy_av(av_b);
 	ops->destroy_av(av_c);
 	ud_free(a);

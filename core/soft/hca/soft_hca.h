@@ -62,11 +62,16 @@
 #include "soft_rwlock.h"
 
 /**
- * Longest a datagram QP's packet waits at a full ring (its peer does not
- * drain) before it is dropped, as a switch's head-of-queue lifetime would
- * drop it; the sends behind it wait with it (soft_ud.c).
+ * Default of SOFT_ENV_UD_HOLD_MS: longest a datagram QP's packet waits at
+ * a full ring (its peer does not drain) before it is dropped, as a
+ * switch's head-of-queue lifetime would drop it; the sends behind it wait
+ * with it (soft_ud.c).
  */
 #define SOFT_UD_HOLD_MS 50
+/** Environment: SOFT_UD_HOLD_MS in milliseconds, 1 to SOFT_UD_HOLD_MS_MAX. */
+#define SOFT_ENV_UD_HOLD_MS "IBAL_SOFT_UD_HOLD_MS"
+/** Most of SOFT_ENV_UD_HOLD_MS (a minute). */
+#define SOFT_UD_HOLD_MS_MAX 60000u
 /** DLIDs a datagram QP remembers as stuck (their packets dropped at once). */
 #define SOFT_UD_STUCK_LIDS 4
 /** Most soft CAs one process may have (the fabric service: one per topology node and its own). */
@@ -123,6 +128,8 @@
 
 /** IBAL_SOFT_SPIN_US in nanoseconds (soft_prov.c). */
 extern uint64_t soft_spin_ns;
+/** IBAL_SOFT_UD_HOLD_MS in nanoseconds (soft_prov.c); atomic (relaxed): tests change it. */
+extern uint64_t soft_ud_hold_ns;
 /** IBAL_SOFT_ICRC: TRUE when data packets get their ICRC and VCRC computed (soft_prov.c). */
 extern boolean_t soft_data_crc;
 
@@ -778,7 +785,7 @@ static inline boolean_t soft_qp_state_receives(ib_qp_state_t s)
  * completes it (tab_lock read and qp->sq_lock held). A packet whose
  * destination's ring is full is not sent: the WR is the caller's to queue
  * (at the head of the send queue) and to try again, until it has waited
- * SOFT_UD_HOLD_MS; then it is dropped, and packets to that DLID are
+ * IBAL_SOFT_UD_HOLD_MS; then it is dropped, and packets to that DLID are
  * dropped rather than held until one finds room (qp->sq_stuck).
  * @param qp the QP. @param p_wr the request. @param p_inl inline data copied
  * at post time, or NULL to gather from the SGEs. @param inl_len its length.

@@ -42,6 +42,8 @@ static uint8_t soft_n_ports;
 static uint32_t soft_pid;
 /* IBAL_SOFT_SPIN_US in nanoseconds, read at soft_init. */
 uint64_t soft_spin_ns;
+/* IBAL_SOFT_UD_HOLD_MS in nanoseconds, read at soft_init. */
+uint64_t soft_ud_hold_ns = (uint64_t)SOFT_UD_HOLD_MS * 1000000u;
 /* IBAL_SOFT_ICRC, read at soft_init. */
 boolean_t soft_data_crc;
 /* Per CA index: 1 while unplugged (soft_prov_set_present); atomic. */
@@ -210,6 +212,10 @@ static ib_api_status_t soft_init(const al_prov_upcalls_t *up)
 	soft_direct_min = (uint32_t)__cl_env_uint(SOFT_ENV_DIRECT, 0, 0x80000000u,
 						  SOFT_DIRECT_MIN_DEFAULT);
 	soft_spin_ns = __cl_env_uint(SOFT_ENV_SPIN_US, 0, SOFT_SPIN_US_MAX, SOFT_SPIN_US_DEFAULT) * 1000u;
+	__atomic_store_n(&soft_ud_hold_ns,
+			 __cl_env_uint(SOFT_ENV_UD_HOLD_MS, 1, SOFT_UD_HOLD_MS_MAX, SOFT_UD_HOLD_MS) *
+				 1000000u,
+			 __ATOMIC_RELAXED);
 	memset(soft_absent, 0, sizeof(soft_absent));
 	return IB_SUCCESS;
 }

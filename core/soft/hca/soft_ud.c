@@ -12,7 +12,7 @@
  * A packet whose destination's ring is full waits, as a packet waits for
  * link credits: the WR stays at the head of the send queue and the sends
  * posted after it queue behind it (soft_qp.c), until there is room. One
- * that has waited SOFT_UD_HOLD_MS is dropped, as a switch drops a packet
+ * that has waited IBAL_SOFT_UD_HOLD_MS (default SOFT_UD_HOLD_MS) is dropped, as a switch drops a packet
  * past its head-of-queue lifetime, and packets to that DLID are then
  * dropped at once until one finds room: a peer that stops draining holds
  * the QP's other traffic up once, for that long (SOFT_UD_STUCK_LIDS such
@@ -215,7 +215,7 @@ static void stuck_add(soft_qp_t *qp, uint16_t dlid)
 
 /*
  * Sends the packet built in qp->pkt (sq_lock held). FALSE if it waits: its
- * destination's ring is full, it has waited less than SOFT_UD_HOLD_MS and
+ * destination's ring is full, it has waited less than soft_ud_hold_ns and
  * the DLID is not stuck. The PSN it took is given back then: the packet is
  * built again when it goes.
  */
@@ -223,7 +223,7 @@ static boolean_t emit(soft_qp_t *qp, soft_port_t *port, size_t len, uint16_t dli
 {
 	/* Looked up only while some DLID is stuck: nothing on the common path. */
 	int slot = qp->sq_n_stuck && dlid ? stuck_slot(qp, dlid) : -1;
-	uint64_t now;
+	uint64_t now, hold;
 
 	if (soft_port_xmit_data(port, qp->pkt, len, SOFT_FABRIC_TELL_FULL) != IB_RESOURCE_BUSY) {
 		if (slot >= 0) {
@@ -237,15 +237,16 @@ static boolean_t emit(soft_qp_t *qp, soft_port_t *port, size_t len, uint16_t dli
 		now = soft_mono_ns();
 		if (!qp->sq_held_ns)
 			qp->sq_held_ns = now;
-		if (now - qp->sq_held_ns < (uint64_t)SOFT_UD_HOLD_MS * 1000000u) {
+		hold = __atomic_load_n(&soft_ud_hold_ns, __ATOMIC_RELAXED);
+		if (now - qp->sq_held_ns < hold) {
 			soft_lock(&qp->lock);
 			qp->attr.sq_psn = (qp->attr.sq_psn - 1u) & SOFT_PSN_MASK;
 			soft_unlock(&qp->lock);
 			return FALSE;
 		}
 		IBAL_DBG(IBAL_SUB_SOFT,
-			 "QP 0x%x: LID 0x%x drained nothing for %u ms: its packets are dropped until it does",
-			 qp->qpn, dlid, SOFT_UD_HOLD_MS);
+			 "QP 0x%x: LID 0x%x drained nothing for %llu ms: its packets are dropped until it does",
+			 qp->qpn, dlid, (unsigned long long)(hold / 1000000u));
 		stuck_add(qp, dlid);
 	}
 	qp->sq_held_ns = 0;
