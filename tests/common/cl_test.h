@@ -24,6 +24,38 @@ typedef struct {
 #define TEST_ENTRY(fn) { #fn, fn }
 #define TEST_COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
+/*
+ * Whether the program's shared fixture (its up()/down()) is up, when it
+ * named one with TEST_MAIN_FIXTURE. A test that stops at a failed FATAL
+ * assertion never reaches its down(): its CAs, threads and objects stay,
+ * and the tests after it would run beside them (a progress thread of the
+ * failed test racing the next one's up()), their failures the failed
+ * test's. So the run ends there, saying why.
+ */
+static int (*test_fixture_is_up)(void);
+
+/* After each test: ends the run if the test left the fixture up. */
+static inline void test_after_each(void)
+{
+	CU_pFailureRecord f;
+	CU_pTest t;
+
+	if (!test_fixture_is_up || !test_fixture_is_up())
+		return;
+	t = CU_get_current_test();
+	printf("FAILED\n");
+	for (f = CU_get_failure_list(); f; f = f->pNext)
+		if (f->pTest == t)
+			printf("    %s:%u  - %s\n", f->strFileName ? f->strFileName : "",
+			       f->uiLineNumber, f->strCondition ? f->strCondition : "");
+	printf("%s stopped with its fixture up (a failed assertion): the tests after it are not run\n",
+	       t && t->pName ? t->pName : "a test");
+	printf("CUNIT-TOTALS: tests=%u failed=%u\n", CU_get_number_of_tests_run() + 1,
+	       CU_get_number_of_tests_failed() + 1);
+	fflush(stdout);
+	_Exit(1);
+}
+
 static inline int test_run_suite(const char *suite_name, const test_entry_t *t, size_t n)
 {
 	CU_pSuite suite;
@@ -32,7 +64,7 @@ static inline int test_run_suite(const char *suite_name, const test_entry_t *t, 
 
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 2;
-	suite = CU_add_suite(suite_name, NULL, NULL);
+	suite = CU_add_suite_with_setup_and_teardown(suite_name, NULL, NULL, NULL, test_after_each);
 	if (!suite)
 		return 2;
 	for (i = 0; i < n; i++)
@@ -51,6 +83,15 @@ static inline int test_run_suite(const char *suite_name, const test_entry_t *t, 
 
 #define TEST_MAIN(suite_name, table) \
 	int main(void) { return test_run_suite(suite_name, table, TEST_COUNT(table)); }
+
+/* TEST_MAIN for a program whose tests share a fixture; @p is_up tells
+ * whether it is up (see test_fixture_is_up). */
+#define TEST_MAIN_FIXTURE(suite_name, table, is_up)                              \
+	int main(void)                                                          \
+	{                                                                       \
+		test_fixture_is_up = (is_up);                                   \
+		return test_run_suite(suite_name, table, TEST_COUNT(table));    \
+	}
 
 /* Monotonic milliseconds, for loose bounds on how long something took. */
 static inline uint64_t test_now_ms(void)
