@@ -1593,6 +1593,32 @@ static void test_ud_held_at_full_ring(void)
 }
 
 
+/* IBAL_SOFT_UD_HOLD_MS, read at soft_init: 1 ms to a minute, else the default. */
+static void test_ud_hold_env(void)
+{
+	static const struct {
+		const char *val;
+		uint64_t ms;
+	} cases[] = {
+		{ "7", 7 }, { "1", 1 }, { "60000", 60000 }, { "0", SOFT_UD_HOLD_MS },
+		{ "60001", SOFT_UD_HOLD_MS }, { "-5", SOFT_UD_HOLD_MS }, { "5ms", SOFT_UD_HOLD_MS },
+		{ NULL, SOFT_UD_HOLD_MS },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (cases[i].val)
+			setenv(SOFT_ENV_UD_HOLD_MS, cases[i].val, 1);
+		else
+			unsetenv(SOFT_ENV_UD_HOLD_MS);
+		up();
+		CU_ASSERT_EQUAL(__atomic_load_n(&soft_ud_hold_ns, __ATOMIC_RELAXED),
+				cases[i].ms * 1000000u);
+		down();
+	}
+	unsetenv(SOFT_ENV_UD_HOLD_MS);
+}
+
 static void test_ud_srq_limit(void)
 {
 	ud_end_t *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
@@ -1810,6 +1836,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_ud_send_recv),
 	TEST_ENTRY(test_ud_drops),
 	TEST_ENTRY(test_ud_held_at_full_ring),
+	TEST_ENTRY(test_ud_hold_env),
 	TEST_ENTRY(test_ud_srq_limit),
 	TEST_ENTRY(test_ud_multiprocess),
 };
