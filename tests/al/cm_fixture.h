@@ -564,11 +564,20 @@ static inline void cm_test_end(ib_listen_handle_t hl)
 	ends_down();
 }
 
-/* The program's main: CM_TEST_ONLY=name runs that test of @tests only. */
+/* Whether up() has opened the access layer and no down() has closed it. */
+static inline int cm_fixture_is_up(void)
+{
+	return h_al != NULL;
+}
+
+/* The program's main: CM_TEST_ONLY=name runs that test of @tests only. A
+ * test that stops with the fixture up ends the run (test_fixture_is_up). */
 static inline int cm_test_main(const char *suite, const test_entry_t *tests, size_t n)
 {
 	const char *only = getenv("CM_TEST_ONLY");
 	size_t i;
+
+	test_fixture_is_up = cm_fixture_is_up;
 
 	if (only)
 		for (i = 0; i < n; i++)
