@@ -85,6 +85,7 @@ static inline void up(void)
 	ib_ca_attr_t *p_attr;
 	int i;
 
+	test_fixture_up = 1;
 	strcpy(fab_dir, "/tmp/ibal-alcm-XXXXXX");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(fab_dir));
 	setenv("IBAL_SOFT_FABRIC", fab_dir, 1);
@@ -122,6 +123,7 @@ static inline void down(void)
 	CU_ASSERT_EQUAL(cl_mem_track_count(), 0);
 	test_rm_tree(fab_dir);
 	unsetenv("IBAL_SOFT_FABRIC");
+	test_fixture_up = 0;
 }
 
 /* ---- Callbacks ---- */
@@ -564,20 +566,11 @@ static inline void cm_test_end(ib_listen_handle_t hl)
 	ends_down();
 }
 
-/* Whether up() has opened the access layer and no down() has closed it. */
-static inline int cm_fixture_is_up(void)
-{
-	return h_al != NULL;
-}
-
-/* The program's main: CM_TEST_ONLY=name runs that test of @tests only. A
- * test that stops with the fixture up ends the run (test_fixture_is_up). */
+/* The program's main: CM_TEST_ONLY=name runs that test of @tests only. */
 static inline int cm_test_main(const char *suite, const test_entry_t *tests, size_t n)
 {
 	const char *only = getenv("CM_TEST_ONLY");
 	size_t i;
-
-	test_fixture_is_up = cm_fixture_is_up;
 
 	if (only)
 		for (i = 0; i < n; i++)

@@ -59,20 +59,12 @@ static boolean_t port_dev_mgmt(int i)
 	return on;
 }
 
-/* 1 from up() to the end of down() (TEST_MAIN_FIXTURE). */
-static int fixture_up;
-
-static int fixture_is_up(void)
-{
-	return fixture_up;
-}
-
 static void up(void)
 {
 	size_t n = 2;
 	int i;
 
-	fixture_up = 1;
+	test_fixture_up = 1;
 	strcpy(fab_dir, "/tmp/ibal-dm-XXXXXX");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(fab_dir));
 	setenv("IBAL_SOFT_FABRIC", fab_dir, 1);
@@ -100,7 +92,7 @@ static void down(void)
 	CU_ASSERT_EQUAL(cl_mem_track_count(), 0);
 	test_rm_tree(fab_dir);
 	unsetenv("IBAL_SOFT_FABRIC");
-	fixture_up = 0;
+	test_fixture_up = 0;
 }
 
 /* ---- One request, its response ---- */
@@ -481,4 +473,4 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_dm_capability),
 };
 
-TEST_MAIN_FIXTURE("al_dm_agent", tests, fixture_is_up)
+TEST_MAIN("al_dm_agent", tests)

@@ -23,19 +23,11 @@ static ib_al_handle_t h_al;
 static ib_ca_handle_t h_ca;
 static ib_net64_t ca_guid;
 
-/* 1 from up() to the end of down() (TEST_MAIN_FIXTURE). */
-static int fixture_up;
-
-static int fixture_is_up(void)
-{
-	return fixture_up;
-}
-
 static void up(void)
 {
 	size_t n = 1;
 
-	fixture_up = 1;
+	test_fixture_up = 1;
 	strcpy(fab_dir, "/tmp/ibal-ioc-XXXXXX");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(fab_dir));
 	setenv("IBAL_SOFT_FABRIC", fab_dir, 1);
@@ -57,7 +49,7 @@ static void down(void)
 	CU_ASSERT_EQUAL(cl_mem_track_count(), 0);
 	test_rm_tree(fab_dir);
 	unsetenv("IBAL_SOFT_FABRIC");
-	fixture_up = 0;
+	test_fixture_up = 0;
 }
 
 static void profile(ib_ioc_profile_t *p, uint64_t guid, const char *name)
@@ -359,4 +351,4 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_ioc_limits),
 };
 
-TEST_MAIN_FIXTURE("al_ioc", tests, fixture_is_up)
+TEST_MAIN("al_ioc", tests)

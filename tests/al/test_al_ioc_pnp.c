@@ -202,21 +202,13 @@ static ev_t last(ib_pnp_event_t event, ib_pnp_handle_t h)
 
 /* ---- Fabric ---- */
 
-/* 1 from up() to the end of down() (TEST_MAIN_FIXTURE). */
-static int fixture_up;
-
-static int fixture_is_up(void)
-{
-	return fixture_up;
-}
-
 static void up(void)
 {
 	ib_ca_attr_t *p_attr;
 	uint32_t size = 0;
 	size_t n = 2;
 
-	fixture_up = 1;
+	test_fixture_up = 1;
 	r_reset();
 	strcpy(fab_dir, "/tmp/ibal-iocpnp-XXXXXX");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(fab_dir));
@@ -249,7 +241,7 @@ static void down(void)
 	test_rm_tree(fab_dir);
 	unsetenv("IBAL_SOFT_FABRIC");
 	unsetenv("IBAL_IOC_SWEEP_MS");
-	fixture_up = 0;
+	test_fixture_up = 0;
 }
 
 /* The target's IOC, registered, with @p n_svc service entries. */
@@ -726,4 +718,4 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_ioc_pnp_path_query_lost),
 };
 
-TEST_MAIN_FIXTURE("al_ioc_pnp", tests, fixture_is_up)
+TEST_MAIN("al_ioc_pnp", tests)

@@ -27,20 +27,12 @@ static ib_al_handle_t h_al;
 static ib_ca_handle_t h_ca;
 static ib_pd_handle_t h_pd, h_pd2;
 
-/* 1 from up() to the end of down() (TEST_MAIN_FIXTURE). */
-static int fixture_up;
-
-static int fixture_is_up(void)
-{
-	return fixture_up;
-}
-
 static void up(void)
 {
 	ib_net64_t guids[2];
 	size_t n = 2;
 
-	fixture_up = 1;
+	test_fixture_up = 1;
 	strcpy(fab_dir, "/tmp/ibal-madpool-XXXXXX");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(fab_dir));
 	setenv("IBAL_SOFT_FABRIC", fab_dir, 1);
@@ -58,7 +50,7 @@ static void down(void)
 	CU_ASSERT_EQUAL(ib_close_al(h_al), IB_SUCCESS);
 	test_rm_tree(fab_dir);
 	unsetenv("IBAL_SOFT_FABRIC");
-	fixture_up = 0;
+	test_fixture_up = 0;
 }
 
 /* ---- Helpers ---- */
@@ -998,4 +990,4 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_destroy_races_get),
 };
 
-TEST_MAIN_FIXTURE("al_mad_pool", tests, fixture_is_up)
+TEST_MAIN("al_mad_pool", tests)

@@ -434,14 +434,6 @@ static char fab_dir[64];
 static ib_al_handle_t h_al;
 static ib_net64_t ca_guid, port_guid;
 
-/* 1 from up() to the end of down() (TEST_MAIN_FIXTURE). */
-static int fixture_up;
-
-static int fixture_is_up(void)
-{
-	return fixture_up;
-}
-
 static void up(void)
 {
 	ib_net64_t guids[2];
@@ -449,7 +441,7 @@ static void up(void)
 	uint32_t size = 0;
 	ib_ca_attr_t *p_attr;
 
-	fixture_up = 1;
+	test_fixture_up = 1;
 	strcpy(fab_dir, "/tmp/ibal-alsa-XXXXXX");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(fab_dir));
 	setenv("IBAL_SOFT_FABRIC", fab_dir, 1);
@@ -507,7 +499,7 @@ static void down(void)
 	CU_ASSERT_EQUAL(cl_mem_track_count(), 0);
 	test_rm_tree(fab_dir);
 	unsetenv("IBAL_SOFT_FABRIC");
-	fixture_up = 0;
+	test_fixture_up = 0;
 }
 
 /* ---- Results seen by callbacks ---- */
@@ -1435,4 +1427,4 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_sa_nested),
 };
 
-TEST_MAIN_FIXTURE("al_sa", tests, fixture_is_up)
+TEST_MAIN("al_sa", tests)

@@ -106,20 +106,12 @@ static ib_al_handle_t h_al;
 static ib_ca_handle_t h_ca;
 static ib_pd_handle_t h_pd;
 
-/* 1 from up() to the end of down() (TEST_MAIN_FIXTURE). */
-static int fixture_up;
-
-static int fixture_is_up(void)
-{
-	return fixture_up;
-}
-
 static void up(void)
 {
 	ib_net64_t guids[2];
 	size_t n = 2;
 
-	fixture_up = 1;
+	test_fixture_up = 1;
 	strcpy(fab_dir, "/tmp/ibal-alverbs-XXXXXX");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(fab_dir));
 	setenv("IBAL_SOFT_FABRIC", fab_dir, 1);
@@ -138,7 +130,7 @@ static void down(void)
 	CU_ASSERT_EQUAL(ib_close_al(h_al), IB_SUCCESS);
 	test_rm_tree(fab_dir);
 	unsetenv("IBAL_SOFT_FABRIC");
-	fixture_up = 0;
+	test_fixture_up = 0;
 }
 
 static ib_cq_handle_t make_cq(uint32_t size)
@@ -1030,4 +1022,4 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_destroys_share_grace_periods),
 };
 
-TEST_MAIN_FIXTURE("al_verbs", tests, fixture_is_up)
+TEST_MAIN("al_verbs", tests)

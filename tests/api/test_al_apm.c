@@ -190,20 +190,12 @@ static void end_open(end_t *e, ib_net64_t guid)
 	CU_ASSERT_EQUAL_FATAL(ib_reg_mem(e->pd, &mc, &e->lkey, &rkey, &e->mr), IB_SUCCESS);
 }
 
-/* 1 from up() to the end of down() (TEST_MAIN_FIXTURE). */
-static int fixture_up;
-
-static int fixture_is_up(void)
-{
-	return fixture_up;
-}
-
 static void up(void)
 {
 	ib_net64_t guids[2];
 	size_t n = 2;
 
-	fixture_up = 1;
+	test_fixture_up = 1;
 	strcpy(fab_dir, "/tmp/ibal-alapm-XXXXXX");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(fab_dir));
 	setenv("IBAL_SOFT_FABRIC", fab_dir, 1);
@@ -231,7 +223,7 @@ static void down(void)
 	test_rm_tree(fab_dir);
 	unsetenv("IBAL_SOFT_FABRIC");
 	unsetenv("IBAL_SOFT_PORTS");
-	fixture_up = 0;
+	test_fixture_up = 0;
 }
 
 /* A path from @p e's port @p port to the same port of its peer @p peer. */
@@ -582,4 +574,4 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_peer_not_armed),
 };
 
-TEST_MAIN_FIXTURE("al_apm", tests, fixture_is_up)
+TEST_MAIN("al_apm", tests)

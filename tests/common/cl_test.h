@@ -25,14 +25,15 @@ typedef struct {
 #define TEST_COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 /*
- * Whether the program's shared fixture (its up()/down()) is up, when it
- * named one with TEST_MAIN_FIXTURE. A test that stops at a failed FATAL
- * assertion never reaches its down(): its CAs, threads and objects stay,
- * and the tests after it would run beside them (a progress thread of the
- * failed test racing the next one's up()), their failures the failed
- * test's. So the run ends there, saying why.
+ * 1 while the program's shared fixture is up: a program whose tests share
+ * one sets it first thing in its up() and clears it last thing in its
+ * down(). A test that stops at a failed FATAL assertion never reaches its
+ * down(): its CAs, threads and objects stay, and the tests after it would
+ * run beside them (a progress thread of the failed test racing the next
+ * one's up()), their failures the failed test's. So the run ends there,
+ * saying why (test_after_each).
  */
-static int (*test_fixture_is_up)(void);
+static int test_fixture_up;
 
 /* After each test: ends the run if the test left the fixture up. */
 static inline void test_after_each(void)
@@ -40,7 +41,7 @@ static inline void test_after_each(void)
 	CU_pFailureRecord f;
 	CU_pTest t;
 
-	if (!test_fixture_is_up || !test_fixture_is_up())
+	if (!test_fixture_up)
 		return;
 	t = CU_get_current_test();
 	printf("FAILED\n");
@@ -83,15 +84,6 @@ static inline int test_run_suite(const char *suite_name, const test_entry_t *t, 
 
 #define TEST_MAIN(suite_name, table) \
 	int main(void) { return test_run_suite(suite_name, table, TEST_COUNT(table)); }
-
-/* TEST_MAIN for a program whose tests share a fixture; @p is_up tells
- * whether it is up (see test_fixture_is_up). */
-#define TEST_MAIN_FIXTURE(suite_name, table, is_up)                              \
-	int main(void)                                                          \
-	{                                                                       \
-		test_fixture_is_up = (is_up);                                   \
-		return test_run_suite(suite_name, table, TEST_COUNT(table));    \
-	}
 
 /* Monotonic milliseconds, for loose bounds on how long something took. */
 static inline uint64_t test_now_ms(void)

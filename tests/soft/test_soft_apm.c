@@ -148,20 +148,12 @@ static void end_close(end_t *e)
 	ops->close_ca(e->ca);
 }
 
-/* 1 from up() to the end of down() (TEST_MAIN_FIXTURE). */
-static int fixture_up;
-
-static int fixture_is_up(void)
-{
-	return fixture_up;
-}
-
 static void up(void)
 {
 	ib_net64_t guids[2];
 	size_t n = 2;
 
-	fixture_up = 1;
+	test_fixture_up = 1;
 	strcpy(fab_dir, "/tmp/ibal-softapm-XXXXXX");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(fab_dir));
 	setenv(SOFT_FABRIC_ENV_DIR, fab_dir, 1);
@@ -185,7 +177,7 @@ static void down(void)
 	test_rm_tree(fab_dir);
 	unsetenv(SOFT_FABRIC_ENV_DIR);
 	unsetenv(SOFT_ENV_PORTS);
-	fixture_up = 0;
+	test_fixture_up = 0;
 }
 
 /* A path from port @p port to the same port of @p peer. */
@@ -394,4 +386,4 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_old_path_then_peer_retries),
 };
 
-TEST_MAIN_FIXTURE("soft_apm", tests, fixture_is_up)
+TEST_MAIN("soft_apm", tests)

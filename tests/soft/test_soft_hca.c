@@ -56,20 +56,12 @@ static void fab_end(void)
 	unsetenv(SOFT_FABRIC_ENV_DIR);
 }
 
-/* 1 from up() to the end of down() (TEST_MAIN_FIXTURE). */
-static int fixture_up;
-
-static int fixture_is_up(void)
-{
-	return fixture_up;
-}
-
 static void up(void)
 {
 	size_t n = 2;
 	int i;
 
-	fixture_up = 1;
+	test_fixture_up = 1;
 	fab_begin();
 	CU_ASSERT_EQUAL_FATAL(ops->init(&rec_upcalls), IB_SUCCESS);
 	CU_ASSERT_EQUAL_FATAL(ops->get_ca_guids(guids, &n), IB_SUCCESS);
@@ -90,7 +82,7 @@ static void down(void)
 	}
 	ops->cleanup();
 	fab_end();
-	fixture_up = 0;
+	test_fixture_up = 0;
 }
 
 static uint16_t ca_lid(void *c)
@@ -1606,7 +1598,7 @@ static void test_ud_hold_env(void)
 	};
 	size_t i;
 
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (i = 0; i < TEST_COUNT(cases); i++) {
 		if (cases[i].val)
 			setenv(SOFT_ENV_UD_HOLD_MS, cases[i].val, 1);
 		else
@@ -1841,4 +1833,4 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_ud_multiprocess),
 };
 
-TEST_MAIN_FIXTURE("soft HCA", tests, fixture_is_up)
+TEST_MAIN("soft HCA", tests)

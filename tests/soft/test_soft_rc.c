@@ -113,21 +113,13 @@ static char fab_dir[64];
 static void *ca[2];
 static void *pd[2];
 
-/* 1 from up() to the end of down() (TEST_MAIN_FIXTURE). */
-static int fixture_up;
-
-static int fixture_is_up(void)
-{
-	return fixture_up;
-}
-
 static void up(void)
 {
 	ib_net64_t guids[2];
 	size_t n = 2;
 	int i;
 
-	fixture_up = 1;
+	test_fixture_up = 1;
 	strcpy(fab_dir, "/tmp/ibal-softrc-XXXXXX");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(fab_dir));
 	setenv(SOFT_FABRIC_ENV_DIR, fab_dir, 1);
@@ -153,7 +145,7 @@ static void down(void)
 	ops->cleanup();
 	test_rm_tree(fab_dir);
 	unsetenv(SOFT_FABRIC_ENV_DIR);
-	fixture_up = 0;
+	test_fixture_up = 0;
 }
 
 #define BUF_LEN 32768
@@ -1472,4 +1464,4 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_rc_lossy),
 };
 
-TEST_MAIN_FIXTURE("soft RC/UC", tests, fixture_is_up)
+TEST_MAIN("soft RC/UC", tests)

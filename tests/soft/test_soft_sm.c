@@ -72,17 +72,9 @@ static void close_cas(int n)
 	ops->cleanup();
 }
 
-/* 1 from up() to the end of down() (TEST_MAIN_FIXTURE). */
-static int fixture_up;
-
-static int fixture_is_up(void)
-{
-	return fixture_up;
-}
-
 static void up(void)
 {
-	fixture_up = 1;
+	test_fixture_up = 1;
 	fab_begin();
 	open_cas(2);
 }
@@ -91,7 +83,7 @@ static void down(void)
 {
 	close_cas(2);
 	fab_end();
-	fixture_up = 0;
+	test_fixture_up = 0;
 }
 
 static soft_port_t *port_of(int ci)
@@ -1333,4 +1325,4 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_sm_set_unanswered_keeps_sa),
 };
 
-TEST_MAIN_FIXTURE("soft_sm", tests, fixture_is_up)
+TEST_MAIN("soft_sm", tests)
