@@ -184,17 +184,6 @@ static inline int wait_n(side_t *s, int *p, int want)
 
 /* ---- Setup ---- */
 
-/* A condition variable timed on the monotonic clock. */
-static inline void cond_init(pthread_cond_t *c)
-{
-	pthread_condattr_t a;
-
-	pthread_condattr_init(&a);
-	pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
-	pthread_cond_init(c, &a);
-	pthread_condattr_destroy(&a);
-}
-
 static inline void side_open(side_t *s, ib_net64_t guid)
 {
 	ib_ca_attr_t *attr;
@@ -203,7 +192,7 @@ static inline void side_open(side_t *s, ib_net64_t guid)
 
 	memset(s, 0, sizeof(*s));
 	pthread_mutex_init(&s->lock, NULL);
-	cond_init(&s->cond);
+	test_cond_init_mono(&s->cond);
 	CU_ASSERT_EQUAL_FATAL(ib_open_ca(h_al, guid, NULL, s, &s->ca), IB_SUCCESS);
 	ib_query_ca(s->ca, NULL, &size);
 	attr = (ib_ca_attr_t *)calloc(1, size);

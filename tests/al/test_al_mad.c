@@ -903,7 +903,7 @@ static void test_smp_unsolicited(void)
 	d = disp_of(qp0);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
 	pthread_mutex_init(&cap.lock, NULL);
-	cond_init(&cap.cond);
+	test_cond_init_mono(&cap.cond);
 	cap.n = 0;
 	set_drop_filter(cap_smp);
 
@@ -1116,7 +1116,7 @@ static void test_gmp_client(void)
 	up();
 	memset(&g, 0, sizeof(g));
 	pthread_mutex_init(&g.lock, NULL);
-	cond_init(&g.cond);
+	test_cond_init_mono(&g.cond);
 	sa.responder = TRUE;
 	CU_ASSERT_EQUAL_FATAL(reg(&sa, sa.qp, VCLASS, 1, IB_MAD_SVC_DEFAULT, get, &sa.svc),
 			      IB_SUCCESS);

@@ -123,7 +123,7 @@ static void test_recv_burst(void)
 	up();
 	memset(&bu, 0, sizeof(bu));
 	pthread_mutex_init(&bu.lock, NULL);
-	cond_init(&bu.cond);
+	test_cond_init_mono(&bu.cond);
 	bu.gate_at = 0;
 	CU_ASSERT_EQUAL_FATAL(reg_cb(&sa, sa.qp, VCLASS, 1, IB_MAD_SVC_DEFAULT, send, burst_sent,
 				     burst_recv, &h_rx),
@@ -235,7 +235,7 @@ static void test_resend_from_callback(void)
 	up();
 	memset(&bu, 0, sizeof(bu));
 	pthread_mutex_init(&bu.lock, NULL);
-	cond_init(&bu.cond);
+	test_cond_init_mono(&bu.cond);
 	bu.gate_at = -1;
 	CU_ASSERT_EQUAL_FATAL(reg_cb(&sa, sa.qp, VCLASS, 1, IB_MAD_SVC_DEFAULT, send, burst_sent,
 				     burst_recv, &h_rx),

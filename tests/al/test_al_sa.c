@@ -449,16 +449,7 @@ static void up(void)
 	setenv("IBAL_PROVIDERS", "soft", 1); /* the soft CAs only, whatever else the host has */
 	memset(&F, 0, sizeof(F));
 	pthread_mutex_init(&F.lock, NULL);
-	pthread_cond_init(&F.cond, NULL);
-	{
-		pthread_condattr_t ca;
-
-		pthread_condattr_init(&ca);
-		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-		pthread_cond_destroy(&F.cond);
-		pthread_cond_init(&F.cond, &ca);
-		pthread_condattr_destroy(&ca);
-	}
+	test_cond_init_mono(&F.cond);
 	F.n_paths = 2;
 	r_init();
 	CU_ASSERT_EQUAL_FATAL(ib_open_al(&F.h_al), IB_SUCCESS);

@@ -10,6 +10,7 @@
 #ifndef IBAL_CL_TEST_H
 #define IBAL_CL_TEST_H
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,6 +109,18 @@ static inline struct timespec test_ts_in_ms(clockid_t clk, unsigned ms)
 		ts.tv_nsec -= 1000000000L;
 	}
 	return ts;
+}
+
+/* Initializes @p c timed on CLOCK_MONOTONIC, for deadlines made with
+ * test_ts_in_ms(CLOCK_MONOTONIC, ...) or clock_gettime(CLOCK_MONOTONIC). */
+static inline void test_cond_init_mono(pthread_cond_t *c)
+{
+	pthread_condattr_t a;
+
+	pthread_condattr_init(&a);
+	pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+	pthread_cond_init(c, &a);
+	pthread_condattr_destroy(&a);
 }
 
 /* Generous upper bound for "this must happen soon" waits in tests, so that

@@ -423,7 +423,6 @@ static int wait_n(side_t *s, int *p, int want)
  */
 static void side_open(ib_al_handle_t h_al, side_t *s, ib_net64_t guid, int with_svc)
 {
-	pthread_condattr_t ca;
 	ib_ca_attr_t *attr;
 	ib_qp_create_t qc;
 	ib_mad_svc_t svc;
@@ -431,10 +430,7 @@ static void side_open(ib_al_handle_t h_al, side_t *s, ib_net64_t guid, int with_
 
 	memset(s, 0, sizeof(*s));
 	pthread_mutex_init(&s->lock, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&s->cond, &ca);
-	pthread_condattr_destroy(&ca);
+	test_cond_init_mono(&s->cond);
 	s->ca_guid = guid;
 	CU_ASSERT_EQUAL_FATAL(ib_open_ca(h_al, guid, NULL, s, &s->ca), IB_SUCCESS);
 	CU_ASSERT_EQUAL_FATAL(ib_query_ca(s->ca, NULL, &size), IB_INSUFFICIENT_MEMORY);
@@ -1176,11 +1172,7 @@ static void drive_handshake(ib_al_handle_t h_al)
 	ib_cm_handle_t h;
 	int i;
 
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&hs_cond, &ca);
-	pthread_condattr_destroy(&ca);
+	test_cond_init_mono(&hs_cond);
 	memset(hs, 0, sizeof(hs));
 	for (i = 0; i < 2; i++) {
 		hs_end_open(&hs[i], &side[i]);
