@@ -1,6 +1,6 @@
 /*
  * ibal tests: filling a soft port's ring from another port (test_soft_rc,
- * test_soft_hca), for the tests of what a sender does at a full ring.
+ * test_soft_ud), for the tests of what a sender does at a full ring.
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  */
 #ifndef IBAL_TESTS_SOFT_RING_FILL_TEST_H
