@@ -280,7 +280,7 @@ ib_api_status_t al_qp_to_init(ib_qp_handle_t h_qp, uint8_t port, ib_net32_t qkey
  */
 ib_api_status_t al_qp_init_to_rts(ib_qp_handle_t h_qp);
 
-/* ---- al_mad.c: dispatchers ---- */
+/* ---- Dispatchers (al_mad_disp.c, al_mad.c, al_mad_lend.c) ---- */
 
 /**
  * Gets the shared dispatcher of a port's QP0 or QP1, creating it (and the

@@ -1,5 +1,5 @@
 /*
- * ibal access layer: what al_mad.c, al_mad_rx.c and al_mad_rmpp.c share, private.
+ * ibal access layer: what al_mad.c, al_mad_disp.c, al_mad_rx.c and al_mad_rmpp.c share, private.
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  *
  * Every function here runs with the dispatcher's lock held (on its thread,
@@ -33,6 +33,16 @@ typedef struct al_mad_fail {
 
 /* Monotonic microseconds. Any thread. */
 uint64_t al_mad_now_us(void);
+
+/* Entries of the receive CQ for @p n_recv receive buffers (and room for
+ * the send slots' completions and a margin). */
+static inline uint32_t al_mad_recv_cq_size(uint32_t n_recv)
+{
+	return AL_MAD_SEND_SLOTS + n_recv + 16;
+}
+
+/* Posts receive buffer @p i of the dispatcher's QP (al_mad.c). */
+ib_api_status_t al_mad_post_recv(al_mad_disp_t *d, uint32_t i);
 /* Wakes the dispatcher's thread. Any thread, no lock needed. */
 void al_mad_poke(al_mad_disp_t *d);
 

@@ -41,7 +41,7 @@ typedef enum al_ctx_kind {
 /* An access-layer instance: the root of its objects. */
 typedef struct al_inst {
 	al_obj_t obj;
-	void *p_mad_pool;            /* al_pool_t of the MAD services, or NULL (al_mad.c) */
+	void *p_mad_pool;            /* al_pool_t of the MAD services, or NULL (al_mad_disp.c) */
 } al_inst_t;
 
 /* The process-wide provider CA of one GUID. Fields but `ref` and `cas`
