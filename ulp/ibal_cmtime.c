@@ -60,8 +60,11 @@
  * accepts requests, and exits when the announced connections are gone.
  * Exit status 0 only if every connection was made, exchanged its messages
  * and was disconnected.
+ *
+ * This file has the options, the sides' set-up, messages and completions,
+ * the no-CM reference, the report and main(); cmtime_server.c the server,
+ * cmtime_client.c the client, cmtime.h what they share.
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -76,45 +79,9 @@
 #include <iba/ib_al.h>
 #include <complib/comp_lib.h>
 #include "ibal_cmdline.h"
-#include "ibal_progress.h"
+#include "cmtime.h"
 
-#define MSG_LEN 64u              /* bytes of one message */
-#define RSLOTS 2u                /* receive buffers per connection */
-#define SSLOTS 2u                /* send buffers per connection */
-#define SLOTS (RSLOTS + SSLOTS)
-#define SRV_MIN_CAP 4096u        /* connections a server can hold at least */
-#define PD_MAGIC 0x434D5449u     /* "CMTI": private data of our REQs and REPs */
-#define RDMA_PS_TCP 0x0000000001060000ull
-
-/* ---- Options ---- */
-
-typedef struct opts {
-	boolean_t server, both, raw, json;
-	uint32_t conns;          /* -c */
-	uint32_t msgs;           /* -n */
-	uint64_t svc_id;         /* host order */
-	uint64_t port_guid;      /* -P, host order; 0 = default */
-	const char *dest;        /* -d / DEST */
-	uint8_t retries;         /* -r */
-	uint32_t timeout_ms;     /* -t */
-	uint32_t window;         /* -w */
-	uint32_t limit_s;        /* -T */
-} opts_t;
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* ---- Per-phase timing (cmtime's step table) ---- */
-
-enum {
-	STEP_RESOLVE, STEP_CREATE, STEP_REQ_REP, STEP_RTU, STEP_CONNECT, STEP_EXCHANGE,
-	STEP_DISCONNECT, STEP_DESTROY, STEPS
-};
+/* ---- Step names (the report's rows, the JSON keys) ---- */
 
 /*
  * The client's steps: resolving the path (once); ib_create_qp; ib_cm_req()
@@ -143,77 +110,7 @@ static const char *const step_key[STEPS] = {
 	"resolve", "create_qp", "req_rep", "rtu", "connect", "exchange", "disconnect", "destroy_qp",
 };
 
-/* One step of one connection: when it started and ended (0: not done). */
-typedef struct span {
-	uint64_t start, end;
-} span_t;
-
-/* ---- One connection, one side ---- */
-
-typedef struct bench bench_t;
-
-typedef struct conn {
-	bench_t *b;
-	uint32_t idx;
-	ib_qp_handle_t qp;
-	span_t t[STEPS];
-	uint32_t sent, got;        /* messages: client sent / echoes received; server received */
-	uint32_t pending;          /* server: bit per receive slot to echo once established */
-	boolean_t established;     /* server: the RTU came */
-	boolean_t failed;
-} conn_t;
-
-/* One side of the benchmark. */
-struct bench {
-	const opts_t *o;
-	const char *name;          /* "server" or "client" */
-	boolean_t server;
-	int ca_index;              /* -f: which CA; -1: by -P or the first */
-	uint64_t deadline;
-
-	ib_al_handle_t al;
-	ib_ca_handle_t ca;
-	ib_pd_handle_t pd;
-	ib_cq_handle_t cq;
-	ib_mr_handle_t mr;
-	net32_t lkey;
-	uint8_t *buf;              /* SLOTS * MSG_LEN bytes per connection */
-	ib_port_attr_t port;       /* the local port (tables not kept) */
-	uint8_t port_num;
-	ib_gid_t gid;
-	ib_path_rec_t path;        /* client: to the server */
-	ib_listen_handle_t listen;
-	ib_reg_svc_handle_t reg;
-
-	conn_t *c;
-	uint32_t cap;              /* entries of c[] */
-	uint32_t n;                /* connections of the run */
-	uint32_t expect;           /* server: connections to serve (0: not known yet) */
-	uint32_t msgs;             /* messages per connection (the server: as announced) */
-
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	uint32_t n_req, n_rep, n_rej, n_est, n_xdone, n_disc, n_dfail, n_destroyed, n_fail;
-	/* What wait_count() waits for (w_a NULL: nothing): counts wake it only then. */
-	const uint32_t *w_a, *w_b;
-	uint32_t w_want;
-	uint32_t n_mra;
-	uint32_t x_next;           /* client: the next connection to start exchanging */
-	boolean_t stop_on_fail;    /* a wait ends at the first failed connection */
-	span_t resolve;
-	uint16_t sa_status;        /* the MAD status of the last SA answer that was an error */
-	char err[256];             /* the first failure */
-	ibal_progress_t prog;      /* on a terminal: the waits' counts (not -f's server thread) */
-
-	/* -f: the server tells the client where it is. */
-	pthread_mutex_t *ready_lock;
-	pthread_cond_t *ready_cond;
-	int *ready;                /* 1 listening, -1 failed */
-	ib_gid_t *ready_gid;
-};
-
-static void failf(bench_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void failf(bench_t *b, const char *fmt, ...)
+void failf(bench_t *b, const char *fmt, ...)
 {
 	char msg[sizeof(b->err)];
 	va_list ap;
@@ -229,7 +126,7 @@ static void failf(bench_t *b, const char *fmt, ...)
 }
 
 /* Checks an access-layer status; FALSE (after saying why) unless IB_SUCCESS. */
-static boolean_t ok(bench_t *b, ib_api_status_t st, const char *what)
+boolean_t ok(bench_t *b, ib_api_status_t st, const char *what)
 {
 	if (st == IB_SUCCESS)
 		return TRUE;
@@ -240,13 +137,13 @@ static boolean_t ok(bench_t *b, ib_api_status_t st, const char *what)
 /* Counts one event; wakes the waiter only when what it waits for is reached
  * (a wake-up per event would cost the run a context switch per event). */
 /* Wakes the waiter of wait_count() if its wait is met (b->lock held). */
-static void wake_if_met(bench_t *b)
+void wake_if_met(bench_t *b)
 {
 	if (b->w_a && *b->w_a + (b->w_b ? *b->w_b : 0) >= b->w_want)
 		pthread_cond_broadcast(&b->cond);
 }
 
-static void count(bench_t *b, uint32_t *p)
+void count(bench_t *b, uint32_t *p)
 {
 	pthread_mutex_lock(&b->lock);
 	(*p)++;
@@ -255,7 +152,7 @@ static void count(bench_t *b, uint32_t *p)
 }
 
 /* Marks a connection failed (once) and counts it. */
-static void conn_fail(conn_t *c)
+void conn_fail(conn_t *c)
 {
 	bench_t *b = c->b;
 
@@ -272,7 +169,7 @@ static void conn_fail(conn_t *c)
  * Waits until *a (+ *b2 when given) reaches want, or the deadline passes.
  * Returns TRUE when it was reached.
  */
-static boolean_t wait_count(bench_t *b, const uint32_t *a, const uint32_t *b2, uint32_t want,
+boolean_t wait_count(bench_t *b, const uint32_t *a, const uint32_t *b2, uint32_t want,
 			    const char *what)
 {
 	struct timespec ts;
@@ -311,17 +208,6 @@ static boolean_t wait_count(bench_t *b, const uint32_t *a, const uint32_t *b2, u
 
 /* ---- Message buffers ---- */
 
-static uint8_t *slot(bench_t *b, uint32_t ci, uint32_t s)
-{
-	return b->buf + ((size_t)ci * SLOTS + s) * MSG_LEN;
-}
-
-/* wr_id of a buffer: connection index and slot. */
-static uint64_t wr_id(uint32_t ci, uint32_t s)
-{
-	return ((uint64_t)ci << 8) | s;
-}
-
 static void msg_fill(uint8_t *p, uint32_t idx, uint32_t seq)
 {
 	uint32_t i;
@@ -340,7 +226,7 @@ static boolean_t msg_good(const uint8_t *p, uint32_t len, uint32_t idx, uint32_t
 	return len == MSG_LEN && !memcmp(p, want, MSG_LEN);
 }
 
-static ib_api_status_t post_recvs(bench_t *b, conn_t *c)
+ib_api_status_t post_recvs(bench_t *b, conn_t *c)
 {
 	ib_recv_wr_t wr[RSLOTS];
 	ib_local_ds_t ds[RSLOTS];
@@ -404,7 +290,7 @@ static ib_api_status_t send_msg(bench_t *b, conn_t *c, uint32_t seq)
 /* ---- Completions ---- */
 
 /* Client: starts the exchange of connection ci (its first message). */
-static void start_exchange(bench_t *b, uint32_t ci)
+void start_exchange(bench_t *b, uint32_t ci)
 {
 	conn_t *c = &b->c[ci];
 	ib_api_status_t st;
@@ -431,7 +317,7 @@ static uint32_t next_exchange(bench_t *b)
 }
 
 /* Server: echoes the message in receive slot s (the connection is established). */
-static void server_echo(bench_t *b, conn_t *c, uint32_t s)
+void server_echo(bench_t *b, conn_t *c, uint32_t s)
 {
 	uint32_t seq;
 	ib_api_status_t st;
@@ -572,7 +458,7 @@ static void AL_API on_qp_async(ib_async_event_rec_t *p_rec)
 /* ---- Setting up a side ---- */
 
 /* Opens the access layer and the CA, finds the port, waits for it to be active. */
-static boolean_t open_side(bench_t *b)
+boolean_t open_side(bench_t *b)
 {
 	ib_net64_t guids[16];
 	size_t n = 16, i;
@@ -653,7 +539,7 @@ static boolean_t open_side(bench_t *b)
 }
 
 /* The PD, the CQ and the registered message buffers for cap connections. */
-static boolean_t make_resources(bench_t *b, uint32_t cap)
+boolean_t make_resources(bench_t *b, uint32_t cap)
 {
 	ib_cq_create_t cc;
 	ib_mr_create_t mc;
@@ -684,7 +570,7 @@ static boolean_t make_resources(bench_t *b, uint32_t cap)
 	return ok(b, ib_reg_mem(b->pd, &mc, &b->lkey, &rkey, &b->mr), "ib_reg_mem");
 }
 
-static ib_api_status_t create_qp(bench_t *b, conn_t *c)
+ib_api_status_t create_qp(bench_t *b, conn_t *c)
 {
 	ib_qp_create_t qc;
 
@@ -737,566 +623,13 @@ static boolean_t destroy_qps(bench_t *b)
 	return wait_count(b, &b->n_destroyed, NULL, want, "QPs destroyed");
 }
 
-/* The CM response timeout field for a time in ms: 4.096 us * 2^x >= ms. */
-static uint8_t cm_timeout_exp(uint32_t ms)
-{
-	uint8_t x = 0;
+/* ---- Callbacks both sides use ---- */
 
-	while (x < 31 && 4.096 * (double)(1u << x) < ms * 1000.0)
-		x++;
-	return x;
-}
-
-/* The private data of our REQs (network order). */
-typedef struct req_pdata {
-	net32_t magic, idx, total, msgs, pid;
-} req_pdata_t;
-
-/* ---- The server ---- */
-
-static void AL_API srv_on_rej(ib_cm_rej_rec_t *p)
-{
-	conn_t *c = (conn_t *)p->qp_context;
-
-	failf(c->b, "connection %u rejected by the client (reason %u)", c->idx,
-	      cl_ntoh16(p->rej_status));
-	conn_fail(c);
-}
-
-static void AL_API on_mra(ib_cm_mra_rec_t *p)
+void AL_API on_mra(ib_cm_mra_rec_t *p)
 {
 	conn_t *c = (conn_t *)p->qp_context;
 
 	count(c->b, &c->b->n_mra);
-}
-
-static void AL_API srv_on_rtu(ib_cm_rtu_rec_t *p)
-{
-	conn_t *c = (conn_t *)p->qp_context;
-	bench_t *b = c->b;
-	uint32_t pend, s;
-
-	c->t[STEP_RTU].end = now_ns();
-	c->t[STEP_CONNECT].end = c->t[STEP_RTU].end;
-	pthread_mutex_lock(&b->lock);
-	c->established = TRUE;
-	pend = c->pending;
-	c->pending = 0;
-	b->n_est++;
-	wake_if_met(b);
-	pthread_mutex_unlock(&b->lock);
-	for (s = 0; s < RSLOTS; s++)
-		if (pend & (1u << s))
-			server_echo(b, c, s);
-}
-
-static void AL_API on_lap(ib_cm_lap_rec_t *p)
-{
-	ib_cm_apr_t apr;
-
-	memset(&apr, 0, sizeof(apr));
-	apr.qp_type = IB_QPT_RELIABLE_CONN;
-	apr.apr_status = IB_AP_REJECT;
-	ib_cm_apr(p->h_cm_lap, &apr);
-}
-
-static void AL_API srv_on_dreq(ib_cm_dreq_rec_t *p)
-{
-	conn_t *c = (conn_t *)p->qp_context;
-	bench_t *b = c->b;
-	ib_cm_drep_t drep;
-	ib_api_status_t st;
-
-	c->t[STEP_DISCONNECT].start = now_ns();
-	memset(&drep, 0, sizeof(drep));
-	st = ib_cm_drep(p->h_cm_dreq, &drep);
-	c->t[STEP_DISCONNECT].end = now_ns();
-	if (!ok(b, st, "ib_cm_drep"))
-		count(b, &b->n_dfail);
-	else
-		count(b, &b->n_disc);
-}
-
-/* A connection request: a QP, receives, and the REP. */
-static void AL_API srv_on_req(ib_cm_req_rec_t *p)
-{
-	bench_t *b = (bench_t *)p->context;
-	const req_pdata_t *rq = (const req_pdata_t *)p->p_req_pdata;
-	uint64_t t = now_ns();
-	ib_cm_rep_t rep;
-	ib_cm_rej_t rej;
-	ib_recv_wr_t wr[RSLOTS], *bad = NULL;
-	ib_local_ds_t ds[RSLOTS];
-	net32_t rep_pd[2];
-	uint32_t ci, s, total;
-	conn_t *c;
-	ib_api_status_t st;
-
-	memset(&rej, 0, sizeof(rej));
-	if (!rq || cl_ntoh32(rq->magic) != PD_MAGIC) {
-		rej.rej_status = IB_REJ_USER_DEFINED;
-		ib_cm_rej(p->h_cm_req, &rej);
-		return;
-	}
-	total = cl_ntoh32(rq->total);
-	pthread_mutex_lock(&b->lock);
-	ci = b->n_req < b->cap ? b->n_req++ : UINT32_MAX;
-	if (!b->expect)
-		b->expect = total < b->cap ? total : b->cap;
-	b->msgs = cl_ntoh32(rq->msgs);
-	if (ci != UINT32_MAX && ci + 1 > b->n)
-		b->n = ci + 1;
-	pthread_mutex_unlock(&b->lock);
-	if (ci == UINT32_MAX) {
-		rej.rej_status = IB_REJ_INSUF_RESOURCES;
-		ib_cm_rej(p->h_cm_req, &rej);
-		failf(b, "more requests than the %u connections this server holds (-c)", b->cap);
-		return;
-	}
-	c = &b->c[ci];
-	c->b = b;
-	c->idx = ci;
-	c->t[STEP_REQ_REP].start = c->t[STEP_CONNECT].start = t;
-	c->t[STEP_CREATE].start = now_ns();
-	st = create_qp(b, c);
-	c->t[STEP_CREATE].end = now_ns();
-	if (!ok(b, st, "ib_create_qp")) {
-		rej.rej_status = IB_REJ_INSUF_RESOURCES;
-		ib_cm_rej(p->h_cm_req, &rej);
-		conn_fail(c);
-		return;
-	}
-	for (s = 0; s < RSLOTS; s++) {
-		ds[s].vaddr = (uintptr_t)slot(b, ci, s);
-		ds[s].length = MSG_LEN;
-		ds[s].lkey = b->lkey;
-		memset(&wr[s], 0, sizeof(wr[s]));
-		wr[s].wr_id = wr_id(ci, s);
-		wr[s].num_ds = 1;
-		wr[s].ds_array = &ds[s];
-		wr[s].p_next = s + 1 < RSLOTS ? &wr[s + 1] : NULL;
-	}
-	rep_pd[0] = cl_hton32(PD_MAGIC);
-	rep_pd[1] = rq->idx;
-	memset(&rep, 0, sizeof(rep));
-	rep.p_rep_pdata = (const uint8_t *)rep_pd;
-	rep.rep_length = sizeof(rep_pd);
-	rep.h_qp = c->qp;
-	rep.qp_type = IB_QPT_RELIABLE_CONN;
-	rep.access_ctrl = IB_AC_LOCAL_WRITE;
-	rep.init_depth = 0;
-	rep.target_ack_delay = 0;
-	rep.failover_accepted = IB_FAILOVER_ACCEPT_UNSUPPORTED;
-	rep.flow_ctrl = TRUE;
-	rep.rnr_nak_timeout = 1;
-	rep.rnr_retry_cnt = 7;
-	rep.pfn_cm_rej_cb = srv_on_rej;
-	rep.pfn_cm_mra_cb = on_mra;
-	rep.pfn_cm_rtu_cb = srv_on_rtu;
-	rep.pfn_cm_lap_cb = on_lap;
-	rep.pfn_cm_dreq_cb = srv_on_dreq;
-	rep.p_recv_wr = wr;
-	rep.pp_recv_failure = &bad;
-	c->t[STEP_RTU].start = now_ns();
-	st = ib_cm_rep(p->h_cm_req, &rep);
-	c->t[STEP_REQ_REP].end = now_ns();
-	if (!ok(b, st, "ib_cm_rep")) {
-		rej.rej_status = IB_REJ_INSUF_RESOURCES;   /* tell the client, if still possible */
-		ib_cm_rej(p->h_cm_req, &rej);
-		conn_fail(c);
-		return;
-	}
-	count(b, &b->n_rep);
-}
-
-static void AL_API on_reg_svc(ib_reg_svc_rec_t *p)
-{
-	bench_t *b = (bench_t *)p->svc_context;
-
-	if (p->req_status != IB_SUCCESS)
-		fprintf(stderr, "ibal_cmtime server: ServiceRecord not registered (%s); clients "
-			"must be given the GID or LID\n", ib_get_err_str(p->req_status));
-	(void)b;
-}
-
-/* Registers our service with the SA, so that a client given only -S finds us. */
-static void register_service(bench_t *b)
-{
-	ib_reg_svc_req_t r;
-
-	memset(&r, 0, sizeof(r));
-	r.svc_rec.service_id = cl_hton64(b->o->svc_id);
-	r.svc_rec.service_gid = b->gid;
-	r.svc_rec.service_pkey = IB_DEFAULT_PKEY;
-	r.svc_rec.service_lease = 0xFFFFFFFFu;
-	snprintf((char *)r.svc_rec.service_name, sizeof(r.svc_rec.service_name), "ibal_cmtime");
-	r.port_guid = b->port.port_guid;
-	r.timeout_ms = 500;
-	r.retry_cnt = 3;
-	r.flags = IB_FLAGS_SYNC;
-	r.svc_context = b;
-	r.pfn_reg_svc_cb = on_reg_svc;
-	if (ib_reg_svc(b->al, &r, &b->reg) != IB_SUCCESS)
-		b->reg = NULL;
-}
-
-static void tell_ready(bench_t *b, int v)
-{
-	if (!b->ready)
-		return;
-	pthread_mutex_lock(b->ready_lock);
-	*b->ready = v;
-	if (v > 0)
-		*b->ready_gid = b->gid;
-	pthread_cond_broadcast(b->ready_cond);
-	pthread_mutex_unlock(b->ready_lock);
-}
-
-static void print_gid(char *s, size_t len, const ib_gid_t *g)
-{
-	if (!inet_ntop(AF_INET6, g->raw, s, (socklen_t)len))
-		snprintf(s, len, "?");
-}
-
-static boolean_t server_run(bench_t *b)
-{
-	ib_cm_listen_t l;
-	char gs[64];
-	uint32_t cap = b->o->conns > SRV_MIN_CAP ? b->o->conns : SRV_MIN_CAP;
-
-	b->expect = b->o->conns;
-	if (!open_side(b) || !make_resources(b, cap))
-		return FALSE;
-	memset(&l, 0, sizeof(l));
-	l.svc_id = cl_hton64(b->o->svc_id);
-	l.ca_guid = IB_ALL_CAS;
-	l.port_guid = b->port.port_guid;
-	l.lid = IB_ALL_LIDS;
-	l.pkey = IB_ALL_PKEYS;
-	l.pfn_cm_req_cb = srv_on_req;
-	l.qp_type = IB_QPT_RELIABLE_CONN;
-	if (!ok(b, ib_cm_listen(b->al, &l, b, &b->listen), "ib_cm_listen"))
-		return FALSE;
-	if (!b->o->both)
-		register_service(b);
-	print_gid(gs, sizeof(gs), &b->gid);
-	printf("ibal_cmtime server: listening: LID 0x%04x GID %s service ID 0x%016" PRIx64
-	       " port GUID 0x%016" PRIx64 "\n", cl_ntoh16(b->port.lid), gs, b->o->svc_id,
-	       cl_ntoh64(b->port.port_guid));
-	fflush(stdout);
-	tell_ready(b, 1);
-	/* Wait until the run's connections were disconnected (or failed). */
-	for (;;) {
-		uint32_t want;
-
-		pthread_mutex_lock(&b->lock);
-		want = b->expect;
-		pthread_mutex_unlock(&b->lock);
-		if (want) {
-			if (!wait_count(b, &b->n_disc, &b->n_fail, want, "connections served"))
-				return FALSE;
-			break;
-		}
-		if (!wait_count(b, &b->n_req, &b->n_fail, 1, "a first request"))
-			return FALSE;
-	}
-	return b->n_fail == 0 && b->n_dfail == 0;
-}
-
-/* ---- The client ---- */
-
-static struct {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	int done;
-	ib_query_rec_t rec;
-} Q = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, { 0 } };
-
-static void AL_API on_query(ib_query_rec_t *p)
-{
-	pthread_mutex_lock(&Q.lock);
-	Q.rec = *p;
-	Q.done = 1;
-	pthread_cond_broadcast(&Q.cond);
-	pthread_mutex_unlock(&Q.lock);
-}
-
-/* A synchronous SA query through our port; the answer MAD is the caller's (ib_put_mad). */
-static ib_api_status_t sa_query(bench_t *b, ib_query_type_t type, const void *in, ib_query_rec_t *out)
-{
-	ib_query_req_t q;
-	ib_api_status_t st;
-
-	memset(&q, 0, sizeof(q));
-	q.query_type = type;
-	q.p_query_input = in;
-	q.port_guid = b->port.port_guid;
-	q.timeout_ms = 500;
-	q.retry_cnt = 4;
-	q.flags = IB_FLAGS_SYNC;
-	q.pfn_query_cb = on_query;
-	pthread_mutex_lock(&Q.lock);
-	Q.done = 0;
-	pthread_mutex_unlock(&Q.lock);
-	st = ib_query(b->al, &q, NULL);
-	if (st != IB_SUCCESS)
-		return st;
-	pthread_mutex_lock(&Q.lock);
-	*out = Q.rec;
-	pthread_mutex_unlock(&Q.lock);
-	if (out->status != IB_SUCCESS && out->p_result_mad) {
-		/* IB_REMOTE_ERROR: the SA answered with an error status */
-		b->sa_status = cl_ntoh16(((const ib_sa_mad_t *)ib_get_mad_buf(out->p_result_mad))->status);
-		ib_put_mad(out->p_result_mad);
-		out->p_result_mad = NULL;
-	}
-	if (out->status == IB_SUCCESS && !out->result_cnt) {
-		if (out->p_result_mad)
-			ib_put_mad(out->p_result_mad);
-		out->p_result_mad = NULL;
-		return IB_NOT_FOUND;
-	}
-	return out->status;
-}
-
-/* ok() for an SA query: an error the SA answered is given with its MAD status. */
-static boolean_t sa_ok(bench_t *b, ib_api_status_t st, const char *what)
-{
-	if (st != IB_REMOTE_ERROR)
-		return ok(b, st, what);
-	failf(b, "%s failed: the SA answered MAD status 0x%04x", what, b->sa_status);
-	return FALSE;
-}
-
-/* The path to the server: DEST as a GID or a LID, else the ServiceRecord of -S. */
-static boolean_t resolve(bench_t *b, const ib_gid_t *dgid_in)
-{
-	ib_gid_pair_t gp;
-	ib_lid_pair_t lp;
-	ib_query_rec_t r;
-	ib_api_status_t st;
-	const char *d = b->o->dest;
-	char *end;
-	unsigned long lid;
-
-	b->resolve.start = now_ns();
-	memset(&gp, 0, sizeof(gp));
-	gp.src_gid = b->gid;
-	if (dgid_in) {
-		gp.dest_gid = *dgid_in;
-	} else if (d && strchr(d, ':')) {
-		if (inet_pton(AF_INET6, d, gp.dest_gid.raw) != 1) {
-			failf(b, "not a GID: %s", d);
-			return FALSE;
-		}
-	} else if (d) {
-		errno = 0;
-		lid = strtoul(d, &end, 0);
-		if (errno || *end || !lid || lid > IB_LID_UCAST_END_HO) {
-			failf(b, "not a unicast LID: %s", d);
-			return FALSE;
-		}
-		lp.src_lid = b->port.lid;
-		lp.dest_lid = cl_hton16((uint16_t)lid);
-		st = sa_query(b, IB_QUERY_PATH_REC_BY_LIDS, &lp, &r);
-		goto path;
-	} else {
-		ib_net64_t sid = cl_hton64(b->o->svc_id);
-
-		st = sa_query(b, IB_QUERY_SVC_REC_BY_ID, &sid, &r);
-		if (!sa_ok(b, st, "finding the server's ServiceRecord (give its GID or LID)"))
-			return FALSE;
-		gp.dest_gid = ib_get_query_svc_rec(r.p_result_mad, 0)->service_gid;
-		ib_put_mad(r.p_result_mad);
-	}
-	st = sa_query(b, IB_QUERY_PATH_REC_BY_GIDS, &gp, &r);
-path:
-	if (!sa_ok(b, st, "the PathRecord query"))
-		return FALSE;
-	b->path = *ib_get_query_path_rec(r.p_result_mad, 0);
-	ib_put_mad(r.p_result_mad);
-	b->resolve.end = now_ns();
-	return TRUE;
-}
-
-static void AL_API cli_on_rej(ib_cm_rej_rec_t *p)
-{
-	conn_t *c = (conn_t *)p->qp_context;
-
-	c->t[STEP_REQ_REP].end = now_ns();
-	failf(c->b, "connection %u rejected (reason %u%s)", c->idx, cl_ntoh16(p->rej_status),
-	      p->rej_status == IB_REJ_TIMEOUT ? ": timeout" :
-	      p->rej_status == IB_REJ_INVALID_SID ? ": no server on this service ID" : "");
-	conn_fail(c);
-	count(c->b, &c->b->n_rej);
-}
-
-static void AL_API cli_on_dreq(ib_cm_dreq_rec_t *p)
-{
-	conn_t *c = (conn_t *)p->qp_context;
-	ib_cm_drep_t drep;
-
-	memset(&drep, 0, sizeof(drep));
-	ib_cm_drep(p->h_cm_dreq, &drep);
-	failf(c->b, "connection %u: the server disconnected", c->idx);
-	conn_fail(c);
-}
-
-/* The REP: receives for the echoes, then the RTU; the connection is up. */
-static void AL_API cli_on_rep(ib_cm_rep_rec_t *p)
-{
-	conn_t *c = (conn_t *)p->qp_context;
-	bench_t *b = c->b;
-	const net32_t *pd = (const net32_t *)p->p_rep_pdata;
-	ib_cm_rtu_t rtu;
-	ib_api_status_t st;
-
-	c->t[STEP_REQ_REP].end = now_ns();
-	if (!pd || cl_ntoh32(pd[0]) != PD_MAGIC || cl_ntoh32(pd[1]) != c->idx)
-		failf(b, "connection %u: the REP's private data is not ours", c->idx);
-	st = post_recvs(b, c);
-	memset(&rtu, 0, sizeof(rtu));
-	rtu.access_ctrl = IB_AC_LOCAL_WRITE;
-	rtu.pfn_cm_dreq_cb = cli_on_dreq;
-	c->t[STEP_RTU].start = now_ns();
-	if (st == IB_SUCCESS)
-		st = ib_cm_rtu(p->h_cm_rep, &rtu);
-	c->t[STEP_RTU].end = c->t[STEP_CONNECT].end = now_ns();
-	if (!ok(b, st, "posting receives or ib_cm_rtu"))
-		conn_fail(c);
-	count(b, &b->n_rep);
-}
-
-static void AL_API cli_on_drep(ib_cm_drep_rec_t *p)
-{
-	conn_t *c = (conn_t *)p->qp_context;
-
-	c->t[STEP_DISCONNECT].end = now_ns();
-	if (p->cm_status != IB_SUCCESS) {
-		failf(c->b, "connection %u: no DREP: %s", c->idx, ib_get_err_str(p->cm_status));
-		count(c->b, &c->b->n_dfail);
-	} else {
-		count(c->b, &c->b->n_disc);
-	}
-}
-
-static boolean_t client_connect(bench_t *b)
-{
-	ib_cm_req_t req;
-	req_pdata_t pd;
-	uint32_t i, window = b->o->window;
-	uint8_t tmo = cm_timeout_exp(b->o->timeout_ms);
-	const net32_t pid = cl_hton32((uint32_t)getpid());   /* once: a system call */
-
-	for (i = 0; i < b->n; i++) {
-		conn_t *c = &b->c[i];
-		ib_api_status_t st;
-
-		if (window && i >= window &&
-		    !wait_count(b, &b->n_rep, &b->n_rej, i - window + 1, "replies"))
-			return FALSE;
-		pd.magic = cl_hton32(PD_MAGIC);
-		pd.idx = cl_hton32(i);
-		pd.total = cl_hton32(b->n);
-		pd.msgs = cl_hton32(b->o->msgs);
-		pd.pid = pid;
-		memset(&req, 0, sizeof(req));
-		req.svc_id = cl_hton64(b->o->svc_id);
-		req.max_cm_retries = b->o->retries;
-		req.p_primary_path = &b->path;
-		req.pfn_cm_rep_cb = cli_on_rep;
-		req.p_req_pdata = (const uint8_t *)&pd;
-		req.req_length = sizeof(pd);
-		req.qp_type = IB_QPT_RELIABLE_CONN;
-		req.h_qp = c->qp;
-		req.resp_res = 0;
-		req.init_depth = 0;
-		req.remote_resp_timeout = tmo;
-		req.local_resp_timeout = tmo;
-		req.flow_ctrl = TRUE;
-		req.rnr_nak_timeout = 1;
-		req.rnr_retry_cnt = 7;
-		req.retry_cnt = 7;
-		req.pfn_cm_mra_cb = on_mra;
-		req.pfn_cm_rej_cb = cli_on_rej;
-		c->t[STEP_REQ_REP].start = c->t[STEP_CONNECT].start = now_ns();
-		st = ib_cm_req(&req);
-		if (!ok(b, st, "ib_cm_req")) {
-			conn_fail(c);
-			count(b, &b->n_rej);
-		}
-	}
-	return wait_count(b, &b->n_rep, &b->n_rej, b->n, "replies") && b->n_fail == 0;
-}
-
-static boolean_t client_exchange(bench_t *b)
-{
-	uint32_t i, first = b->o->window && b->o->window < b->n ? b->o->window : b->n;
-	boolean_t good;
-
-	if (!b->o->msgs)
-		return TRUE;
-	pthread_mutex_lock(&b->lock);
-	b->x_next = first;
-	b->stop_on_fail = TRUE;
-	pthread_mutex_unlock(&b->lock);
-	for (i = 0; i < first; i++)
-		start_exchange(b, i);
-	good = wait_count(b, &b->n_xdone, NULL, b->n, "connections done exchanging") &&
-	       b->n_fail == 0;
-	pthread_mutex_lock(&b->lock);
-	b->stop_on_fail = FALSE;
-	pthread_mutex_unlock(&b->lock);
-	return good;
-}
-
-static boolean_t client_disconnect(bench_t *b)
-{
-	ib_cm_dreq_t dreq;
-	uint32_t i, want = 0, window = b->o->window;
-
-	for (i = 0; i < b->n; i++) {
-		conn_t *c = &b->c[i];
-
-		if (c->failed || !c->t[STEP_CONNECT].end)
-			continue;
-		if (window && want >= window &&
-		    !wait_count(b, &b->n_disc, &b->n_dfail, want - window + 1, "DREPs"))
-			return FALSE;
-		memset(&dreq, 0, sizeof(dreq));
-		dreq.qp_type = IB_QPT_RELIABLE_CONN;
-		dreq.h_qp = c->qp;
-		dreq.pfn_cm_drep_cb = cli_on_drep;
-		c->t[STEP_DISCONNECT].start = now_ns();
-		if (ok(b, ib_cm_dreq(&dreq), "ib_cm_dreq"))
-			want++;
-	}
-	return wait_count(b, &b->n_disc, &b->n_dfail, want, "DREPs") && !b->n_dfail &&
-	       want == b->n;
-}
-
-static boolean_t client_run(bench_t *b, const ib_gid_t *dgid)
-{
-	uint32_t i;
-	boolean_t good;
-
-	b->n = b->o->conns;
-	if (!open_side(b) || !resolve(b, dgid) || !make_resources(b, b->n))
-		return FALSE;
-	for (i = 0; i < b->n; i++) {
-		conn_t *c = &b->c[i];
-
-		c->b = b;
-		c->idx = i;
-		c->t[STEP_CREATE].start = now_ns();
-		if (!ok(b, create_qp(b, c), "ib_create_qp"))
-			return FALSE;
-		c->t[STEP_CREATE].end = now_ns();
-	}
-	good = client_connect(b) && client_exchange(b);
-	/* Disconnect whatever is connected, even after a failure. */
-	good = client_disconnect(b) && good;
-	return good;
 }
 
 /* ---- The reference without a CM (-f --raw) ---- */
