@@ -170,7 +170,7 @@ void conn_fail(conn_t *c)
  * Returns TRUE when it was reached.
  */
 boolean_t wait_count(bench_t *b, const uint32_t *a, const uint32_t *b2, uint32_t want,
-			    const char *what)
+		     const char *what)
 {
 	struct timespec ts;
 	uint32_t got;
