@@ -213,13 +213,7 @@ static inline void up(void)
 	ib_net64_t guids[2];
 	size_t n = 2;
 
-	if (h_al) {
-		/* A fatal assertion ended the previous test early. */
-		ib_close_al(h_al);
-		h_al = NULL;
-		test_rm_tree(fab_dir);
-		__cl_mem_track(FALSE);
-	}
+	test_fixture_up = 1;
 	test_track_begin();
 	strcpy(fab_dir, "/tmp/ibal-almad-XXXXXX");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(fab_dir));
@@ -265,6 +259,7 @@ static inline void down(void)
 	pthread_mutex_destroy(&sb.lock);
 	pthread_cond_destroy(&sb.cond);
 	test_track_end();
+	test_fixture_up = 0;
 }
 
 /* Registers a service with the given callbacks on @p qp for class/version
