@@ -716,6 +716,23 @@ static inline ib_api_status_t dp_send(const dp_qp_t *qp, uint64_t wr_id, const v
 	return ib_post_send(qp->h, &wr, NULL);
 }
 
+/* A signaled UD send of @p len bytes at @p p to QP @p qpn through @p av. */
+static inline ib_api_status_t dp_ud_send(const dp_qp_t *a, ib_av_handle_t av, net32_t qpn,
+					 net32_t qkey, uint64_t wr_id, const void *p,
+					 uint32_t len, ib_send_opt_t opt, ib_net32_t imm)
+{
+	ib_local_ds_t ds;
+	ib_send_wr_t wr;
+
+	dp_sge(&ds, p, len);
+	dp_wr(&wr, wr_id, WR_SEND, opt | IB_SEND_OPT_SIGNALED, &ds, len ? 1 : 0);
+	wr.immediate_data = imm;
+	wr.dgrm.ud.h_av = av;
+	wr.dgrm.ud.remote_qp = qpn;
+	wr.dgrm.ud.remote_qkey = qkey;
+	return ib_post_send(a->h, &wr, NULL);
+}
+
 /* One signaled RDMA operation between @p local and @p remote (key @p rkey). */
 static inline ib_api_status_t dp_rdma(const dp_qp_t *qp, uint64_t wr_id, ib_wr_type_t type,
 				      void *local, uint32_t len, const void *remote, net32_t rkey,
