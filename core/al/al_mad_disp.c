@@ -3,15 +3,16 @@
  * AL instance's internal MAD pool.
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  *
- * A dispatcher (al_mad.h) serves one (CA, port, QP type): its private AL
- * instance, PD, CQs, QP, send slots and first receive buffers are made here,
- * shared by every QP alias and MAD service of that port through
- * al_mad_disp_get()/al_mad_disp_put(), and torn down by its last user.
+ * A dispatcher (al_mad.h) serves a port's QP0 or QP1, or the UD QP of one
+ * IB_QPT_MAD queue pair: its private AL instance, PD, CQs, QP, send slots and
+ * first receive buffers are made here; a special QP's dispatcher is shared
+ * by every QP alias and MAD service of its port (al_mad_disp_get() /
+ * al_mad_disp_put()) and torn down by its last user.
  * What a dispatcher does while it lives (its thread, sends, completions,
  * receive buffers) is in al_mad.c; docs/mad.md says how.
  */
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* pthread_setname_np */
+#define _GNU_SOURCE /* PTHREAD_MUTEX_ADAPTIVE_NP */
 #endif
 #include <string.h>
 #include <complib/cl_memory.h>
@@ -49,6 +50,9 @@ ib_api_status_t al_mad_inst_pool(al_pd_t *p_pd, al_pool_t **pp_pool)
 	*pp_pool = p_pool;
 	return st;
 }
+
+/* ---- Dispatcher lifetime ---- */
+
 static void inst_free(al_obj_t *p_obj)
 {
 	cl_free(PARENT_STRUCT(p_obj, al_inst_t, obj));
