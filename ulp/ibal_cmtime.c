@@ -134,8 +134,6 @@ boolean_t ok(bench_t *b, ib_api_status_t st, const char *what)
 	return FALSE;
 }
 
-/* Counts one event; wakes the waiter only when what it waits for is reached
- * (a wake-up per event would cost the run a context switch per event). */
 /* Wakes the waiter of wait_count() if its wait is met (b->lock held). */
 void wake_if_met(bench_t *b)
 {
@@ -143,6 +141,8 @@ void wake_if_met(bench_t *b)
 		pthread_cond_broadcast(&b->cond);
 }
 
+/* Counts one event; wakes the waiter only when what it waits for is reached
+ * (a wake-up per event would cost the run a context switch per event). */
 void count(bench_t *b, uint32_t *p)
 {
 	pthread_mutex_lock(&b->lock);
