@@ -1,95 +1,16 @@
 /*
- * ibal tests: the fixture shared by the soft HCA tests (two soft CAs through
- * soft_prov_ops, a PD on each) and their helpers: CQs, datagram QPs, MRs,
- * posts and bounded waits for completions.
+ * ibal tests: the datagram helpers of the soft HCA tests (CQs, UD and QP1
+ * QPs in RTS, MRs, AVs, posts) on the two soft CAs of soft_ca_fixture.h.
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  *
- * Included by test_soft_hca.c and test_soft_ud.c only. Every test runs in a
- * fabric directory of its own (mkdtemp, named by IBAL_SOFT_FABRIC) with
- * IBAL_SOFT_CAS=2. Upcalls go to a small recorder; waits are bounded
- * condition waits (TEST_WAIT_US), never sleeps.
+ * Included by test_soft_hca.c and test_soft_ud.c.
  */
 #ifndef TESTS_SOFT_HCA_FIXTURE_H
 #define TESTS_SOFT_HCA_FIXTURE_H
 
-#include <dirent.h>
-#include <pthread.h>
-#include <sched.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
-#include "soft_hca.h"
-#include "prov_ca_attr.h"
-#include "ibal_mem.h"
-#include "ibal_arena.h"
-#include "soft_rc.h"
-#include "../common/cl_test.h"
-#include "../common/fab_dir.h"
-#include "../common/prov_shim.h"
-#include "../common/upcall_rec.h"
-#include "../common/mem_resident.h"
-
-static const al_prov_ops_t *ops = &soft_prov_ops;
-
-/* --- Fixture --------------------------------------------------------------- */
-
-static char fab_dir[64];
-static void *ca[2];
-static void *pd[2];
-static ib_net64_t guids[2];
-
-static inline void fab_begin(void)
-{
-	strcpy(fab_dir, "/tmp/ibal-softhca-XXXXXX");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(fab_dir));
-	setenv(SOFT_FABRIC_ENV_DIR, fab_dir, 1);
-	setenv(SOFT_ENV_CAS, "2", 1);
-	unsetenv(SOFT_ENV_PORTS);
-	rec_reset();
-}
-
-static inline void fab_end(void)
-{
-	test_rm_tree(fab_dir);
-	unsetenv(SOFT_FABRIC_ENV_DIR);
-}
-
-static inline void up(void)
-{
-	size_t n = 2;
-	int i;
-
-	test_fixture_up = 1;
-	fab_begin();
-	CU_ASSERT_EQUAL_FATAL(ops->init(&rec_upcalls), IB_SUCCESS);
-	CU_ASSERT_EQUAL_FATAL(ops->get_ca_guids(guids, &n), IB_SUCCESS);
-	CU_ASSERT_EQUAL_FATAL(n, 2);
-	for (i = 0; i < 2; i++) {
-		CU_ASSERT_EQUAL_FATAL(ops->open_ca(guids[i], &ca[i], &ca[i]), IB_SUCCESS);
-		CU_ASSERT_EQUAL_FATAL(ops->alloc_pd(ca[i], IB_PDT_NORMAL, &pd[i]), IB_SUCCESS);
-	}
-}
-
-static inline void down(void)
-{
-	int i;
-
-	for (i = 0; i < 2; i++) {
-		ops->dealloc_pd(pd[i]);
-		ops->close_ca(ca[i]);
-	}
-	ops->cleanup();
-	fab_end();
-	test_fixture_up = 0;
-}
-
-static inline uint16_t ca_lid(void *c)
-{
-	return ((soft_ca_t *)c)->port[0].lid;
-}
+#include "soft_ca_fixture.h"
 
 /* --- Helpers: CQs, QPs, MRs ---------------------------------------------- */
 
@@ -258,36 +179,6 @@ static inline ib_api_status_t post_tx(ud_end_t *e, void *av, uint32_t dqpn, uint
 				      ib_send_opt_t opt, uint32_t imm)
 {
 	return post_tx_lkey(e, av, dqpn, qkey, wr_id, off, len, opt, imm, e->lkey);
-}
-
-/* Polls one completion, waiting (armed, bounded) for it. */
-static inline int wait_wc(void *cq, void *tag, ib_wc_t *wc)
-{
-	ib_wc_t *free_l, *done;
-	unsigned seen;
-
-	for (;;) {
-		free_l = wc;
-		wc->p_next = NULL;
-		if (ops->poll_cq(cq, &free_l, &done) == IB_SUCCESS)
-			return 1;
-		seen = rec_comps(tag);
-		CU_ASSERT_EQUAL(ops->rearm_cq(cq, FALSE), IB_SUCCESS);
-		free_l = wc;
-		wc->p_next = NULL;
-		if (ops->poll_cq(cq, &free_l, &done) == IB_SUCCESS)
-			return 1;
-		if (rec_wait_comps(tag, seen + 1) < seen + 1)
-			return 0;
-	}
-}
-
-static inline int cq_empty(void *cq)
-{
-	uint32_t n = 99;
-
-	CU_ASSERT_EQUAL(ops->peek_cq(cq, &n), IB_SUCCESS);
-	return n == 0;
 }
 
 #endif /* TESTS_SOFT_HCA_FIXTURE_H */

@@ -3,10 +3,15 @@
  * MWs, CQs and QPs.
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  *
- * The fixture and helpers are soft_hca_fixture.h's (shared with
- * test_soft_ud.c, the UD data path); see there.
+ * The two CAs are soft_ca_fixture.h's, the datagram helpers
+ * soft_hca_fixture.h's (shared with test_soft_ud.c, the UD data path).
  */
 #include "soft_hca_fixture.h"
+#include "prov_ca_attr.h"
+#include "ibal_mem.h"
+#include "ibal_arena.h"
+#include "soft_rc.h"
+#include "../common/mem_resident.h"
 
 /* --- Tests: CA ------------------------------------------------------------ */
 
@@ -37,7 +42,7 @@ static void test_ca_attr(void)
 	CU_ASSERT_EQUAL(p->port_num, 1);
 	CU_ASSERT_EQUAL(p->link_state, IB_LINK_ACTIVE);
 	CU_ASSERT_EQUAL(p->mtu, IB_MTU_LEN_4096);
-	CU_ASSERT_EQUAL(cl_ntoh16(p->lid), ca_lid(ca[0]));
+	CU_ASSERT_EQUAL(cl_ntoh16(p->lid), ca_lid(0));
 	CU_ASSERT_NOT_EQUAL(p->lid, 0);
 	CU_ASSERT_EQUAL(p->num_pkeys, 1);
 	CU_ASSERT_EQUAL(p->p_pkey_table[0], CL_HTON16(0xFFFF));
@@ -73,7 +78,7 @@ static void test_two_cas(void)
 
 	up();
 	CU_ASSERT_NOT_EQUAL(guids[0], guids[1]);
-	CU_ASSERT_NOT_EQUAL(ca_lid(ca[0]), ca_lid(ca[1]));
+	CU_ASSERT_NOT_EQUAL(ca_lid(0), ca_lid(1));
 	CU_ASSERT_NOT_EQUAL(((soft_ca_t *)ca[0])->port[0].guid, ((soft_ca_t *)ca[1])->port[0].guid);
 	CU_ASSERT_EQUAL(ops->get_ca_guids(NULL, &n), IB_INSUFFICIENT_MEMORY);
 	CU_ASSERT_EQUAL(n, 2);
@@ -253,7 +258,7 @@ static void test_mw(void)
 	b.local_ds.vaddr = (uint64_t)(uintptr_t)mem + 100;
 	b.local_ds.length = 200;
 	CU_ASSERT_EQUAL(ops->bind_mw(mw, qp, &b, &new_rkey), IB_INVALID_QP_STATE);
-	rc_to_rts(qp, ((soft_qp_t *)qp)->qpn, ca_lid(ca[0]));
+	rc_to_rts(qp, ((soft_qp_t *)qp)->qpn, ca_lid(0));
 	b.h_mr = (ib_mr_handle_t)mr_nobind;
 	CU_ASSERT_EQUAL(ops->bind_mw(mw, qp, &b, &new_rkey), IB_INVALID_PERMISSION);
 	b.h_mr = (ib_mr_handle_t)mr;

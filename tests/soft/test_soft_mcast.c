@@ -2,59 +2,13 @@
  * ibal tests: multicast attachments of UD QPs on the soft HCA and the delivery of multicast packets.
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  *
- * Two soft CAs in a fabric directory of their own, through soft_prov_ops.
- * Waits are bounded condition waits on the completion upcalls; "nothing
- * arrived" is checked after a later packet on the same path did arrive.
+ * The two soft CAs and the waits for completions are soft_ca_fixture.h's:
+ * bounded condition waits on the completion upcalls; "nothing arrived" is
+ * checked after a later packet on the same path did arrive.
  */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include "soft_hca.h"
-#include "../common/cl_test.h"
-#include "../common/fab_dir.h"
-#include "../common/prov_shim.h"
-#include "../common/upcall_rec.h"
-
-static const al_prov_ops_t *ops = &soft_prov_ops;
-
-
-static char fab_dir[64];
-static void *ca[2];
-static void *pd[2];
-
-static void up(void)
-{
-	ib_net64_t guids[2];
-	size_t n = 2;
-	int i;
-
-	test_fixture_up = 1;
-	strcpy(fab_dir, "/tmp/ibal-softmc-XXXXXX");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(fab_dir));
-	setenv(SOFT_FABRIC_ENV_DIR, fab_dir, 1);
-	setenv(SOFT_ENV_CAS, "2", 1);
-	unsetenv(SOFT_ENV_PORTS);
-	CU_ASSERT_EQUAL_FATAL(ops->init(&rec_upcalls), IB_SUCCESS);
-	CU_ASSERT_EQUAL_FATAL(ops->get_ca_guids(guids, &n), IB_SUCCESS);
-	for (i = 0; i < 2; i++) {
-		CU_ASSERT_EQUAL_FATAL(ops->open_ca(guids[i], &ca[i], &ca[i]), IB_SUCCESS);
-		CU_ASSERT_EQUAL_FATAL(ops->alloc_pd(ca[i], IB_PDT_NORMAL, &pd[i]), IB_SUCCESS);
-	}
-}
-
-static void down(void)
-{
-	int i;
-
-	for (i = 0; i < 2; i++) {
-		ops->dealloc_pd(pd[i]);
-		ops->close_ca(ca[i]);
-	}
-	ops->cleanup();
-	test_rm_tree(fab_dir);
-	unsetenv(SOFT_FABRIC_ENV_DIR);
-	test_fixture_up = 0;
-}
+#include "soft_ca_fixture.h"
 
 #define QKEY 0x11223344u
 #define MLID 0xC012u
@@ -171,43 +125,12 @@ static void send_mc(ud_end_t *e, void *av, uint64_t id, uint8_t tag)
 	CU_ASSERT_EQUAL(ops->post_send(e->qp, &wr, NULL), IB_SUCCESS);
 }
 
-/* Polls one completion from @p cq, waiting (bounded) for it. */
-static int poll_one(void *cq, ib_wc_t *wc)
-{
-	ib_wc_t *fl, *done;
-
-	for (;;) {
-		unsigned seen;
-
-		fl = wc;
-		wc->p_next = NULL;
-		if (ops->poll_cq(cq, &fl, &done) == IB_SUCCESS)
-			return 1;
-		seen = rec_comps(NULL);
-		ops->rearm_cq(cq, FALSE);
-		fl = wc;
-		wc->p_next = NULL;
-		if (ops->poll_cq(cq, &fl, &done) == IB_SUCCESS)
-			return 1;
-		if (rec_wait_comps(NULL, seen + 1) <= seen)
-			return 0;
-	}
-}
-
 /* Next completion of @p e, a receive: its payload tag. */
 static int recv_tag(ud_end_t *e, ib_wc_t *wc)
 {
-	if (!poll_one(e->cq, wc) || wc->wc_type != IB_WC_RECV)
+	if (!wait_wc(e->cq, NULL, wc) || wc->wc_type != IB_WC_RECV)
 		return -1;
 	return wc->status == IB_WCS_SUCCESS ? e->buf[SOFT_UD_GRH_AREA] : -2;
-}
-
-static int cq_empty(void *cq)
-{
-	uint32_t n = 99;
-
-	CU_ASSERT_EQUAL(ops->peek_cq(cq, &n), IB_SUCCESS);
-	return n == 0;
 }
 
 static void test_mcast_delivery(void)
@@ -269,7 +192,7 @@ static void test_mcast_delivery(void)
 	CU_ASSERT(cq_empty(b2.cq));
 	/* The sender never heard itself: only its 4 send completions */
 	for (n_send = 0; n_send < 4; n_send++) {
-		CU_ASSERT_FATAL(poll_one(a1.cq, &wc));
+		CU_ASSERT_FATAL(wait_wc(a1.cq, NULL, &wc));
 		CU_ASSERT_EQUAL(wc.wc_type, IB_WC_SEND);
 		CU_ASSERT_EQUAL(wc.status, IB_WCS_SUCCESS);
 	}

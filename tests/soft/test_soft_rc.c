@@ -2,30 +2,17 @@
  * ibal tests: the soft HCA's RC and UC transports between two CAs of one process.
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  *
- * Every test runs in a fabric directory of its own (mkdtemp, named by
- * IBAL_SOFT_FABRIC) with IBAL_SOFT_CAS=2, and drives the provider through
- * soft_prov_ops. Loss is injected with the fabric's drop filter. Waits are
- * bounded (TEST_WAIT_US): condition waits on the upcall recorder, never
- * sleeps.
+ * The two CAs, their fixture and the waits for completions are
+ * soft_ca_fixture.h's. Loss is injected with the fabric's drop filter
+ * (down() removes it). Waits are bounded (TEST_WAIT_US), never sleeps.
  */
-#include <dirent.h>
-#include <pthread.h>
 #include <sched.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include "soft_hca.h"
+#include "soft_ca_fixture.h"
 #include "soft_rc.h"
 #include "soft_ring.h"
-#include "../common/cl_test.h"
-#include "../common/fab_dir.h"
-#include "../common/prov_shim.h"
-#include "../common/upcall_rec.h"
 #include "ring_fill_test.h"
-
-static const al_prov_ops_t *ops = &soft_prov_ops;
-
 
 /* --- Drop filter ------------------------------------------------------------ */
 
@@ -107,47 +94,6 @@ static unsigned drops(void)
 	return flt.dropped;
 }
 
-/* --- Fixture --------------------------------------------------------------- */
-
-static char fab_dir[64];
-static void *ca[2];
-static void *pd[2];
-
-static void up(void)
-{
-	ib_net64_t guids[2];
-	size_t n = 2;
-	int i;
-
-	test_fixture_up = 1;
-	strcpy(fab_dir, "/tmp/ibal-softrc-XXXXXX");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(fab_dir));
-	setenv(SOFT_FABRIC_ENV_DIR, fab_dir, 1);
-	setenv(SOFT_ENV_CAS, "2", 1);
-	unsetenv(SOFT_ENV_PORTS);
-	CU_ASSERT_EQUAL_FATAL(ops->init(&rec_upcalls), IB_SUCCESS);
-	CU_ASSERT_EQUAL_FATAL(ops->get_ca_guids(guids, &n), IB_SUCCESS);
-	for (i = 0; i < 2; i++) {
-		CU_ASSERT_EQUAL_FATAL(ops->open_ca(guids[i], &ca[i], &ca[i]), IB_SUCCESS);
-		CU_ASSERT_EQUAL_FATAL(ops->alloc_pd(ca[i], IB_PDT_NORMAL, &pd[i]), IB_SUCCESS);
-	}
-}
-
-static void down(void)
-{
-	int i;
-
-	set_drop(0, 0);
-	for (i = 0; i < 2; i++) {
-		ops->dealloc_pd(pd[i]);
-		ops->close_ca(ca[i]);
-	}
-	ops->cleanup();
-	test_rm_tree(fab_dir);
-	unsetenv(SOFT_FABRIC_ENV_DIR);
-	test_fixture_up = 0;
-}
-
 #define BUF_LEN 32768
 #define MTU 1024 /* IB_MTU_LEN_1024 */
 
@@ -217,11 +163,6 @@ static void end_close(end_t *e)
 	ops->destroy_cq(e->scq);
 	ops->destroy_cq(e->rcq);
 	free(e->buf);
-}
-
-static uint16_t ca_lid(int ci)
-{
-	return ((soft_ca_t *)ca[ci])->port[0].lid;
 }
 
 /* Moves @p e to RTS connected to @p peer. */
@@ -308,38 +249,6 @@ static uint64_t raddr(const end_t *e, uint32_t off)
 	return (uint64_t)(uintptr_t)(e->buf + off);
 }
 
-/* Polls one completion, waiting (bounded) for it. */
-static int wait_wc(void *cq, ib_wc_t *wc)
-{
-	ib_wc_t *free_l, *done;
-	unsigned seen;
-	int waited = 0;
-
-	for (;;) {
-		free_l = wc;
-		wc->p_next = NULL;
-		if (ops->poll_cq(cq, &free_l, &done) == IB_SUCCESS)
-			return 1;
-		if (waited)
-			return 0;
-		seen = rec_comps(NULL);
-		CU_ASSERT_EQUAL(ops->rearm_cq(cq, FALSE), IB_SUCCESS);
-		free_l = wc;
-		wc->p_next = NULL;
-		if (ops->poll_cq(cq, &free_l, &done) == IB_SUCCESS)
-			return 1;
-		waited = rec_wait_comps(NULL, seen + 1) <= seen;
-	}
-}
-
-static int cq_empty(void *cq)
-{
-	uint32_t n = 99;
-
-	CU_ASSERT_EQUAL(ops->peek_cq(cq, &n), IB_SUCCESS);
-	return n == 0;
-}
-
 static void fill(uint8_t *p, uint32_t n, unsigned seed)
 {
 	uint32_t i;
@@ -353,7 +262,7 @@ static void expect(void *cq, uint64_t wr_id, ib_wc_status_t st, ib_wc_type_t typ
 {
 	ib_wc_t wc;
 
-	CU_ASSERT_FATAL(wait_wc(cq, &wc));
+	CU_ASSERT_FATAL(wait_wc(cq, NULL, &wc));
 	CU_ASSERT_EQUAL(wc.wr_id, wr_id);
 	CU_ASSERT_EQUAL(wc.status, st);
 	if (st == IB_WCS_SUCCESS)
@@ -405,13 +314,13 @@ static void test_rc_send_recv(void)
 	CU_ASSERT_EQUAL(post_recv(&b, 12, 4096, 8192), IB_SUCCESS);
 	CU_ASSERT_EQUAL(post(&a, WR_SEND, 1, 0, 100, 0, 0, 0), IB_SUCCESS);
 	CU_ASSERT_EQUAL(post(&a, WR_SEND, 2, 0, big, 0, 0, 0), IB_SUCCESS);
-	CU_ASSERT_FATAL(wait_wc(b.rcq, &wc));
+	CU_ASSERT_FATAL(wait_wc(b.rcq, NULL, &wc));
 	CU_ASSERT_EQUAL(wc.wr_id, 11);
 	CU_ASSERT_EQUAL(wc.status, IB_WCS_SUCCESS);
 	CU_ASSERT_EQUAL(wc.wc_type, IB_WC_RECV);
 	CU_ASSERT_EQUAL(wc.length, 100);
 	CU_ASSERT_EQUAL(wc.recv.conn.recv_opt, 0);
-	CU_ASSERT_FATAL(wait_wc(b.rcq, &wc));
+	CU_ASSERT_FATAL(wait_wc(b.rcq, NULL, &wc));
 	CU_ASSERT_EQUAL(wc.wr_id, 12);
 	CU_ASSERT_EQUAL(wc.status, IB_WCS_SUCCESS);
 	CU_ASSERT_EQUAL(wc.length, big);
@@ -456,13 +365,13 @@ static void test_rc_send_imm_solicited(void)
 			IB_SUCCESS);
 	expect(a.scq, 2, IB_WCS_SUCCESS, IB_WC_SEND);
 	CU_ASSERT_EQUAL(rec_wait_comps(&b.tag_r, w0 + 1), w0 + 1);
-	CU_ASSERT_FATAL(wait_wc(b.rcq, &wc));
+	CU_ASSERT_FATAL(wait_wc(b.rcq, NULL, &wc));
 	CU_ASSERT_EQUAL(wc.wr_id, 21);
 	CU_ASSERT_EQUAL(wc.status, IB_WCS_SUCCESS);
 	CU_ASSERT_EQUAL(wc.length, 64);
 	CU_ASSERT_EQUAL(wc.recv.conn.recv_opt, IB_RECV_OPT_IMMEDIATE);
 	CU_ASSERT_EQUAL(wc.recv.conn.immediate_data, cl_hton32(0x12345678));
-	CU_ASSERT_FATAL(wait_wc(b.rcq, &wc));
+	CU_ASSERT_FATAL(wait_wc(b.rcq, NULL, &wc));
 	CU_ASSERT_EQUAL(wc.wr_id, 22);
 	CU_ASSERT_EQUAL(wc.length, 2 * MTU);
 	CU_ASSERT_EQUAL(wc.recv.conn.recv_opt, 0);
@@ -487,7 +396,7 @@ static void test_rc_write_read(void)
 	CU_ASSERT_EQUAL(post(&a, WR_RDMA_WRITE, 3, 0, 0, 0, raddr(&b, 0), b.rkey), IB_SUCCESS);
 	CU_ASSERT_EQUAL(post(&a, WR_RDMA_READ, 4, 0, 0, 0, raddr(&b, 0), b.rkey), IB_SUCCESS);
 	expect(a.scq, 1, IB_WCS_SUCCESS, IB_WC_RDMA_WRITE);
-	CU_ASSERT_FATAL(wait_wc(a.scq, &wc));
+	CU_ASSERT_FATAL(wait_wc(a.scq, NULL, &wc));
 	CU_ASSERT_EQUAL(wc.wr_id, 2);
 	CU_ASSERT_EQUAL(wc.status, IB_WCS_SUCCESS);
 	CU_ASSERT_EQUAL(wc.wc_type, IB_WC_RDMA_READ);
@@ -503,7 +412,7 @@ static void test_rc_write_read(void)
 			     raddr(&b, 20000), b.rkey),
 			IB_SUCCESS);
 	expect(a.scq, 5, IB_WCS_SUCCESS, IB_WC_RDMA_WRITE);
-	CU_ASSERT_FATAL(wait_wc(b.rcq, &wc));
+	CU_ASSERT_FATAL(wait_wc(b.rcq, NULL, &wc));
 	CU_ASSERT_EQUAL(wc.wr_id, 31);
 	CU_ASSERT_EQUAL(wc.status, IB_WCS_SUCCESS);
 	CU_ASSERT_EQUAL(wc.wc_type, IB_WC_RECV_RDMA_WRITE);
@@ -715,7 +624,7 @@ static void test_rc_rnr(void)
 	CU_ASSERT(cq_empty(a.scq));
 	CU_ASSERT_EQUAL(post_recv(&b, 41, 0, 4096), IB_SUCCESS);
 	expect(a.scq, 1, IB_WCS_SUCCESS, IB_WC_SEND);
-	CU_ASSERT_FATAL(wait_wc(b.rcq, &wc));
+	CU_ASSERT_FATAL(wait_wc(b.rcq, NULL, &wc));
 	CU_ASSERT_EQUAL(wc.wr_id, 41);
 	CU_ASSERT_EQUAL(wc.length, 2000);
 	CU_ASSERT_EQUAL(memcmp(b.buf, a.buf, 2000), 0);
@@ -852,7 +761,7 @@ static void drop_one(ib_wr_type_t t, unsigned nth)
 	CU_ASSERT_EQUAL(memcmp(b.buf, a.buf, big), 0);
 	CU_ASSERT_EQUAL(memcmp(b.buf + 9000, a.buf, 100), 0);
 	if (t == WR_SEND) {
-		CU_ASSERT_FATAL(wait_wc(b.rcq, &wc));
+		CU_ASSERT_FATAL(wait_wc(b.rcq, NULL, &wc));
 		CU_ASSERT_EQUAL(wc.wr_id, 51);
 		CU_ASSERT_EQUAL(wc.length, big);
 		CU_ASSERT(cq_empty(b.rcq));
@@ -991,7 +900,7 @@ static void read_covered(boolean_t read_after)
 	CU_ASSERT_EQUAL(memcmp(a.buf + 12288, b.buf + 8192, rlen), 0);
 	if (read_after)
 		CU_ASSERT_EQUAL(memcmp(a.buf + 16000, b.buf + 100, 16), 0);
-	CU_ASSERT_FATAL(wait_wc(b.rcq, &wc));
+	CU_ASSERT_FATAL(wait_wc(b.rcq, NULL, &wc));
 	CU_ASSERT_EQUAL(wc.wr_id, 91);
 	CU_ASSERT_EQUAL(wc.length, 8);
 	CU_ASSERT(cq_empty(b.rcq));
@@ -1044,13 +953,13 @@ static void test_rc_ordering(void)
 		}
 	}
 	for (i = 0; i < n_sig; i++) {
-		CU_ASSERT_FATAL(wait_wc(a.scq, &wc));
+		CU_ASSERT_FATAL(wait_wc(a.scq, NULL, &wc));
 		CU_ASSERT_EQUAL(wc.wr_id, expect_id[i]);
 		CU_ASSERT_EQUAL(wc.status, IB_WCS_SUCCESS);
 	}
 	CU_ASSERT(cq_empty(a.scq));
 	for (i = 0; i < 20; i++) {
-		CU_ASSERT_FATAL(wait_wc(b.rcq, &wc));
+		CU_ASSERT_FATAL(wait_wc(b.rcq, NULL, &wc));
 		CU_ASSERT_EQUAL(wc.wr_id, 1000 + (uint64_t)i);
 		CU_ASSERT_EQUAL(memcmp(b.buf + 8192 + 64 * i, a.buf + 3 * i, 64), 0);
 	}
@@ -1098,7 +1007,7 @@ static void test_rc_sq_wrap(void)
 		for (i = 0; i < depth; i++) {
 			id = r * depth + i;
 			expect(a.scq, id, IB_WCS_SUCCESS, IB_WC_SEND);
-			CU_ASSERT_FATAL(wait_wc(b.rcq, &wc));
+			CU_ASSERT_FATAL(wait_wc(b.rcq, NULL, &wc));
 			CU_ASSERT_EQUAL(wc.wr_id, 100 + (uint64_t)id);
 			CU_ASSERT_EQUAL(wc.status, IB_WCS_SUCCESS);
 			CU_ASSERT_EQUAL(wc.length, 32);
@@ -1149,7 +1058,7 @@ static void test_uc(void)
 	CU_ASSERT_EQUAL(post_recv(&b, 61, 0, 8192), IB_SUCCESS);
 	CU_ASSERT_EQUAL(post(&a, WR_SEND, 1, 0, big, IB_SEND_OPT_IMMEDIATE, 0, 0), IB_SUCCESS);
 	expect(a.scq, 1, IB_WCS_SUCCESS, IB_WC_SEND);
-	CU_ASSERT_FATAL(wait_wc(b.rcq, &wc));
+	CU_ASSERT_FATAL(wait_wc(b.rcq, NULL, &wc));
 	CU_ASSERT_EQUAL(wc.wr_id, 61);
 	CU_ASSERT_EQUAL(wc.status, IB_WCS_SUCCESS);
 	CU_ASSERT_EQUAL(wc.length, big);
@@ -1164,7 +1073,7 @@ static void test_uc(void)
 			IB_SUCCESS);
 	expect(a.scq, 2, IB_WCS_SUCCESS, IB_WC_RDMA_WRITE);
 	expect(a.scq, 3, IB_WCS_SUCCESS, IB_WC_RDMA_WRITE);
-	CU_ASSERT_FATAL(wait_wc(b.rcq, &wc));
+	CU_ASSERT_FATAL(wait_wc(b.rcq, NULL, &wc));
 	CU_ASSERT_EQUAL(wc.wr_id, 62);
 	CU_ASSERT_EQUAL(wc.wc_type, IB_WC_RECV_RDMA_WRITE);
 	CU_ASSERT_EQUAL(memcmp(b.buf + 10000, a.buf, big), 0);
@@ -1176,7 +1085,7 @@ static void test_uc(void)
 	set_drop(0, 0);
 	CU_ASSERT_EQUAL(post(&a, WR_SEND, 5, 100, 50, 0, 0, 0), IB_SUCCESS);
 	expect(a.scq, 5, IB_WCS_SUCCESS, IB_WC_SEND);
-	CU_ASSERT_FATAL(wait_wc(b.rcq, &wc));
+	CU_ASSERT_FATAL(wait_wc(b.rcq, NULL, &wc));
 	CU_ASSERT_EQUAL(wc.wr_id, 63);
 	CU_ASSERT_EQUAL(wc.length, 50);
 	CU_ASSERT_EQUAL(memcmp(b.buf, a.buf + 100, 50), 0);
@@ -1277,7 +1186,7 @@ static void test_rc_srq(void)
 	expect(a.scq, 1, IB_WCS_SUCCESS, IB_WC_SEND);
 	expect(a.scq, 2, IB_WCS_SUCCESS, IB_WC_SEND);
 	for (i = 0; i < 2; i++) {
-		CU_ASSERT_FATAL(wait_wc(b.rcq, &wc));
+		CU_ASSERT_FATAL(wait_wc(b.rcq, NULL, &wc));
 		CU_ASSERT_EQUAL(wc.wr_id, 90 + (uint64_t)i);
 		CU_ASSERT_EQUAL(wc.length, 3000u - (uint32_t)i);
 		CU_ASSERT_EQUAL(memcmp(b.buf + 4096 * i, a.buf + i, 3000 - i), 0);
@@ -1294,7 +1203,7 @@ static void lossy_check(end_t *a, int i)
 	static const char *const kind[] = { "send", "write", "read", "fetch&add" };
 	ib_wc_t wc;
 
-	if (!wait_wc(a->scq, &wc)) {
+	if (!wait_wc(a->scq, NULL, &wc)) {
 		fprintf(stderr, "lossy: no completion for WR %d (%s) in time, %u packets dropped\n",
 			i, kind[i % 4], flt.dropped);
 		CU_FAIL_FATAL("a send completion did not come");
@@ -1363,7 +1272,7 @@ static void test_rc_lossy(void)
 	CU_ASSERT_EQUAL(memcmp(b.buf, a.buf, 3 * MTU + 1), 0);
 	CU_ASSERT_EQUAL(memcmp(a.buf + 12288, b.buf + 8192, 2 * MTU + 9), 0);
 	for (i = 0; i < n / 4; i++) {
-		CU_ASSERT_FATAL(wait_wc(b.rcq, &wc));
+		CU_ASSERT_FATAL(wait_wc(b.rcq, NULL, &wc));
 		CU_ASSERT_EQUAL(wc.wr_id, 2000 + (uint64_t)i);
 		CU_ASSERT_EQUAL(wc.length, 200);
 		CU_ASSERT_EQUAL(memcmp(b.buf + 16384 + 256 * i, a.buf + 4 * i, 200), 0);

@@ -3,9 +3,12 @@
  * receives, drops, datagrams held at a full ring, SRQ limits, two processes.
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  *
- * The fixture and helpers are soft_hca_fixture.h's (shared with
- * test_soft_hca.c); see there.
+ * The two CAs are soft_ca_fixture.h's, the datagram helpers
+ * soft_hca_fixture.h's (shared with test_soft_hca.c).
  */
+#include <sched.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include "soft_hca_fixture.h"
 #include "ring_fill_test.h"
 
@@ -21,8 +24,8 @@ static void test_ud_send_recv(void)
 	up();
 	ud_open(a, 0, 0x11111111, 0, 0);
 	ud_open(b, 1, 0x22222222, 0, 0);
-	av = make_av(0, ca_lid(ca[1]), 0);
-	av_g = make_av(0, ca_lid(ca[1]), 1);
+	av = make_av(0, ca_lid(1), 0);
+	av_g = make_av(0, ca_lid(1), 1);
 	for (i = 0; i < 1000; i++)
 		a->buf[i] = (uint8_t)(i * 7 + 1);
 	CU_ASSERT_EQUAL(post_rx(b, 501, 0, 2048), IB_SUCCESS);
@@ -39,7 +42,7 @@ static void test_ud_send_recv(void)
 	CU_ASSERT_EQUAL(wc.length, 1040);
 	CU_ASSERT_EQUAL(wc.recv.ud.recv_opt, 0);
 	CU_ASSERT_EQUAL(wc.recv.ud.remote_qp, cl_hton32(a->qpn));
-	CU_ASSERT_EQUAL(wc.recv.ud.remote_lid, cl_hton16(ca_lid(ca[0])));
+	CU_ASSERT_EQUAL(wc.recv.ud.remote_lid, cl_hton16(ca_lid(0)));
 	CU_ASSERT_EQUAL(wc.recv.ud.remote_sl, 3);
 	CU_ASSERT_EQUAL(wc.recv.ud.pkey_index, 0);
 	CU_ASSERT_EQUAL(memcmp(b->buf + 40, a->buf, 1000), 0);
@@ -83,7 +86,7 @@ static void test_ud_drops(void)
 	ud_open(a, 0, 1, 0, 0);
 	ud_open(b, 1, 2, 0, 0);
 	ud_open(c, 1, 3, 0, 0);
-	av = make_av(0, ca_lid(ca[1]), 0);
+	av = make_av(0, ca_lid(1), 0);
 	a->buf[0] = 0xAA;
 	CU_ASSERT_EQUAL(post_rx(b, 1, 0, 256), IB_SUCCESS);
 	/* wrong Q_Key: dropped, the receive stays posted */
@@ -240,8 +243,8 @@ static void test_ud_held_at_full_ring(void)
 	ud_open(a, 0, 1, 0, 0);
 	ud_open(b, 1, 2, 0, 0);
 	ud_open(c, 0, 3, 0, 0); /* on a's own port: another ring */
-	av_b = make_av(0, ca_lid(ca[1]), 0);
-	av_c = make_av(0, ca_lid(ca[0]), 0);
+	av_b = make_av(0, ca_lid(1), 0);
+	av_c = make_av(0, ca_lid(0), 0);
 	for (i = 0; i < 6; i++)
 		CU_ASSERT_EQUAL(post_rx(b, 10 + i, 256 * i, 256), IB_SUCCESS);
 	CU_ASSERT_EQUAL(post_rx(c, 20, 0, 256), IB_SUCCESS);
@@ -252,7 +255,7 @@ static void test_ud_held_at_full_ring(void)
 
 	/* Held until the ring drains, the second send behind the first. */
 	soft_lock(&cb->rx_lock); /* CA 1 takes no packet meanwhile */
-	fill_ring_at(fport(0), ca_lid(ca[0]), ca_lid(ca[1]));
+	fill_ring_at(fport(0), ca_lid(0), ca_lid(1));
 	busy0 = drops_busy(0);
 	CU_ASSERT_EQUAL(post_tx(a, av_b, b->qpn, 2, 1, 0, 1, 0, 0), IB_SUCCESS);
 	CU_ASSERT_EQUAL(post_tx(a, av_b, b->qpn, 2, 2, 1, 1, 0, 0), IB_SUCCESS);
@@ -269,7 +272,7 @@ static void test_ud_held_at_full_ring(void)
 
 	/* SQD drains once the held send went; one posted in SQD waits for RTS. */
 	soft_lock(&cb->rx_lock);
-	fill_ring_at(fport(0), ca_lid(ca[0]), ca_lid(ca[1]));
+	fill_ring_at(fport(0), ca_lid(0), ca_lid(1));
 	CU_ASSERT_EQUAL(post_tx(a, av_b, b->qpn, 2, 21, 0, 1, 0, 0), IB_SUCCESS);
 	memset(&m, 0, sizeof(m));
 	m.req_state = IB_QPS_SQD;
@@ -295,7 +298,7 @@ static void test_ud_held_at_full_ring(void)
 	/* A ring that does not drain: dropped after the lifetime, then at once. */
 	set_hold_ms(SOFT_UD_HOLD_MS);
 	soft_lock(&cb->rx_lock);
-	fill_ring_at(fport(0), ca_lid(ca[0]), ca_lid(ca[1]));
+	fill_ring_at(fport(0), ca_lid(0), ca_lid(1));
 	busy0 = drops_busy(0);
 	CU_ASSERT_EQUAL(post_tx(a, av_b, b->qpn, 2, 3, 0, 1, 0, 0), IB_SUCCESS);
 	CU_ASSERT_EQUAL(post_tx(a, av_c, c->qpn, 3, 4, 2, 1, 0, 0), IB_SUCCESS);
@@ -305,7 +308,7 @@ static void test_ud_held_at_full_ring(void)
 	CU_ASSERT_FATAL(wait_wc(c->rcq, &c->tag_r, &wc));
 	CU_ASSERT_EQUAL(c->buf[40], 9);
 	CU_ASSERT_EQUAL(drops_busy(0), busy0 + 1);
-	CU_ASSERT(is_stuck(a, ca_lid(ca[1])));
+	CU_ASSERT(is_stuck(a, ca_lid(1)));
 	CU_ASSERT_EQUAL(post_tx(a, av_b, b->qpn, 2, 5, 0, 1, 0, 0), IB_SUCCESS);
 	CU_ASSERT_EQUAL(sq_queued(a), 0);
 	sent(a, 5);
@@ -317,7 +320,7 @@ static void test_ud_held_at_full_ring(void)
 			      IB_SUCCESS);
 	idle_lid = soft_fabric_port_lid(idle);
 	av_idle = make_av(0, idle_lid, 0);
-	fill_ring_at(fport(0), ca_lid(ca[0]), idle_lid);
+	fill_ring_at(fport(0), ca_lid(0), idle_lid);
 	CU_ASSERT_EQUAL(post_tx(a, av_idle, 2, 3, 7, 0, 1, 0, 0), IB_SUCCESS);
 	CU_ASSERT_EQUAL(sq_queued(a), 1);
 	sent(a, 7);
@@ -333,7 +336,7 @@ static void test_ud_held_at_full_ring(void)
 
 	/* Drained: a packet to it finds room, and it is not stuck any more. */
 	end = test_now_ms() + TEST_WAIT_US / 1000u;
-	while (!soft_fabric_room(fport(0), ca_lid(ca[1]), SOFT_RING_ALIGN * 4) && test_now_ms() < end)
+	while (!soft_fabric_room(fport(0), ca_lid(1), SOFT_RING_ALIGN * 4) && test_now_ms() < end)
 		sched_yield();
 	a->buf[0] = 7;
 	CU_ASSERT_EQUAL(post_tx(a, av_b, b->qpn, 2, 6, 0, 1, 0, 0), IB_SUCCESS);
@@ -341,13 +344,13 @@ static void test_ud_held_at_full_ring(void)
 	CU_ASSERT_FATAL(wait_wc(b->rcq, &b->tag_r, &wc));
 	CU_ASSERT_EQUAL(wc.wr_id, 14);
 	CU_ASSERT_EQUAL(b->buf[1024 + 40], 7);
-	CU_ASSERT(!is_stuck(a, ca_lid(ca[1])));
+	CU_ASSERT(!is_stuck(a, ca_lid(1)));
 
 	/* A waiting send that fails (a bad L_Key) takes the QP to SQE, flushing
 	 * those behind it. */
 	set_hold_ms(TEST_WAIT_US / 1000u);
 	soft_lock(&cb->rx_lock);
-	fill_ring_at(fport(0), ca_lid(ca[0]), ca_lid(ca[1]));
+	fill_ring_at(fport(0), ca_lid(0), ca_lid(1));
 	CU_ASSERT_EQUAL(post_tx(a, av_b, b->qpn, 2, 41, 0, 1, 0, 0), IB_SUCCESS);
 	CU_ASSERT_EQUAL(post_tx_lkey(a, av_b, b->qpn, 2, 42, 0, 1, 0, 0,
 				     a->lkey ^ CL_HTON32(0x100)),
@@ -370,7 +373,7 @@ static void test_ud_held_at_full_ring(void)
 	ud_close(c);
 	dgrm_open(c, 0, IB_QPT_QP1, 0x80010000u, 0, 0);
 	soft_lock(&cb->rx_lock);
-	fill_ring_at(fport(0), ca_lid(ca[0]), ca_lid(ca[1]));
+	fill_ring_at(fport(0), ca_lid(0), ca_lid(1));
 	CU_ASSERT_EQUAL(post_tx(c, av_b, 1, 0x80010000u, 31, 0, 8, 0, 0), IB_SUCCESS);
 	CU_ASSERT_EQUAL(sq_queued(c), 1);
 	CU_ASSERT(cq_empty(c->scq));
@@ -423,7 +426,7 @@ static void test_ud_srq_limit(void)
 	up();
 	ud_open(a, 0, 5, 0, 0);
 	ud_open(b, 1, 5, 1, 0);
-	av = make_av(0, ca_lid(ca[1]), 0);
+	av = make_av(0, ca_lid(1), 0);
 	for (i = 0; i < 4; i++)
 		CU_ASSERT_EQUAL(post_rx(b, 100 + i, (uint32_t)i * 1024, 1024), IB_SUCCESS);
 	memset(&sa, 0, sizeof(sa));
@@ -477,7 +480,7 @@ static int mp_side(int is_child, int rfd, int wfd)
 	bad |= ops->alloc_pd(ca[0], IB_PDT_NORMAL, &pd[0]) != IB_SUCCESS;
 	ud_open(e, 0, 0x42, 0, 0);
 	memset(&me, 0, sizeof(me));
-	me.lid = ca_lid(ca[0]);
+	me.lid = ca_lid(0);
 	me.qpn = e->qpn;
 	bad |= post_rx(e, 7, 0, 512) != IB_SUCCESS;
 	bad |= write(wfd, &me, sizeof(me)) != sizeof(me);
