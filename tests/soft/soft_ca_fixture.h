@@ -6,47 +6,19 @@
  * Included by the soft HCA's tests of verbs and transports (test_soft_hca,
  * test_soft_ud through soft_hca_fixture.h, test_soft_rc, test_soft_mcast).
  * Each test calls up() first and down() last: the test gets a fabric
- * directory of its own (mkdtemp, named by IBAL_SOFT_FABRIC) with
- * IBAL_SOFT_CAS=2, the provider's upcalls go to the recorder
- * (upcall_rec.h), reset for each test; down() also removes a drop filter
- * the test installed. Waits are bounded condition waits on the recorder
+ * directory of its own (soft_fab_fixture.h), the provider's upcalls go to
+ * the recorder (upcall_rec.h); down() also removes a drop filter the test
+ * installed. Waits are bounded condition waits on the recorder
  * (TEST_WAIT_US), never sleeps.
  */
 #ifndef TESTS_SOFT_CA_FIXTURE_H
 #define TESTS_SOFT_CA_FIXTURE_H
 
-#include <pthread.h>
-#include <stdlib.h>
-#include <string.h>
-#include "soft_hca.h"
-#include "../common/cl_test.h"
-#include "../common/fab_dir.h"
-#include "../common/prov_shim.h"
-#include "../common/upcall_rec.h"
+#include "soft_fab_fixture.h"
 
-static const al_prov_ops_t *ops = &soft_prov_ops;
-
-static char fab_dir[64];
 static void *ca[2];
 static void *pd[2];
 static ib_net64_t guids[2];
-
-/* A fabric directory of the test's own, two CAs in it; no CA opened yet. */
-static inline void fab_begin(void)
-{
-	strcpy(fab_dir, "/tmp/ibal-softca-XXXXXX");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(fab_dir));
-	setenv(SOFT_FABRIC_ENV_DIR, fab_dir, 1);
-	setenv(SOFT_ENV_CAS, "2", 1);
-	unsetenv(SOFT_ENV_PORTS);
-	rec_reset();
-}
-
-static inline void fab_end(void)
-{
-	test_rm_tree(fab_dir);
-	unsetenv(SOFT_FABRIC_ENV_DIR);
-}
 
 static inline void up(void)
 {

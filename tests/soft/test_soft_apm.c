@@ -13,13 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "soft_hca.h"
-#include "../common/cl_test.h"
-#include "../common/fab_dir.h"
-#include "../common/prov_shim.h"
-#include "../common/upcall_rec.h"
-
-static const al_prov_ops_t *ops = &soft_prov_ops;
+#include "soft_fab_fixture.h"
 
 #define BUF_LEN 8192
 #define MSG_LEN 2500 /* three packets at 1024 bytes */
@@ -108,8 +102,6 @@ static unsigned watch_count(uint16_t slid, int mig, unsigned *p_ports)
 
 /* --- Fixture --------------------------------------------------------------- */
 
-static char fab_dir[64];
-
 static void end_open(end_t *e, ib_net64_t guid)
 {
 	ib_qp_create_t c;
@@ -154,12 +146,7 @@ static void up(void)
 	size_t n = 2;
 
 	test_fixture_up = 1;
-	strcpy(fab_dir, "/tmp/ibal-softapm-XXXXXX");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(fab_dir));
-	setenv(SOFT_FABRIC_ENV_DIR, fab_dir, 1);
-	setenv(SOFT_ENV_CAS, "2", 1);
-	rec_reset();
-	setenv(SOFT_ENV_PORTS, "2", 1);
+	fab_begin_ports("2");
 	CU_ASSERT_EQUAL_FATAL(ops->init(&rec_upcalls), IB_SUCCESS);
 	CU_ASSERT_EQUAL_FATAL(ops->get_ca_guids(guids, &n), IB_SUCCESS);
 	end_open(ea, guids[0]);
@@ -174,9 +161,7 @@ static void down(void)
 	end_close(ea);
 	end_close(eb);
 	ops->cleanup();
-	test_rm_tree(fab_dir);
-	unsetenv(SOFT_FABRIC_ENV_DIR);
-	unsetenv(SOFT_ENV_PORTS);
+	fab_end();
 	test_fixture_up = 0;
 }
 

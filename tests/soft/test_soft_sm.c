@@ -20,37 +20,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <iba/ibal_soft.h>
-#include "soft_hca.h"
+#include "soft_fab_fixture.h"
 #include "soft_mad_agent.h"
 #include "soft_sm.h"
-#include "../common/cl_test.h"
-#include "../common/fab_dir.h"
-#include "../common/prov_shim.h"
-#include "../common/upcall_rec.h"
-
-static const al_prov_ops_t *ops = &soft_prov_ops;
 
 /* --- Fixture --------------------------------------------------------------- */
 
-static char fab_dir[64];
 static void *ca[2];
 static ib_net64_t guids[2];
-
-static void fab_begin(void)
-{
-	strcpy(fab_dir, "/tmp/ibal-softsm-XXXXXX");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(fab_dir));
-	setenv(SOFT_FABRIC_ENV_DIR, fab_dir, 1);
-	setenv(SOFT_ENV_CAS, "2", 1);
-	unsetenv(SOFT_ENV_PORTS);
-	rec_reset();
-}
-
-static void fab_end(void)
-{
-	test_rm_tree(fab_dir);
-	unsetenv(SOFT_FABRIC_ENV_DIR);
-}
 
 static void open_cas(int n)
 {
