@@ -20,7 +20,6 @@
  *        bench_al -c [-n N]      callgrind mode: prints "CG\tFUNC\tcalls"
  *                                (tests/bench/bench_al.sh divides the Ir)
  */
-#include <dirent.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +28,7 @@
 #include <unistd.h>
 #include <iba/ib_al.h>
 #include "al_verbs.h"
+#include "../common/fab_dir.h"
 
 #define QKEY 0x0BADCAFEu
 #define WAIT_NS (20ull * 1000 * 1000 * 1000) /* bound of a wait for a completion */
@@ -66,29 +66,12 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static void rm_tree(const char *dir)
-{
-	char path[512];
-	struct dirent *e;
-	DIR *d = opendir(dir);
-
-	if (!d)
-		return;
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-			unlink(path);
-		}
-	closedir(d);
-	rmdir(dir);
-}
-
 /* Reports a failure and exits, removing the fabric directory. */
 static void die(const char *what, ib_api_status_t st)
 {
 	fprintf(stderr, "bench_al: %s: %s\n", what, ib_get_err_str(st));
 	if (fab_dir[0])
-		rm_tree(fab_dir);
+		test_rm_tree(fab_dir);
 	exit(1);
 }
 
@@ -220,7 +203,7 @@ static void up(void)
 static void down(void)
 {
 	CHECK(ib_close_al(h_al));
-	rm_tree(fab_dir);
+	test_rm_tree(fab_dir);
 }
 
 /* ---- The measured calls: one call each, nothing else ---- */

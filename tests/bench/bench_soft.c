@@ -63,6 +63,7 @@
 #include <unistd.h>
 #include "bench_soft.h"
 #include "../common/al_procs.h"
+#include "../common/fab_dir.h"
 
 /* ---- Requester: streams of writes or sends ---- */
 
@@ -983,7 +984,7 @@ int main(int argc, char **argv)
 		close(sv[0]);
 		close(sv[1]);
 		rc = o.mem_qps ? qp_memory_main(&o) : scale_main(&o, &chld, &old_mask);
-		rm_tree(g_fab_dir);
+		test_rm_tree(g_fab_dir);
 		return rc;
 	}
 	fflush(stdout);
@@ -999,7 +1000,7 @@ int main(int argc, char **argv)
 	close(sv[1]);
 	g_fd = sv[0];
 	rc = parent_main(&o, &chld);
-	rm_tree(g_fab_dir);
+	test_rm_tree(g_fab_dir);
 	return rc;
 
 bad:

@@ -83,9 +83,6 @@ void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 			die("%s failed: %s", #call, ib_get_err_str(st__)); \
 	} while (0)
 
-/* Removes the fabric directory @p dir and the files in it. */
-void rm_tree(const char *dir);
-
 /* The handler of SIGALRM, SIGTERM and SIGINT: the run's backstop. */
 void on_alarm(int sig);
 

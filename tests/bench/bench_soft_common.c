@@ -4,7 +4,6 @@
  * connection (bench_soft.h).
  * Copyright (c) 2026 The ibal authors. BSD-2-Clause.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -20,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "bench_soft.h"
+#include "../common/fab_dir.h"
 
 char g_fab_dir[64];              /* the private fabric directory */
 boolean_t g_poll = TRUE;         /* the parent polls its CQ (-e: waits for events) */
@@ -31,23 +31,6 @@ int g_is_child;
 unsigned g_limit_s;              /* limit of the whole run */
 
 /* ---- Options, time, failure ---- */
-
-void rm_tree(const char *dir)
-{
-	char path[512];
-	struct dirent *e;
-	DIR *d = opendir(dir);
-
-	if (!d)
-		return;
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-			unlink(path);
-		}
-	closedir(d);
-	rmdir(dir);
-}
 
 static void ctl_error(const char *text);
 
@@ -75,7 +58,7 @@ void die(const char *fmt, ...)
 		waitpid(g_child, NULL, 0);
 	}
 	if (g_fab_dir[0])
-		rm_tree(g_fab_dir);
+		test_rm_tree(g_fab_dir);
 	_exit(1);
 }
 
