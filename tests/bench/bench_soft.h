@@ -59,7 +59,7 @@ extern boolean_t g_small_pages;         /* -4: RDMA buffers on 4 KiB pages, no h
 extern uint32_t g_inline;               /* -I: ping-pong sends of up to this many bytes go inline */
 extern pid_t g_child;                   /* parent: the child's pid, 0 once reaped */
 extern int g_fd;                        /* the out-of-band socket */
-extern int g_is_child;
+extern int g_is_child;                  /* this process is the child */
 extern unsigned g_limit_s;              /* limit of the whole run */
 
 static inline uint64_t now_ns(void)

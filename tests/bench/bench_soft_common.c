@@ -27,7 +27,7 @@ boolean_t g_small_pages;         /* -4: RDMA buffers on 4 KiB pages, no huge pag
 uint32_t g_inline = PP_INLINE;   /* -I: ping-pong sends of up to this many bytes go inline */
 pid_t g_child;                   /* parent: the child's pid, 0 once reaped */
 int g_fd = -1;                   /* the out-of-band socket */
-int g_is_child;
+int g_is_child;                  /* this process is the child */
 unsigned g_limit_s;              /* limit of the whole run */
 
 /* ---- Options, time, failure ---- */
