@@ -44,9 +44,12 @@
  * user sends back to such a peer with the user's TID (an RMPP ACK of a
  * multi-segment answer) gets the learned wire bits again.
  *
- * **Receives.** The port's receive thread waits in umad_recv (at most
- * VERBS_RECV_POLL_MS, which bounds how long destroying the last QP waits)
- * and fills the next receive of the QP the agent belongs to: the 40-byte
+ * **Receives.** The port's receive thread waits in poll() on the umad
+ * device and an eventfd that the port's close writes (so that destroying
+ * the last QP does not wait out the poll), at most VERBS_RECV_POLL_MS at a
+ * time: umad2sim's poll() watches only its own descriptor, and under it the
+ * close waits for that bound as before. A MAD read (umad_recv) fills the
+ * next receive of the QP the agent belongs to: the 40-byte
  * GRH area first (a GRH is written there when the MAD came with one:
  * IB_RECV_OPT_GRH_VALID), then the MAD; the completion carries the source
  * LID, QP, SL, path bits and P_Key index (an index outside the port's table,
@@ -67,6 +70,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <sched.h>
+#include <poll.h>
+#include <sys/eventfd.h>
 #include <complib/cl_timer.h>
 #include "verbs_prov.h"
 #include "ibal_log.h"
@@ -123,6 +128,7 @@ void verbs_port_init(verbs_ca_t *ca, verbs_port_t *port, uint8_t num)
 	port->num = num;
 	dev_clear(&port->dev);
 	port->issm_fd = -1;
+	port->rx_wake = -1;
 	pthread_mutex_init(&port->oc_lock, NULL);
 	pthread_mutex_init(&port->lock, NULL);
 }
@@ -459,6 +465,25 @@ void verbs_rx_umad(verbs_port_t *port, uint8_t *umad, int len)
 	pthread_mutex_unlock(&port->lock);
 }
 
+/* Waits (at most VERBS_RECV_POLL_MS) until the umad device has something
+ * to read or the port's close wakes the thread; TRUE for the device. */
+static boolean_t rx_wait(verbs_port_t *port)
+{
+	struct pollfd pfd[2];
+	nfds_t n = 1;
+
+	pfd[0].fd = umad_get_fd(port->dev.fd);
+	pfd[0].events = POLLIN;
+	pfd[0].revents = 0;
+	if (port->rx_wake >= 0) {
+		pfd[1].fd = port->rx_wake;
+		pfd[1].events = POLLIN;
+		pfd[1].revents = 0;
+		n = 2;
+	}
+	return poll(pfd, n, VERBS_RECV_POLL_MS) > 0 && pfd[0].revents;
+}
+
 static void *rx_main(void *arg)
 {
 	verbs_port_t *port = arg;
@@ -467,8 +492,10 @@ static void *rx_main(void *arg)
 	while (!__atomic_load_n(&port->rx_stop, __ATOMIC_ACQUIRE)) {
 		int len = VERBS_MAD_SIZE, id;
 
+		if (!rx_wait(port))
+			continue;
 		memset(buf, 0, umad_size());
-		id = umad_recv(port->dev.fd, buf, &len, VERBS_RECV_POLL_MS);
+		id = umad_recv(port->dev.fd, buf, &len, 0);
 		if (id < 0) {
 			if (id != -ETIMEDOUT && id != -EAGAIN && id != -EWOULDBLOCK)
 				backoff();
@@ -553,6 +580,13 @@ static void dev_release(verbs_port_t *port)
 	dev_clear(&port->dev);
 }
 
+static void rx_wake_close(verbs_port_t *port)
+{
+	if (port->rx_wake >= 0)
+		close(port->rx_wake);
+	port->rx_wake = -1;
+}
+
 /* Opens the umad device and starts the receive thread (port->oc_lock and port->lock held). */
 static ib_api_status_t port_open(verbs_port_t *port)
 {
@@ -568,6 +602,8 @@ static ib_api_status_t port_open(verbs_port_t *port)
 		return IB_ERROR;
 	}
 	port->rx_stop = 0;
+	/* Without it the close waits out the thread's poll (VERBS_RECV_POLL_MS). */
+	port->rx_wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (verbs_issm) {
 		/* umad2sim crashes on a MAD of a class no agent registered (it
 		 * looks up a NULL queue), and an SM client gets requests of every
@@ -579,6 +615,7 @@ static ib_api_status_t port_open(verbs_port_t *port)
 	}
 	if (pthread_create(&port->rx_thread, NULL, rx_main, port)) {
 		dev_release(port);
+		rx_wake_close(port);
 		free(port->rx_buf);
 		port->rx_buf = NULL;
 		return IB_INSUFFICIENT_RESOURCES;
@@ -630,8 +667,14 @@ static int qp0_ready(const verbs_qp_t *qp)
 /* Stops the receive thread and closes the device (port->oc_lock held, port->lock not). */
 static void port_close(verbs_port_t *port)
 {
+	uint64_t one = 1;
+
 	__atomic_store_n(&port->rx_stop, 1, __ATOMIC_RELEASE);
+	if (port->rx_wake >= 0 && write(port->rx_wake, &one, sizeof(one)) < 0)
+		IBAL_DBG(IBAL_SUB_VERBS, "%s port %u: waking the receive thread: %s", port->ca->name,
+			 port->num, strerror(errno));
 	pthread_join(port->rx_thread, NULL);
+	rx_wake_close(port);
 	dev_release(port);
 	if (port->issm_fd >= 0)
 		close(port->issm_fd);

@@ -68,7 +68,7 @@
  * buffers are sized for the larger header. */
 #define VERBS_UMAD_BUF     (sizeof(struct ib_user_mad) + VERBS_MAD_SIZE)
 #define VERBS_TID_SLOTS    64     /* remembered requests per port (TID restore) */
-#define VERBS_RECV_POLL_MS 100    /* receive thread's umad_recv timeout: stop latency */
+#define VERBS_RECV_POLL_MS 100    /* receive thread's wait: stop latency without rx_wake (umad2sim) */
 #define VERBS_TWIN_WAIT_MS 200    /* how long a MAD refused as a duplicate is tried again */
 #define VERBS_TWIN_YIELDS  16     /* tries after a yield before the tries after a sleep */
 #define VERBS_ENV_POLL     "IBAL_VERBS_POLL_MS"
@@ -171,6 +171,7 @@ typedef struct verbs_port {
 	uint64_t tid_clock;
 	pthread_t rx_thread;
 	int rx_stop;              /* atomic: asks the receive thread to leave */
+	int rx_wake;              /* eventfd that ends the receive thread's wait at close; -1: none */
 	uint8_t *rx_buf;          /* VERBS_UMAD_BUF bytes */
 } verbs_port_t;
 
