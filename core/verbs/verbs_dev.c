@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
+#include <complib/cl_timer.h>
 #include "verbs_prov.h"
 #include "prov_verbs_xlate.h"
 #include "prov_ca_attr.h"
@@ -68,14 +69,77 @@ static int ibv_name_known(const char *name)
 	return known;
 }
 
-void verbs_for_each_ca(boolean_t (*fn)(ib_net64_t guid, const char *name, int has_ibv,
-				       int has_umad, void *ctx), void *ctx)
+/* One CA as verbs_for_each_ca() reports it. */
+typedef struct ca_entry {
+	ib_net64_t guid;
+	char name[IBV_SYSFS_NAME_MAX]; /* as libibverbs names it (umad's are shorter) */
+	int has_ibv, has_umad;
+} ca_entry_t;
+
+/* A list of the CAs: libibverbs devices, then umad-only CAs. */
+typedef struct ca_list {
+	unsigned n;
+	ca_entry_t e[2 * UMAD_MAX_DEVICES];
+} ca_list_t;
+
+/*
+ * The list last read, kept while the device watch listens to uevents (it
+ * hears of every device added or removed and calls verbs_ca_list_forget()
+ * at once) and for at most IBAL_VERBS_POLL_MS, in case the uevents of a
+ * device do not reach this process (a container's network namespace, say).
+ * gen counts the forgettings, so that a read that a forgetting overtook is
+ * not kept.
+ */
+static struct {
+	pthread_mutex_t lock;
+	int valid;
+	uint64_t gen;
+	uint64_t read_us;         /* cl_get_time_stamp() of the read */
+	ca_list_t list;
+} kept = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* Whether the kept list may be used now (kept.lock held). */
+static int kept_fresh(void)
+{
+	return kept.valid && verbs_watch_listening() &&
+	       cl_get_time_stamp() - kept.read_us < (uint64_t)verbs_poll_ms * 1000u;
+}
+
+void verbs_ca_list_forget(void)
+{
+	pthread_mutex_lock(&kept.lock);
+	kept.valid = 0;
+	kept.gen++;
+	pthread_mutex_unlock(&kept.lock);
+}
+
+/* Adds a CA; @p name has at most @p name_max bytes (its NUL included). */
+static void list_put(ca_list_t *l, ib_net64_t guid, const char *name, size_t name_max,
+		     int has_ibv, int has_umad)
+{
+	ca_entry_t *e;
+	size_t len;
+
+	if (l->n == sizeof(l->e) / sizeof(l->e[0]))
+		return;
+	e = &l->e[l->n++];
+	e->guid = guid;
+	len = strnlen(name, name_max < sizeof(e->name) ? name_max : sizeof(e->name) - 1);
+	memcpy(e->name, name, len);
+	e->name[len] = '\0';
+	e->has_ibv = has_ibv;
+	e->has_umad = has_umad;
+}
+
+/* Reads the CAs now: libibverbs' devices (sysfs and netlink), libibumad's. */
+static void list_read(ca_list_t *l)
 {
 	char names[UMAD_MAX_DEVICES][UMAD_CA_NAME_LEN];
 	ib_net64_t seen[UMAD_MAX_DEVICES];
 	struct ibv_device **list;
 	int n_umad, n_ibv = 0, n_seen = 0, i, j;
 
+	l->n = 0;
 	n_umad = umad_get_cas_names(names, UMAD_MAX_DEVICES);
 	if (n_umad < 0)
 		n_umad = 0;
@@ -89,27 +153,51 @@ void verbs_for_each_ca(boolean_t (*fn)(ib_net64_t guid, const char *name, int ha
 		if (n_seen < UMAD_MAX_DEVICES)
 			seen[n_seen++] = guid;
 		ibv_name_seen(name);
-		if (fn(guid, name, 1, umad_has(names, n_umad, name), ctx)) {
-			ibv_free_device_list(list);
-			return;
-		}
+		list_put(l, guid, name, IBV_SYSFS_NAME_MAX, 1, umad_has(names, n_umad, name));
 	}
 	if (list)
 		ibv_free_device_list(list);
 	for (i = 0; i < n_umad; i++) {
 		umad_ca_t ca;
-		boolean_t dup = FALSE, done;
+		boolean_t dup = FALSE;
 
 		if (ibv_name_known(names[i]) || umad_get_ca(names[i], &ca) < 0)
 			continue;
 		for (j = 0; j < n_seen; j++)
 			dup = dup || seen[j] == (ib_net64_t)ca.node_guid;
-		done = !dup && ca.node_type == 1 &&
-		       fn((ib_net64_t)ca.node_guid, ca.ca_name, 0, 1, ctx);
+		if (!dup && ca.node_type == 1)
+			list_put(l, (ib_net64_t)ca.node_guid, ca.ca_name, sizeof(ca.ca_name), 0, 1);
 		umad_release_ca(&ca);
-		if (done)
-			return;
 	}
+}
+
+void verbs_for_each_ca(boolean_t (*fn)(ib_net64_t guid, const char *name, int has_ibv,
+				       int has_umad, void *ctx), void *ctx)
+{
+	ca_list_t list, *l = &list;
+	uint64_t gen, read_us;
+	unsigned i;
+
+	pthread_mutex_lock(&kept.lock);
+	if (kept_fresh()) {
+		*l = kept.list;
+		pthread_mutex_unlock(&kept.lock);
+	} else {
+		gen = kept.gen;
+		pthread_mutex_unlock(&kept.lock);
+		read_us = cl_get_time_stamp();
+		list_read(l);
+		pthread_mutex_lock(&kept.lock);
+		if (gen == kept.gen && verbs_watch_listening()) {
+			kept.list = *l;
+			kept.read_us = read_us;
+			kept.valid = 1;
+		}
+		pthread_mutex_unlock(&kept.lock);
+	}
+	for (i = 0; i < l->n; i++)
+		if (fn(l->e[i].guid, l->e[i].name, l->e[i].has_ibv, l->e[i].has_umad, ctx))
+			break;
 }
 
 /* ---- attributes ---- */

@@ -234,9 +234,14 @@ extern int verbs_issm;
 extern unsigned verbs_poll_ms;
 
 /* verbs_dev.c: libibverbs devices */
-/* Calls @p fn for each CA (libibverbs devices, then umad-only CAs) until it returns TRUE. */
+/* Calls @p fn for each CA (libibverbs devices, then umad-only CAs) until it
+ * returns TRUE; from the list last read, for at most IBAL_VERBS_POLL_MS,
+ * while the device watch listens to uevents (verbs_watch_listening()),
+ * else read now. */
 void verbs_for_each_ca(boolean_t (*fn)(ib_net64_t guid, const char *name, int has_ibv,
 				       int has_umad, void *ctx), void *ctx);
+/* The device list may have changed: verbs_for_each_ca() reads it anew. */
+void verbs_ca_list_forget(void);
 uint32_t verbs_attr_size(uint8_t n_ports);
 void verbs_attr_layout(ib_ca_attr_t *a, uint8_t n_ports);
 ib_api_status_t verbs_read_attr(verbs_ca_t *ca, ib_ca_attr_t *a);

@@ -17,6 +17,10 @@
  * port events. Where the socket cannot be had (a sandbox without netlink)
  * the list is compared every IBAL_VERBS_POLL_MS instead. A device reporting
  * IBV_EVENT_DEVICE_FATAL asks for a comparison too (verbs_watch_poke()).
+ * While it runs on uevents, verbs_for_each_ca() keeps the list it read
+ * (ibv_get_device_list() scans sysfs and asks netlink each time); a
+ * relevant uevent makes it read the list anew at once, and the
+ * comparison reads it anew too.
  *
  * The thread holds no lock while it makes the upcall; verbs_watch_stop()
  * wakes it through an eventfd and joins it.
@@ -52,6 +56,7 @@ static struct {
 	int nl_fd;        /* uevent socket, -1 when polling */
 	int stop;         /* atomic */
 	int poked;        /* atomic: compare at once */
+	int listening;    /* atomic: running on uevents (verbs_watch_listening) */
 	unsigned poll_ms;
 	watch_list_t last;
 } w = { .wake_fd = -1, .nl_fd = -1 };
@@ -74,9 +79,11 @@ static boolean_t list_add(ib_net64_t guid, const char *name, int has_ibv, int ha
 	return FALSE;
 }
 
+/* The CAs as they are now: the list verbs_for_each_ca() keeps is read anew. */
 static void list_read(watch_list_t *l)
 {
 	l->n = 0;
+	verbs_ca_list_forget();
 	verbs_for_each_ca(list_add, l);
 }
 
@@ -115,6 +122,8 @@ static int read_uevents(void)
 	}
 	if (n < 0 && errno == ENOBUFS)
 		relevant = 1; /* events were lost: compare anyway */
+	if (relevant)
+		verbs_ca_list_forget(); /* at once: the comparison waits for quiet */
 	return relevant;
 }
 
@@ -194,8 +203,14 @@ void verbs_watch_start(unsigned poll_ms)
 		return;
 	}
 	w.running = 1;
+	__atomic_store_n(&w.listening, w.nl_fd >= 0, __ATOMIC_RELEASE);
 	IBAL_DBG(IBAL_SUB_VERBS, "device watch by %s",
 			w.nl_fd >= 0 ? "uevents" : "polling");
+}
+
+int verbs_watch_listening(void)
+{
+	return __atomic_load_n(&w.listening, __ATOMIC_ACQUIRE);
 }
 
 void verbs_watch_poke(void)
@@ -204,6 +219,7 @@ void verbs_watch_poke(void)
 
 	if (!w.running)
 		return;
+	verbs_ca_list_forget();
 	__atomic_store_n(&w.poked, 1, __ATOMIC_RELEASE);
 	if (write(w.wake_fd, &one, sizeof(one)) < 0)
 		return;
@@ -215,6 +231,8 @@ void verbs_watch_stop(void)
 
 	if (!w.running)
 		return;
+	__atomic_store_n(&w.listening, 0, __ATOMIC_RELEASE);
+	verbs_ca_list_forget();
 	__atomic_store_n(&w.stop, 1, __ATOMIC_RELEASE);
 	if (write(w.wake_fd, &one, sizeof(one)) < 0)
 		return; /* cannot happen with an eventfd below its limit */

@@ -18,6 +18,9 @@ void verbs_watch_start(unsigned poll_ms);
 void verbs_watch_stop(void);
 /* Asks for a comparison of the CA list soon (a device reported a fatal error). */
 void verbs_watch_poke(void);
+/* Whether the watch runs on uevents, so that it hears of every device
+ * added or removed (verbs_for_each_ca() keeps its list while it does). */
+int verbs_watch_listening(void);
 /* Whether the @p n bytes at @p p are exactly the string @p s. */
 static inline int verbs_watch_is(const char *p, size_t n, const char *s)
 {

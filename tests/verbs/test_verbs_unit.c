@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include "../common/cl_test.h"
 #include "verbs_prov.h"
+#include "verbs_watch.h"
 #include "../common/prov_shim.h"
 
 static verbs_ca_t *fake_ca(void)
@@ -954,6 +955,69 @@ static void test_dp_fake(void)
 	CU_ASSERT_PTR_NULL(wc[VERBS_POLL_PROBE - 1].p_next);
 }
 
+/* ---- The CA list verbs_for_each_ca() keeps ---- */
+
+/* Linked with --wrap=ibv_get_device_list (tests/verbs/Makefile.include):
+ * counts the provider's reads of libibverbs' device list. */
+static unsigned n_dev_reads;
+struct ibv_device **__real_ibv_get_device_list(int *num_devices);
+struct ibv_device **__wrap_ibv_get_device_list(int *num_devices);
+struct ibv_device **__wrap_ibv_get_device_list(int *num_devices)
+{
+	__atomic_add_fetch(&n_dev_reads, 1, __ATOMIC_RELAXED);
+	return __real_ibv_get_device_list(num_devices);
+}
+
+static boolean_t count_ca(ib_net64_t guid, const char *name, int has_ibv, int has_umad, void *ctx)
+{
+	(void)guid;
+	(void)name;
+	(void)has_ibv;
+	(void)has_umad;
+	(*(unsigned *)ctx)++;
+	return FALSE;
+}
+
+/* How many times one verbs_for_each_ca() read libibverbs' list. */
+static unsigned reads_of_one_walk(void)
+{
+	unsigned before = __atomic_load_n(&n_dev_reads, __ATOMIC_RELAXED), cas = 0;
+
+	verbs_for_each_ca(count_ca, &cas);
+	return __atomic_load_n(&n_dev_reads, __ATOMIC_RELAXED) - before;
+}
+
+/*
+ * The list is read every time unless the device watch listens to uevents;
+ * then it is kept until verbs_ca_list_forget() (a relevant uevent) or for
+ * at most IBAL_VERBS_POLL_MS, and read every time again once the watch
+ * stops. A host without a uevent socket checks the first part only.
+ */
+static void test_ca_list_kept(void)
+{
+	unsigned saved = verbs_poll_ms;
+
+	CU_ASSERT_EQUAL(reads_of_one_walk(), 1);
+	CU_ASSERT_EQUAL(reads_of_one_walk(), 1);
+	verbs_watch_start(1000);
+	if (verbs_watch_listening()) {
+		CU_ASSERT_EQUAL(reads_of_one_walk(), 1); /* read and kept */
+		CU_ASSERT_EQUAL(reads_of_one_walk(), 0);
+		CU_ASSERT_EQUAL(reads_of_one_walk(), 0);
+		verbs_ca_list_forget();
+		CU_ASSERT_EQUAL(reads_of_one_walk(), 1);
+		CU_ASSERT_EQUAL(reads_of_one_walk(), 0);
+		verbs_poll_ms = 0; /* kept for no time at all */
+		CU_ASSERT_EQUAL(reads_of_one_walk(), 1);
+		CU_ASSERT_EQUAL(reads_of_one_walk(), 1);
+		verbs_poll_ms = saved;
+	}
+	verbs_watch_stop();
+	CU_ASSERT_FALSE(verbs_watch_listening());
+	CU_ASSERT_EQUAL(reads_of_one_walk(), 1);
+	CU_ASSERT_EQUAL(reads_of_one_walk(), 1);
+}
+
 static const test_entry_t tests[] = {
 	TEST_ENTRY(test_no_device),
 	TEST_ENTRY(test_tid_restore),
@@ -965,6 +1029,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_spl_qp_checks),
 	TEST_ENTRY(test_rx_length),
 	TEST_ENTRY(test_dp_fake),
+	TEST_ENTRY(test_ca_list_kept),
 };
 
 TEST_MAIN("verbs provider (no device)", tests)
