@@ -515,17 +515,12 @@ static int parent_main(const opts_t *o, const sigset_t *chld)
 	size_t n = 2;
 	end_t a_loc, b_loc, a_rem;
 	results_t res;
-	uint64_t max_rdma = 8, seed;
-	uint32_t max_msg = MIN_MSG, len;
+	uint64_t max_rdma, seed;
+	uint32_t max_msg, len;
 	unsigned r, i;
 	ctl_t m, peer;
 
-	for (i = 0; i < o->n_sizes; i++)
-		max_rdma = o->sizes[i] > max_rdma ? o->sizes[i] : max_rdma;
-	for (i = 0; i < o->n_msgs; i++)
-		max_msg = o->msgs[i] > max_msg ? o->msgs[i] : max_msg;
-	for (i = 0; i < o->n_lats; i++)
-		max_msg = o->lats[i] > max_msg ? o->lats[i] : max_msg;
+	opts_largest(o, &max_rdma, &max_msg);
 	setenv("IBAL_SOFT_CAS", "2", 1);
 	CHECK(ib_open_al(&al));
 	CHECK(ib_get_ca_guids(al, guids, &n));

@@ -62,6 +62,9 @@ extern int g_fd;                        /* the out-of-band socket */
 extern int g_is_child;                  /* this process is the child */
 extern unsigned g_limit_s;              /* limit of the whole run */
 
+/* The largest RDMA size of -s (at least 8) and message size of -m and -l (at least MIN_MSG). */
+void opts_largest(const opts_t *o, uint64_t *p_max_rdma, uint32_t *p_max_msg);
+
 static inline uint64_t now_ns(void)
 {
 	struct timespec ts;

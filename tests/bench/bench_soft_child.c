@@ -243,8 +243,8 @@ int child_main(pid_t parent, const opts_t *o)
 	ib_ca_handle_t ca;
 	ib_net64_t guid;
 	size_t n = 1;
-	uint64_t ids[32], max_rdma = 8;
-	uint32_t i, k, max_msg = MIN_MSG;
+	uint64_t ids[32], max_rdma;
+	uint32_t i, k, max_msg;
 	ib_api_status_t st;
 	ctl_t m;
 
@@ -254,12 +254,7 @@ int child_main(pid_t parent, const opts_t *o)
 	if (getppid() != parent)
 		_exit(1);
 	unsetenv("IBAL_SOFT_CAS");   /* one CA */
-	for (i = 0; i < o->n_sizes; i++)
-		max_rdma = o->sizes[i] > max_rdma ? o->sizes[i] : max_rdma;
-	for (i = 0; i < o->n_msgs; i++)
-		max_msg = o->msgs[i] > max_msg ? o->msgs[i] : max_msg;
-	for (i = 0; i < o->n_lats; i++)
-		max_msg = o->lats[i] > max_msg ? o->lats[i] : max_msg;
+	opts_largest(o, &max_rdma, &max_msg);
 
 	memset(&c, 0, sizeof(c));
 	cl_spinlock_construct(&c.lock);

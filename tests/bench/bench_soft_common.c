@@ -111,6 +111,23 @@ void on_alarm(int sig)
 	_exit(1);
 }
 
+/* The largest RDMA size of -s (at least 8) and message size of -m and -l (at least MIN_MSG). */
+void opts_largest(const opts_t *o, uint64_t *p_max_rdma, uint32_t *p_max_msg)
+{
+	uint64_t max_rdma = 8;
+	uint32_t max_msg = MIN_MSG;
+	unsigned i;
+
+	for (i = 0; i < o->n_sizes; i++)
+		max_rdma = o->sizes[i] > max_rdma ? o->sizes[i] : max_rdma;
+	for (i = 0; i < o->n_msgs; i++)
+		max_msg = o->msgs[i] > max_msg ? o->msgs[i] : max_msg;
+	for (i = 0; i < o->n_lats; i++)
+		max_msg = o->lats[i] > max_msg ? o->lats[i] : max_msg;
+	*p_max_rdma = max_rdma;
+	*p_max_msg = max_msg;
+}
+
 /* ---- Out-of-band channel (a socket pair made before the fork) ---- */
 
 void ctl_send(ctl_t *m, uint32_t type)
