@@ -19,6 +19,7 @@
  * ib_rearm_n_cq counts the new completions first.
  */
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
@@ -113,20 +114,15 @@ void verbs_ca_list_forget(void)
 	pthread_mutex_unlock(&kept.lock);
 }
 
-/* Adds a CA; @p name has at most @p name_max bytes (its NUL included). */
-static void list_put(ca_list_t *l, ib_net64_t guid, const char *name, size_t name_max,
-		     int has_ibv, int has_umad)
+static void list_put(ca_list_t *l, ib_net64_t guid, const char *name, int has_ibv, int has_umad)
 {
 	ca_entry_t *e;
-	size_t len;
 
 	if (l->n == sizeof(l->e) / sizeof(l->e[0]))
 		return;
 	e = &l->e[l->n++];
 	e->guid = guid;
-	len = strnlen(name, name_max < sizeof(e->name) ? name_max : sizeof(e->name) - 1);
-	memcpy(e->name, name, len);
-	e->name[len] = '\0';
+	snprintf(e->name, sizeof(e->name), "%s", name);
 	e->has_ibv = has_ibv;
 	e->has_umad = has_umad;
 }
@@ -153,7 +149,7 @@ static void list_read(ca_list_t *l)
 		if (n_seen < UMAD_MAX_DEVICES)
 			seen[n_seen++] = guid;
 		ibv_name_seen(name);
-		list_put(l, guid, name, IBV_SYSFS_NAME_MAX, 1, umad_has(names, n_umad, name));
+		list_put(l, guid, name, 1, umad_has(names, n_umad, name));
 	}
 	if (list)
 		ibv_free_device_list(list);
@@ -166,7 +162,7 @@ static void list_read(ca_list_t *l)
 		for (j = 0; j < n_seen; j++)
 			dup = dup || seen[j] == (ib_net64_t)ca.node_guid;
 		if (!dup && ca.node_type == 1)
-			list_put(l, (ib_net64_t)ca.node_guid, ca.ca_name, sizeof(ca.ca_name), 0, 1);
+			list_put(l, (ib_net64_t)ca.node_guid, ca.ca_name, 0, 1);
 		umad_release_ca(&ca);
 	}
 }
@@ -174,29 +170,29 @@ static void list_read(ca_list_t *l)
 void verbs_for_each_ca(boolean_t (*fn)(ib_net64_t guid, const char *name, int has_ibv,
 				       int has_umad, void *ctx), void *ctx)
 {
-	ca_list_t list, *l = &list;
+	ca_list_t l;
 	uint64_t gen, read_us;
 	unsigned i;
 
 	pthread_mutex_lock(&kept.lock);
 	if (kept_fresh()) {
-		*l = kept.list;
+		l = kept.list;
 		pthread_mutex_unlock(&kept.lock);
 	} else {
 		gen = kept.gen;
 		pthread_mutex_unlock(&kept.lock);
 		read_us = cl_get_time_stamp();
-		list_read(l);
+		list_read(&l);
 		pthread_mutex_lock(&kept.lock);
 		if (gen == kept.gen && verbs_watch_listening()) {
-			kept.list = *l;
+			kept.list = l;
 			kept.read_us = read_us;
 			kept.valid = 1;
 		}
 		pthread_mutex_unlock(&kept.lock);
 	}
-	for (i = 0; i < l->n; i++)
-		if (fn(l->e[i].guid, l->e[i].name, l->e[i].has_ibv, l->e[i].has_umad, ctx))
+	for (i = 0; i < l.n; i++)
+		if (fn(l.e[i].guid, l.e[i].name, l.e[i].has_ibv, l.e[i].has_umad, ctx))
 			break;
 }
 
