@@ -276,6 +276,12 @@ static void ibv_port_fill(verbs_ca_t *ca, uint8_t num, const struct ibv_port_att
 			memset(&g, 0, sizeof(g));
 		memcpy(pa->p_gid_table[i].raw, g.raw, 16);
 	}
+	/* The port GUID is GID 0's interface ID (IBA 4.1.1; on RoCE the EUI-64
+	 * of the port's MAC, as libibumad gives it); a port whose GID 0 could not
+	 * be read gets the CA's GUID plus its number less one, unique on the CA. */
+	pa->port_guid = n ? pa->p_gid_table[0].unicast.interface_id : 0;
+	if (!pa->port_guid)
+		pa->port_guid = cl_hton64(cl_ntoh64(ca->guid) + num - 1u);
 	n = p->pkey_tbl_len < VERBS_MAX_PKEYS ? (unsigned)p->pkey_tbl_len : VERBS_MAX_PKEYS;
 	pa->num_pkeys = 0;
 	for (i = 0; i < n; i++) {

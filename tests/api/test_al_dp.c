@@ -126,6 +126,9 @@ static void test_ca_attributes(void)
 		CU_ASSERT_EQUAL(p->p_gid_table[0].raw[0], 0xFE);
 		CU_ASSERT_EQUAL(p->p_gid_table[0].raw[1] & 0xC0, 0x80);
 		CU_ASSERT(D.grh);
+		/* The port GUID: GID 0's interface ID (the MAC's EUI-64), as on IB. */
+		CU_ASSERT_NOT_EQUAL(p->port_guid, 0);
+		CU_ASSERT_EQUAL(p->p_gid_table[0].unicast.interface_id, p->port_guid);
 	} else {
 		/* IB: a unicast LID from the SM; GID 0 is the subnet prefix and
 		 * the port GUID. */
