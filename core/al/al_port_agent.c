@@ -42,6 +42,27 @@ ib_api_status_t al_port_agent_open(al_port_agent_t *p_ag, ib_ca_handle_t h_ca,
 	return st;
 }
 
+ib_api_status_t al_port_agent_open_local(al_port_agent_t *p_ag, ib_al_handle_t h_al,
+					 ib_ca_handle_t h_ca, void *context)
+{
+	ib_api_status_t st;
+
+	st = ib_alloc_pd(h_ca, IB_PDT_ALIAS, context, &p_ag->h_pd);
+	if (st != IB_SUCCESS) {
+		p_ag->h_pd = NULL;
+		return st;
+	}
+	st = ib_create_mad_pool(h_al, 0, 0, 4, &p_ag->h_pool);
+	if (st != IB_SUCCESS) {
+		p_ag->h_pool = NULL;
+		return st;
+	}
+	st = ib_reg_mad_pool(p_ag->h_pool, p_ag->h_pd, &p_ag->pool_key);
+	if (st != IB_SUCCESS)
+		p_ag->pool_key = NULL;
+	return st;
+}
+
 void al_port_agent_close(al_port_agent_t *p_ag)
 {
 	if (p_ag->h_qp)

@@ -8,7 +8,10 @@
  * service of their class on it. al_port_agent_open() makes them in that
  * order; al_port_agent_close() destroys the alias, which takes the service
  * with it. What the agent does with a port (when to open, what it
- * receives) stays the client's.
+ * receives) stays the client's. A client that answers every request of a
+ * port itself (the SA client on a RoCE port, which has no SA) opens it with
+ * al_port_agent_open_local() instead: the PD and a MAD pool key for the
+ * answers, no QP1 alias, no MAD service.
  */
 #ifndef AL_PORT_AGENT_H
 #define AL_PORT_AGENT_H
@@ -21,6 +24,7 @@ typedef struct al_port_agent {
 	ib_qp_handle_t h_qp;        /**< The QP1 alias, or NULL. */
 	ib_pool_key_t pool_key;     /**< The alias's MAD pool key. */
 	ib_mad_svc_handle_t h_svc;  /**< The MAD service, or NULL. */
+	ib_pool_handle_t h_pool;    /**< A local agent's MAD pool, or NULL. */
 } al_port_agent_t;
 
 /** The two calls al_port_agent_open() makes (a test can give fakes). */
@@ -55,6 +59,21 @@ extern const al_port_agent_calls_t al_port_agent_public;
 ib_api_status_t al_port_agent_open(al_port_agent_t *p_ag, ib_ca_handle_t h_ca,
 				   ib_net64_t port_guid, uint32_t depth, const ib_mad_svc_t *p_svc,
 				   const al_port_agent_calls_t *p_calls);
+
+/**
+ * Opens a local agent: an alias PD of @p h_ca and a MAD pool of @p h_al
+ * registered on it, so that MADs the client makes up itself have a pool
+ * key; no QP1 alias and no MAD service (h_qp and h_svc stay NULL). The
+ * pool and the PD are @p h_al's: they go when it is closed. On failure
+ * what was made stays in @p p_ag (pool_key NULL).
+ * @param p_ag zeroed; receives the handles.
+ * @param h_al the client's own AL instance (the owner of @p h_ca).
+ * @param h_ca the CA of the port.
+ * @param context the PD's context.
+ * @return IB_SUCCESS or the failing call's status.
+ */
+ib_api_status_t al_port_agent_open_local(al_port_agent_t *p_ag, ib_al_handle_t h_al,
+					 ib_ca_handle_t h_ca, void *context);
 
 /**
  * Destroys the QP1 alias, and the MAD service with it, synchronously (no

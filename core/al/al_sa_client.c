@@ -5,7 +5,9 @@
  * See al_sa_client.h. Locks: g_lock (the list of port services, their
  * counts, the teardown count) is never held while calling the MAD layer;
  * a request's lock is never held while calling the MAD layer either; a
- * port's listener lock is held while listeners run (they only queue).
+ * port's listener lock is held while listeners run (they only queue). A RoCE
+ * port has no SA: its requests are answered here (al_sa_roce.c), and its
+ * service has no QP1 alias or MAD service (answers_locally()).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -406,6 +408,12 @@ ib_api_status_t al_sa_send(al_sa_req_t *p_req, al_sa_port_t *p_port,
 		cl_free(p_attr);
 		return st;
 	}
+	if (!p_port->agent.h_svc) { /* opened as RoCE (answers_locally): it stays so */
+		cl_free(p_attr);
+		IBAL_ERR(IBAL_SUB_SA, "port 0x%016" PRIx64 " has no MAD service",
+			 cl_ntoh64(p_port->port_guid));
+		return IB_INVALID_PORT_STATE;
+	}
 	sm_lid = p_pa->sm_lid;
 	sm_sl = p_pa->sm_sl;
 	if (p_port->p_ops->sm_lid)
@@ -613,6 +621,22 @@ static void *teardown_thread(void *arg)
 	return NULL;
 }
 
+/* Whether every request of the port is answered here (al_sa_send's
+ * roce_answer): a RoCE port, no SM given by the MAD ops. Such a port needs
+ * no QP1 alias and no MAD service, only a pool key for the answers. */
+static boolean_t answers_locally(al_sa_port_t *p_port)
+{
+	ib_ca_attr_t *p_attr;
+	ib_port_attr_t *p_pa;
+	boolean_t local;
+
+	if (p_port->p_ops->sm_lid || port_attr(p_port, &p_attr, &p_pa) != IB_SUCCESS)
+		return FALSE;
+	local = p_pa->transport == RDMA_TRANSPORT_RDMAOE;
+	cl_free(p_attr);
+	return local;
+}
+
 static ib_api_status_t port_open(ib_net64_t port_guid, const al_sa_mad_ops_t *p_ops,
 				 al_sa_port_t **pp_port)
 {
@@ -653,6 +677,15 @@ static ib_api_status_t port_open(ib_net64_t port_guid, const al_sa_mad_ops_t *p_
 	st = ib_open_ca(p_port->h_al, p_port->ca_guid, NULL, p_port, &p_port->h_ca);
 	if (st != IB_SUCCESS)
 		goto fail;
+	if (answers_locally(p_port)) {
+		st = al_port_agent_open_local(&p_port->agent, p_port->h_al, p_port->h_ca, p_port);
+		if (st != IB_SUCCESS)
+			goto fail;
+		IBAL_DBG(IBAL_SUB_SA, "port 0x%016" PRIx64 " is RoCE: answered here, no MAD service",
+			 cl_ntoh64(port_guid));
+		*pp_port = p_port;
+		return IB_SUCCESS;
+	}
 	memset(&svc, 0, sizeof(svc));
 	svc.mad_svc_context = p_port;
 	svc.pfn_mad_send_cb = on_send;
