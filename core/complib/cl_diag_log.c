@@ -4,12 +4,16 @@
  *
  * Levels per subsystem, read once from IBAL_LOG_LEVEL and IBAL_LOG_SUBSYS;
  * lines go to complib's output stream (IBAL_LOG_FILE, CL_LOG_FILE or
- * standard error), one line per write, under the stream's lock.
+ * standard error), one line per write, under the stream's lock. With
+ * IBAL_LOG_TIME set (not "0") each line carries CLOCK_MONOTONIC after the
+ * process ID, in seconds and microseconds: the same clock in every process
+ * of a host, so that the logs of two ends can be put in one order.
  */
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "cl_internal.h"
 #include "ibal_log.h"
@@ -26,6 +30,7 @@ static const char *const sub_names[IBAL_SUB_COUNT] = {
 static const char *const level_names[] = { "none", "error", "warn", "info", "debug", "trace" };
 
 static uint8_t levels[IBAL_SUB_COUNT] = { [0 ... IBAL_SUB_COUNT - 1] = UNREAD };
+static uint8_t with_time; /* atomic: IBAL_LOG_TIME, set with the levels */
 static pthread_mutex_t setup_lock = PTHREAD_MUTEX_INITIALIZER;
 
 const char *__cl_log_subsys_name(unsigned sub)
@@ -111,6 +116,12 @@ static void levels_setup(void)
 		return;
 	}
 	levels_read(lv, &bad_level, bad_subsys, &n_bad);
+	{
+		const char *t = getenv("IBAL_LOG_TIME");
+
+		__atomic_store_n(&with_time, (uint8_t)(t && *t && strcmp(t, "0") != 0),
+				 __ATOMIC_RELAXED);
+	}
 	/* levels[0] last: it says the others are set. */
 	for (i = IBAL_SUB_COUNT; i-- > 0;)
 		__atomic_store_n(&levels[i], lv[i], __ATOMIC_RELEASE);
@@ -156,6 +167,15 @@ void __cl_log_write(unsigned sub, unsigned level, const char *file, int line, co
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
 	text[strcspn(text, "\n")] = '\0';
+	if (__atomic_load_n(&with_time, __ATOMIC_RELAXED)) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		cl_out_printf("ibal[%ld] %lld.%06ld %s %s %s:%d: %s\n", (long)getpid(),
+			      (long long)ts.tv_sec, (long)(ts.tv_nsec / 1000), sub_names[sub],
+			      level_names[level], base ? base + 1 : (file ? file : "?"), line, text);
+		return;
+	}
 	cl_out_printf("ibal[%ld] %s %s %s:%d: %s\n", (long)getpid(), sub_names[sub],
 		      level_names[level], base ? base + 1 : (file ? file : "?"), line, text);
 }

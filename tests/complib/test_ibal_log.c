@@ -4,6 +4,8 @@
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 #include "../common/cl_test.h"
 #include "../common/log_capture.h"
 #include "ibal_env.h"
@@ -172,6 +174,38 @@ static void test_env_numbers(void)
 	free(got);
 	unsetenv("IBAL_TEST_N");
 }
+/* IBAL_LOG_TIME: CLOCK_MONOTONIC after the process ID; "0" or empty: none. */
+static void test_time(void)
+{
+	struct timespec t0, t1;
+	char want[256], *got, *rest;
+	double at, lo, hi;
+	int line;
+
+	setenv("IBAL_LOG_TIME", "1", 1);
+	choose(NULL, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	IBAL_WARN(IBAL_SUB_CM, "timed"); line = __LINE__;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	got = test_log_take();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(got);
+	snprintf(want, sizeof(want), "ibal[%ld] ", (long)getpid());
+	CU_ASSERT_FATAL(strncmp(got, want, strlen(want)) == 0);
+	at = strtod(got + strlen(want), &rest);
+	lo = (double)t0.tv_sec + (double)(t0.tv_nsec / 1000) / 1e6;
+	hi = (double)t1.tv_sec + (double)t1.tv_nsec / 1e9;
+	CU_ASSERT(at >= lo - 1e-7 && at <= hi + 1e-7);
+	CU_ASSERT(rest[-7] == '.'); /* six digits of microseconds */
+	snprintf(want, sizeof(want), " cm warn test_ibal_log.c:%d: timed\n", line);
+	CU_ASSERT_STRING_EQUAL(rest, want);
+	free(got);
+	setenv("IBAL_LOG_TIME", "0", 1);
+	choose(NULL, NULL);
+	IBAL_WARN(IBAL_SUB_CM, "untimed"); line = __LINE__;
+	expect_line("cm", "warn", line, "untimed");
+	unsetenv("IBAL_LOG_TIME");
+	choose(NULL, NULL);
+}
 
 static const test_entry_t tests[] = {
 	TEST_ENTRY(test_default_warn),
@@ -179,6 +213,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_subsystems),
 	TEST_ENTRY(test_bad_settings_are_reported),
 	TEST_ENTRY(test_env_numbers),
+	TEST_ENTRY(test_time),
 };
 
 int main(void)
