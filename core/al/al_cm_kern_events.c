@@ -266,8 +266,10 @@ static void rx_established(kc_conn_t *c)
 
 	pthread_mutex_lock(&kc.lock);
 	if (c->state == KC_REP_SENT && c->h_qp) {
-		if (kc_qp_to(c->id, c->h_qp, IB_QPS_RTS, 0) != IB_SUCCESS)
-			IBAL_DBG(IBAL_SUB_CM, "RTU: QP to RTS failed");
+		ib_api_status_t st = kc_qp_to(c->id, c->h_qp, IB_QPS_RTS, 0);
+
+		if (st != IB_SUCCESS)
+			IBAL_DBG(IBAL_SUB_CM, "RTU: QP to RTS failed: %s", ib_get_err_str(st));
 		c->state = KC_EST;
 		e = kc_ev_new(c, KE_RTU, (void *)c->pfn_rtu);
 		if (e) {
