@@ -524,24 +524,58 @@ ib_api_status_t al_cm_port_attr(cm_port_t *p_port, ib_ca_attr_t **pp_attr, ib_po
 	return IB_SUCCESS;
 }
 
-/* Index of a P_Key in a port's table (0 when absent). */
+/* Index of a P_Key in a table of @p n (0 when absent). */
+static uint16_t pkey_find(const ib_net16_t *p_tab, uint16_t n, ib_net16_t pkey, boolean_t *p_found)
+{
+	uint16_t i;
+
+	for (i = 0; i < n; i++)
+		if ((p_tab[i] & CL_HTON16(0x7FFF)) == (pkey & CL_HTON16(0x7FFF))) {
+			if (p_found)
+				*p_found = TRUE;
+			return i;
+		}
+	return 0;
+}
+
+/* Guards every port's kept P_Key table; a leaf lock. */
+static pthread_mutex_t pkey_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/*
+ * Index of a P_Key in a port's table (0 when absent). Every REQ asks it: the
+ * table is kept in the port from the last query of the CA's attributes while
+ * no port change came since (al_ca_attr_gen(), read before the query so that
+ * a change during it voids what it read); a table longer than
+ * AL_CM_PKEYS_KEPT is searched in a fresh query every time.
+ */
 uint16_t al_cm_pkey_index_of(cm_port_t *p_port, ib_net16_t pkey, boolean_t *p_found)
 {
+	uint32_t gen = al_ca_attr_gen();
 	ib_ca_attr_t *p_attr;
 	ib_port_attr_t *p_pa;
-	uint16_t i, idx = 0;
+	uint16_t idx, n;
 
 	if (p_found)
 		*p_found = FALSE;
+	pthread_mutex_lock(&pkey_lock);
+	if (p_port->pkey_gen == gen + 1u) {
+		idx = pkey_find(p_port->pkeys, p_port->n_pkeys, pkey, p_found);
+		pthread_mutex_unlock(&pkey_lock);
+		return idx;
+	}
+	pthread_mutex_unlock(&pkey_lock);
 	if (al_cm_port_attr(p_port, &p_attr, &p_pa) != IB_SUCCESS)
 		return 0;
-	for (i = 0; i < p_pa->num_pkeys && p_pa->p_pkey_table; i++)
-		if ((p_pa->p_pkey_table[i] & CL_HTON16(0x7FFF)) == (pkey & CL_HTON16(0x7FFF))) {
-			idx = i;
-			if (p_found)
-				*p_found = TRUE;
-			break;
-		}
+	n = p_pa->p_pkey_table ? p_pa->num_pkeys : 0;
+	idx = pkey_find(p_pa->p_pkey_table, n, pkey, p_found);
+	if (n <= AL_CM_PKEYS_KEPT) {
+		pthread_mutex_lock(&pkey_lock);
+		if (n)
+			memcpy(p_port->pkeys, p_pa->p_pkey_table, n * sizeof(p_port->pkeys[0]));
+		p_port->n_pkeys = n;
+		p_port->pkey_gen = gen + 1u;
+		pthread_mutex_unlock(&pkey_lock);
+	}
 	cl_free(p_attr);
 	return idx;
 }

@@ -61,6 +61,10 @@ typedef struct cm_timer_list {
 #define AL_CM_TIMER_LISTS 8
 
 /* One local port's agent: a QP1 alias and the CM's MAD service on it. */
+/* The most P_Keys of a port the CM keeps between queries (a longer table
+ * is read at every lookup). */
+#define AL_CM_PKEYS_KEPT 64
+
 typedef struct cm_port {
 	ib_net64_t ca_guid;
 	ib_net64_t port_guid;
@@ -68,6 +72,11 @@ typedef struct cm_port {
 	ib_ca_handle_t h_ca;
 	al_port_agent_t agent;      /* the port's QP1 alias and CM MAD service */
 	uint32_t burst_asked;       /* atomic: room for a burst asked of its MAD dispatcher */
+	/* The port's P_Key table as last read (al_cm_pkey_index_of), under
+	 * the CM's pkey lock: valid while pkey_gen is al_ca_attr_gen() + 1. */
+	uint32_t pkey_gen;
+	uint16_t n_pkeys;
+	ib_net16_t pkeys[AL_CM_PKEYS_KEPT];
 } cm_port_t;
 
 /* Connections in progress (CEPs listed) from which a port that sends a REQ
