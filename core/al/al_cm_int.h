@@ -60,11 +60,11 @@ typedef struct cm_timer_list {
 
 #define AL_CM_TIMER_LISTS 8
 
-/* One local port's agent: a QP1 alias and the CM's MAD service on it. */
 /* The most P_Keys of a port the CM keeps between queries (a longer table
  * is read at every lookup). */
 #define AL_CM_PKEYS_KEPT 64
 
+/* One local port's agent: a QP1 alias and the CM's MAD service on it. */
 typedef struct cm_port {
 	ib_net64_t ca_guid;
 	ib_net64_t port_guid;

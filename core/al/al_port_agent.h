@@ -22,7 +22,7 @@
 typedef struct al_port_agent {
 	ib_pd_handle_t h_pd;        /**< The alias PD. */
 	ib_qp_handle_t h_qp;        /**< The QP1 alias, or NULL. */
-	ib_pool_key_t pool_key;     /**< The alias's MAD pool key. */
+	ib_pool_key_t pool_key;     /**< The alias's MAD pool key (a local agent's: its pool's). */
 	ib_mad_svc_handle_t h_svc;  /**< The MAD service, or NULL. */
 	ib_pool_handle_t h_pool;    /**< A local agent's MAD pool, or NULL. */
 } al_port_agent_t;
