@@ -4,7 +4,14 @@
  *
  * Host test of al_sa_roce.c: the path from a port's attributes and two GIDs,
  * the rate from width and speed, and the status of every kind of request.
+ * Where a RoCE port is there (the project's rxe guest), a PathRecord query
+ * through ib_query is answered without the SA client opening a MAD service:
+ * no MAD dispatcher thread ("al_mad") is made for it.
  */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "al_sa_client.h"
 #include "../common/cl_test.h"
@@ -126,10 +133,126 @@ static void test_status(void)
 	CU_ASSERT_EQUAL(al_sa_roce_status(&pa, &q, &p), IB_SA_MAD_STATUS_NO_RECORDS);
 }
 
+/* Threads of this process named @p name. */
+static unsigned threads_named(const char *name)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	unsigned n = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		char path[300], comm[32] = "";
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (fgets(comm, sizeof(comm), f))
+			comm[strcspn(comm, "\n")] = '\0';
+		fclose(f);
+		n += !strcmp(comm, name);
+	}
+	closedir(d);
+	return n;
+}
+
+static pthread_mutex_t q_lock = PTHREAD_MUTEX_INITIALIZER;
+static ib_api_status_t q_status = IB_ERROR;
+static uint32_t q_count;
+
+static void AL_API on_query(ib_query_rec_t *p_rec)
+{
+	pthread_mutex_lock(&q_lock);
+	q_status = p_rec->status;
+	q_count = p_rec->result_cnt;
+	pthread_mutex_unlock(&q_lock);
+	if (p_rec->p_result_mad)
+		ib_put_mad(p_rec->p_result_mad);
+}
+
+/* The first RoCE port of the verbs provider's CAs: its GUID and GID 0. */
+static boolean_t roce_port(ib_al_handle_t h_al, ib_net64_t *p_guid, ib_gid_t *p_gid)
+{
+	ib_net64_t guids[8];
+	size_t n = 8, i;
+	boolean_t found = FALSE;
+
+	if (ib_get_ca_guids(h_al, guids, &n) != IB_SUCCESS)
+		return FALSE;
+	for (i = 0; i < n && !found; i++) {
+		ib_ca_handle_t h_ca;
+		ib_ca_attr_t *a;
+		uint32_t size = 0, p;
+
+		if (ib_open_ca(h_al, guids[i], NULL, NULL, &h_ca) != IB_SUCCESS)
+			continue;
+		if (ib_query_ca(h_ca, NULL, &size) == IB_INSUFFICIENT_MEMORY && (a = malloc(size))) {
+			if (ib_query_ca(h_ca, a, &size) == IB_SUCCESS)
+				for (p = 0; p < a->num_ports && !found; p++)
+					if (a->p_port_attr[p].transport == RDMA_TRANSPORT_RDMAOE &&
+					    a->p_port_attr[p].link_state == IB_LINK_ACTIVE &&
+					    a->p_port_attr[p].num_gids) {
+						*p_guid = a->p_port_attr[p].port_guid;
+						*p_gid = a->p_port_attr[p].p_gid_table[0];
+						found = TRUE;
+					}
+			free(a);
+		}
+		ib_close_ca(h_ca, ib_sync_destroy);
+	}
+	return found;
+}
+
+/* On a RoCE port, a PathRecord query is answered with no MAD service opened. */
+static void test_roce_query_no_mad_service(void)
+{
+	ib_al_handle_t h_al;
+	ib_gid_pair_t gp;
+	ib_query_req_t q;
+	ib_net64_t guid = 0;
+
+	setenv("IBAL_PROVIDERS", "verbs", 1);
+	if (ib_open_al(&h_al) != IB_SUCCESS) {
+		printf("\n    no verbs provider: nothing to check\n  ");
+		unsetenv("IBAL_PROVIDERS");
+		return;
+	}
+	memset(&gp, 0, sizeof(gp));
+	if (!roce_port(h_al, &guid, &gp.src_gid)) {
+		printf("\n    no RoCE port: nothing to check\n  ");
+		CU_ASSERT_EQUAL(ib_close_al(h_al), IB_SUCCESS);
+		unsetenv("IBAL_PROVIDERS");
+		return;
+	}
+	gp.dest_gid = gp.src_gid;
+	memset(&q, 0, sizeof(q));
+	q.query_type = IB_QUERY_PATH_REC_BY_GIDS;
+	q.p_query_input = &gp;
+	q.port_guid = guid;
+	q.timeout_ms = 1000;
+	q.retry_cnt = 2;
+	q.flags = IB_FLAGS_SYNC;
+	q.pfn_query_cb = on_query;
+	CU_ASSERT_EQUAL(ib_query(h_al, &q, NULL), IB_SUCCESS);
+	pthread_mutex_lock(&q_lock);
+	CU_ASSERT_EQUAL(q_status, IB_SUCCESS);
+	CU_ASSERT_EQUAL(q_count, 1);
+	pthread_mutex_unlock(&q_lock);
+	CU_ASSERT_EQUAL(threads_named("al_mad"), 0);
+	CU_ASSERT_EQUAL(ib_close_al(h_al), IB_SUCCESS);
+	unsetenv("IBAL_PROVIDERS");
+}
+
 static const test_entry_t tests[] = {
 	TEST_ENTRY(test_path),
 	TEST_ENTRY(test_rate),
 	TEST_ENTRY(test_status),
+	TEST_ENTRY(test_roce_query_no_mad_service),
 };
 
 TEST_MAIN("al_sa_roce", tests)
