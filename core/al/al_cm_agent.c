@@ -524,13 +524,12 @@ ib_api_status_t al_cm_port_attr(cm_port_t *p_port, ib_ca_attr_t **pp_attr, ib_po
 	return IB_SUCCESS;
 }
 
-/* Index of a P_Key in a table of @p n (0 when absent). */
-static uint16_t pkey_find(const ib_net16_t *p_tab, uint16_t n, ib_net16_t pkey, boolean_t *p_found)
+uint16_t al_cm_pkey_find(const ib_net16_t *p_tab, uint16_t n, ib_net16_t pkey, boolean_t *p_found)
 {
 	uint16_t i;
 
 	for (i = 0; i < n; i++)
-		if ((p_tab[i] & CL_HTON16(0x7FFF)) == (pkey & CL_HTON16(0x7FFF))) {
+		if ((p_tab[i] & IB_PKEY_BASE_MASK) == (pkey & IB_PKEY_BASE_MASK)) {
 			if (p_found)
 				*p_found = TRUE;
 			return i;
@@ -559,7 +558,7 @@ uint16_t al_cm_pkey_index_of(cm_port_t *p_port, ib_net16_t pkey, boolean_t *p_fo
 		*p_found = FALSE;
 	pthread_mutex_lock(&pkey_lock);
 	if (p_port->pkey_gen == gen + 1u) {
-		idx = pkey_find(p_port->pkeys, p_port->n_pkeys, pkey, p_found);
+		idx = al_cm_pkey_find(p_port->pkeys, p_port->n_pkeys, pkey, p_found);
 		pthread_mutex_unlock(&pkey_lock);
 		return idx;
 	}
@@ -567,7 +566,7 @@ uint16_t al_cm_pkey_index_of(cm_port_t *p_port, ib_net16_t pkey, boolean_t *p_fo
 	if (al_cm_port_attr(p_port, &p_attr, &p_pa) != IB_SUCCESS)
 		return 0;
 	n = p_pa->p_pkey_table ? p_pa->num_pkeys : 0;
-	idx = pkey_find(p_pa->p_pkey_table, n, pkey, p_found);
+	idx = al_cm_pkey_find(p_pa->p_pkey_table, n, pkey, p_found);
 	if (n <= AL_CM_PKEYS_KEPT) {
 		pthread_mutex_lock(&pkey_lock);
 		if (n)

@@ -345,6 +345,9 @@ void al_cm_enter_timewait(al_cep_t *p_cep);
 al_listen_t *al_cm_find_listen(cm_port_t *p_port, const al_cm_req_msg_t *p_req, boolean_t *p_sid);
 void al_cm_lists_init_locked(void);
 void al_cm_path_to_wire(const ib_path_rec_t *p, al_cm_path_t *w, uint8_t ack_timeout);
+/* Index of a P_Key (base bits compared) in a table of @p n; 0 when absent,
+ * *p_found (if not NULL) set TRUE only when found. */
+uint16_t al_cm_pkey_find(const ib_net16_t *p_tab, uint16_t n, ib_net16_t pkey, boolean_t *p_found);
 uint16_t al_cm_pkey_index_of(cm_port_t *p_port, ib_net16_t pkey, boolean_t *p_found);
 void al_cm_port_expect_burst(cm_port_t *p_port);
 

@@ -25,7 +25,7 @@ typedef struct kc_ca_facts {
 static uint8_t port_of_gid(const ib_ca_attr_t *a, const ib_gid_t *gid, ib_net16_t pkey,
 			   kc_ca_facts_t *f)
 {
-	uint16_t i, k;
+	uint16_t i;
 	uint8_t p;
 
 	for (p = 0; p < a->num_ports; p++) {
@@ -39,12 +39,7 @@ static uint8_t port_of_gid(const ib_ca_attr_t *a, const ib_gid_t *gid, ib_net16_
 		f->port = pa->port_num;
 		f->ib = pa->transport == RDMA_TRANSPORT_IB;
 		f->ifindex = f->ib ? 0 : kc_gid_ifindex(gid);
-		f->pkey_index = 0;
-		for (k = 0; k < pa->num_pkeys; k++)
-			if ((pa->p_pkey_table[k] & cl_hton16(0x7fff)) == (pkey & cl_hton16(0x7fff))) {
-				f->pkey_index = k;
-				break;
-			}
+		f->pkey_index = al_cm_pkey_find(pa->p_pkey_table, pa->num_pkeys, pkey, NULL);
 		return f->port;
 	}
 	return 0;
