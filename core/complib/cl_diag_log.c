@@ -158,7 +158,7 @@ void __cl_log_reset(void)
 void __cl_log_write(unsigned sub, unsigned level, const char *file, int line, const char *fmt, ...)
 {
 	const char *base = file ? strrchr(file, '/') : NULL;
-	char text[1024];
+	char text[1024], when[32] = "";
 	va_list ap;
 
 	if (sub >= IBAL_SUB_COUNT || level < IBAL_LOG_ERR || level > IBAL_LOG_TRACE || !fmt)
@@ -171,11 +171,9 @@ void __cl_log_write(unsigned sub, unsigned level, const char *file, int line, co
 		struct timespec ts;
 
 		clock_gettime(CLOCK_MONOTONIC, &ts);
-		cl_out_printf("ibal[%ld] %lld.%06ld %s %s %s:%d: %s\n", (long)getpid(),
-			      (long long)ts.tv_sec, (long)(ts.tv_nsec / 1000), sub_names[sub],
-			      level_names[level], base ? base + 1 : (file ? file : "?"), line, text);
-		return;
+		snprintf(when, sizeof(when), "%lld.%06ld ", (long long)ts.tv_sec,
+			 (long)(ts.tv_nsec / 1000));
 	}
-	cl_out_printf("ibal[%ld] %s %s %s:%d: %s\n", (long)getpid(), sub_names[sub],
+	cl_out_printf("ibal[%ld] %s%s %s %s:%d: %s\n", (long)getpid(), when, sub_names[sub],
 		      level_names[level], base ? base + 1 : (file ? file : "?"), line, text);
 }
