@@ -452,9 +452,15 @@ ib_api_status_t al_mad_post_recv(al_mad_disp_t *d, uint32_t i)
  * waiting in the CQ, it grows its buffers to AL_MAD_RECV_BURST at once, a
  * chunk at a time (the CQ grown first, once: a resize copies what the CQ
  * holds, and one per chunk made the growth to AL_MAD_RECV_MAX take 10 ms
- * instead of 0.5 to 3), and at a larger sign to AL_MAD_RECV_MAX (many
- * senders at once): growing only once it had fallen behind came too late
- * whenever the thread was descheduled before it looked again. A provider
+ * instead of 0.5 to 3), and at each larger sign to twice what it has, up
+ * to AL_MAD_RECV_MAX (many senders at once): growing only once it had
+ * fallen behind came too late whenever the thread was descheduled before
+ * it looked again. A step at a time, not to AL_MAD_RECV_MAX at once: the
+ * 12,288 buffers and the CQ of that growth are about 5 MB made resident on
+ * this thread (up to 10 ms on a host that backs its guests' memory at first
+ * touch), which a moderate burst never uses (two processes, 1,000
+ * connections: at most 2,000 MADs to wait, and the sign came in about half
+ * the runs; docs/mad.md). A provider
  * that cannot grow the CQ, or a failed registration, leaves the buffers at
  * what they are.
  *
@@ -554,8 +560,9 @@ static void recv_grow(al_mad_disp_t *d, uint32_t to, const char *why)
 /*
  * After a poll that filled its batch of @p batch: grows the receive buffers
  * to AL_MAD_RECV_BURST when at least as many again wait in the CQ (a burst
- * has begun), and from there to AL_MAD_RECV_MAX when a sixteenth of them
- * (256) wait (many senders at once).
+ * has begun), and from there to twice what it has (up to AL_MAD_RECV_MAX)
+ * each time a sixteenth of them (256 of 4,096, 512 of 8,192) wait: many
+ * senders at once.
  */
 static void recv_check(al_mad_disp_t *d, uint32_t batch)
 {
@@ -567,7 +574,7 @@ static void recv_check(al_mad_disp_t *d, uint32_t batch)
 	if (d->n_recv < AL_MAD_RECV_BURST && waiting >= batch)
 		recv_grow(d, AL_MAD_RECV_BURST, "a burst of MADs");
 	else if (d->n_recv >= AL_MAD_RECV_BURST && waiting >= d->n_recv / 16u)
-		recv_grow(d, AL_MAD_RECV_MAX, "a larger burst of MADs");
+		recv_grow(d, 2 * d->n_recv, "a larger burst of MADs");
 }
 
 ib_api_status_t al_mad_svc_expect_burst(ib_mad_svc_handle_t h_svc)

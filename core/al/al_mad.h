@@ -65,15 +65,15 @@ extern "C" {
  * application's for the processors (softirqs do not). */
 #define AL_MAD_RECV_SLOTS 1024
 /** Receive buffers registered together; at the first sign of a burst a
- * dispatcher grows to AL_MAD_RECV_BURST a chunk at a time, at the next to
- * AL_MAD_RECV_MAX (al_mad.c, recv_check()). */
+ * dispatcher grows to AL_MAD_RECV_BURST a chunk at a time, at each next to
+ * twice that, up to AL_MAD_RECV_MAX (al_mad.c, recv_check()). */
 #define AL_MAD_RECV_CHUNK 512
 /** Receive buffers a dispatcher grows to at the first sign of a burst, or
  * when one is expected (al_mad_svc_expect_burst()). */
 #define AL_MAD_RECV_BURST 4096
 /** Most receive buffers a dispatcher grows to (twice the Linux kernel's
- * largest MAD queue): once it has AL_MAD_RECV_BURST, at a full poll with a
- * sixteenth of them still waiting. */
+ * largest MAD queue): once it has AL_MAD_RECV_BURST, it doubles them at a
+ * full poll with a sixteenth of them still waiting. */
 #define AL_MAD_RECV_MAX 16384
 /** Chunks of receive buffers a dispatcher may have. */
 #define AL_MAD_RECV_CHUNKS (AL_MAD_RECV_MAX / AL_MAD_RECV_CHUNK)

@@ -109,9 +109,11 @@ static void burst_send(ib_mad_svc_handle_t h, int n)
  * A dispatcher that sees a burst begin grows its receive buffers (a MAD that
  * finds none posted would be dropped). The receiver's thread is held while
  * 200 MADs come, then let go: its first poll fills its batch with more
- * waiting, and it grows to AL_MAD_RECV_BURST at once. Held again, 1,800 more
+ * waiting, and it grows to AL_MAD_RECV_BURST at once. Held again while 400
+ * come: let go, it finds a sixteenth of its 4,096 waiting and doubles them,
+ * once (fewer than a sixteenth of 8,192 wait after). Held again, 1,800 more
  * come, and all of them wait in its queue; let go, every one is delivered,
- * and this second burst grows it to AL_MAD_RECV_MAX.
+ * and this larger burst doubles it again, to AL_MAD_RECV_MAX.
  */
 static void test_recv_burst(void)
 {
@@ -150,29 +152,43 @@ static void test_recv_burst(void)
 	CU_ASSERT_FATAL(burst_wait(&bu.n_recv, 200));
 	CU_ASSERT_EQUAL(d->n_recv, AL_MAD_RECV_BURST); /* grown before the later batches' callbacks */
 
+	/* 400 while it is held again: let go, more than 256 wait (a sixteenth
+	 * of 4,096) and it doubles, then fewer than 512 wait, and it stops. */
+	burst_send(h_tx, 400);
+	CU_ASSERT_FATAL(burst_wait(NULL, 0));
+	CU_ASSERT_EQUAL(d->n_recv, AL_MAD_RECV_BURST);
+	CU_ASSERT_FATAL(burst_wait(&bu.n_sent, 600));
+	CU_ASSERT(burst_backlog(d, 400 - 16) >= 400 - 16);
+	pthread_mutex_lock(&bu.lock);
+	bu.gate_at = 600;
+	pthread_cond_broadcast(&bu.cond);
+	pthread_mutex_unlock(&bu.lock);
+	CU_ASSERT_FATAL(burst_wait(&bu.n_recv, 600));
+	CU_ASSERT_EQUAL(d->n_recv, 2 * AL_MAD_RECV_BURST);
+
 	/* 1,800 more while it is held again: every one waits in its queue. */
 	burst_send(h_tx, 1800);
 	CU_ASSERT_FATAL(burst_wait(NULL, 0));
-	CU_ASSERT(d->n_recv >= 2 * AL_MAD_RECV_SLOTS);
-	CU_ASSERT(d->n_recv <= AL_MAD_RECV_MAX);
-	CU_ASSERT_FATAL(burst_wait(&bu.n_sent, 2000));
+	CU_ASSERT_EQUAL(d->n_recv, 2 * AL_MAD_RECV_BURST);
+	CU_ASSERT_FATAL(burst_wait(&bu.n_sent, 2400));
 	CU_ASSERT(burst_backlog(d, 1800 - 16) >= 1800 - 16);
 	pthread_mutex_lock(&bu.lock);
 	bu.gate_at = -1;
 	pthread_cond_broadcast(&bu.cond);
 	pthread_mutex_unlock(&bu.lock);
-	CU_ASSERT(burst_wait(&bu.n_recv, 2000));
+	CU_ASSERT(burst_wait(&bu.n_recv, 2400));
 	CU_ASSERT_EQUAL(d->n_recv, AL_MAD_RECV_MAX);
 	CU_ASSERT_EQUAL(bu.bad, 0);
-	/* Every buffer is resident, the 14,384 no MAD has reached too: made
+	/* Every buffer is resident, the 13,984 no MAD has reached too: made
 	 * so before it was posted (ibal_mem.h), as a registration pins it. */
 	for (k = 0; k < AL_MAD_RECV_MAX / AL_MAD_RECV_CHUNK; k++)
 		CU_ASSERT_EQUAL(test_pages_not_resident(d->recv_base[k],
 							(size_t)AL_MAD_RECV_CHUNK * AL_MAD_RECV_SLOT),
 				0);
-	/* The chunks beyond the first buffers are carved from a mapping of
-	 * whole huge pages a growth (two growths here), none overlapping. */
-	CU_ASSERT_EQUAL(d->n_recv_maps, 2);
+	/* The chunks beyond the first buffers are carved from mappings of
+	 * whole huge pages, at most one a growth (three growths here: what
+	 * one leaves serves the next first), none overlapping. */
+	CU_ASSERT_EQUAL(d->n_recv_maps, 3);
 	for (k = 0; k < d->n_recv_maps; k++) {
 		CU_ASSERT_EQUAL((uintptr_t)d->recv_maps[k].p % IBAL_MEM_HUGE, 0);
 		CU_ASSERT_EQUAL(d->recv_maps[k].len % IBAL_MEM_HUGE, 0);

@@ -219,7 +219,8 @@ fi
 #     server's port, more than its ring holds (about 3,000 MADs) whenever
 #     its threads wait for a processor meanwhile. A MAD that finds the ring
 #     full waits in its sender's QP1 (soft_ud.c), and the server's
-#     dispatcher grows its receive buffers at the burst (to 16,384), so
+#     dispatcher grows its receive buffers at the burst (doubling them up
+#     to 16,384 while a sixteenth of them wait), so
 #     again no CM message is dropped or resent. (Heavier bursts, which
 #     this step keeps short of for slow hosts: docs/bench-cm.md.)
 fresh
