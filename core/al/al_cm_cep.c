@@ -565,7 +565,7 @@ static void ev_hand(void *entry)
 
 	p_ev->item.pfn_cb = cm_event_run;
 	p_ev->item.context = p_ev;
-	/* On a MAD thread that received the message, it may run the callback
+	/* On a MAD thread that received the message, it runs the callback
 	 * itself after its batch (al_mad_lend.c, which also says whether it
 	 * takes any: IBAL_AL_CM_INLINE); elsewhere, a callback thread does. */
 	if (al_obj_queue_cb_item_here(&p_cep->obj, &p_ev->item) != IB_SUCCESS)

@@ -659,7 +659,7 @@ static int rx_done(al_mad_disp_t *d, ib_wc_t *p_done)
 	uint32_t i;
 
 	cl_qlist_init(&run);
-	al_mad_lend_batch(p_done && !p_done->p_next);
+	al_mad_lend_batch();
 	pthread_mutex_lock(&d->lock);
 	/* Sends first: a response is then seldom ahead of its request's
 	 * send completion (al_mad_send_responded() holds it if it is). */

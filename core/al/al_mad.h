@@ -327,17 +327,13 @@ uint64_t al_mad_lend_replaced(void);
 
 /**
  * The tests' hook: sets what IBAL_AL_CM_INLINE sets, whether the CM's
- * callbacks of what a dispatcher's thread receives may run on that thread
- * from now on; how long a dispatcher's callbacks go to the callback threads
- * after its thread was replaced; and whether the first callback of a
- * batch runs there whether its message came alone or not and whatever the
- * callback threads do (so that where it runs depends neither on timing nor
- * on what else the process does).
+ * callbacks of what a dispatcher's thread receives run on that thread from
+ * now on; and how long a dispatcher's callbacks go to the callback threads
+ * after its thread was replaced.
  * @param enabled TRUE to run them there; FALSE for the callback threads.
  * @param off_us microseconds (AL_MAD_LEND_OFF_US by default; 0: none).
- * @param always TRUE: as said (FALSE by default).
  */
-void al_mad_lend_configure(boolean_t enabled, uint32_t off_us, boolean_t always);
+void al_mad_lend_configure(boolean_t enabled, uint32_t off_us);
 
 /**
  * Makes a service's callbacks direct: instead of being queued on the

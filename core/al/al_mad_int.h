@@ -76,9 +76,10 @@ void al_mad_lend_end(struct _al_obj_here *p_here);
  * FALSE when it was replaced meanwhile and must end at once, touching
  * nothing of d's. */
 boolean_t al_mad_run_here(al_mad_disp_t *d);
-/* The dispatcher's thread, before a batch of receive completions: whether
- * it holds one message (its callback may run here) or more (a burst). */
-void al_mad_lend_batch(boolean_t lone);
+/* The dispatcher's thread, before a batch of receive completions: the
+ * callbacks of the batch's messages may run here (unless IBAL_AL_CM_INLINE
+ * turned that off meanwhile: the tests' al_mad_lend_configure()). */
+void al_mad_lend_batch(void);
 /* Whether this dispatcher thread was replaced. */
 boolean_t al_mad_lend_lost(void);
 /* The dispatcher's thread: joins the thread it replaced if that one ended. */

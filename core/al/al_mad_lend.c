@@ -7,10 +7,8 @@
  * callback thread, each message cost a wake-up or a thread looking for
  * work, and the message's data moved to another processor; the thread that
  * received it now runs the callback itself, after the batch of completions
- * it took (al_mad_run_here()), as an AL callback thread, when the batch
- * held one message and every callback thread slept (handing it over would
- * have cost a wake-up); a burst's go to the callback threads as they are
- * queued.
+ * it took (al_mad_run_here()), as an AL callback thread: every callback
+ * of the batch, whether the batch held one message or a burst's.
  *
  * A callback may take long or wait (for an SA answer, for another
  * connection's callback) while the thread is lent: the port's MADs, timers
@@ -67,14 +65,16 @@
 /* Looks in a row, at the longest interval, that find no new callback
  * before the watch sleeps until the next lend wakes it (about a second). */
 #define WATCH_IDLE_LOOKS 16u
-/* Objects whose callbacks the thread keeps to run itself after a batch
- * that held one message, and only while every callback thread sleeps (the
- * hand-over would cost a wake-up). A batch of several is a burst: its
- * callbacks go to the callback threads as they are queued and run beside
- * this thread, which goes on receiving, so that every processor is busy;
- * so do they while a callback thread is awake, which takes them without a
- * wake-up. */
-#define HERE_MAX 1u
+/* Objects whose callbacks the thread keeps to run itself after a batch:
+ * all of a batch's (a poll takes 16 receive completions, each makes at
+ * most one object ready), whether the batch held one message or a burst's
+ * and whatever the callback threads do. Handed to the callback threads, a
+ * burst's callbacks ran beside this thread but each cost a hand-over (a
+ * queue, often a wake-up, the message's data moved to another processor);
+ * run here they cost none, and two processes' bursts of 1,000 connections
+ * went a sixth faster (docs/bench-cm.md, "Every callback of a batch on the
+ * thread that received it"). */
+#define HERE_MAX 16u
 
 static struct watch {
 	pthread_once_t once;
@@ -91,7 +91,6 @@ static struct watch {
 	uint32_t enabled;       /* atomic: IBAL_AL_CM_INLINE */
 	uint32_t off_us;        /* atomic: callbacks to the callback threads this long
 				 * after a replacement (AL_MAD_LEND_OFF_US) */
-	uint32_t always;        /* atomic: the tests' al_mad_lend_configure() */
 	uint64_t replaced;      /* atomic: threads replaced (al_mad_lend_replaced()) */
 } watch = { .once = PTHREAD_ONCE_INIT,
 	     .life = PTHREAD_MUTEX_INITIALIZER,
@@ -338,11 +337,10 @@ void al_mad_watch_remove(al_mad_disp_t *d)
 /* ---- The dispatcher's thread ---- */
 
 /* How many objects the thread's list takes: none while the setting is off
- * (IBAL_AL_CM_INLINE=0: every CM callback to the callback threads) or for a
- * burst. */
-static uint32_t here_max(boolean_t lone)
+ * (IBAL_AL_CM_INLINE=0: every CM callback to the callback threads). */
+static uint32_t here_max(void)
 {
-	return lone && __atomic_load_n(&watch.enabled, __ATOMIC_RELAXED) ? HERE_MAX : 0;
+	return __atomic_load_n(&watch.enabled, __ATOMIC_RELAXED) ? HERE_MAX : 0;
 }
 
 void al_mad_lend_begin(al_mad_disp_t *d, al_obj_here_t *p_here)
@@ -351,7 +349,7 @@ void al_mad_lend_begin(al_mad_disp_t *d, al_obj_here_t *p_here)
 	__atomic_store_n(&d->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELAXED);
 	tls_gen = __atomic_load_n(&d->gen, __ATOMIC_ACQUIRE);
 	tls_lost = FALSE;
-	al_obj_here_begin(p_here, here_max(TRUE), TRUE);
+	al_obj_here_begin(p_here, here_max());
 	tls_here = p_here;
 	__atomic_store_n(&d->p_here, p_here, __ATOMIC_RELEASE);
 }
@@ -363,12 +361,10 @@ void al_mad_lend_end(al_obj_here_t *p_here)
 	tls_here = NULL;
 }
 
-void al_mad_lend_batch(boolean_t lone)
+void al_mad_lend_batch(void)
 {
-	boolean_t always = __atomic_load_n(&watch.always, __ATOMIC_RELAXED) != 0;
-
 	if (tls_here)
-		al_obj_here_set(tls_here, here_max(lone || always), !always);
+		al_obj_here_set(tls_here, here_max());
 }
 
 boolean_t al_mad_lend_lost(void)
@@ -448,10 +444,9 @@ uint64_t al_mad_lend_replaced(void)
 	return __atomic_load_n(&watch.replaced, __ATOMIC_RELAXED);
 }
 
-void al_mad_lend_configure(boolean_t enabled, uint32_t off_us, boolean_t always)
+void al_mad_lend_configure(boolean_t enabled, uint32_t off_us)
 {
 	pthread_once(&watch.once, watch_init);
 	__atomic_store_n(&watch.enabled, enabled ? 1u : 0u, __ATOMIC_RELAXED);
 	__atomic_store_n(&watch.off_us, off_us, __ATOMIC_RELAXED);
-	__atomic_store_n(&watch.always, always ? 1u : 0u, __ATOMIC_RELAXED);
 }

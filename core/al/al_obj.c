@@ -60,7 +60,6 @@ static struct {
 	cl_thread_pool_t pool;
 	boolean_t pool_running;
 	uint32_t spinning;     /* callback threads looking for a push (no signal needed) */
-	uint32_t awake;        /* atomic: callback threads not asleep (in cb_worker) */
 	uint64_t pushes;       /* written under lock, read atomically by the spinners */
 } disp;
 
@@ -304,12 +303,10 @@ static void CL_API cb_worker(void *context)
 
 	(void)context;
 	tls_cb_thread = TRUE;
-	__atomic_add_fetch(&disp.awake, 1, __ATOMIC_RELAXED);
 	do {
 		while ((p_obj = pop_ready()) != NULL)
 			run_popped(p_obj);
 	} while (spin_for_ready());
-	__atomic_sub_fetch(&disp.awake, 1, __ATOMIC_RELAXED);
 }
 
 /* Waits for a synchronous destruction; a callback thread runs the queues
@@ -683,16 +680,14 @@ ib_api_status_t al_obj_destroy_entered(al_obj_t *const p_obj,
 
 /* Puts an object whose queue was idle on the calling thread's list (see
  * al_obj_here_begin()); FALSE when the thread runs none (or is running one,
- * or its list was given away, or is full, or would rather not while a
- * callback thread is awake). */
+ * or its list was given away, or is full). */
 static boolean_t defer_here(al_obj_t *p_obj)
 {
 	al_obj_here_t *p_here = tls_here;
 	boolean_t took = FALSE;
 
-	/* max and if_asleep are this thread's own (al_obj_here_set()). */
-	if (!p_here || tls_cb_thread || !p_here->max ||
-	    (p_here->if_asleep && __atomic_load_n(&disp.awake, __ATOMIC_RELAXED)))
+	/* max is this thread's own (al_obj_here_set()). */
+	if (!p_here || tls_cb_thread || !p_here->max)
 		return FALSE;
 	cl_spinlock_acquire(&disp.lock);
 	if (p_here->open && p_here->count < p_here->max) {
@@ -723,13 +718,12 @@ static ib_api_status_t queue_item(al_obj_t *p_obj, al_cb_item_t *p_item, boolean
 	return IB_SUCCESS;
 }
 
-void al_obj_here_begin(al_obj_here_t *const p_here, uint32_t max, boolean_t if_asleep)
+void al_obj_here_begin(al_obj_here_t *const p_here, uint32_t max)
 {
 	CL_ASSERT(!tls_cb_thread && !tls_here);
 	cl_qlist_init(&p_here->objs);
 	p_here->count = 0;
 	p_here->max = max;
-	p_here->if_asleep = if_asleep;
 	p_here->open = TRUE;
 	cl_spinlock_acquire(&disp.lock);
 	cl_qlist_insert_tail(&disp.heres, &p_here->list_item);
@@ -737,14 +731,13 @@ void al_obj_here_begin(al_obj_here_t *const p_here, uint32_t max, boolean_t if_a
 	tls_here = p_here;
 }
 
-void al_obj_here_set(al_obj_here_t *const p_here, uint32_t max, boolean_t if_asleep)
+void al_obj_here_set(al_obj_here_t *const p_here, uint32_t max)
 {
-	/* Its thread's own fields (written under the lock for the others). */
-	if (p_here->max == max && p_here->if_asleep == if_asleep)
+	/* Its thread's own field (written under the lock for the others). */
+	if (p_here->max == max)
 		return;
 	cl_spinlock_acquire(&disp.lock);
 	p_here->max = max;
-	p_here->if_asleep = if_asleep;
 	cl_spinlock_release(&disp.lock);
 }
 

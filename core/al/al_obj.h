@@ -295,7 +295,6 @@ typedef struct _al_obj_here {
 	cl_qlist_t objs;          /**< al_obj_t::ready_item, under the module's lock. */
 	uint32_t count;           /**< Objects in objs (atomic, read without the lock). */
 	uint32_t max;             /**< Most objects it takes at once. */
-	boolean_t if_asleep;      /**< Takes none while a callback thread is awake. */
 	boolean_t open;           /**< Takes objects (until al_obj_here_give()). */
 } al_obj_here_t;
 
@@ -306,11 +305,8 @@ typedef struct _al_obj_here {
  * @param p_here the thread's list, valid until al_obj_here_end().
  * @param max most objects the list holds at once; the next go to the
  *        callback threads.
- * @param if_asleep TRUE: the list takes an object only while every callback
- *        thread sleeps (handing it over would cost a wake-up; an awake one
- *        takes it at once and runs it beside this thread).
  */
-void al_obj_here_begin(IN al_obj_here_t *const p_here, IN uint32_t max, IN boolean_t if_asleep);
+void al_obj_here_begin(IN al_obj_here_t *const p_here, IN uint32_t max);
 
 /**
  * Ends al_obj_here_begin(): what the list still holds goes to the callback
@@ -322,7 +318,7 @@ void al_obj_here_end(IN al_obj_here_t *const p_here);
 /**
  * As al_obj_queue_cb_item(); when the calling thread runs its callbacks
  * (al_obj_here_begin()), is not running one, its list takes the object
- * (room, and no callback thread awake if it asked so), and the object's
+ * (it has room), and the object's
  * queue was idle and is not being destroyed, the object goes on the
  * thread's list instead of the ready list: no callback thread is woken for
  * it.
@@ -356,9 +352,8 @@ boolean_t al_obj_here_run_one(IN al_obj_here_t *const p_here);
  * set it. Only the list's thread.
  * @param p_here the calling thread's list.
  * @param max most objects it takes at once; 0: none for now.
- * @param if_asleep TRUE: none while a callback thread is awake.
  */
-void al_obj_here_set(IN al_obj_here_t *const p_here, IN uint32_t max, IN boolean_t if_asleep);
+void al_obj_here_set(IN al_obj_here_t *const p_here, IN uint32_t max);
 
 /**
  * Hands the objects of a list to the callback threads; the list goes on

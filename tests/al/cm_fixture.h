@@ -22,6 +22,8 @@
 #include "al_cm_wire.h"
 #include "al_sa_client.h"
 #include "al_mad.h"
+#include "al_cm_int.h"
+#include "al_handle.h"
 
 #define SVC CL_HTON64(0x1000000000C3C3C3ull)
 #define PKT_LIFE 12        /* 16.8 ms: local ACK timeout 13, time-wait ~50 ms */
@@ -532,6 +534,22 @@ static inline void disconnect_pair(void)
 	CU_ASSERT(!memcmp(cm_rec.drep_pdata, "drep", 4));
 	CU_ASSERT_EQUAL(cm_qp_state(act.qp), IB_QPS_ERROR);
 	CU_ASSERT_EQUAL(cm_qp_state(pas.qp), IB_QPS_ERROR);
+}
+
+/* The MAD dispatcher of the CM's agent on a port (NULL if none). */
+static inline al_mad_disp_t *cm_port_disp(ib_net64_t guid)
+{
+	cm_agents_t *p_ag;
+	cm_port_t *p_port;
+	al_qp_t *p_qp = NULL;
+
+	if (al_cm_get(&p_ag) != IB_SUCCESS)
+		return NULL;
+	p_port = al_cm_port_by_guid(p_ag, guid);
+	if (p_port && p_port->agent.h_qp)
+		p_qp = (al_qp_t *)al_handle_lookup(AL_HANDLE_FROM_IB(p_port->agent.h_qp), AL_HDL_QP);
+	al_cm_put();
+	return p_qp ? PARENT_STRUCT(p_qp, al_mad_qp_t, qp)->p_disp : NULL;
 }
 
 /* Opens the two soft CAs and both ends' QPs. */

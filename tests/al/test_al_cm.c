@@ -228,22 +228,6 @@ static void test_cm_compare_buffers(void)
 	ends_down();
 }
 
-/* The MAD dispatcher of the CM's agent on a port (NULL if none). */
-static al_mad_disp_t *cm_port_disp(ib_net64_t guid)
-{
-	cm_agents_t *p_ag;
-	cm_port_t *p_port;
-	al_qp_t *p_qp = NULL;
-
-	if (al_cm_get(&p_ag) != IB_SUCCESS)
-		return NULL;
-	p_port = al_cm_port_by_guid(p_ag, guid);
-	if (p_port && p_port->agent.h_qp)
-		p_qp = (al_qp_t *)al_handle_lookup(AL_HANDLE_FROM_IB(p_port->agent.h_qp), AL_HDL_QP);
-	al_cm_put();
-	return p_qp ? PARENT_STRUCT(p_qp, al_mad_qp_t, qp)->p_disp : NULL;
-}
-
 /*
  * A listen may get any number of requests at once: before any comes, the
  * MAD dispatcher of each port it covers grows its receive buffers to the

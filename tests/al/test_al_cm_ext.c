@@ -1185,12 +1185,11 @@ static void test_cm_pace_keys(void)
 /* ---- Where the callbacks run ---- */
 
 /* The callbacks run on the MAD thread ("al_mad") that received their
- * messages (the hook's third argument: even when a message shares its
- * batch, as a resent one may under valgrind, or a callback thread happens
- * to be awake; its second: no pause after a thread replaced, as valgrind,
- * which runs one thread at a time, may make one look asleep); with
- * IBAL_AL_CM_INLINE=0 (the hook's first) on the callback threads
- * ("al_cb"). */
+ * messages, even when a message shares its batch (as a resent one may under
+ * valgrind) or a callback thread happens to be awake (the hook's second
+ * argument: no pause after a thread replaced, as valgrind, which runs one
+ * thread at a time, may make one look asleep); with IBAL_AL_CM_INLINE=0
+ * (the hook's first) on the callback threads ("al_cb"). */
 static void test_cm_callbacks_where_received(void)
 {
 	static const char *const want[2] = { "al_mad", "al_cb" };
@@ -1198,7 +1197,7 @@ static void test_cm_callbacks_where_received(void)
 	int k, i;
 
 	for (k = 0; k < 2; k++) {
-		al_mad_lend_configure(k == 0, 0, TRUE);
+		al_mad_lend_configure(k == 0, 0);
 		memset(cm_cb_thread, 0, sizeof(cm_cb_thread));
 		cm_rec_reset();
 		hl = ends_up_listen();
@@ -1208,7 +1207,86 @@ static void test_cm_callbacks_where_received(void)
 		disconnect_pair();
 		cm_test_end(hl);
 	}
-	al_mad_lend_configure(TRUE, AL_MAD_LEND_OFF_US, FALSE);
+	al_mad_lend_configure(TRUE, AL_MAD_LEND_OFF_US);
+}
+
+/* Eight REQs that reach the passive port in one batch: the first one's
+ * callback waits, running, until the test has sent the seven others, which
+ * wait meanwhile (the thread that would take them in is in the callback),
+ * so that the thread's next poll takes them together. Every callback of
+ * the batch runs on the MAD thread too (a burst's callbacks went to the
+ * callback threads until 2026-12-07). The callbacks reject. */
+enum { BURST_REQS = 8 };
+static struct {
+	pthread_mutex_t lock;
+	int n, on_mad;
+	int sent;     /* atomic: the seven after the first are sent */
+	int started;  /* atomic: the first callback runs */
+} bq = { PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, 0 };
+
+static void AL_API on_burst_req(ib_cm_req_rec_t *p)
+{
+	char name[16] = "";
+	ib_cm_rej_t j;
+	uint64_t end = test_now_ms() + TEST_WAIT_US / 1000u;
+	int first;
+
+	pthread_getname_np(pthread_self(), name, sizeof(name));
+	pthread_mutex_lock(&bq.lock);
+	first = bq.n++ == 0;
+	bq.on_mad += !strcmp(name, "al_mad");
+	pthread_mutex_unlock(&bq.lock);
+	if (first) {
+		__atomic_store_n(&bq.started, 1, __ATOMIC_RELEASE);
+		while (!__atomic_load_n(&bq.sent, __ATOMIC_ACQUIRE) && test_now_ms() < end)
+			sched_yield(); /* runnable, not asleep: the watch lets it be */
+	}
+	memset(&j, 0, sizeof(j));
+	j.rej_status = IB_REJ_USER_DEFINED;
+	CU_ASSERT_EQUAL(ib_cm_rej(p->h_cm_req, &j), IB_SUCCESS);
+	cm_bump(&cm_rec.n_req);
+}
+
+static void test_cm_burst_callbacks_where_received(void)
+{
+	static cm_end_t ends[BURST_REQS];
+	ib_cm_listen_t l;
+	ib_listen_handle_t hl = NULL;
+	ib_cm_req_t q;
+	uint64_t end, replaced;
+	int i;
+
+	al_mad_lend_configure(TRUE, 0);
+	ends_up();
+	cm_rec_reset();
+	memset(&l, 0, sizeof(l));
+	l.svc_id = SVC;
+	l.pfn_cm_req_cb = on_burst_req;
+	l.qp_type = mode.type;
+	CU_ASSERT_EQUAL_FATAL(ib_cm_listen(h_al, &l, NULL, &hl), IB_SUCCESS);
+	bq.n = bq.on_mad = bq.sent = bq.started = 0;
+	for (i = 0; i < BURST_REQS; i++)
+		cm_end_open(&ends[i], h_ca[0], mode.type);
+	replaced = al_mad_lend_replaced();
+	for (i = 0; i < BURST_REQS; i++) {
+		req_fill(&q, SVC, NULL, 0);
+		q.h_qp = ends[i].qp;
+		CU_ASSERT_EQUAL(ib_cm_req(&q), IB_SUCCESS);
+		end = test_now_ms() + TEST_WAIT_US / 1000u;
+		while (!i && !__atomic_load_n(&bq.started, __ATOMIC_ACQUIRE) && test_now_ms() < end)
+			sched_yield();
+	}
+	__atomic_store_n(&bq.sent, 1, __ATOMIC_RELEASE);
+	CU_ASSERT_EQUAL(cm_wait(&cm_rec.n_req, BURST_REQS), BURST_REQS);
+	CU_ASSERT_EQUAL(cm_wait(&cm_rec.n_rej, BURST_REQS), BURST_REQS);
+	CU_ASSERT_EQUAL(al_mad_lend_replaced(), replaced); /* the first callback was let be */
+	pthread_mutex_lock(&bq.lock);
+	CU_ASSERT_EQUAL(bq.on_mad, BURST_REQS);
+	pthread_mutex_unlock(&bq.lock);
+	for (i = 0; i < BURST_REQS; i++)
+		cm_end_close(&ends[i]);
+	cm_test_end(hl);
+	al_mad_lend_configure(TRUE, AL_MAD_LEND_OFF_US);
 }
 
 /* A REQ callback waits for an SA answer, which comes through the port whose
@@ -1221,7 +1299,7 @@ static void test_cm_callback_waits_for_sa(void)
 	ib_listen_handle_t hl;
 	uint64_t before = al_mad_lend_replaced();
 
-	al_mad_lend_configure(TRUE, AL_MAD_LEND_OFF_US, TRUE);
+	al_mad_lend_configure(TRUE, AL_MAD_LEND_OFF_US);
 	cm_rec_reset();
 	memset(cm_cb_thread, 0, sizeof(cm_cb_thread));
 	hl = ends_up_listen();
@@ -1243,7 +1321,7 @@ static void test_cm_callback_waits_for_sa(void)
 	connect_pair();
 	disconnect_pair();
 	cm_test_end(hl);
-	al_mad_lend_configure(TRUE, AL_MAD_LEND_OFF_US, FALSE);
+	al_mad_lend_configure(TRUE, AL_MAD_LEND_OFF_US);
 }
 
 /* Twenty REQ callbacks in a row keep the passive port's MAD thread (each
@@ -1256,7 +1334,7 @@ static void test_cm_threads_replaced_in_a_row(void)
 	uint64_t before;
 	int i;
 
-	al_mad_lend_configure(TRUE, 0, TRUE);
+	al_mad_lend_configure(TRUE, 0);
 	cm_rec_reset();
 	hl = ends_up_listen();
 	before = al_mad_lend_replaced();
@@ -1274,11 +1352,12 @@ static void test_cm_threads_replaced_in_a_row(void)
 	CU_ASSERT_EQUAL(g_replaced_in_req, 20);
 	CU_ASSERT_EQUAL(al_mad_lend_replaced() - before, 20);
 	cm_test_end(hl);
-	al_mad_lend_configure(TRUE, AL_MAD_LEND_OFF_US, FALSE);
+	al_mad_lend_configure(TRUE, AL_MAD_LEND_OFF_US);
 }
 
 static const test_entry_t tests[] = {
 	TEST_ENTRY(test_cm_callbacks_where_received),
+	TEST_ENTRY(test_cm_burst_callbacks_where_received),
 	TEST_ENTRY(test_cm_threads_replaced_in_a_row),
 	TEST_ENTRY(test_cm_callback_waits_for_sa),
 	TEST_ENTRY(test_cm_handoff),

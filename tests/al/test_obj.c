@@ -1093,7 +1093,7 @@ static void test_here_runs_on_queuing_thread(void)
 	c = create(2, NULL, AL_HDL_SRQ);
 	here_nested = c;
 	CU_ASSERT_EQUAL(al_obj_queue_cb_item_here(&a->obj, NULL), IB_INVALID_PARAMETER);
-	al_obj_here_begin(&h, MAXID, FALSE);
+	al_obj_here_begin(&h, MAXID);
 	queue_here(a, 0);
 	queue_here(b, 1);
 	queue_here(a, 2);   /* a's queue is not idle: no second entry */
@@ -1136,7 +1136,7 @@ static void test_here_hand_give_end(void)
 	setup();
 	here_reset();
 	a = create(0, NULL, AL_HDL_SRQ);
-	al_obj_here_begin(&h, MAXID, FALSE);
+	al_obj_here_begin(&h, MAXID);
 	queue_here(a, 1);
 	al_obj_here_hand(&h);
 	CU_ASSERT_EQUAL(al_obj_here_count(&h), 0);
@@ -1161,7 +1161,7 @@ static void test_here_hand_give_end(void)
 	/* A list of one: the second object goes to the callback threads. */
 	a = create(0, NULL, AL_HDL_SRQ);
 	b = create(1, NULL, AL_HDL_SRQ);
-	al_obj_here_begin(&h, 1, FALSE);
+	al_obj_here_begin(&h, 1);
 	queue_here(a, 8);
 	queue_here(b, 9);
 	CU_ASSERT_EQUAL(al_obj_here_count(&h), 1);
@@ -1174,7 +1174,7 @@ static void test_here_hand_give_end(void)
 	CU_ASSERT_EQUAL(al_obj_destroy(&b->obj, ib_sync_destroy), IB_SUCCESS);
 	/* The end hands over what is left. */
 	a = create(0, NULL, AL_HDL_SRQ);
-	al_obj_here_begin(&h, MAXID, FALSE);
+	al_obj_here_begin(&h, MAXID);
 	queue_here(a, 6);
 	al_obj_here_end(&h);
 	CU_ASSERT_EQUAL(cl_event_wait_on(&here_rec.elsewhere, TEST_WAIT_US, FALSE), CL_SUCCESS);
@@ -1198,7 +1198,7 @@ static void test_here_sync_destroy_takes_from_list(void)
 	a = create(0, NULL, AL_HDL_SRQ);
 	b = create(1, NULL, AL_HDL_SRQ);
 	here_victim = b;
-	al_obj_here_begin(&h, MAXID, FALSE);
+	al_obj_here_begin(&h, MAXID);
 	queue_here(a, 0);
 	queue_here(b, 1);
 	CU_ASSERT_TRUE(al_obj_here_run_one(&h));   /* a's callback destroys b */
@@ -1223,7 +1223,7 @@ static void test_here_destroying_to_ready_list(void)
 	setup();
 	here_reset();
 	a = create(0, NULL, AL_HDL_SRQ);
-	al_obj_here_begin(&h, MAXID, FALSE);
+	al_obj_here_begin(&h, MAXID);
 	a->obj.destroying = TRUE;   /* as a destruction claimed by another thread */
 	queue_here(a, 7);
 	CU_ASSERT_EQUAL(al_obj_here_count(&h), 0);
@@ -1236,9 +1236,10 @@ static void test_here_destroying_to_ready_list(void)
 	teardown();
 }
 
-/* A list that takes objects only while every callback thread sleeps: with
- * one awake (held in a callback), the object goes to the ready list. */
-static void test_here_only_if_asleep(void)
+/* A list takes objects whatever the callback threads do: with one awake
+ * (held in a callback), the object still waits on the list, and runs on
+ * the queuing thread. */
+static void test_here_while_awake(void)
 {
 	al_obj_here_t h;
 	tobj_t *a, *x;
@@ -1253,11 +1254,12 @@ static void test_here_only_if_asleep(void)
 	a = create(0, NULL, AL_HDL_SRQ);
 	CU_ASSERT_EQUAL(al_obj_queue_callback(&x->obj, blocking_cb, NULL), IB_SUCCESS);
 	CU_ASSERT_EQUAL(cl_event_wait_on(&sc.started, TEST_WAIT_US, FALSE), CL_SUCCESS);
-	al_obj_here_begin(&h, MAXID, TRUE);
+	al_obj_here_begin(&h, MAXID);
 	queue_here(a, 10);
-	CU_ASSERT_EQUAL(al_obj_here_count(&h), 0);
-	CU_ASSERT_EQUAL(cl_event_wait_on(&here_rec.elsewhere, TEST_WAIT_US, FALSE), CL_SUCCESS);
-	CU_ASSERT_EQUAL(here_count(&here_rec.ran_elsewhere[10]), 1);
+	CU_ASSERT_EQUAL(al_obj_here_count(&h), 1);
+	CU_ASSERT_TRUE(al_obj_here_run_one(&h));
+	CU_ASSERT_EQUAL(here_count(&here_rec.ran_here[10]), 1);
+	CU_ASSERT_EQUAL(here_count(&here_rec.ran_elsewhere[10]), 0);
 	cl_event_signal(&sc.go);
 	al_obj_here_end(&h);
 	CU_ASSERT_EQUAL(al_obj_destroy(&a->obj, ib_sync_destroy), IB_SUCCESS);
@@ -1270,7 +1272,7 @@ static void test_here_only_if_asleep(void)
 
 static const test_entry_t tests[] = {
 	TEST_ENTRY(test_here_runs_on_queuing_thread),
-	TEST_ENTRY(test_here_only_if_asleep),
+	TEST_ENTRY(test_here_while_awake),
 	TEST_ENTRY(test_here_hand_give_end),
 	TEST_ENTRY(test_here_sync_destroy_takes_from_list),
 	TEST_ENTRY(test_here_destroying_to_ready_list),
