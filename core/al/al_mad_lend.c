@@ -66,8 +66,8 @@
  * before the watch sleeps until the next lend wakes it (about a second). */
 #define WATCH_IDLE_LOOKS 16u
 /* Objects whose callbacks the thread keeps to run itself after a batch:
- * all of a batch's (a poll takes 16 receive completions, each makes at
- * most one object ready), whether the batch held one message or a burst's
+ * all of a batch's (a poll takes 16 receive completions, and a CM message
+ * makes one endpoint's queue ready), whether the batch held one message or a burst's
  * and whatever the callback threads do. Handed to the callback threads, a
  * burst's callbacks ran beside this thread but each cost a hand-over (a
  * queue, often a wake-up, the message's data moved to another processor);
