@@ -105,6 +105,24 @@ static void burst_send(ib_mad_svc_handle_t h, int n)
 	}
 }
 
+/* Sends @p n more MADs (@p total in all) while the receiver's thread is held
+ * at the gate, checks that it has @p before receive buffers then, and lets
+ * it go with the gate at @p next; returns once all @p total are delivered. */
+static void burst_phase(ib_mad_svc_handle_t h_tx, al_mad_disp_t *d, int n, int total,
+			uint32_t before, int next)
+{
+	burst_send(h_tx, n);
+	CU_ASSERT_FATAL(burst_wait(NULL, 0));
+	CU_ASSERT_EQUAL(d->n_recv, before); /* read under the gate */
+	CU_ASSERT_FATAL(burst_wait(&bu.n_sent, total));
+	CU_ASSERT(burst_backlog(d, (uint32_t)n - 16) >= (uint32_t)n - 16);
+	pthread_mutex_lock(&bu.lock);
+	bu.gate_at = next;
+	pthread_cond_broadcast(&bu.cond);
+	pthread_mutex_unlock(&bu.lock);
+	CU_ASSERT_FATAL(burst_wait(&bu.n_recv, total));
+}
+
 /*
  * A dispatcher that sees a burst begin grows its receive buffers (a MAD that
  * finds none posted would be dropped). The receiver's thread is held while
@@ -140,43 +158,16 @@ static void test_recv_burst(void)
 	/* 200 while the thread is held at the first: when let go, its first
 	 * poll fills its batch with more waiting, and it grows to AL_MAD_RECV_BURST
 	 * at once; fewer than a sixteenth of that wait after it, so no further. */
-	burst_send(h_tx, 200);
-	CU_ASSERT_FATAL(burst_wait(NULL, 0));
-	CU_ASSERT_EQUAL(d->n_recv, AL_MAD_RECV_SLOTS); /* read under the gate */
-	CU_ASSERT_FATAL(burst_wait(&bu.n_sent, 200));
-	CU_ASSERT(burst_backlog(d, 200 - 16) >= 200 - 16);
-	pthread_mutex_lock(&bu.lock);
-	bu.gate_at = 200;
-	pthread_cond_broadcast(&bu.cond);
-	pthread_mutex_unlock(&bu.lock);
-	CU_ASSERT_FATAL(burst_wait(&bu.n_recv, 200));
+	burst_phase(h_tx, d, 200, 200, AL_MAD_RECV_SLOTS, 200);
 	CU_ASSERT_EQUAL(d->n_recv, AL_MAD_RECV_BURST); /* grown before the later batches' callbacks */
 
 	/* 400 while it is held again: let go, more than 256 wait (a sixteenth
 	 * of 4,096) and it doubles, then fewer than 512 wait, and it stops. */
-	burst_send(h_tx, 400);
-	CU_ASSERT_FATAL(burst_wait(NULL, 0));
-	CU_ASSERT_EQUAL(d->n_recv, AL_MAD_RECV_BURST);
-	CU_ASSERT_FATAL(burst_wait(&bu.n_sent, 600));
-	CU_ASSERT(burst_backlog(d, 400 - 16) >= 400 - 16);
-	pthread_mutex_lock(&bu.lock);
-	bu.gate_at = 600;
-	pthread_cond_broadcast(&bu.cond);
-	pthread_mutex_unlock(&bu.lock);
-	CU_ASSERT_FATAL(burst_wait(&bu.n_recv, 600));
+	burst_phase(h_tx, d, 400, 600, AL_MAD_RECV_BURST, 600);
 	CU_ASSERT_EQUAL(d->n_recv, 2 * AL_MAD_RECV_BURST);
 
 	/* 1,800 more while it is held again: every one waits in its queue. */
-	burst_send(h_tx, 1800);
-	CU_ASSERT_FATAL(burst_wait(NULL, 0));
-	CU_ASSERT_EQUAL(d->n_recv, 2 * AL_MAD_RECV_BURST);
-	CU_ASSERT_FATAL(burst_wait(&bu.n_sent, 2400));
-	CU_ASSERT(burst_backlog(d, 1800 - 16) >= 1800 - 16);
-	pthread_mutex_lock(&bu.lock);
-	bu.gate_at = -1;
-	pthread_cond_broadcast(&bu.cond);
-	pthread_mutex_unlock(&bu.lock);
-	CU_ASSERT(burst_wait(&bu.n_recv, 2400));
+	burst_phase(h_tx, d, 1800, 2400, 2 * AL_MAD_RECV_BURST, -1);
 	CU_ASSERT_EQUAL(d->n_recv, AL_MAD_RECV_MAX);
 	CU_ASSERT_EQUAL(bu.bad, 0);
 	/* Every buffer is resident, the 13,984 no MAD has reached too: made
