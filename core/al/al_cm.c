@@ -505,8 +505,6 @@ ib_api_status_t ib_cm_req(const ib_cm_req_t *const p_cm_req)
 		__atomic_store_n(&p_cep->p_sync, &sync, __ATOMIC_RELAXED);
 	al_cm_cep_send(p_cep, AL_CM_MSG_REQ, &m);
 	al_cm_timer_arm(p_cep, p_cep->peer_resp_ms, p_cep->max_cm_retries);
-	if (cm_hash_count(&al_cm_g.ids) >= AL_CM_BURST_CEPS)
-		al_cm_port_expect_burst(p_cep->p_port);
 	al_cm_unlock();
 	AL_EXIT(p_cm_req->h_qp);
 	if (do_sync)

@@ -582,8 +582,9 @@ uint16_t al_cm_pkey_index_of(cm_port_t *p_port, ib_net16_t pkey, boolean_t *p_fo
 /*
  * Asks a port's MAD dispatcher, once, to grow its receive buffers before a
  * burst rather than during it (docs/mad.md): a listen may get any number of
- * connection requests at once, and a process with many connections in
- * progress may get as many answers. Any lock may be held.
+ * connection requests at once, and a process with requests on the wire to
+ * several remote ports may get their answers at once (al_cm_pace.c). Any
+ * lock may be held.
  */
 void al_cm_port_expect_burst(cm_port_t *p_port)
 {

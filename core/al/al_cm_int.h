@@ -72,17 +72,15 @@ typedef struct cm_port {
 	ib_ca_handle_t h_ca;
 	al_port_agent_t agent;      /* the port's QP1 alias and CM MAD service */
 	uint32_t burst_asked;       /* atomic: room for a burst asked of its MAD dispatcher */
+	uint32_t reqs_out;          /* its requests on the wire holding a place (al_cm_pace.c:
+				     * twice what one remote port takes asks for room for
+				     * a burst of answers); al_cm_g.lock */
 	/* The port's P_Key table as last read (al_cm_pkey_index_of), under
 	 * the CM's pkey lock: valid while pkey_gen is al_ca_attr_gen() + 1. */
 	uint32_t pkey_gen;
 	uint16_t n_pkeys;
 	ib_net16_t pkeys[AL_CM_PKEYS_KEPT];
 } cm_port_t;
-
-/* Connections in progress (CEPs listed) from which a port that sends a REQ
- * asks its MAD dispatcher for room for a burst of answers: a quarter of the
- * dispatcher's first receive buffers (al_cm_port_expect_burst()). */
-#define AL_CM_BURST_CEPS 256
 
 /* Most agent ports of a process (ports[] never moves: CEPs point into it). */
 #define AL_CM_MAX_PORTS 64
@@ -126,6 +124,7 @@ struct al_cep;
  */
 typedef struct cm_dest {
 	cm_hitem_t by_dest;           /* al_cm_g.dests: {DLID, or DGID port GUID with a GRH; local cm_port_t} */
+	cm_port_t *p_port;            /* that local port */
 	uint32_t n_out;               /* requests sent that hold a place */
 	cl_qlist_t parked;            /* CEPs whose request waits for a place (park_item) */
 } cm_dest_t;

@@ -54,8 +54,27 @@ static cm_dest_t *dest_get(const al_cep_t *p_cep)
 	if (!d)
 		return NULL;
 	cl_qlist_init(&d->parked);
+	d->p_port = p_cep->p_port;
 	cm_hash_set(&al_cm_g.dests, &d->by_dest, TRUE, a, b, 0);
 	return d;
+}
+
+/*
+ * The CEP's request takes a place at @p d. Once its port has twice what one
+ * remote port takes on the wire (512 at the default pace: half a MAD
+ * dispatcher's first receive buffers), the answers of several remote ports
+ * may come at once, and the port's MAD dispatcher makes room for a burst
+ * before they do (al_cm_port_expect_burst(), once). A process connecting to
+ * one server never asks: one remote port's answers fit the first buffers,
+ * and growing them is memory made resident on the dispatcher's thread in
+ * the middle of the burst (docs/mad.md).
+ */
+static void take_place(cm_dest_t *d, al_cep_t *p_cep)
+{
+	d->n_out++;
+	p_cep->paced = TRUE;
+	if (++d->p_port->reqs_out >= 2 * al_cm_pace_max())
+		al_cm_port_expect_burst(d->p_port);
 }
 
 /* Frees a destination that has nothing on the wire and nothing waiting. */
@@ -77,8 +96,7 @@ static void pump(cm_dest_t *d)
 	       (it = cl_qlist_remove_head(&d->parked)) != cl_qlist_end(&d->parked)) {
 		p_cep = PARENT_STRUCT(it, al_cep_t, park_item);
 		p_cep->parked = FALSE;
-		p_cep->paced = TRUE;
-		d->n_out++;
+		take_place(d, p_cep);
 		al_cm_cep_send_to(p_cep, p_cep->last_type, &p_cep->last);
 		/* Its response timeout counts from now, not from the call that
 		 * made the request. */
@@ -104,8 +122,7 @@ boolean_t al_cm_pace_send(al_cep_t *p_cep, al_cm_msg_type_t type)
 		return TRUE;            /* no memory: unpaced, as before */
 	p_cep->p_dest = d;
 	if (d->n_out < al_cm_pace_max() && !cl_qlist_count(&d->parked)) {
-		d->n_out++;
-		p_cep->paced = TRUE;
+		take_place(d, p_cep);
 		return TRUE;
 	}
 	cl_qlist_insert_tail(&d->parked, &p_cep->park_item);
@@ -124,8 +141,10 @@ void al_cm_pace_done(al_cep_t *p_cep)
 		return;
 	if (p_cep->parked)
 		cl_qlist_remove_item(&d->parked, &p_cep->park_item);
-	if (p_cep->paced)
+	if (p_cep->paced) {
 		d->n_out--;
+		d->p_port->reqs_out--;
+	}
 	p_cep->parked = FALSE;
 	p_cep->paced = FALSE;
 	p_cep->p_dest = NULL;

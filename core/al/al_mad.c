@@ -446,21 +446,23 @@ ib_api_status_t al_mad_post_recv(al_mad_disp_t *d, uint32_t i)
  * posted is dropped (a UD QP's rule): its sender waits out its timeout, and
  * the retries come in a burst again. This thread shares the processors with
  * the application's, and in a burst it is often descheduled for 5 to 12 ms
- * at a time (two processes' worth of threads on two processors), some
- * thousand MADs at the rate a peer makes connection requests. So at the
- * first sign of a burst, a poll that fills its batch with as many again
- * waiting in the CQ, it grows its buffers to AL_MAD_RECV_BURST at once, a
- * chunk at a time (the CQ grown first, once: a resize copies what the CQ
- * holds, and one per chunk made the growth to AL_MAD_RECV_MAX take 10 ms
- * instead of 0.5 to 3), and at each larger sign to twice what it has, up
- * to AL_MAD_RECV_MAX (many senders at once): growing only once it had
- * fallen behind came too late whenever the thread was descheduled before
- * it looked again. A step at a time, not to AL_MAD_RECV_MAX at once: the
- * 12,288 buffers and the CQ of that growth are about 5 MB made resident on
- * this thread (up to 10 ms on a host that backs its guests' memory at first
- * touch), which a moderate burst never uses (two processes, 1,000
- * connections: at most 2,000 MADs to wait, and the sign came in about half
- * the runs; docs/mad.md). A provider
+ * at a time (two processes' worth of threads on two processors). What can
+ * arrive meanwhile is bounded by the senders: the CM puts at most 256
+ * requests to one remote port on the wire unanswered (al_cm_pace.c), and
+ * the other messages answer what this side sent; so a peer's burst of
+ * requests waits here by a few hundred MADs at most, and many peers' by as
+ * many hundreds. So after a poll that fills its batch, the thread doubles
+ * its buffers when a quarter of them still wait in the CQ (256 of the first
+ * 1,024: a peer's requests at full pace; 1,024 of 4,096), a chunk at a time
+ * (the CQ grown first, once: a resize copies what the CQ holds, and one per
+ * chunk made the growth to AL_MAD_RECV_MAX take 10 ms instead of 0.5 to 3),
+ * up to AL_MAD_RECV_MAX; the CM asks for AL_MAD_RECV_BURST before bursts it
+ * can foresee (al_mad_svc_expect_burst). A step at a time, and only when a
+ * quarter waits: each growth is memory made resident on this thread, up to
+ * 5 ms for 2 MiB on a host that backs its guests' memory at first touch, and
+ * a server of one client's 1,000 connections at once, which never had more
+ * than a few hundred MADs waiting, grew to 8,192 buffers in most runs when a
+ * sixteenth waiting was the sign (until 2026-12-07, docs/mad.md). A provider
  * that cannot grow the CQ, or a failed registration, leaves the buffers at
  * what they are.
  *
@@ -558,23 +560,19 @@ static void recv_grow(al_mad_disp_t *d, uint32_t to, const char *why)
 }
 
 /*
- * After a poll that filled its batch of @p batch: grows the receive buffers
- * to AL_MAD_RECV_BURST when at least as many again wait in the CQ (a burst
- * has begun), and from there to twice what it has (up to AL_MAD_RECV_MAX)
- * each time a sixteenth of them (256 of 4,096, 512 of 8,192) wait: many
- * senders at once.
+ * After a poll that filled its batch: doubles the receive buffers (up to
+ * AL_MAD_RECV_MAX) when a quarter of them (256 of 1,024, 1,024 of 4,096)
+ * still wait in the CQ.
  */
-static void recv_check(al_mad_disp_t *d, uint32_t batch)
+static void recv_check(al_mad_disp_t *d)
 {
 	uint32_t waiting = 0;
 
 	if (d->n_recv >= d->recv_max || __atomic_load_n(&d->stop, __ATOMIC_ACQUIRE) ||
 	    ib_peek_cq(d->h_cq, &waiting) != IB_SUCCESS)
 		return;
-	if (d->n_recv < AL_MAD_RECV_BURST && waiting >= batch)
-		recv_grow(d, AL_MAD_RECV_BURST, "a burst of MADs");
-	else if (d->n_recv >= AL_MAD_RECV_BURST && waiting >= d->n_recv / 16u)
-		recv_grow(d, 2 * d->n_recv, "a larger burst of MADs");
+	if (waiting >= d->n_recv / 4u)
+		recv_grow(d, 2 * d->n_recv, "a burst of MADs");
 }
 
 ib_api_status_t al_mad_svc_expect_burst(ib_mad_svc_handle_t h_svc)
@@ -694,7 +692,7 @@ static int poll_all(al_mad_disp_t *d)
 		n += rx_done(d, p_done);
 		if (p_free || al_mad_lend_lost())
 			return n;   /* the CQ is dry, or the thread was replaced */
-		recv_check(d, RX_BATCH);
+		recv_check(d);
 	}
 }
 

@@ -64,16 +64,15 @@ extern "C" {
  * kernel MAD layer's default queue, since this thread competes with the
  * application's for the processors (softirqs do not). */
 #define AL_MAD_RECV_SLOTS 1024
-/** Receive buffers registered together; at the first sign of a burst a
- * dispatcher grows to AL_MAD_RECV_BURST a chunk at a time, at each next to
- * twice that, up to AL_MAD_RECV_MAX (al_mad.c, recv_check()). */
+/** Receive buffers registered together; a dispatcher doubles its buffers a
+ * chunk at a time when a quarter of them wait, up to AL_MAD_RECV_MAX
+ * (al_mad.c, recv_check()). */
 #define AL_MAD_RECV_CHUNK 512
-/** Receive buffers a dispatcher grows to at the first sign of a burst, or
- * when one is expected (al_mad_svc_expect_burst()). */
+/** Receive buffers a dispatcher grows to when a burst is expected
+ * (al_mad_svc_expect_burst()). */
 #define AL_MAD_RECV_BURST 4096
 /** Most receive buffers a dispatcher grows to (twice the Linux kernel's
- * largest MAD queue): once it has AL_MAD_RECV_BURST, it doubles them at a
- * full poll with a sixteenth of them still waiting. */
+ * largest MAD queue). */
 #define AL_MAD_RECV_MAX 16384
 /** Chunks of receive buffers a dispatcher may have. */
 #define AL_MAD_RECV_CHUNKS (AL_MAD_RECV_MAX / AL_MAD_RECV_CHUNK)
@@ -352,10 +351,11 @@ ib_api_status_t al_mad_svc_set_direct(ib_mad_svc_handle_t h_svc);
 
 /**
  * Tells the dispatcher of a service's QP that a burst of MADs may come (the
- * CM: a listen on the port, or many connections in progress): its thread
- * grows the receive buffers to the most it may have at its next round,
- * before the burst instead of during it (a thread descheduled meanwhile
- * would find them full). Returns at once; asking again costs a poke.
+ * CM: a listen on the port, or requests to several remote ports on the wire
+ * at once): its thread grows the receive buffers to AL_MAD_RECV_BURST at
+ * its next round, before the burst instead of during it (a thread
+ * descheduled meanwhile would find them full). Returns at once; asking
+ * again costs a poke.
  * @param h_svc a service registered with ib_reg_mad_svc().
  * @return IB_SUCCESS, or IB_INVALID_HANDLE.
  */

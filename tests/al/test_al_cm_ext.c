@@ -1182,6 +1182,69 @@ static void test_cm_pace_keys(void)
 	cm_test_end(hl);
 }
 
+/*
+ * A port with requests on the wire to several remote ports asks its MAD
+ * dispatcher for room for their answers, once it has twice what one remote
+ * port takes out (al_cm_pace.c): not before, so that a process connecting
+ * to one server keeps its first receive buffers. No listen here, so
+ * nothing else asks.
+ */
+static void test_cm_pace_burst_room(void)
+{
+	static al_cep_t c[5];
+	cm_agents_t *p_ag;
+	cm_port_t *p_port;
+	al_mad_disp_t *d;
+	uint64_t end;
+	uint32_t i;
+
+	ends_up();
+	CU_ASSERT_EQUAL_FATAL(al_cm_get(&p_ag), IB_SUCCESS);
+	p_port = al_cm_port_by_guid(p_ag, port_guid[0]);
+	d = cm_port_disp(port_guid[0]);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p_port);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	CU_ASSERT_EQUAL(__atomic_load_n(&d->n_recv, __ATOMIC_ACQUIRE), AL_MAD_RECV_SLOTS);
+	memset(c, 0, sizeof(c));
+	pthread_mutex_lock(&al_cm_g.lock);
+	al_cm_lists_init_locked();   /* as the first CEP or listen does */
+	CU_ASSERT_EQUAL(__atomic_load_n(&p_port->burst_asked, __ATOMIC_RELAXED), 0);
+	al_cm_g.pace_max = 2;
+	for (i = 0; i < 5; i++) {
+		c[i].local_id = 0x7200u + i;
+		c[i].p_port = p_port;
+		c[i].dlid = i < 3 ? lid[1] : lid[0];   /* two remote ports */
+		cm_make_path(&c[i].path, lid[0], &gid[0], c[i].dlid, &gid[1], PKT_LIFE);
+	}
+	/* Two on the wire to the first port, a third waits: one port's worth. */
+	for (i = 0; i < 3; i++)
+		CU_ASSERT_EQUAL(al_cm_pace_send(&c[i], AL_CM_MSG_REQ), i < 2);
+	CU_ASSERT_EQUAL(p_port->reqs_out, 2);
+	CU_ASSERT_TRUE(al_cm_pace_send(&c[3], AL_CM_MSG_REQ));
+	CU_ASSERT_EQUAL(__atomic_load_n(&p_port->burst_asked, __ATOMIC_RELAXED), 0);
+	/* The fourth on the wire, to the second port: room is asked for. */
+	CU_ASSERT_TRUE(al_cm_pace_send(&c[4], AL_CM_MSG_REQ));
+	CU_ASSERT_EQUAL(p_port->reqs_out, 4);
+	CU_ASSERT_EQUAL(__atomic_load_n(&p_port->burst_asked, __ATOMIC_RELAXED), 1);
+	pthread_mutex_unlock(&al_cm_g.lock);
+	/* The dispatcher's thread grows its buffers at its next round. */
+	end = test_now_ms() + TEST_WAIT_US / 1000u;
+	while (__atomic_load_n(&d->n_recv, __ATOMIC_ACQUIRE) < AL_MAD_RECV_BURST && test_now_ms() < end)
+		sched_yield();
+	CU_ASSERT_EQUAL(__atomic_load_n(&d->n_recv, __ATOMIC_ACQUIRE), AL_MAD_RECV_BURST);
+	/* The waiting one gives up first (nothing is sent), then the others end. */
+	pthread_mutex_lock(&al_cm_g.lock);
+	al_cm_pace_done(&c[2]);
+	for (i = 0; i < 5; i++)
+		al_cm_pace_done(&c[i]);
+	CU_ASSERT_EQUAL(p_port->reqs_out, 0);
+	CU_ASSERT_EQUAL(al_cm_pace_dests(), 0);
+	al_cm_g.pace_max = 0;
+	pthread_mutex_unlock(&al_cm_g.lock);
+	al_cm_put();
+	cm_test_end(NULL);
+}
+
 /* ---- Where the callbacks run ---- */
 
 /* The callbacks run on the MAD thread ("al_mad") that received their
@@ -1375,6 +1438,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_cm_pace_reqs),
 	TEST_ENTRY(test_cm_pace_dreq),
 	TEST_ENTRY(test_cm_pace_keys),
+	TEST_ENTRY(test_cm_pace_burst_room),
 };
 
 /* CM_TEST_ONLY=name runs one test. */

@@ -124,14 +124,16 @@ static void burst_phase(ib_mad_svc_handle_t h_tx, al_mad_disp_t *d, int n, int t
 }
 
 /*
- * A dispatcher that sees a burst begin grows its receive buffers (a MAD that
- * finds none posted would be dropped). The receiver's thread is held while
- * 200 MADs come, then let go: its first poll fills its batch with more
- * waiting, and it grows to AL_MAD_RECV_BURST at once. Held again while 400
- * come: let go, it finds a sixteenth of its 4,096 waiting and doubles them,
- * once (fewer than a sixteenth of 8,192 wait after). Held again, 1,800 more
- * come, and all of them wait in its queue; let go, every one is delivered,
- * and this larger burst doubles it again, to AL_MAD_RECV_MAX.
+ * A dispatcher that sees a burst grows its receive buffers (a MAD that finds
+ * none posted would be dropped): after a poll that fills its batch, it
+ * doubles them when a quarter still wait. The receiver's thread is held
+ * while 400 MADs come, then let go: its first poll leaves more than 256 (a
+ * quarter of its first 1,024) waiting, and it doubles them once (fewer than
+ * 512 wait after). Held again while 800 come: let go, it doubles to
+ * AL_MAD_RECV_BURST, once. Held again, 3,000 more come, and all of them
+ * wait in its queue; let go, every one is delivered, and this larger burst
+ * doubles it twice, to AL_MAD_RECV_MAX. A burst of fewer than a quarter
+ * (200, between the first two) grows nothing.
  */
 static void test_recv_burst(void)
 {
@@ -155,30 +157,34 @@ static void test_recv_burst(void)
 	d = disp_of(sa.qp);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
 
-	/* 200 while the thread is held at the first: when let go, its first
-	 * poll fills its batch with more waiting, and it grows to AL_MAD_RECV_BURST
-	 * at once; fewer than a sixteenth of that wait after it, so no further. */
+	/* 200 while the thread is held at the first: fewer than a quarter of
+	 * its 1,024 wait, and it keeps them. */
 	burst_phase(h_tx, d, 200, 200, AL_MAD_RECV_SLOTS, 200);
-	CU_ASSERT_EQUAL(d->n_recv, AL_MAD_RECV_BURST); /* grown before the later batches' callbacks */
+	CU_ASSERT_EQUAL(d->n_recv, AL_MAD_RECV_SLOTS);
 
-	/* 400 while it is held again: let go, more than 256 wait (a sixteenth
-	 * of 4,096) and it doubles, then fewer than 512 wait, and it stops. */
-	burst_phase(h_tx, d, 400, 600, AL_MAD_RECV_BURST, 600);
-	CU_ASSERT_EQUAL(d->n_recv, 2 * AL_MAD_RECV_BURST);
+	/* 400 while it is held again: let go, more than 256 wait and it
+	 * doubles, then fewer than 512 wait, and it stops. */
+	burst_phase(h_tx, d, 400, 600, AL_MAD_RECV_SLOTS, 600);
+	CU_ASSERT_EQUAL(d->n_recv, 2 * AL_MAD_RECV_SLOTS); /* grown before the later batches' callbacks */
 
-	/* 1,800 more while it is held again: every one waits in its queue. */
-	burst_phase(h_tx, d, 1800, 2400, 2 * AL_MAD_RECV_BURST, -1);
+	/* 800: more than 512 wait, it doubles to AL_MAD_RECV_BURST, and stops
+	 * with fewer than 1,024 waiting. */
+	burst_phase(h_tx, d, 800, 1400, 2 * AL_MAD_RECV_SLOTS, 1400);
+	CU_ASSERT_EQUAL(d->n_recv, AL_MAD_RECV_BURST);
+
+	/* 3,000 more while it is held again: every one waits in its queue. */
+	burst_phase(h_tx, d, 3000, 4400, AL_MAD_RECV_BURST, -1);
 	CU_ASSERT_EQUAL(d->n_recv, AL_MAD_RECV_MAX);
 	CU_ASSERT_EQUAL(bu.bad, 0);
-	/* Every buffer is resident, the 13,984 no MAD has reached too: made
+	/* Every buffer is resident, the 11,984 no MAD has reached too: made
 	 * so before it was posted (ibal_mem.h), as a registration pins it. */
 	for (k = 0; k < AL_MAD_RECV_MAX / AL_MAD_RECV_CHUNK; k++)
 		CU_ASSERT_EQUAL(test_pages_not_resident(d->recv_base[k],
 							(size_t)AL_MAD_RECV_CHUNK * AL_MAD_RECV_SLOT),
 				0);
 	/* The chunks beyond the first buffers are carved from mappings of
-	 * whole huge pages, at most one a growth (three growths here: what
-	 * one leaves serves the next first), none overlapping. */
+	 * whole huge pages, none overlapping, what one growth leaves serving
+	 * the next first: the 4.4 MB of the four growths here take three. */
 	CU_ASSERT_EQUAL(d->n_recv_maps, 3);
 	for (k = 0; k < d->n_recv_maps; k++) {
 		CU_ASSERT_EQUAL((uintptr_t)d->recv_maps[k].p % IBAL_MEM_HUGE, 0);
