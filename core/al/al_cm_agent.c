@@ -392,7 +392,17 @@ ib_api_status_t al_cm_get(cm_agents_t **pp_ag)
 
 static void *teardown_thread(void *arg)
 {
+	boolean_t last;
+
 	agents_close((cm_agents_t *)arg);
+	pthread_mutex_lock(&al_cm_g.agent_lock);
+	last = !al_cm_g.users && !al_cm_g.p_agents && al_cm_g.teardowns == 1;
+	pthread_mutex_unlock(&al_cm_g.agent_lock);
+	/* No CEP is left, so no callback event is out: the cache goes, before
+	 * al_cm_quiesce() (ib_close_al) returns. (A user come meanwhile finds
+	 * an empty cache.) Taken with no other lock held. */
+	if (last)
+		al_cm_ev_cache_drain();
 	pthread_mutex_lock(&al_cm_g.agent_lock);
 	al_cm_g.teardowns--;
 	if (!al_cm_g.users && !al_cm_g.p_agents && !al_cm_g.teardowns && al_cm_g.timer_init) {

@@ -7,6 +7,7 @@
  */
 #include "al_cm_int.h"
 #include "prov_conn_mem.h"
+#include "ibal_arena.h"
 #include "ibal_log.h"
 #include "ibal_random.h"
 
@@ -447,15 +448,62 @@ void al_cm_sync_drop(cm_sync_t *p_sync)
 	cl_event_destroy(&p_sync->event);
 }
 
-/* Releases an event's storage (its CEP's own, or allocated). */
+/*
+ * A callback's event comes from a cache of the CM's and goes back to it when
+ * the callback has run, instead of each CEP holding room for one (536 bytes
+ * a connection that a connection at rest never uses) or each event being a
+ * malloc (the receiving thread allocating, the callback's thread freeing:
+ * they contended for the allocator). Events are taken only under
+ * al_cm_g.lock (al_cm_ev_new; every event is made there) and given back by
+ * whichever thread ran the callback, without it, pushed by compare-and-swap.
+ * With one taker at a time, the event a taker finds on top is still there,
+ * with the same next, when its swap succeeds; a swap fails only because an
+ * event was given back meanwhile, and the taker looks again (no ABA). At most
+ * AL_CM_EV_CACHE are kept, the rest freed; under AddressSanitizer and
+ * valgrind none is (ibal_arena_checked), so their checks see every event.
+ */
+static cm_event_t *ev_take_locked(void)
+{
+	cm_event_t *p_ev = __atomic_load_n(&al_cm_g.ev_cache, __ATOMIC_ACQUIRE);
+
+	while (p_ev && !__atomic_compare_exchange_n(&al_cm_g.ev_cache, &p_ev, p_ev->p_q_next, FALSE,
+						    __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
+		;
+	if (!p_ev)
+		return (cm_event_t *)cl_zalloc(sizeof(*p_ev));
+	__atomic_fetch_sub(&al_cm_g.ev_cached, 1, __ATOMIC_RELAXED);
+	memset(p_ev, 0, sizeof(*p_ev));
+	return p_ev;
+}
+
+/* Gives an event back (any thread, no lock needed). */
 static void ev_free(cm_event_t *p_ev)
 {
-	al_cep_t *p_cep = p_ev->p_cep;
-
-	if (p_ev == &p_cep->ev_own)
-		__atomic_store_n(&p_cep->ev_own_busy, 0, __ATOMIC_RELEASE);
-	else
+	if (ibal_arena_checked() ||
+	    __atomic_load_n(&al_cm_g.ev_cached, __ATOMIC_RELAXED) >= AL_CM_EV_CACHE) {
 		cl_free(p_ev);
+		return;
+	}
+	__atomic_fetch_add(&al_cm_g.ev_cached, 1, __ATOMIC_RELAXED);
+	p_ev->p_q_next = __atomic_load_n(&al_cm_g.ev_cache, __ATOMIC_RELAXED);
+	while (!__atomic_compare_exchange_n(&al_cm_g.ev_cache, &p_ev->p_q_next, p_ev, FALSE,
+					    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		;
+}
+
+void al_cm_ev_cache_drain(void)
+{
+	cm_event_t *p_ev;
+
+	pthread_mutex_lock(&al_cm_g.lock);
+	while ((p_ev = __atomic_load_n(&al_cm_g.ev_cache, __ATOMIC_ACQUIRE)) != NULL) {
+		if (__atomic_compare_exchange_n(&al_cm_g.ev_cache, &p_ev, p_ev->p_q_next, FALSE,
+						__ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)) {
+			__atomic_fetch_sub(&al_cm_g.ev_cached, 1, __ATOMIC_RELAXED);
+			cl_free(p_ev);
+		}
+	}
+	pthread_mutex_unlock(&al_cm_g.lock);
 }
 
 /* After a callback of @p kind: releases the CEP's waiter if it waits for it. */
@@ -543,14 +591,9 @@ cm_event_t *al_cm_ev_new(al_cep_t *p_cep, cm_ev_kind_t kind, void *pfn)
 
 	if (!pfn)
 		return NULL;
-	if (!__atomic_exchange_n(&p_cep->ev_own_busy, 1, __ATOMIC_ACQUIRE)) {
-		p_ev = &p_cep->ev_own;
-		memset(p_ev, 0, sizeof(*p_ev));
-	} else {
-		p_ev = (cm_event_t *)cl_zalloc(sizeof(*p_ev));
-		if (!p_ev)
-			return NULL;
-	}
+	p_ev = ev_take_locked();
+	if (!p_ev)
+		return NULL;
 	p_ev->p_cep = p_cep;
 	p_ev->kind = kind;
 	p_ev->pfn = pfn;

@@ -135,6 +135,10 @@ typedef struct cm_dest {
  * and one process is as fast as with 1,024 (docs/bench-cm.md). */
 #define AL_CM_PACE_MAX 256
 
+/* Callback events the CM keeps for reuse (al_cm_cep.c): a burst's callbacks
+ * run a batch at a time on the MAD thread, so a handful are out at once. */
+#define AL_CM_EV_CACHE 256
+
 /* Callback kinds. */
 typedef enum cm_ev_kind {
 	EV_REQ, EV_REP, EV_RTU, EV_REJ, EV_MRA, EV_DREQ, EV_DREP, EV_LAP, EV_APR
@@ -145,7 +149,8 @@ typedef struct cm_event {
 	struct al_cep *p_cep;
 	cm_ev_kind_t kind;
 	void *pfn;
-	struct cm_event *p_q_next;    /* on the queue of events made under al_cm_g.lock */
+	struct cm_event *p_q_next;    /* on the queue of events made under al_cm_g.lock,
+				       * or in al_cm_g.ev_cache */
 	al_cb_item_t item;            /* on its CEP's callback queue */
 	al_cm_msg_t msg;
 	union {
@@ -235,11 +240,6 @@ typedef struct al_cep {
 	cl_list_item_t park_item;     /* on p_dest->parked while it waits */
 	boolean_t paced;              /* its request holds a place at p_dest */
 	boolean_t parked;             /* its request waits on p_dest->parked */
-	/* Its first queued callback's storage (al_cm_ev_new): made by the thread
-	 * that receives and freed by the callback thread, a malloc'd event made
-	 * the two contend for the allocator's arena on every message. */
-	uint32_t ev_own_busy;         /* atomic: ev_own holds a queued callback */
-	cm_event_t ev_own;
 } al_cep_t;
 
 /* An IB_FLAGS_SYNC call (ib_cm_req, ib_cm_rep, ib_cm_lap, ib_cm_dreq)
@@ -314,6 +314,10 @@ typedef struct al_cm_globals {
 	cl_timer_t timer;
 	boolean_t timer_init;
 	uint32_t pace_max;            /* requests on the wire to one port; 0: AL_CM_PACE_MAX (tests set less) */
+	/* Callback events kept for reuse (al_cm_cep.c): taken under lock,
+	 * given back without it. */
+	struct cm_event *ev_cache;    /* atomic: the top, linked through p_q_next */
+	uint32_t ev_cached;           /* atomic: how many (about) */
 } al_cm_globals_t;
 
 extern al_cm_globals_t al_cm_g;
@@ -327,6 +331,8 @@ cl_fmap_item_t *al_cm_idx_first(const cl_fmap_t *p_map, uint64_t a, uint64_t b);
 void al_cm_listen_index_locked(al_listen_t *p_l, boolean_t on);
 al_cep_t *al_cm_cep_by_qp(const void *p_qp);
 ib_api_status_t al_cm_cep_create(al_obj_t *p_parent, al_cep_t **pp_cep);
+/* Frees the callback events kept for reuse (the CM's last user is gone). */
+void al_cm_ev_cache_drain(void);
 void al_cm_cep_from_req(al_cep_t *p_cep, cm_port_t *p_port, const al_cm_req_msg_t *p_req, ib_net16_t dlid, uint16_t pkey_index);
 void al_cm_cep_insert_locked(al_cep_t *p_cep);
 void al_cm_cep_kill_locked(al_cep_t *p_cep, cl_qlist_t *p_dead);
@@ -430,8 +436,9 @@ al_cep_t *al_cm_cep_by_remote(uint32_t remote_id, uint64_t remote_guid);
 al_cep_t *al_cm_cep_by_remote_qpn(uint32_t qpn, uint64_t guid);
 /* The ib_cm_handle_t a callback gets for an endpoint. */
 ib_cm_handle_t al_cm_cep_handle(const al_cep_t *p_cep);
-/* A callback event of an endpoint (NULL: no memory); al_cm_ev_queue runs it
- * on a callback thread (a NULL event is ignored). */
+/* A callback event of an endpoint (NULL: no memory), al_cm_g.lock held (the
+ * only taker of the CM's cache of events); al_cm_ev_queue runs it on a
+ * callback thread (a NULL event is ignored). */
 cm_event_t *al_cm_ev_new(al_cep_t *p_cep, cm_ev_kind_t kind, void *pfn);
 void al_cm_ev_queue(cm_event_t *p_ev);
 /* Queues the user's rej, drep and apr callbacks (message, or a status of our own). */

@@ -101,19 +101,27 @@ typedef struct ibal_arena {
 /** Static initializer of an arena. */
 #define IBAL_ARENA_INIT { PTHREAD_MUTEX_INITIALIZER, { NULL }, NULL, NULL, NULL, IBAL_ARENA_FIRST, 0, 0 }
 
+/** Whether a checker of each allocation watches this process (AddressSanitizer,
+ * valgrind): then memory kept for reuse would hide its checks (overflows,
+ * use after free, leaks), and every object should be its own allocation. */
+static inline int ibal_arena_checked(void)
+{
+#if defined(IBAL_ARENA_ASAN)
+	return 1;
+#elif defined(IBAL_ARENA_VALGRIND)
+	return RUNNING_ON_VALGRIND ? 1 : 0;
+#else
+	return 0;
+#endif
+}
+
 /** Whether objects are plain cl_zalloc()/cl_free() here (a sanitizer that checks each). */
 static inline int ibal_arena_is_plain(ibal_arena_t *a)
 {
 	int v = __atomic_load_n(&a->plain, __ATOMIC_RELAXED);
 
 	if (!v) {
-		v = 1;
-#if defined(IBAL_ARENA_ASAN)
-		v = 2;
-#elif defined(IBAL_ARENA_VALGRIND)
-		if (RUNNING_ON_VALGRIND)
-			v = 2;
-#endif
+		v = ibal_arena_checked() ? 2 : 1;
 		__atomic_store_n(&a->plain, v, __ATOMIC_RELAXED);
 	}
 	return v == 2;
