@@ -29,11 +29,15 @@
  *
  * The lent thread and the watch agree through d->lent: the thread sets it
  * to its generation for each callback and takes it back with a
- * compare-and-swap; the watch swaps in AL_MAD_LEND_TAKING, starts the new
- * thread (generation + 1) and swaps it back to 0 unless the new thread has
- * already lent itself. A thread whose swap finds neither its generation nor
- * AL_MAD_LEND_TAKING has been replaced, and touches nothing of the
- * dispatcher's after.
+ * compare-and-swap; the watch swaps in AL_MAD_LEND_TAKING, gives the old
+ * thread's list away, starts the new thread (generation + 1) and swaps it
+ * back to 0 unless the new thread has already lent itself. A thread whose
+ * swap finds neither its generation nor AL_MAD_LEND_TAKING has been
+ * replaced, and touches nothing of the dispatcher's after. The old thread
+ * waits in its swap only while AL_MAD_LEND_TAKING is there, and the new one
+ * may replace that at its first callback: the watch touches the old one's
+ * list before it starts the new one, never after (once the new thread has
+ * lent itself the old one may have ended, its list with it).
  */
 #define _GNU_SOURCE /* pthread_setname_np, pthread_tryjoin_np */
 #include <fcntl.h>
@@ -120,7 +124,7 @@ static void watch_init(void)
  * (watch.lock held). */
 static void take_over(al_mad_disp_t *d, uint32_t gen)
 {
-	al_obj_here_t *p_old = __atomic_load_n(&d->p_here, __ATOMIC_ACQUIRE);
+	al_obj_here_t *p_old;
 	uint32_t v = gen, off;
 	pthread_t t;
 	int rc;
@@ -134,6 +138,14 @@ static void take_over(al_mad_disp_t *d, uint32_t gen)
 	if (!__atomic_compare_exchange_n(&d->lent, &v, AL_MAD_LEND_TAKING, FALSE, __ATOMIC_ACQ_REL,
 					 __ATOMIC_RELAXED))
 		return;
+	/* The old thread is held in its callback or its swap (unlend) until
+	 * the new one lends itself or the swap back below: its list is alive
+	 * now, and may not be once the new thread runs. What it had not
+	 * started runs on the callback threads (so also where no new thread
+	 * can be started: the old one goes on without its list). */
+	p_old = __atomic_load_n(&d->p_here, __ATOMIC_ACQUIRE);
+	if (p_old)
+		al_obj_here_give(p_old);
 	__atomic_store_n(&d->gen, gen + 1, __ATOMIC_RELEASE);
 	rc = pthread_create(&t, NULL, al_mad_disp_thread, d);
 	if (rc) {
@@ -144,9 +156,6 @@ static void take_over(al_mad_disp_t *d, uint32_t gen)
 			  (unsigned long long)cl_ntoh64(d->ca_guid), d->port_num, strerror(rc));
 		return;
 	}
-	/* What the old thread had not started runs on the callback threads. */
-	if (p_old)
-		al_obj_here_give(p_old);
 	d->retired = d->thread;
 	d->thread = t;
 	__atomic_store_n(&d->has_retired, 1, __ATOMIC_RELEASE);
