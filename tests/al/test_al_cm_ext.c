@@ -1248,9 +1248,11 @@ static void test_cm_pace_burst_room(void)
 
 /*
  * A callback's event comes from the CM's cache and goes back once the
- * callback has run (al_cm_cep.c): a second connection and disconnection
- * make no new event, and ib_close_al leaves none (down() also checks that
- * no allocation is left). Under valgrind every event is its own allocation,
+ * callback has run (al_cm_cep.c): after a connection and disconnection (five
+ * callbacks) the cache holds as many events as were out at once, at most
+ * five; after a second one still at most five, where ten events made anew
+ * would all be there. ib_close_al leaves none (down() also checks that no
+ * allocation is left). Under valgrind every event is its own allocation,
  * and the cache stays empty.
  */
 static void test_cm_event_cache(void)
@@ -1274,7 +1276,12 @@ static void test_cm_event_cache(void)
 	connect_pair();
 	disconnect_pair();
 	wait_no_cep();
-	CU_ASSERT_EQUAL(__atomic_load_n(&al_cm_g.ev_cached, __ATOMIC_ACQUIRE), cached);
+	cached = __atomic_load_n(&al_cm_g.ev_cached, __ATOMIC_ACQUIRE);
+	if (ibal_arena_checked()) {
+		CU_ASSERT_EQUAL(cached, 0);
+	} else {
+		CU_ASSERT(cached >= 1 && cached <= 5);   /* reused: not ten */
+	}
 	cm_test_end(hl);
 	CU_ASSERT_EQUAL(__atomic_load_n(&al_cm_g.ev_cached, __ATOMIC_ACQUIRE), 0);
 	CU_ASSERT_PTR_NULL(__atomic_load_n(&al_cm_g.ev_cache, __ATOMIC_ACQUIRE));
