@@ -462,16 +462,27 @@ void al_cm_sync_drop(cm_sync_t *p_sync)
  * AL_CM_EV_CACHE are kept, the rest freed; under AddressSanitizer and
  * valgrind none is (ibal_arena_checked), so their checks see every event.
  */
-static cm_event_t *ev_take_locked(void)
+/* The cache's top event taken off it, or NULL when it is empty; the taker
+ * holds al_cm_g.lock. */
+static cm_event_t *ev_pop_locked(void)
 {
 	cm_event_t *p_ev = __atomic_load_n(&al_cm_g.ev_cache, __ATOMIC_ACQUIRE);
 
 	while (p_ev && !__atomic_compare_exchange_n(&al_cm_g.ev_cache, &p_ev, p_ev->p_q_next, FALSE,
 						    __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
 		;
+	if (p_ev)
+		__atomic_fetch_sub(&al_cm_g.ev_cached, 1, __ATOMIC_RELAXED);
+	return p_ev;
+}
+
+/* A zeroed event, from the cache or new; al_cm_g.lock held. */
+static cm_event_t *ev_take_locked(void)
+{
+	cm_event_t *p_ev = ev_pop_locked();
+
 	if (!p_ev)
 		return (cm_event_t *)cl_zalloc(sizeof(*p_ev));
-	__atomic_fetch_sub(&al_cm_g.ev_cached, 1, __ATOMIC_RELAXED);
 	memset(p_ev, 0, sizeof(*p_ev));
 	return p_ev;
 }
@@ -496,13 +507,8 @@ void al_cm_ev_cache_drain(void)
 	cm_event_t *p_ev;
 
 	pthread_mutex_lock(&al_cm_g.lock);
-	while ((p_ev = __atomic_load_n(&al_cm_g.ev_cache, __ATOMIC_ACQUIRE)) != NULL) {
-		if (__atomic_compare_exchange_n(&al_cm_g.ev_cache, &p_ev, p_ev->p_q_next, FALSE,
-						__ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)) {
-			__atomic_fetch_sub(&al_cm_g.ev_cached, 1, __ATOMIC_RELAXED);
-			cl_free(p_ev);
-		}
-	}
+	while ((p_ev = ev_pop_locked()) != NULL)
+		cl_free(p_ev);
 	pthread_mutex_unlock(&al_cm_g.lock);
 }
 
