@@ -11,6 +11,7 @@
 #define TESTS_CM_FIXTURE_H
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <iba/ib_al.h>
@@ -550,6 +551,17 @@ static inline al_mad_disp_t *cm_port_disp(ib_net64_t guid)
 		p_qp = (al_qp_t *)al_handle_lookup(AL_HANDLE_FROM_IB(p_port->agent.h_qp), AL_HDL_QP);
 	al_cm_put();
 	return p_qp ? PARENT_STRUCT(p_qp, al_mad_qp_t, qp)->p_disp : NULL;
+}
+
+/* Waits (bounded) until dispatcher @p d has @p want receive buffers, which its
+ * thread grows to at its next round once asked; returns how many it has. */
+static inline uint32_t cm_disp_wait_recv(al_mad_disp_t *d, uint32_t want)
+{
+	uint64_t end = test_now_ms() + TEST_WAIT_US / 1000u;
+
+	while (__atomic_load_n(&d->n_recv, __ATOMIC_ACQUIRE) < want && test_now_ms() < end)
+		sched_yield();
+	return __atomic_load_n(&d->n_recv, __ATOMIC_ACQUIRE);
 }
 
 /* Opens the two soft CAs and both ends' QPs. */
