@@ -1084,6 +1084,7 @@ ib_api_status_t ib_send_mad(const ib_mad_svc_handle_t h_mad_svc,
 	al_mad_send_t *s;
 	ib_api_status_t st = IB_SUCCESS;
 	boolean_t poke = FALSE; /* RMPP or a failed post: the dispatcher must look */
+	boolean_t locked = FALSE; /* d->lock held since the last one went on d->sends */
 	cl_qlist_t run;
 
 	if (!p_svc)
@@ -1098,6 +1099,10 @@ ib_api_status_t ib_send_mad(const ib_mad_svc_handle_t h_mad_svc,
 	d = p_svc->p_disp;
 	for (e = p_mad_element_list; e; e = next) {
 		next = e->p_next;
+		if (locked) {
+			pthread_mutex_unlock(&d->lock);
+			locked = FALSE;
+		}
 		st = send_prep(p_svc, e, &s);
 		if (st == IB_SUCCESS && s->rmpp)
 			poke = TRUE;
@@ -1116,14 +1121,15 @@ ib_api_status_t ib_send_mad(const ib_mad_svc_handle_t h_mad_svc,
 			break;
 		}
 		cl_qlist_insert_tail(&d->sends, &s->item);
-		pthread_mutex_unlock(&d->lock);
+		locked = TRUE; /* kept for the pump after the last one */
 	}
 	/* Posted from this thread, not the dispatcher's, and the send
 	 * completions reaped here too: a hand-over (a wake-up) less per MAD
 	 * each. The dispatcher needs waking only for what it alone does: a
 	 * failed post, RMPP's windows and timers, a response timer that ends
 	 * before it looks again, and a response a direct service gets. */
-	pthread_mutex_lock(&d->lock);
+	if (!locked)
+		pthread_mutex_lock(&d->lock);
 	d->p_collect = &run;
 	pump(d);
 	reap_sends(d);
