@@ -120,21 +120,37 @@ cl_fmap_item_t *al_cm_idx_first(const cl_fmap_t *p_map, uint64_t a, uint64_t b)
  * hands the queue to the MAD layer. ib_send_mad() posts to the provider's
  * QP1 and reaps its send completions; done under al_cm_g.lock it kept the
  * MAD dispatcher's thread (received messages) and the callback threads
- * (the user's ib_cm_* calls) waiting for each other. send_lock is a leaf.
+ * (the user's ib_cm_* calls) waiting for each other.
+ *
+ * The count is one atomic add a message each way; send_lock (a leaf) and
+ * send_cond are for al_cm_drain_sends() only, which says it waits in
+ * drainers before it looks at the count: a count that reaches zero after
+ * that look finds drainers set and wakes it under the lock.
  */
 static pthread_mutex_t send_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t send_cond = PTHREAD_COND_INITIALIZER;
-static uint32_t sends_in_flight;    /* queued or handed to the MAD layer */
+static uint32_t sends_in_flight;    /* atomic: queued or handed to the MAD layer */
+static uint32_t drainers;           /* atomic: al_cm_drain_sends() callers waiting */
 
 #define AL_CM_DRAIN_MS 1000 /* longest ib_close_al() waits for CM sends */
 
 static void send_count(int delta)
 {
+	if (__atomic_add_fetch(&sends_in_flight, (uint32_t)delta, __ATOMIC_SEQ_CST) ||
+	    !__atomic_load_n(&drainers, __ATOMIC_SEQ_CST))
+		return;
 	pthread_mutex_lock(&send_lock);
-	sends_in_flight = (uint32_t)((int)sends_in_flight + delta);
-	if (!sends_in_flight)
-		pthread_cond_broadcast(&send_cond);
+	pthread_cond_broadcast(&send_cond);
 	pthread_mutex_unlock(&send_lock);
+}
+
+/* Gives back a MAD of the agents' own: one al_cm_send_to() took, or
+ * one their callbacks got; out, with no send record. The MAD layer's
+ * direct put, not ib_put_mad(), which first looks the element up among
+ * every pool's (for an application's, which may be anything). */
+static void put_own(ib_mad_element_t *p_mad)
+{
+	al_mad_pool_put(al_mad_elem_from_ib(p_mad));
 }
 
 /* Sends one queued MAD to its service (in context1 while queued). */
@@ -145,7 +161,7 @@ static void send_one(void *entry)
 
 	p_mad->context1 = NULL;
 	if (ib_send_mad(h_svc, p_mad, NULL) != IB_SUCCESS) {
-		ib_put_mad(p_mad);
+		put_own(p_mad);
 		send_count(-1);
 	}
 }
@@ -174,8 +190,11 @@ void al_cm_drain_sends(void)
 	al_cm_outq_run(&txq, TRUE);
 	until = ibal_time_after_us(CLOCK_REALTIME, (uint64_t)AL_CM_DRAIN_MS * 1000u);
 	pthread_mutex_lock(&send_lock);
-	while (sends_in_flight && pthread_cond_timedwait(&send_cond, &send_lock, &until) == 0)
+	__atomic_add_fetch(&drainers, 1, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&sends_in_flight, __ATOMIC_SEQ_CST) &&
+	       pthread_cond_timedwait(&send_cond, &send_lock, &until) == 0)
 		;
+	__atomic_sub_fetch(&drainers, 1, __ATOMIC_SEQ_CST);
 	pthread_mutex_unlock(&send_lock);
 }
 
@@ -185,7 +204,7 @@ static void AL_API agent_on_send(const ib_mad_svc_handle_t h_svc, void *ctx, ib_
 {
 	(void)h_svc;
 	(void)ctx;
-	ib_put_mad(p_mad);
+	put_own(p_mad);
 	send_count(-1);
 }
 
@@ -193,7 +212,7 @@ static void AL_API agent_on_recv(const ib_mad_svc_handle_t h_svc, void *ctx, ib_
 {
 	(void)h_svc;
 	al_cm_recv((cm_port_t *)ctx, p_mad);
-	ib_put_mad(p_mad);
+	put_own(p_mad);
 }
 
 static void agents_close(cm_agents_t *p_ag)
