@@ -396,6 +396,7 @@ ib_api_status_t al_cm_get(cm_agents_t **pp_ag)
 				return IB_ERROR;
 			}
 			al_cm_g.timer_init = TRUE;
+			__atomic_store_n(&al_cm_g.timer_at, 0, __ATOMIC_RELAXED);
 		}
 		st = agents_open(&al_cm_g.p_agents);
 		if (st != IB_SUCCESS)
@@ -766,6 +767,22 @@ static cm_timer_list_t *tlist_for(uint32_t ms)
 /* Deadlines are kept in order (the timeout's list, else al_cm_g.timers),
  * so the timer's callback finds the expired CEPs and the next deadline at
  * the heads without walking others. */
+/*
+ * Arms the CM's timer for a deadline of @p at (cl_get_time_stamp); al_cm_g.lock
+ * held. A timer already due by then is left as it is (a trim takes the lock
+ * of every complib timer): when it fires, al_cm_timer_cb() trims it again to
+ * the first deadline still ahead, this one among them.
+ */
+void al_cm_timer_due(uint64_t at, uint32_t ms)
+{
+	uint64_t due = __atomic_load_n(&al_cm_g.timer_at, __ATOMIC_RELAXED);
+
+	if (due && due <= at)
+		return;
+	cl_timer_trim(&al_cm_g.timer, ms);
+	__atomic_store_n(&al_cm_g.timer_at, at, __ATOMIC_RELAXED);
+}
+
 static void timer_set(al_cep_t *p_cep, uint32_t ms)
 {
 	cm_timer_list_t *l;
@@ -785,7 +802,7 @@ static void timer_set(al_cep_t *p_cep, uint32_t ms)
 				      p_cep->local_id, 0);
 		}
 	}
-	cl_timer_trim(&al_cm_g.timer, ms);
+	al_cm_timer_due(p_cep->deadline_us, ms);
 }
 
 void al_cm_timer_arm(al_cep_t *p_cep, uint32_t ms, uint32_t retries)

@@ -779,6 +779,7 @@ void al_cm_timer_cb(void *context)
 	cl_qlist_init(&dead);
 	pthread_mutex_lock(&al_cm_g.lock);
 	al_cm_lists_init_locked();
+	__atomic_store_n(&al_cm_g.timer_at, 0, __ATOMIC_RELAXED); /* it fired */
 	now = cl_get_time_stamp();
 	/* The timers are kept in deadline order: the expired CEPs come first,
 	 * earliest first. Each leaves (a resend re-enters later than now). */
@@ -791,7 +792,7 @@ void al_cm_timer_cb(void *context)
 		cep_expired(p_cep, &dead);
 	}
 	if (first)
-		cl_timer_trim(&al_cm_g.timer, first > now ? (uint32_t)((first - now + 999) / 1000) : 0);
+		al_cm_timer_due(first, first > now ? (uint32_t)((first - now + 999) / 1000) : 0);
 	al_cm_unlock();
 	al_cm_destroy_dead(&dead);
 }

@@ -313,6 +313,8 @@ typedef struct al_cm_globals {
 	uint32_t teardowns;           /* agent_lock */
 	cl_timer_t timer;
 	boolean_t timer_init;
+	uint64_t timer_at;            /* atomic, written under lock: the deadline (cl_get_time_stamp)
+				       * the timer was last trimmed to, while it has not fired; 0: none */
 	uint32_t pace_max;            /* requests on the wire to one port; 0: AL_CM_PACE_MAX (tests set less) */
 	/* Callback events kept for reuse (al_cm_cep.c): taken under lock,
 	 * given back without it. */
@@ -392,6 +394,9 @@ ib_net64_t al_cm_new_tid(void);
 void al_cm_timer_arm(al_cep_t *p_cep, uint32_t ms, uint32_t retries);
 void al_cm_timer_rearm(al_cep_t *p_cep, uint32_t ms);
 void al_cm_timer_stop(al_cep_t *p_cep);
+/* Has the CM's timer fire by @p at (cl_get_time_stamp; @p ms from now);
+ * al_cm_g.lock held. */
+void al_cm_timer_due(uint64_t at, uint32_t ms);
 /* The CEP whose timer runs out first, or NULL if none runs. */
 al_cep_t *al_cm_timer_first(void);
 /* Whether the CEP's timer runs. */

@@ -1026,6 +1026,58 @@ static void rej_last_req(void)
 	CU_ASSERT_EQUAL(ib_cm_rej(cm_rec.h_req, &j), IB_SUCCESS);
 }
 
+/* A REQ on @p qp to SVC that the listen never answers, with @p resp_to
+ * (the peer's CM response timeout, 4.096 us * 2^resp_to) and one resend. */
+static void unanswered_req(ib_qp_handle_t qp, uint8_t resp_to)
+{
+	ib_cm_req_t q;
+
+	req_fill(&q, SVC, NULL, 0);
+	q.h_qp = qp;
+	q.remote_resp_timeout = resp_to;
+	q.max_cm_retries = 1;
+	CU_ASSERT_EQUAL(ib_cm_req(&q), IB_SUCCESS);
+}
+
+/*
+ * The CM has one timer for every endpoint's deadline, and leaves it alone
+ * when it is due sooner than a new deadline (al_cm_timer_due). A REQ with a
+ * 67 ms timeout made while another's 4.3 s one runs times out on its own
+ * schedule; so does one made after the timer fired for it, when the timer
+ * waits for the long one again.
+ */
+static void test_cm_timer_sooner_deadline(void)
+{
+	static cm_end_t other;
+	ib_listen_handle_t hl;
+	ib_cm_handle_t h_long;
+	ib_cm_rej_t j;
+	int round;
+
+	ends_up();
+	hl = listen_on(SVC, NULL, 0, 0, NULL); /* its callback does not answer */
+	cm_end_open(&other, h_ca[0], mode.type);
+	unanswered_req(act.qp, 20);            /* 4.3 s a send */
+	CU_ASSERT_EQUAL_FATAL(cm_wait(&cm_rec.n_req, 1), 1);
+	h_long = cm_rec.h_req;
+	for (round = 1; round <= 2; round++) {
+		unanswered_req(other.qp, RESP_TO);   /* 2 sends of 67 ms */
+		/* Well before the long one's first resend. */
+		CU_ASSERT_EQUAL(cm_wait_ms(&cm_rec.n_rej, round, 2000), round);
+		CU_ASSERT_EQUAL(cm_rec.rej_status, IB_REJ_TIMEOUT);
+		CU_ASSERT_EQUAL(cm_qp_state(other.qp), IB_QPS_ERROR);
+		CU_ASSERT_EQUAL(cm_qp_state(act.qp), IB_QPS_INIT);
+		qp_reset(other.qp);
+	}
+	/* The long one ends with the passive side's REJ. */
+	memset(&j, 0, sizeof(j));
+	j.rej_status = IB_REJ_USER_DEFINED;
+	CU_ASSERT_EQUAL(ib_cm_rej(h_long, &j), IB_SUCCESS);
+	CU_ASSERT_EQUAL(cm_wait(&cm_rec.n_rej, 3), 3);
+	cm_end_close(&other);
+	cm_test_end(hl);
+}
+
 /*
  * Requests to one remote port are paced (al_cm_pace.c): with room for two,
  * four REQs put two on the wire and two waiting; each answer (a REJ, an
@@ -1488,6 +1540,7 @@ static const test_entry_t tests[] = {
 	TEST_ENTRY(test_cm_timer_order),
 	TEST_ENTRY(test_cm_pace_reqs),
 	TEST_ENTRY(test_cm_pace_dreq),
+	TEST_ENTRY(test_cm_timer_sooner_deadline),
 	TEST_ENTRY(test_cm_pace_keys),
 	TEST_ENTRY(test_cm_pace_burst_room),
 	TEST_ENTRY(test_cm_event_cache),
