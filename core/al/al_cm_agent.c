@@ -764,9 +764,6 @@ static cm_timer_list_t *tlist_for(uint32_t ms)
 	return p_free;
 }
 
-/* Deadlines are kept in order (the timeout's list, else al_cm_g.timers),
- * so the timer's callback finds the expired CEPs and the next deadline at
- * the heads without walking others. */
 /*
  * Arms the CM's timer for a deadline of @p at (cl_get_time_stamp); al_cm_g.lock
  * held. A timer already due by then is left as it is (a trim takes the lock
@@ -783,6 +780,9 @@ void al_cm_timer_due(uint64_t at, uint32_t ms)
 	__atomic_store_n(&al_cm_g.timer_at, at, __ATOMIC_RELAXED);
 }
 
+/* Deadlines are kept in order (the timeout's list, else al_cm_g.timers),
+ * so the timer's callback finds the expired CEPs and the next deadline at
+ * the heads without walking others. */
 static void timer_set(al_cep_t *p_cep, uint32_t ms)
 {
 	cm_timer_list_t *l;
