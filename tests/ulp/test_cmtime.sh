@@ -151,6 +151,9 @@ for how in gid lid svc; do
 	result "two processes, server found by $how" "$bad" "$tmp/c.$k" "$srv_out"
 done
 
+# What the cm and soft debug lines say when a CM message is resent or dropped.
+resend_re='no answer in [0-9]* ms, sending again\|dropped: no receive posted'
+
 # burst N OUT: a client of N connections, all at once, against the server
 # started; sets bad to what went wrong, CM messages dropped or resent
 # included (the cm and soft debug lines).
@@ -163,7 +166,7 @@ burst() {
 	bad=$(check_run "$2" $rc "$1" $cm_rows)
 	unset IFS
 	[ "$srv_rc" -eq 0 ] || bad="$bad${bad:+; }server exit status $srv_rc"
-	if grep -q "no answer in [0-9]* ms, sending again\|dropped: no receive posted" \
+	if grep -q "$resend_re" \
 		"$2" "$srv_out"; then
 		bad="$bad${bad:+; }CM messages were dropped and resent"
 	fi
@@ -249,9 +252,16 @@ if server_start 4000; then
 	done
 	server_end
 	[ "$srv_rc" -eq 0 ] || bad="$bad${bad:+; }server exit status $srv_rc"
-	if grep -q "no answer in [0-9]* ms, sending again\|dropped: no receive posted" \
-		"$tmp"/many.* "$srv_out"; then
+	resent=$(grep -l "$resend_re" \
+		"$tmp"/many.* "$srv_out")
+	if [ -n "$resent" ]; then
 		bad="$bad${bad:+; }CM messages were dropped and resent"
+		# the outputs that say so are shown too, with their lines first
+		for f in $resent; do
+			grep "$resend_re" "$f" |
+				sed "s|^|$(basename "$f"): |"
+			case " $shown $srv_out " in *" $f "*) ;; *) shown="$shown $f" ;; esac
+		done
 	fi
 	# shellcheck disable=SC2086 # the file names hold no blanks
 	result "16 processes of 250 connections at once at one server, nothing resent" "$bad" \
