@@ -17,6 +17,16 @@
 #include <iba/ibal_soft.h>
 #include "../common/soft_ctl.h"
 
+/* The passive side rejects the REQ of @p h (a user-defined reason). */
+static void rej_req(ib_cm_handle_t h)
+{
+	ib_cm_rej_t j;
+
+	memset(&j, 0, sizeof(j));
+	j.rej_status = IB_REJ_USER_DEFINED;
+	CU_ASSERT_EQUAL(ib_cm_rej(h, &j), IB_SUCCESS);
+}
+
 /* ib_cm_handoff: the REQ of one listen is delivered to the listen of another service. */
 static void test_cm_handoff(void)
 {
@@ -50,13 +60,7 @@ static void test_cm_handoff(void)
 	CU_ASSERT_EQUAL(cm_wait(&cm_rec.n_req, 1), 1);
 	CU_ASSERT_EQUAL(ib_cm_handoff(cm_rec.h_req, CL_HTON64(0x3333)), IB_INVALID_PARAMETER);
 	CU_ASSERT_EQUAL(ib_cm_handoff(cm_rec.h_req, 0), IB_INVALID_PARAMETER);
-	{
-		ib_cm_rej_t j;
-
-		memset(&j, 0, sizeof(j));
-		j.rej_status = IB_REJ_USER_DEFINED;
-		CU_ASSERT_EQUAL(ib_cm_rej(cm_rec.h_req, &j), IB_SUCCESS);
-	}
+	rej_req(cm_rec.h_req);
 	CU_ASSERT_EQUAL(cm_wait(&cm_rec.n_rej, 1), 1);
 	wait_no_cep();
 	CU_ASSERT_EQUAL(ib_cm_cancel(h1, ib_sync_destroy), IB_SUCCESS);
@@ -420,7 +424,6 @@ static void AL_API on_sidr_rep(ib_cm_rep_rec_t *p)
 static void AL_API on_sidr_req(ib_cm_req_rec_t *p)
 {
 	ib_cm_rep_t r;
-	ib_cm_rej_t j;
 
 	pthread_mutex_lock(&cm_rec.lock);
 	cm_rec.req_context = p->sidr_context;
@@ -429,9 +432,7 @@ static void AL_API on_sidr_req(ib_cm_req_rec_t *p)
 	CU_ASSERT_EQUAL(p->qp_type, IB_QPT_UNRELIABLE_DGRM);
 	cm_bump(&cm_rec.n_req);
 	if (sidr.rej_in_req) {
-		memset(&j, 0, sizeof(j));
-		j.rej_status = IB_REJ_USER_DEFINED;
-		CU_ASSERT_EQUAL(ib_cm_rej(p->h_cm_req, &j), IB_SUCCESS);
+		rej_req(p->h_cm_req);
 		return;
 	}
 	memset(&r, 0, sizeof(r));
@@ -1016,16 +1017,6 @@ static void pace_req(ib_qp_handle_t qp, int patient)
 	CU_ASSERT_EQUAL(ib_cm_req(&q), IB_SUCCESS);
 }
 
-/* The passive side rejects the REQ it received last. */
-static void rej_last_req(void)
-{
-	ib_cm_rej_t j;
-
-	memset(&j, 0, sizeof(j));
-	j.rej_status = IB_REJ_USER_DEFINED;
-	CU_ASSERT_EQUAL(ib_cm_rej(cm_rec.h_req, &j), IB_SUCCESS);
-}
-
 /* A REQ on @p qp to SVC that the listen never answers, with @p resp_to
  * (the peer's CM response timeout, 4.096 us * 2^resp_to) and one resend. */
 static void unanswered_req(ib_qp_handle_t qp, uint8_t resp_to)
@@ -1051,7 +1042,6 @@ static void test_cm_timer_sooner_deadline(void)
 	static cm_end_t other;
 	ib_listen_handle_t hl;
 	ib_cm_handle_t h_long;
-	ib_cm_rej_t j;
 	int round;
 
 	ends_up();
@@ -1069,10 +1059,7 @@ static void test_cm_timer_sooner_deadline(void)
 		CU_ASSERT_EQUAL(cm_qp_state(act.qp), IB_QPS_INIT);
 		qp_reset(other.qp);
 	}
-	/* The long one ends with the passive side's REJ. */
-	memset(&j, 0, sizeof(j));
-	j.rej_status = IB_REJ_USER_DEFINED;
-	CU_ASSERT_EQUAL(ib_cm_rej(h_long, &j), IB_SUCCESS);
+	rej_req(h_long);                       /* the long one ends */
 	CU_ASSERT_EQUAL(cm_wait(&cm_rec.n_rej, 3), 3);
 	cm_end_close(&other);
 	cm_test_end(hl);
@@ -1106,7 +1093,7 @@ static void test_cm_pace_reqs(void)
 	CU_ASSERT_EQUAL(cm_wait(&cm_rec.n_req, 2), 2);
 	CU_ASSERT_EQUAL(cm_rec.n_req, 2);
 	/* A REJ frees a place: the third REQ goes. */
-	rej_last_req();
+	rej_req(cm_rec.h_req);       /* the REQ received last */
 	CU_ASSERT_EQUAL(cm_wait(&cm_rec.n_req, 3), 3);
 	CU_ASSERT_EQUAL(cm_wait(&cm_rec.n_rej, 1), 1);
 	/* So does an MRA: the peer has the request. */
@@ -1162,7 +1149,7 @@ static void test_cm_pace_dreq(void)
 	CU_ASSERT_EQUAL(s.n_paced - s0.n_paced, 2);
 	CU_ASSERT_EQUAL(cm_rec.n_dreq, 0);
 	/* The held REQ is rejected: the DREQ goes, the DREP comes. */
-	rej_last_req();
+	rej_req(cm_rec.h_req);       /* the REQ received last */
 	CU_ASSERT_EQUAL(cm_wait(&cm_rec.n_dreq, 1), 1);
 	CU_ASSERT_EQUAL(cm_wait(&cm_rec.n_drep, 1), 1);
 	CU_ASSERT_EQUAL(cm_rec.drep_status, IB_SUCCESS);
@@ -1294,15 +1281,6 @@ static void test_cm_pace_burst_room(void)
 	cm_test_end(NULL);
 }
 
-/*
- * A callback's event comes from the CM's cache and goes back once the
- * callback has run (al_cm_cep.c): after a connection and disconnection (five
- * callbacks) the cache holds as many events as were out at once, at most
- * five; after a second one still at most five, where ten events made anew
- * would all be there. ib_close_al leaves none (down() also checks that no
- * allocation is left). Under valgrind every event is its own allocation,
- * and the cache stays empty.
- */
 /* Connects and disconnects act and pas, and checks what the event cache then
  * holds: the events that were out at once (none under valgrind). */
 static void connect_cached_events(void)
@@ -1320,6 +1298,15 @@ static void connect_cached_events(void)
 	}
 }
 
+/*
+ * A callback's event comes from the CM's cache and goes back once the
+ * callback has run (al_cm_cep.c): after a connection and disconnection (five
+ * callbacks) the cache holds as many events as were out at once, at most
+ * five; after a second one still at most five, where ten events made anew
+ * would all be there. ib_close_al leaves none (down() also checks that no
+ * allocation is left). Under valgrind every event is its own allocation,
+ * and the cache stays empty.
+ */
 static void test_cm_event_cache(void)
 {
 	ib_listen_handle_t hl;
@@ -1411,7 +1398,6 @@ static void test_cm_burst_callbacks_where_received(void)
 	ib_cm_listen_t l;
 	ib_listen_handle_t hl = NULL;
 	ib_cm_req_t q;
-	ib_cm_rej_t j;
 	uint64_t end, replaced;
 	int i;
 
@@ -1444,10 +1430,8 @@ static void test_cm_burst_callbacks_where_received(void)
 	pthread_mutex_lock(&bq.lock);
 	CU_ASSERT_EQUAL(bq.on_mad, BURST_REQS);
 	pthread_mutex_unlock(&bq.lock);
-	memset(&j, 0, sizeof(j));
-	j.rej_status = IB_REJ_USER_DEFINED;
 	for (i = 0; i < BURST_REQS; i++)
-		CU_ASSERT_EQUAL(ib_cm_rej(bq.h[i], &j), IB_SUCCESS);
+		rej_req(bq.h[i]);
 	CU_ASSERT_EQUAL(cm_wait(&cm_rec.n_rej, BURST_REQS), BURST_REQS);
 	for (i = 0; i < BURST_REQS; i++)
 		cm_end_close(&ends[i]);
